@@ -1,0 +1,37 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { CoreModule } from './common/core.module.js';
+import { ApiExceptionFilter } from './common/filters/api-exception.filter.js';
+import { CredentialsGuard } from './common/guards/credentials.guard.js';
+import { SuccessEnvelopeInterceptor } from './common/interceptors/success-envelope.interceptor.js';
+import { LoggingModule } from './common/logging.module.js';
+import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
+import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
+import { createValidationPipe } from './common/validation.js';
+import type { AppConfig } from './config/app-config.js';
+import { AppConfigModule } from './config/app-config.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { HealthModule } from './health/health.module.js';
+import { WorkspaceModule } from './workspace/workspace.module.js';
+
+/**
+ * The whole service for one validated configuration. Production (`main.ts`), the CLI and the
+ * e2e tests all build exactly this, so global pipes, guards and filters behave the same.
+ */
+@Module({})
+export class AppModule {
+  static forConfig(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [AppConfigModule.forConfig(config), LoggingModule, DatabaseModule.forConfig(config), CoreModule, RateLimitModule, HealthModule, WorkspaceModule],
+      providers: [
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: SuccessEnvelopeInterceptor },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+        // Order matters: credentials first, so rate limits can track the authenticated principal.
+        { provide: APP_GUARD, useClass: CredentialsGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+      ],
+    };
+  }
+}

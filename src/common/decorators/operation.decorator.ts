@@ -1,0 +1,61 @@
+import { applyDecorators, HttpCode, Post, SetMetadata } from '@nestjs/common';
+import { ApiHeader, ApiOperation } from '@nestjs/swagger';
+
+/** Credential levels of rest-interface part 5: API-key (A), workspace (W), public (P). */
+export type AuthLevel = 'apiKey' | 'workspace' | 'public';
+
+/** Named rate limits of contract 1.6 an operation counts against (API-key ops count against `apiKey` always). */
+export type RateLimitName = 'apiKey' | 'workspaceGet' | 'workspaceCreate' | 'loginLink' | 'loginLinkEmail';
+
+export interface OperationOptions {
+  auth: AuthLevel;
+  /** The success `message` (contract parts 2–8). */
+  message: string;
+  /** OpenAPI summary. */
+  summary?: string;
+  /** Extra named limits besides the per-key one API-key operations always count against. */
+  rateLimits?: RateLimitName[];
+  /**
+   * Workspace credential failures answer NOT_FOUND / UNAUTHENTICATED (get workspace) instead
+   * of the generic PERMISSION_DENIED the other workspace operations give (contract 1.3).
+   */
+  distinctWorkspaceAuthErrors?: boolean;
+}
+
+export const OPERATION_METADATA = 'svc:operation';
+export const AUTH_METADATA = 'svc:auth';
+
+/**
+ * The one way to declare an operation: `POST <path>`, HTTP 200, its credential level, success
+ * message and limits. A handler without it is no route, and the credentials guard refuses any
+ * route that carries no auth level, so forgetting auth fails closed.
+ */
+export function Operation(path: string, options: OperationOptions): MethodDecorator {
+  const decorators = [
+    Post(path),
+    HttpCode(200),
+    Auth(options.auth),
+    SetMetadata(OPERATION_METADATA, options),
+    ApiOperation({ summary: options.summary ?? options.message, operationId: path.replace(/^\//, '').replace(/\//g, '_') }),
+  ];
+  return applyDecorators(...decorators);
+}
+
+/** Credential level of a route outside the envelope convention (health, docs). */
+export function Auth(level: AuthLevel): MethodDecorator & ClassDecorator {
+  return SetMetadata(AUTH_METADATA, level);
+}
+
+/** OpenAPI header documentation for a credential level, given the configured product part. */
+export function credentialHeaders(level: AuthLevel, product = 'svc'): MethodDecorator[] {
+  if (level === 'apiKey') {
+    return [ApiHeader({ name: `x-${product}-api-key`, required: true }), ApiHeader({ name: `x-${product}-auth-token`, required: true })];
+  }
+  if (level === 'workspace') {
+    return [
+      ApiHeader({ name: `x-${product}-workspace-id`, required: true }),
+      ApiHeader({ name: `x-${product}-workspace-auth-token`, required: true }),
+    ];
+  }
+  return [];
+}

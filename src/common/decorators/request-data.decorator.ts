@@ -1,0 +1,26 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { ApiError } from '../errors.js';
+import type { ServiceRequest } from '../request-context.js';
+
+export const MALFORMED_BODY_MESSAGE = 'Request body must be a JSON object with a "data" object.';
+
+/**
+ * The request's `data` object, checked for the envelope shape here and validated against the
+ * parameter's DTO class by the global ValidationPipe. Body parse errors were kept aside by the
+ * body parser so that credentials are checked before any of this (contract 1.1).
+ */
+export const RequestData = createParamDecorator((_: unknown, context: ExecutionContext): Record<string, unknown> => {
+  const request = context.switchToHttp().getRequest<ServiceRequest>();
+  const bodyError = request.bodyError;
+  if (bodyError?.type === 'entity.too.large') {
+    throw new ApiError('INVALID_ARGUMENT', `Request body exceeds the limit of ${bodyError.limit} bytes.`, undefined, { httpStatus: 413 });
+  }
+  if (bodyError) throw new ApiError('INVALID_ARGUMENT', MALFORMED_BODY_MESSAGE);
+  const body: unknown = request.body;
+  if (!isPlainObject(body) || !isPlainObject(body.data)) throw new ApiError('INVALID_ARGUMENT', MALFORMED_BODY_MESSAGE);
+  return body.data;
+});
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,51 @@
+import type { ErrorCode } from './errors.js';
+
+/** `{ result: { status: 'success', message, data?, ...paging } }` (contract 1.2). */
+export interface SuccessEnvelope {
+  result: { status: 'success'; message: string; data?: unknown; [resultField: string]: unknown };
+}
+
+/** `{ error: { status, message, details? } }` (contract 1.2). */
+export interface ErrorEnvelope {
+  error: { status: ErrorCode; message: string; details?: Record<string, unknown> };
+}
+
+/**
+ * What a handler may return instead of plain data when the `result` object needs more than
+ * `data`: paging tokens beside it (`pageToken`, `nextPageToken`), or for the few operations
+ * whose result has another shape, the fields alone (`omitStatus`).
+ */
+export class ResultFields {
+  constructor(
+    readonly fields: Record<string, unknown>,
+    readonly omitStatus = false,
+  ) {}
+}
+
+/** `data` plus fields beside it in `result`; `undefined` fields are left out. */
+export function withResultFields(data: unknown, fields: Record<string, unknown>): ResultFields {
+  return new ResultFields({ data, ...fields });
+}
+
+/** A `result` that holds only the given fields (e.g. Suggest decision: `primary`, `conflict`). */
+export function bareResult(fields: Record<string, unknown>): ResultFields {
+  return new ResultFields(fields, true);
+}
+
+/** An operation that answers `status` and `message` without a `data` field (e.g. CRDT add). */
+export const NO_DATA: unique symbol = Symbol('no-data');
+
+export function successEnvelope(message: string, returned: unknown): SuccessEnvelope {
+  if (returned === NO_DATA) return { result: { status: 'success', message } };
+  if (returned instanceof ResultFields) {
+    const fields = Object.fromEntries(Object.entries(returned.fields).filter(([, value]) => value !== undefined));
+    return returned.omitStatus
+      ? ({ result: fields } as unknown as SuccessEnvelope)
+      : { result: { status: 'success', message, ...fields } };
+  }
+  return { result: { status: 'success', message, data: returned ?? null } };
+}
+
+export function errorEnvelope(status: ErrorCode, message: string, details?: Record<string, unknown>): ErrorEnvelope {
+  return details === undefined ? { error: { status, message } } : { error: { status, message, details } };
+}

@@ -1,0 +1,59 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { errorEnvelope } from '../envelope.js';
+import { ApiError, type ErrorCode, HTTP_STATUS_BY_CODE } from '../errors.js';
+import type { ServiceRequest } from '../request-context.js';
+
+export const OPERATION_NOT_FOUND_MESSAGE = 'Operation not found.';
+export const INTERNAL_MESSAGE = 'An internal error occurred.';
+export const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable. Try again later.';
+
+/** Driver error codes meaning "the database is not there right now" rather than a bug. */
+const UNAVAILABLE_DRIVER_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300', 'SQLITE_BUSY']);
+
+/**
+ * The one place errors become responses: every exception, from any layer, leaves as the
+ * error envelope with the status of `HTTP_STATUS_BY_CODE`. Unexpected ones are logged with
+ * their stack and answered with a generic INTERNAL carrying the request id.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ApiExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const response = http.getResponse<Response>();
+    const request = http.getRequest<ServiceRequest>();
+    const error = this.toApiError(exception, request);
+    if (response.headersSent) return;
+    if (error.options.retryAfterSeconds !== undefined) {
+      response.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.options.retryAfterSeconds))));
+    }
+    response.status(error.httpStatus).json(errorEnvelope(error.code, error.message, error.details));
+  }
+
+  private toApiError(exception: unknown, request: ServiceRequest): ApiError {
+    if (exception instanceof ApiError) return exception;
+    if (exception instanceof HttpException) {
+      // Our code never throws HttpException; these come from the framework itself.
+      const status = exception.getStatus();
+      if (status === 404 || status === 405) return new ApiError('NOT_FOUND', OPERATION_NOT_FOUND_MESSAGE);
+      if (status === 413) return new ApiError('INVALID_ARGUMENT', 'Request body is too large.', undefined, { httpStatus: 413 });
+      const code = codeForStatus(status);
+      if (code !== 'INTERNAL') return new ApiError(code, exception.message);
+    }
+    const requestId = String(request.id ?? '');
+    const driverCode = (exception as { code?: unknown } | null)?.code;
+    if (typeof driverCode === 'string' && UNAVAILABLE_DRIVER_CODES.has(driverCode)) {
+      this.logger.warn({ err: exception, requestId }, 'Database unavailable');
+      return new ApiError('UNAVAILABLE', UNAVAILABLE_MESSAGE, { requestId });
+    }
+    this.logger.error({ err: exception, requestId }, 'Unexpected error');
+    return new ApiError('INTERNAL', INTERNAL_MESSAGE, { requestId });
+  }
+}
+
+function codeForStatus(status: number): ErrorCode {
+  const match = (Object.entries(HTTP_STATUS_BY_CODE) as [ErrorCode, number][]).find(([, http]) => http === status);
+  return match?.[0] ?? 'INTERNAL';
+}

@@ -1,0 +1,17 @@
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { map, type Observable } from 'rxjs';
+import { OPERATION_METADATA, type OperationOptions } from '../decorators/operation.decorator.js';
+import { successEnvelope } from '../envelope.js';
+
+/** Wraps what an operation handler returns into the success envelope with its message. */
+@Injectable()
+export class SuccessEnvelopeInterceptor implements NestInterceptor {
+  constructor(private readonly reflector: Reflector) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const operation = this.reflector.get<OperationOptions | undefined>(OPERATION_METADATA, context.getHandler());
+    if (!operation) return next.handle();
+    return next.handle().pipe(map((returned: unknown) => successEnvelope(operation.message, returned)));
+  }
+}

@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { ApiError } from './errors.js';
+import { Secrets } from './secrets.js';
+
+/** Page sizes of contract 1.5. */
+export const PAGE_SIZE = { default: 1000, min: 1, max: 1000 } as const;
+
+/**
+ * Opaque page tokens (contract 1.7): the keyset cursor, encrypted and authenticated, bound to
+ * the caller, the operation and the filters that produced it. A token replayed with other
+ * filters, by another key or after tampering does not open.
+ */
+@Injectable()
+export class PageTokens {
+  constructor(private readonly secrets: Secrets) {}
+
+  /** Seals `cursor` (any JSON value) for the next page of `operation` with these `filters`. */
+  encode(owner: string, operation: string, filters: unknown, cursor: unknown): string {
+    return this.secrets.sealToken(JSON.stringify(cursor), bindingOf(owner, operation, filters));
+  }
+
+  /** The cursor of a token from `encode`, or INVALID_ARGUMENT `Invalid page token.` */
+  decode<T>(owner: string, operation: string, filters: unknown, token: string): T {
+    const payload = this.secrets.openToken(token, bindingOf(owner, operation, filters));
+    if (payload === undefined) throw new ApiError('INVALID_ARGUMENT', 'Invalid page token.');
+    return JSON.parse(payload) as T;
+  }
+}
+
+function bindingOf(owner: string, operation: string, filters: unknown): string {
+  const filterHash = createHash('sha256').update(canonicalJson(filters)).digest('base64url');
+  return `${owner}\n${operation}\n${filterHash}`;
+}
+
+/** JSON with object keys sorted and `undefined` dropped, so equal filters hash equally. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return 'null';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}

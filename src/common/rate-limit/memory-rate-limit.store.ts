@@ -1,0 +1,48 @@
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface.js';
+
+interface Window {
+  hits: number;
+  resetsAt: number;
+}
+
+/**
+ * Fixed-window counters in this process. A window opens at its first hit and closes `ttl`
+ * later; hits over the limit are refused without moving the window (contract 1.6). O(1) per
+ * hit, unlike a per-hit log, which matters at 6000 requests a minute per key.
+ */
+export class MemoryRateLimitStore implements ThrottlerStorage {
+  private readonly windows = new Map<string, Window>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(sweepIntervalMs = 60_000) {
+    this.sweeper = setInterval(() => this.sweep(), sweepIntervalMs);
+    this.sweeper.unref();
+  }
+
+  async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
+    const now = Date.now();
+    let window = this.windows.get(key);
+    if (!window || window.resetsAt <= now) {
+      window = { hits: 0, resetsAt: now + ttl };
+      this.windows.set(key, window);
+    }
+    window.hits += 1;
+    return toRecord(window.hits, window.resetsAt - now, limit);
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [key, window] of this.windows) if (window.resetsAt <= now) this.windows.delete(key);
+  }
+}
+
+export function toRecord(hits: number, msLeft: number, limit: number): ThrottlerStorageRecord {
+  const secondsLeft = Math.max(1, Math.ceil(msLeft / 1000));
+  const isBlocked = hits > limit;
+  return { totalHits: hits, timeToExpire: secondsLeft, isBlocked, timeToBlockExpire: isBlocked ? secondsLeft : 0 };
+}

@@ -1,0 +1,86 @@
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../config/app-config.js';
+
+const CIPHER = 'aes-256-gcm';
+const FORMAT_VERSION = 'v1';
+
+/**
+ * Encryption of secrets at rest and keyed-hash lookup. Each use gets its own subkey derived
+ * from the master key (HKDF), so a leaked lookup hash says nothing about ciphertexts.
+ * Ciphertext format: `v1.<iv>.<tag>.<ciphertext>`, base64url parts.
+ */
+@Injectable()
+export class Secrets {
+  private readonly encryptionKey: Buffer;
+  private readonly lookupKey: Buffer;
+  private readonly tokenKey: Buffer;
+
+  constructor(config: AppConfig) {
+    this.encryptionKey = deriveKey(config.masterKey, 'secrets-at-rest');
+    this.lookupKey = deriveKey(config.masterKey, 'secret-lookup');
+    this.tokenKey = deriveKey(config.masterKey, 'opaque-tokens');
+  }
+
+  /** Encrypts a secret for storage. */
+  encrypt(plaintext: string): string {
+    return seal(this.encryptionKey, Buffer.from(plaintext, 'utf8'));
+  }
+
+  /** Decrypts what `encrypt` produced; throws when the value was tampered with. */
+  decrypt(stored: string): string {
+    const opened = open(this.encryptionKey, stored);
+    if (!opened) throw new Error('A stored secret failed to decrypt (wrong MASTER_KEY or corrupted value).');
+    return opened.toString('utf8');
+  }
+
+  /** Deterministic keyed hash of a secret: an index to find it by without storing it in clear. */
+  lookupHash(secret: string): string {
+    return createHmac('sha256', this.lookupKey).update(secret, 'utf8').digest('base64url');
+  }
+
+  /** Encrypts and authenticates a client-held opaque token bound to `context`. */
+  sealToken(payload: string, context: string): string {
+    return seal(this.tokenKey, Buffer.from(payload, 'utf8'), Buffer.from(context, 'utf8'));
+  }
+
+  /** Opens a token sealed with the same context; `undefined` when forged, tampered or foreign. */
+  openToken(token: string, context: string): string | undefined {
+    return open(this.tokenKey, token, Buffer.from(context, 'utf8'))?.toString('utf8');
+  }
+}
+
+/** Constant-time equality of two strings (different lengths compare unequal, also in constant time per length). */
+export function safeEqual(a: string, b: string): boolean {
+  const left = createHmac('sha256', 'compare').update(a).digest();
+  const right = createHmac('sha256', 'compare').update(b).digest();
+  return timingSafeEqual(left, right);
+}
+
+function deriveKey(masterKey: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), purpose, 32));
+}
+
+function seal(key: Buffer, plaintext: Buffer, aad?: Buffer): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv(CIPHER, key, iv);
+  if (aad) cipher.setAAD(aad);
+  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return [FORMAT_VERSION, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
+}
+
+function open(key: Buffer, sealed: string, aad?: Buffer): Buffer | undefined {
+  const parts = typeof sealed === 'string' ? sealed.split('.') : [];
+  if (parts.length !== 4 || parts[0] !== FORMAT_VERSION) return undefined;
+  try {
+    const iv = Buffer.from(parts[1]!, 'base64url');
+    const tag = Buffer.from(parts[2]!, 'base64url');
+    if (iv.length !== 12 || tag.length !== 16) return undefined;
+    const decipher = createDecipheriv(CIPHER, key, iv);
+    if (aad) decipher.setAAD(aad);
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(Buffer.from(parts[3]!, 'base64url')), decipher.final()]);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,163 @@
+import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  registerDecorator,
+  ValidateIf,
+  ValidateNested,
+  type ValidationArguments,
+  type ValidationOptions,
+} from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { ApiError } from './errors.js';
+
+/** How many validation problems `details.issues` lists at most. */
+const MAX_ISSUES = 20;
+
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * The global pipe: strict types (no implicit conversion), unknown fields refused, and every
+ * failure turned into INVALID_ARGUMENT whose message names the field path from `data`.
+ */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: false,
+    validateCustomDecorators: true,
+    transformOptions: { enableImplicitConversion: false },
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => {
+      const issues = flattenValidationErrors(errors, 'data');
+      const first = issues[0] ?? { path: 'data', message: 'data is invalid' };
+      return new ApiError('INVALID_ARGUMENT', first.message, { issues: issues.slice(0, MAX_ISSUES) });
+    },
+  });
+}
+
+export function flattenValidationErrors(errors: ValidationError[], parentPath: string): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const error of errors) {
+    const path = /^\d+$/.test(error.property) ? `${parentPath}[${error.property}]` : `${parentPath}.${error.property}`;
+    const constraints = error.constraints ?? {};
+    if (constraints.whitelistValidation !== undefined) {
+      issues.push({ path, message: `Unknown field: ${path}` });
+    } else if (constraints.nestedValidation !== undefined) {
+      issues.push({ path, message: `${path} must be an object or an array of objects` });
+    } else {
+      // Our own decorators write messages without the property name; class-validator's
+      // built-in ones start with it, which the full path replaces.
+      const first = Object.values(constraints)[0];
+      if (first !== undefined) {
+        const withoutProperty = first.startsWith(`${error.property} `) ? first.slice(error.property.length + 1) : first;
+        issues.push({ path, message: `${path} ${withoutProperty}` });
+      }
+    }
+    if (error.children?.length) issues.push(...flattenValidationErrors(error.children, path));
+  }
+  return issues;
+}
+
+/** Checks a value; returns the problem (a message without the field name) or undefined. */
+type Check = (value: unknown) => string | undefined;
+
+/** One decorator from one check, so each field reports exactly one precise message. */
+export function Satisfies(check: Check, options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    registerDecorator({
+      name: 'satisfies',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options,
+      validator: {
+        validate: (value: unknown) => check(value) === undefined,
+        defaultMessage: (args?: ValidationArguments) => check(args?.value) ?? 'is invalid',
+      },
+    });
+  };
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
+/** Caller-supplied IDs: 1–256 characters, not blank, no control characters (contract 1.1). */
+export const checkId: Check = (value) => {
+  if (typeof value !== 'string' || value.trim() === '') return 'must be a non-empty string';
+  if (value.length > 256) return 'must be at most 256 characters';
+  if (CONTROL_CHARACTERS.test(value)) return 'must not contain control characters';
+  return undefined;
+};
+
+export function checkString(options: { max?: number; allowEmpty?: boolean } = {}): Check {
+  const max = options.max ?? 10_000;
+  return (value) => {
+    if (typeof value !== 'string') return 'must be a string';
+    if (!options.allowEmpty && value.trim() === '') return 'must be a non-empty string';
+    if (value.length > max) return `must be at most ${max} characters`;
+    return undefined;
+  };
+}
+
+export const checkBoolean: Check = (value) => (typeof value === 'boolean' ? undefined : 'must be a boolean');
+
+export function checkOneOf(allowed: readonly string[]): Check {
+  return (value) => (typeof value === 'string' && allowed.includes(value) ? undefined : `must be one of: ${allowed.join(', ')}`);
+}
+
+export function checkInteger(min: number, max: number): Check {
+  return (value) =>
+    typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max
+      ? undefined
+      : `must be an integer between ${min} and ${max}`;
+}
+
+export function checkArrayOf(item: Check, options: { max: number; min?: number; unique?: boolean }): Check {
+  return (value) => {
+    if (!Array.isArray(value)) return 'must be an array';
+    if (value.length < (options.min ?? 0)) return `must contain at least ${options.min} item(s)`;
+    if (value.length > options.max) return `must contain at most ${options.max} items`;
+    for (let i = 0; i < value.length; i++) {
+      const problem = item(value[i]);
+      if (problem !== undefined) return `[${i}] ${problem}`;
+    }
+    if (options.unique && new Set(value).size !== value.length) return 'must not contain duplicates';
+    return undefined;
+  };
+}
+
+export const checkPlainObject: Check = (value) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? undefined : 'must be an object';
+
+/** A required ID field. */
+export const IsId = () => Satisfies(checkId);
+/** An optional ID field (absent is fine; `null` or `""` is not). */
+export const IsOptionalId = () => applyDecorators(Optional(), Satisfies(checkId));
+/** An array of IDs, at most `max` (contract 1.5). */
+export const IsIdArray = (max: number, options: { min?: number } = {}) => Satisfies(checkArrayOf(checkId, { max, ...options }));
+
+/** An array of nested DTOs, validated item by item, at most `max`. */
+export function IsNestedArray(type: () => new () => object, max: number, options: { min?: number } = {}): PropertyDecorator {
+  return applyDecorators(
+    Satisfies((value) => {
+      if (!Array.isArray(value)) return 'must be an array';
+      if (value.length < (options.min ?? 0)) return `must contain at least ${options.min} item(s)`;
+      return undefined;
+    }),
+    IsArray(),
+    ArrayMaxSize(max, { message: `must contain at most ${max} items` }),
+    ValidateNested({ each: true }),
+    Type(type),
+  );
+}
+
+/**
+ * Optional means absent: `undefined` skips the field's checks, while an explicit `null` or
+ * `""` is still validated (the contract refuses e.g. `persistenceDBRegion: ""`).
+ */
+export const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);

@@ -1,0 +1,144 @@
+import { ConfigError, parseBool, parseBytes, parseEnum, parseInteger, parseString, parseUrl } from './parsers.js';
+
+/** Database engine in use: the embedded default or a PostgreSQL server. */
+export type DatabaseDialect = 'sqlite' | 'postgres';
+
+/**
+ * The whole runtime configuration, parsed and validated once at start-up.
+ * Inject it by class (`constructor(private readonly config: AppConfig)`); nothing outside
+ * `src/config` reads `process.env`.
+ */
+export class AppConfig {
+  /** HTTP port (`PORT`). */
+  readonly port!: number;
+  /** Bind address (`HOST`). */
+  readonly host!: string;
+  /** Folder holding the embedded database and the generated master key (`DATA_DIR`). */
+  readonly dataDir!: string;
+  /** Which engine `database` points at. */
+  readonly dialect!: DatabaseDialect;
+  /** `postgres://…` URL (`DATABASE_URL`), or the SQLite file path / `:memory:` (`SQLITE_FILE`). */
+  readonly database!: string;
+  /** Run pending migrations at start-up (`MIGRATIONS_RUN`). */
+  readonly migrationsRun!: boolean;
+  /** Shared rate-limit counters (`REDIS_URL`); unset: in-process counters. */
+  readonly redisUrl!: string | undefined;
+  /** Prefix of every Redis key, so deployments can share one Redis (`REDIS_KEY_PREFIX`). */
+  readonly redisKeyPrefix!: string;
+  /** 32-byte key that encrypts secrets at rest (`MASTER_KEY`, or generated into `DATA_DIR`). */
+  readonly masterKey!: Buffer;
+  /** Product part of header names: `x-<product>-api-key` (`HEADER_PRODUCT`). */
+  readonly headerProduct!: string;
+  /** Host allowed for login-link `continueUrl` besides `localhost` (`CONSOLE_DOMAIN`). */
+  readonly consoleDomain!: string;
+  /** SMTP transport URL (`SMTP_URL`); unset: mail is printed and kept. */
+  readonly smtpUrl!: string | undefined;
+  /** Sender of the service's own mail (`MAIL_FROM`). */
+  readonly mailFrom!: string;
+  /** Third-party e-mail provider API base (`EMAIL_PROVIDER_URL`). */
+  readonly emailProviderUrl!: string;
+  /** Allow webhook deliveries to private and loopback addresses (`WEBHOOK_ALLOW_PRIVATE_NETWORKS`). */
+  readonly webhookAllowPrivateNetworks!: boolean;
+  /** Offer advanced webhooks (`ADVANCED_WEBHOOKS`). */
+  readonly advancedWebhooks!: boolean;
+  /** Largest accepted request body in bytes (`BODY_LIMIT`, e.g. `1mb`). */
+  readonly bodyLimitBytes!: number;
+  /** Pino log level (`LOG_LEVEL`). */
+  readonly logLevel!: LogLevel;
+  /** How long graceful shutdown waits for in-flight requests (`SHUTDOWN_TIMEOUT_MS`). */
+  readonly shutdownTimeoutMs!: number;
+  /** Requests per window; 0 disables that limit. */
+  readonly rateLimits!: RateLimitSettings;
+}
+
+export interface RateLimitSettings {
+  /** Workspace create, per client IP, per hour (`RATE_LIMIT_WORKSPACE_CREATE`). */
+  readonly workspaceCreatePerHour: number;
+  /** Send login link, per client IP, per minute (`RATE_LIMIT_LOGIN_LINK`). */
+  readonly loginLinkPerMinute: number;
+  /** Send login link, per target e-mail, per hour (`RATE_LIMIT_LOGIN_LINK_EMAIL`). */
+  readonly loginLinkPerEmailPerHour: number;
+  /** Get workspace, per workspace, per minute (`RATE_LIMIT_WORKSPACE_GET`). */
+  readonly workspaceGetPerMinute: number;
+  /** All API-key-level operations together, per API key, per minute (`RATE_LIMIT_API_KEY`). */
+  readonly apiKeyPerMinute: number;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Reads one raw variable; `ConfigService.get` in the app, a plain object in tests. */
+export type EnvReader = (name: string) => string | undefined;
+
+/**
+ * Every variable the service reads, with its default. The README's configuration table
+ * lists exactly these (a unit test keeps the two in step).
+ */
+export const CONFIG_VARIABLES = [
+  'PORT',
+  'HOST',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'SQLITE_FILE',
+  'MIGRATIONS_RUN',
+  'REDIS_URL',
+  'REDIS_KEY_PREFIX',
+  'MASTER_KEY',
+  'HEADER_PRODUCT',
+  'CONSOLE_DOMAIN',
+  'SMTP_URL',
+  'MAIL_FROM',
+  'EMAIL_PROVIDER_URL',
+  'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+  'ADVANCED_WEBHOOKS',
+  'BODY_LIMIT',
+  'LOG_LEVEL',
+  'SHUTDOWN_TIMEOUT_MS',
+  'RATE_LIMIT_WORKSPACE_CREATE',
+  'RATE_LIMIT_LOGIN_LINK',
+  'RATE_LIMIT_LOGIN_LINK_EMAIL',
+  'RATE_LIMIT_WORKSPACE_GET',
+  'RATE_LIMIT_API_KEY',
+] as const;
+
+/**
+ * Parses the environment into everything but the master key, whose resolution may touch the
+ * data folder (see `resolveMasterKey`). Throws a `ConfigError` naming the first bad variable.
+ */
+export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & { masterKeyBase64: string | undefined } {
+  const dataDir = parseString(read, 'DATA_DIR', './data');
+  const databaseUrl = parseUrl(read, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']);
+  const sqliteFile = parseString(read, 'SQLITE_FILE', `${dataDir.replace(/\/+$/, '')}/svc.sqlite`);
+  const headerProduct = parseString(read, 'HEADER_PRODUCT', 'svc');
+  if (!/^[a-z0-9][a-z0-9-]{0,30}$/.test(headerProduct)) {
+    throw new ConfigError('HEADER_PRODUCT', 'must be lower-case letters, digits and dashes (at most 31)', headerProduct);
+  }
+  return {
+    port: parseInteger(read, 'PORT', 8080, 0, 65535),
+    host: parseString(read, 'HOST', '0.0.0.0'),
+    dataDir,
+    dialect: databaseUrl ? 'postgres' : 'sqlite',
+    database: databaseUrl ?? sqliteFile,
+    migrationsRun: parseBool(read, 'MIGRATIONS_RUN', true),
+    redisUrl: parseUrl(read, 'REDIS_URL', undefined, ['redis:', 'rediss:']),
+    redisKeyPrefix: parseString(read, 'REDIS_KEY_PREFIX', 'svc:rl:'),
+    masterKeyBase64: read('MASTER_KEY') || undefined,
+    headerProduct,
+    consoleDomain: parseString(read, 'CONSOLE_DOMAIN', 'console.localhost').toLowerCase(),
+    smtpUrl: parseUrl(read, 'SMTP_URL', undefined, ['smtp:', 'smtps:']),
+    mailFrom: parseString(read, 'MAIL_FROM', 'no-reply@localhost'),
+    emailProviderUrl: parseUrl(read, 'EMAIL_PROVIDER_URL', 'https://api.sendgrid.com/v3/mail/send', ['http:', 'https:'])!,
+    webhookAllowPrivateNetworks: parseBool(read, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    advancedWebhooks: parseBool(read, 'ADVANCED_WEBHOOKS', true),
+    bodyLimitBytes: parseBytes(read, 'BODY_LIMIT', '1mb'),
+    logLevel: parseEnum(read, 'LOG_LEVEL', 'info', LOG_LEVELS),
+    shutdownTimeoutMs: parseInteger(read, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    rateLimits: {
+      workspaceCreatePerHour: parseInteger(read, 'RATE_LIMIT_WORKSPACE_CREATE', 10, 0),
+      loginLinkPerMinute: parseInteger(read, 'RATE_LIMIT_LOGIN_LINK', 5, 0),
+      loginLinkPerEmailPerHour: parseInteger(read, 'RATE_LIMIT_LOGIN_LINK_EMAIL', 3, 0),
+      workspaceGetPerMinute: parseInteger(read, 'RATE_LIMIT_WORKSPACE_GET', 60, 0),
+      apiKeyPerMinute: parseInteger(read, 'RATE_LIMIT_API_KEY', 6000, 0),
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import type { DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '../config/app-config.js';
+import { ENTITIES } from './entities.js';
+import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
+import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
+
+/**
+ * DataSource options for either engine; used by the app and by `ormconfig.ts`. Migrations are
+ * the schema (`synchronize` stays off), one folder per dialect.
+ */
+export function dataSourceOptions(config: Pick<AppConfig, 'dialect' | 'database'>): DataSourceOptions {
+  const shared = {
+    entities: ENTITIES,
+    synchronize: false,
+    // Run by `runMigrations` (under a lock on PostgreSQL), not by TypeORM at initialise.
+    migrationsRun: false,
+    migrationsTransactionMode: 'each' as const,
+    logging: false,
+  };
+  if (config.dialect === 'postgres') {
+    return {
+      ...shared,
+      type: 'postgres',
+      url: config.database,
+      migrations: POSTGRES_MIGRATIONS,
+      parseInt8: true,
+      connectTimeoutMS: 5000,
+      extra: { max: 10 },
+    };
+  }
+  return {
+    ...shared,
+    type: 'better-sqlite3',
+    database: config.database,
+    migrations: SQLITE_MIGRATIONS,
+    enableWAL: config.database !== ':memory:',
+    prepareDatabase: (db: { pragma: (sql: string) => unknown }) => {
+      // One writer at a time: wait instead of failing when another connection holds the lock.
+      db.pragma('busy_timeout = 5000');
+      db.pragma('synchronous = NORMAL');
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../config/app-config.js';
+import { dataSourceOptions } from './data-source-options.js';
+import { runMigrations } from './migrate.js';
+
+/** The one DataSource of the app, migrated at start-up unless `MIGRATIONS_RUN=false`; closed on shutdown. */
+@Module({})
+export class DatabaseModule {
+  static forConfig(config: AppConfig): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({ ...dataSourceOptions(config), retryAttempts: 3, retryDelay: 1000 }),
+          dataSourceFactory: async (options) => {
+            const dataSource = await new DataSource(options!).initialize();
+            if (config.migrationsRun) await runMigrations(dataSource);
+            return dataSource;
+          },
+        }),
+      ],
+    };
+  }
+}

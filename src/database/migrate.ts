@@ -1,0 +1,24 @@
+import type { DataSource } from 'typeorm';
+
+/** Arbitrary constant naming this service's migration lock on PostgreSQL. */
+const MIGRATION_LOCK_ID = 716_274_311;
+
+/**
+ * Runs pending migrations. On PostgreSQL several instances (or parallel test processes) may
+ * start at once against a fresh database, so they take turns under an advisory lock; the
+ * embedded database has one process.
+ */
+export async function runMigrations(dataSource: DataSource): Promise<string[]> {
+  if (dataSource.options.type !== 'postgres') {
+    return (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name);
+  }
+  const lockHolder = dataSource.createQueryRunner();
+  await lockHolder.connect();
+  try {
+    await lockHolder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    return (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name);
+  } finally {
+    await lockHolder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
+    await lockHolder.release();
+  }
+}

@@ -1,0 +1,4 @@
+import { Workspaces1763780000000 } from './1763780000000-workspaces.js';
+
+/** SQLite migrations in order; each new file is added here. */
+export const SQLITE_MIGRATIONS = [Workspaces1763780000000];

@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+
+/**
+ * The one way to write. The embedded SQLite driver shares a single connection, so two
+ * transactions, or a plain write issued while another request's transaction is open, would
+ * interleave on it (and a rollback could undo someone else's write). On SQLite every unit of
+ * work therefore runs under one process-wide lock; on PostgreSQL each gets its own pooled
+ * connection and runs concurrently.
+ */
+@Injectable()
+export class Transactions {
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly serialise: boolean;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.serialise = dataSource.options.type === 'better-sqlite3';
+  }
+
+  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (!this.serialise) return this.dataSource.transaction(work);
+    const result = this.tail.then(() => this.dataSource.transaction(work));
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}

@@ -1,0 +1,192 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, type EntityManager, type Repository } from 'typeorm';
+import {
+  applyEmailConfigChange,
+  applyNotificationConfigChange,
+  applyWebhookConfigChange,
+  defaultKeySettings,
+  neverConfiguredEmail,
+  neverConfiguredNotification,
+  neverConfiguredWebhook,
+} from '../configs/key-configs.js';
+import { newApiKey } from '../common/ids.js';
+import { PageTokens } from '../common/paging.js';
+import type { WorkspacePrincipal } from '../common/request-context.js';
+import { Secrets } from '../common/secrets.js';
+import { Transactions } from '../database/transactions.js';
+import { CredentialsService, type IssuedToken } from './credentials.service.js';
+import { DomainsService } from './domains.service.js';
+import type { ApiKeyListEntry } from './dto/workspace.dto.js';
+import type { CreateApiKeyRequest, ListApiKeysRequest } from './dto/api-key.dto.js';
+import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
+import { ApiKeyEntity } from './entities/api-key.entity.js';
+import { WorkspaceEntity } from './entities/workspace.entity.js';
+import { displayLocalPart } from './display-name.js';
+import { WORKSPACE_LIMITS, WorkspaceErrors } from './workspace.errors.js';
+
+export interface CreatedApiKey {
+  apiKey: string;
+  authToken?: string;
+}
+
+export interface ApiKeyPage {
+  keys: ApiKeyListEntry[];
+  nextPageToken?: string;
+}
+
+/** API keys of a workspace and their auth tokens (contract part 2). */
+@Injectable()
+export class ApiKeyService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly credentials: CredentialsService,
+    private readonly domains: DomainsService,
+    private readonly secrets: Secrets,
+    private readonly pageTokens: PageTokens,
+    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+    @InjectRepository(ApiKeyAuthTokenEntity) private readonly tokens: Repository<ApiKeyAuthTokenEntity>,
+  ) {}
+
+  /**
+   * Checks in the contract's order (after credentials and field validation): production keys
+   * need self-serve (PERMISSION_DENIED), a paid plan (FAILED_PRECONDITION) and room under the
+   * limit (RESOURCE_EXHAUSTED).
+   */
+  async create(principal: WorkspacePrincipal, request: CreateApiKeyRequest): Promise<CreatedApiKey> {
+    const allowedDomains = this.domains.normaliseAll(request.allowedDomains ?? [], 'data.allowedDomains');
+    return this.transactions.run(async (manager) => {
+      const workspace = await manager.findOneBy(WorkspaceEntity, { id: principal.workspaceId });
+      if (!workspace) throw WorkspaceErrors.workspaceNotFound();
+      if (request.type === 'production') {
+        if (!workspace.selfServeProductionKeys) throw WorkspaceErrors.productionNotEnabled();
+        if (workspace.plan !== 'paid') throw WorkspaceErrors.productionNeedsPaidPlan();
+        const production = await manager.count(ApiKeyEntity, { where: { workspaceId: workspace.id, type: 'production' } });
+        if (production >= WORKSPACE_LIMITS.productionKeysPerWorkspace) {
+          throw WorkspaceErrors.productionKeyLimit(WORKSPACE_LIMITS.productionKeysPerWorkspace);
+        }
+      }
+      return this.createInTransaction(manager, workspace, { ...request, allowedDomains });
+    });
+  }
+
+  /** Inserts a key with its configs initialised from the creation options, as the config updates would. */
+  async createInTransaction(manager: EntityManager, workspace: WorkspaceEntity, request: CreateApiKeyRequest): Promise<CreatedApiKey> {
+    const now = Date.now();
+    const id = newApiKey();
+    const type = request.type;
+    const email = request.emailServiceConfig;
+    const webhook = request.webhookServiceConfig;
+    const key: ApiKeyEntity = {
+      id,
+      workspaceId: workspace.id,
+      name: request.apiKeyName?.trim() || `${displayLocalPart(request.ownerEmail)} ${type === 'production' ? 'Production' : 'Test'} API Key`,
+      type,
+      ownerEmail: request.ownerEmail.trim().toLowerCase(),
+      // Validated for both types, stored only where they mean something (contract part 2).
+      persistenceDbRegion: type === 'production' ? (request.persistenceDBRegion ?? null) : null,
+      realtimeDbRegion: type === 'production' ? (request.realtimeDBRegion ?? null) : null,
+      emailConfig: applyEmailConfigChange(
+        neverConfiguredEmail(),
+        {
+          useEmailService: request.useEmailService,
+          emailServiceConfig: email && {
+            type: email.type === 'sendgrid' ? 'thirdparty' : email.type,
+            apiKeyEnc: email.apiKey === undefined ? undefined : email.apiKey === '' ? '' : this.secrets.encrypt(email.apiKey),
+            fromEmail: email.fromEmail,
+            fromCompany: email.fromCompany,
+            commentTemplateId: email.commentTemplateId,
+            tagTemplateId: email.tagTemplateId,
+          },
+        },
+        { seedTriggers: request.setDefaultEmailTriggers },
+      ),
+      webhookConfig: applyWebhookConfigChange(neverConfiguredWebhook(), {
+        useWebhookService: request.useWebhookService,
+        webhookServiceConfig: webhook && {
+          authTokenEnc: webhook.authToken === undefined ? undefined : webhook.authToken === '' ? '' : this.secrets.encrypt(webhook.authToken),
+          rawNotificationUrl: webhook.rawNotificationUrl,
+          processedNotificationUrl: webhook.processedNotificationUrl,
+        },
+      }),
+      notificationConfig: applyNotificationConfigChange(
+        neverConfiguredNotification(),
+        { useNotificationService: request.useNotificationService },
+        { seedTriggers: request.setDefaultNotificationTriggers },
+      ),
+      advancedWebhookConfig: null,
+      settings: {
+        ...defaultKeySettings(),
+        enablePrivateComments: request.enablePrivateComments ?? false,
+        requireAutoOrgUser: request.requireAutoOrgUser ?? false,
+      },
+      createdAt: now,
+      lastUpdated: now,
+    };
+    await manager.insert(ApiKeyEntity, key);
+    const domains = [...(request.allowedDomains ?? [])];
+    if (request.addLocalHostToAllowedDomains) domains.push('localhost');
+    await this.domains.insertNew(manager, id, domains);
+    const issued = request.createAuthToken ? await this.credentials.issueApiKeyToken(manager, id) : undefined;
+    return issued ? { apiKey: id, authToken: issued.token } : { apiKey: id };
+  }
+
+  /** Keyset pages over (createdAt, id), so keys created while paging never repeat. */
+  async list(principal: WorkspacePrincipal, request: ListApiKeysRequest): Promise<ApiKeyPage> {
+    const pageSize = request.pageSize ?? 100;
+    const filters = { apiKeys: request.apiKeys ?? null };
+    const after = request.pageToken
+      ? this.pageTokens.decode<[number, string]>(principal.workspaceId, 'apikeys/get', filters, request.pageToken)
+      : undefined;
+    const query = this.keys
+      .createQueryBuilder('k')
+      .where('k.workspace_id = :workspaceId', { workspaceId: principal.workspaceId })
+      .orderBy('k.created_at', 'ASC')
+      .addOrderBy('k.id', 'ASC')
+      .take(pageSize + 1);
+    if (request.apiKeys) query.andWhere('k.id IN (:...ids)', { ids: request.apiKeys.length ? request.apiKeys : [''] });
+    if (after) query.andWhere('(k.created_at > :t OR (k.created_at = :t AND k.id > :id))', { t: after[0], id: after[1] });
+    const rows = await query.getMany();
+    const page = rows.slice(0, pageSize);
+    const last = page[page.length - 1];
+    return {
+      keys: page.map((key) => ({ id: key.id, apiKeyName: key.name, type: key.type })),
+      nextPageToken:
+        rows.length > pageSize && last
+          ? this.pageTokens.encode(principal.workspaceId, 'apikeys/get', filters, [last.createdAt, last.id])
+          : undefined,
+    };
+  }
+
+  async rename(principal: WorkspacePrincipal, apiKey: string, name: string): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      const result = await manager.update(ApiKeyEntity, { id: apiKey, workspaceId: principal.workspaceId }, { name: name.trim(), lastUpdated: Date.now() });
+      if (!result.affected) throw WorkspaceErrors.apiKeyNotFound();
+    });
+  }
+
+  async authTokens(principal: WorkspacePrincipal, apiKey: string): Promise<{ apiKey: string; authTokens: IssuedToken[] }> {
+    await this.requireOwnKey(principal, apiKey);
+    const tokens = await this.tokens.find({ where: { apiKeyId: apiKey }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return { apiKey, authTokens: tokens.map((t) => ({ token: this.secrets.decrypt(t.tokenEnc), name: t.name, domains: t.domains })) };
+  }
+
+  /** Replaces every token of the key with a new one in one transaction: old tokens stop working at once. */
+  async resetAuthToken(principal: WorkspacePrincipal, apiKey: string): Promise<{ apiKey: string; newAuthToken: IssuedToken }> {
+    return this.transactions.run(async (manager) => {
+      const key = await manager.findOneBy(ApiKeyEntity, { id: apiKey, workspaceId: principal.workspaceId });
+      if (!key) throw WorkspaceErrors.apiKeyNotFound();
+      await manager.delete(ApiKeyAuthTokenEntity, { apiKeyId: apiKey });
+      return { apiKey, newAuthToken: await this.credentials.issueApiKeyToken(manager, apiKey) };
+    });
+  }
+
+  /** Keys of the workspace among `ids` (CLI and listing helpers). */
+  async ofWorkspace(workspaceId: string, ids?: string[]): Promise<ApiKeyEntity[]> {
+    return this.keys.find({ where: ids ? { workspaceId, id: In(ids) } : { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  private async requireOwnKey(principal: WorkspacePrincipal, apiKey: string): Promise<void> {
+    if (!(await this.keys.existsBy({ id: apiKey, workspaceId: principal.workspaceId }))) throw WorkspaceErrors.apiKeyNotFound();
+  }
+}

@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
+import { CredentialVerifier, type WorkspaceCheck } from '../common/guards/credential-verifier.js';
+import { newApiKeyAuthToken, newSortableId } from '../common/ids.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { safeEqual, Secrets } from '../common/secrets.js';
+import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
+import { WorkspaceEntity } from './entities/workspace.entity.js';
+
+export const DEFAULT_AUTH_TOKEN_NAME = 'Default Auth Token';
+
+/** Longest credential worth hashing; anything longer cannot be ours. */
+const MAX_CREDENTIAL_LENGTH = 256;
+
+/** Checks credentials against their keyed hashes and issues API-key auth tokens. */
+@Injectable()
+export class CredentialsService extends CredentialVerifier {
+  constructor(
+    private readonly secrets: Secrets,
+    @InjectRepository(ApiKeyAuthTokenEntity) private readonly tokens: Repository<ApiKeyAuthTokenEntity>,
+    @InjectRepository(WorkspaceEntity) private readonly workspaces: Repository<WorkspaceEntity>,
+  ) {
+    super();
+  }
+
+  /** One indexed lookup: the token's hash, joined to its key. */
+  override async verifyApiKey(apiKey: string, authToken: string): Promise<ApiKeyPrincipal | undefined> {
+    if (apiKey.length > MAX_CREDENTIAL_LENGTH || authToken.length > MAX_CREDENTIAL_LENGTH) return undefined;
+    const hash = this.secrets.lookupHash(authToken);
+    const row = await this.tokens
+      .createQueryBuilder('t')
+      .innerJoin('api_key', 'k', 'k.id = t.api_key_id')
+      .select(['t.token_hash AS token_hash', 'k.id AS api_key_id', 'k.workspace_id AS workspace_id'])
+      .where('t.token_hash = :hash AND t.api_key_id = :apiKey', { hash, apiKey })
+      .getRawOne<{ token_hash: string; api_key_id: string; workspace_id: string }>();
+    if (!row || !safeEqual(row.token_hash, hash)) return undefined;
+    return { apiKeyId: row.api_key_id, workspaceId: row.workspace_id };
+  }
+
+  override async verifyWorkspace(workspaceId: string, authToken: string): Promise<WorkspaceCheck> {
+    if (workspaceId.length > MAX_CREDENTIAL_LENGTH || authToken.length > MAX_CREDENTIAL_LENGTH) return 'unknown-workspace';
+    const workspace = await this.workspaces.findOne({ where: { id: workspaceId }, select: { id: true, authTokenHash: true } });
+    if (!workspace) return 'unknown-workspace';
+    return safeEqual(workspace.authTokenHash, this.secrets.lookupHash(authToken)) ? 'valid' : 'wrong-token';
+  }
+
+  /** Creates an auth token for a key inside the caller's transaction; returns it in clear once. */
+  async issueApiKeyToken(manager: EntityManager, apiKeyId: string, name = DEFAULT_AUTH_TOKEN_NAME, domains: string[] = []): Promise<IssuedToken> {
+    const token = newApiKeyAuthToken();
+    await manager.insert(ApiKeyAuthTokenEntity, {
+      id: newSortableId('tok_'),
+      apiKeyId,
+      name,
+      tokenHash: this.secrets.lookupHash(token),
+      tokenEnc: this.secrets.encrypt(token),
+      domains,
+      createdAt: Date.now(),
+    });
+    return { token, name, domains };
+  }
+}
+
+/** An auth token as the workspace operations return it. */
+export interface IssuedToken {
+  token: string;
+  name: string;
+  domains: string[];
+}

@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, type EntityManager, type Repository } from 'typeorm';
+import { ApiError } from '../common/errors.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { Transactions } from '../database/transactions.js';
+import { normaliseDomain } from './domains.js';
+import { AllowedDomainEntity } from './entities/allowed-domain.entity.js';
+import { WorkspaceErrors } from './workspace.errors.js';
+
+export const DOMAINS_ADDED_MESSAGE = 'Domain(s) added successfully to allowed domains.';
+export const DOMAINS_REMOVED_MESSAGE = 'Domain(s) removed successfully from allowed domains.';
+
+/** Allowed domains of an API key (contract part 2). */
+@Injectable()
+export class DomainsService {
+  constructor(
+    private readonly transactions: Transactions,
+    @InjectRepository(AllowedDomainEntity) private readonly domains: Repository<AllowedDomainEntity>,
+  ) {}
+
+  /** Normalised, de-duplicated entries; INVALID_ARGUMENT naming the first bad one. */
+  normaliseAll(entries: string[], path: string): string[] {
+    const normalised = entries.map((entry, index) => {
+      const domain = normaliseDomain(entry);
+      if (domain === undefined) throw WorkspaceErrors.invalidDomain(`${path}[${index}]`, entry);
+      return domain;
+    });
+    return [...new Set(normalised)];
+  }
+
+  /**
+   * Adds the new domains; when some already existed, answers the INTERNAL envelope the
+   * contract asks for, after the new ones are committed.
+   */
+  async add(principal: ApiKeyPrincipal, entries: string[]): Promise<{ domainsAdded: string[] }> {
+    const requested = this.normaliseAll(entries, 'data.domains');
+    const domainsAdded = await this.transactions.run((manager) => this.insertNew(manager, principal.apiKeyId, requested));
+    const skippedDomains = requested.filter((domain) => !domainsAdded.includes(domain));
+    if (skippedDomains.length > 0) {
+      throw new ApiError('INTERNAL', `${DOMAINS_ADDED_MESSAGE} Skipped existing domains.`, { domainsAdded, skippedDomains });
+    }
+    return { domainsAdded };
+  }
+
+  async list(principal: ApiKeyPrincipal): Promise<{ allowedDomains: string[] }> {
+    const rows = await this.domains.find({ where: { apiKeyId: principal.apiKeyId }, order: { createdAt: 'ASC', domain: 'ASC' } });
+    return { allowedDomains: rows.map((row) => row.domain) };
+  }
+
+  async remove(principal: ApiKeyPrincipal, entries: string[]): Promise<{ domainsRemoved: string[] }> {
+    const requested = this.normaliseAll(entries, 'data.domains');
+    const domainsRemoved = await this.transactions.run(async (manager) => {
+      const present = await manager.find(AllowedDomainEntity, { where: { apiKeyId: principal.apiKeyId, domain: In(requested) } });
+      const names = present.map((row) => row.domain);
+      if (names.length) await manager.delete(AllowedDomainEntity, { apiKeyId: principal.apiKeyId, domain: In(names) });
+      return requested.filter((domain) => names.includes(domain));
+    });
+    const skippedDomains = requested.filter((domain) => !domainsRemoved.includes(domain));
+    if (skippedDomains.length > 0) {
+      throw new ApiError('INTERNAL', `${DOMAINS_REMOVED_MESSAGE} Skipped non-existing domains.`, { domainsRemoved, skippedDomains });
+    }
+    return { domainsRemoved };
+  }
+
+  /** Inserts the domains not yet present for the key; returns those it inserted. */
+  async insertNew(manager: EntityManager, apiKeyId: string, domains: string[]): Promise<string[]> {
+    const unique = [...new Set(domains)];
+    if (unique.length === 0) return [];
+    const existing = await manager.find(AllowedDomainEntity, { where: { apiKeyId, domain: In(unique) }, select: { domain: true } });
+    const known = new Set(existing.map((row) => row.domain));
+    const fresh = unique.filter((domain) => !known.has(domain));
+    if (fresh.length) {
+      const now = Date.now();
+      await manager.insert(AllowedDomainEntity, fresh.map((domain) => ({ apiKeyId, domain, createdAt: now })));
+    }
+    return fresh;
+  }
+}

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../config/app-config.js';
+import { Secrets } from '../common/secrets.js';
+import { Transactions } from '../database/transactions.js';
+import { Mailer } from '../mail/mailer.service.js';
+import { isDisposableEmail } from './disposable-email.js';
+import type { SendLoginLinkRequest } from './dto/login.dto.js';
+import type { WorkspaceResponse } from './dto/workspace.dto.js';
+import { LoginTokenEntity } from './entities/login-token.entity.js';
+import { WorkspaceErrors } from './workspace.errors.js';
+import { WorkspaceService } from './workspace.service.js';
+
+export const LOGIN_TOKEN_TTL_MS = 15 * 60 * 1000;
+
+/** Passwordless sign-in for workspace owners (contract part 2). */
+@Injectable()
+export class LoginService {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly secrets: Secrets,
+    private readonly transactions: Transactions,
+    private readonly mailer: Mailer,
+    private readonly workspaces: WorkspaceService,
+  ) {}
+
+  /**
+   * Mails a single-use link to an owner. The answer is the same whether or not the address
+   * owns a workspace, so the operation cannot be used to probe for accounts.
+   */
+  async sendLink(request: SendLoginLinkRequest): Promise<null> {
+    const continueUrl = this.checkContinueUrl(request.continueUrl);
+    const email = request.email.trim().toLowerCase();
+    if (isDisposableEmail(email)) throw WorkspaceErrors.disposableEmail();
+    if (!(await this.workspaces.isOwner(email))) return null;
+    const token = randomBytes(32).toString('base64url');
+    const now = Date.now();
+    await this.transactions.run((manager) =>
+      manager.insert(LoginTokenEntity, { tokenHash: this.secrets.lookupHash(token), email, expiresAt: now + LOGIN_TOKEN_TTL_MS, usedAt: null, createdAt: now }),
+    );
+    continueUrl.searchParams.set('token', token);
+    await this.mailer.send({
+      to: email,
+      subject: 'Your sign-in link',
+      text: `Sign in to your workspace with this link:\n\n${continueUrl.toString()}\n\nIt works once and expires in 15 minutes. If you did not ask for it, ignore this mail.`,
+    });
+    return null;
+  }
+
+  /** Consumes the token (one conditional update, so two concurrent uses cannot both win). */
+  async verify(token: string): Promise<{ email: string; workspaces: WorkspaceResponse[] }> {
+    const tokenHash = this.secrets.lookupHash(token);
+    const now = Date.now();
+    const email = await this.transactions.run(async (manager) => {
+      const result = await manager
+        .createQueryBuilder()
+        .update(LoginTokenEntity)
+        .set({ usedAt: now })
+        .where('token_hash = :tokenHash AND used_at IS NULL AND expires_at > :now', { tokenHash, now })
+        .execute();
+      if (!result.affected) return undefined;
+      return (await manager.findOneByOrFail(LoginTokenEntity, { tokenHash })).email;
+    });
+    if (email === undefined) throw WorkspaceErrors.invalidLoginToken();
+    return { email, workspaces: await this.workspaces.ownedBy(email) };
+  }
+
+  private checkContinueUrl(value: string): URL {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw WorkspaceErrors.invalidContinueUrl();
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw WorkspaceErrors.invalidContinueUrl();
+    if (url.hostname !== this.config.consoleDomain && url.hostname !== 'localhost') throw WorkspaceErrors.continueUrlNotAllowed();
+    return url;
+  }
+}

@@ -1,0 +1,95 @@
+import { Controller } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Operation } from '../common/decorators/operation.decorator.js';
+import { ApiKeyPrincipal, WorkspacePrincipal } from '../common/decorators/principal.decorator.js';
+import { RequestData } from '../common/decorators/request-data.decorator.js';
+import { EmptyRequest } from '../common/empty-request.dto.js';
+import { withResultFields, type ResultFields } from '../common/envelope.js';
+import type { ApiKeyPrincipal as ApiKeyCaller, WorkspacePrincipal as WorkspaceCaller } from '../common/request-context.js';
+import { ApiKeyService, type CreatedApiKey } from './api-key.service.js';
+import type { IssuedToken } from './credentials.service.js';
+import { DOMAINS_ADDED_MESSAGE, DOMAINS_REMOVED_MESSAGE, DomainsService } from './domains.service.js';
+import { ApiKeyRequest, CreateApiKeyRequest, DomainsRequest, ListApiKeysRequest, UpdateApiKeyRequest } from './dto/api-key.dto.js';
+import { SendLoginLinkRequest, VerifyLoginRequest } from './dto/login.dto.js';
+import { CreateWorkspaceRequest, type WorkspaceResponse } from './dto/workspace.dto.js';
+import { LoginService } from './login.service.js';
+import { WorkspaceService } from './workspace.service.js';
+
+/** Workspace, API keys, credentials, allowed domains and login link (contract part 2). */
+@ApiTags('workspace')
+@Controller()
+export class WorkspaceController {
+  constructor(
+    private readonly workspaces: WorkspaceService,
+    private readonly apiKeys: ApiKeyService,
+    private readonly domains: DomainsService,
+    private readonly login: LoginService,
+  ) {}
+
+  @Operation('/v2/workspace/create', { auth: 'public', message: 'Workspace created successfully', rateLimits: ['workspaceCreate'] })
+  async create(@RequestData() data: CreateWorkspaceRequest): Promise<WorkspaceResponse> {
+    return (await this.workspaces.create(data)).workspace;
+  }
+
+  @Operation('/v2/workspace/get', {
+    auth: 'workspace',
+    message: 'Workspace retrieved successfully',
+    rateLimits: ['workspaceGet'],
+    distinctWorkspaceAuthErrors: true,
+  })
+  get(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() _data: EmptyRequest): Promise<WorkspaceResponse> {
+    return this.workspaces.get(caller);
+  }
+
+  @Operation('/v2/workspace/apikey/create', { auth: 'workspace', message: 'API key created successfully.' })
+  createApiKey(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: CreateApiKeyRequest): Promise<CreatedApiKey> {
+    return this.apiKeys.create(caller, data);
+  }
+
+  @Operation('/v2/workspace/apikeys/get', { auth: 'workspace', message: 'API keys retrieved successfully.' })
+  async listApiKeys(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ListApiKeysRequest): Promise<ResultFields> {
+    const page = await this.apiKeys.list(caller, data);
+    return withResultFields(page.keys, { nextPageToken: page.nextPageToken });
+  }
+
+  @Operation('/v2/workspace/apikey/update', { auth: 'workspace', message: 'API key updated successfully.' })
+  async updateApiKey(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: UpdateApiKeyRequest): Promise<null> {
+    await this.apiKeys.rename(caller, data.apiKey, data.apiKeyName);
+    return null;
+  }
+
+  @Operation('/v2/workspace/authtokens/get', { auth: 'workspace', message: 'Auth tokens retrieved successfully.' })
+  authTokens(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ApiKeyRequest): Promise<{ apiKey: string; authTokens: IssuedToken[] }> {
+    return this.apiKeys.authTokens(caller, data.apiKey);
+  }
+
+  @Operation('/v2/workspace/authtoken/reset', { auth: 'workspace', message: 'Auth token reset successfully.' })
+  resetAuthToken(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ApiKeyRequest): Promise<{ apiKey: string; newAuthToken: IssuedToken }> {
+    return this.apiKeys.resetAuthToken(caller, data.apiKey);
+  }
+
+  @Operation('/v2/workspace/domains/add', { auth: 'apiKey', message: DOMAINS_ADDED_MESSAGE })
+  addDomains(@ApiKeyPrincipal() caller: ApiKeyCaller, @RequestData() data: DomainsRequest): Promise<{ domainsAdded: string[] }> {
+    return this.domains.add(caller, data.domains);
+  }
+
+  @Operation('/v2/workspace/domains/get', { auth: 'apiKey', message: 'Allowed domains retrieved successfully.' })
+  getDomains(@ApiKeyPrincipal() caller: ApiKeyCaller, @RequestData() _data: EmptyRequest): Promise<{ allowedDomains: string[] }> {
+    return this.domains.list(caller);
+  }
+
+  @Operation('/v2/workspace/domains/delete', { auth: 'apiKey', message: DOMAINS_REMOVED_MESSAGE })
+  deleteDomains(@ApiKeyPrincipal() caller: ApiKeyCaller, @RequestData() data: DomainsRequest): Promise<{ domainsRemoved: string[] }> {
+    return this.domains.remove(caller, data.domains);
+  }
+
+  @Operation('/v2/workspace/email/send-login-link', { auth: 'public', message: 'Login link sent successfully', rateLimits: ['loginLink', 'loginLinkEmail'] })
+  sendLoginLink(@RequestData() data: SendLoginLinkRequest): Promise<null> {
+    return this.login.sendLink(data);
+  }
+
+  @Operation('/v2/workspace/login/verify', { auth: 'public', message: 'Login verified successfully.', rateLimits: ['loginLink'] })
+  verifyLogin(@RequestData() data: VerifyLoginRequest): Promise<{ email: string; workspaces: WorkspaceResponse[] }> {
+    return this.login.verify(data.token);
+  }
+}

@@ -1,0 +1,34 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CredentialVerifier } from '../common/guards/credential-verifier.js';
+import { MailModule } from '../mail/mail.module.js';
+import { ApiKeyService } from './api-key.service.js';
+import { CredentialsService } from './credentials.service.js';
+import { DomainsService } from './domains.service.js';
+import { AccountEntity } from './entities/account.entity.js';
+import { AllowedDomainEntity } from './entities/allowed-domain.entity.js';
+import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
+import { ApiKeyEntity } from './entities/api-key.entity.js';
+import { LoginTokenEntity } from './entities/login-token.entity.js';
+import { WorkspaceEntity } from './entities/workspace.entity.js';
+import { LoginService } from './login.service.js';
+import { WorkspaceController } from './workspace.controller.js';
+import { WorkspaceService } from './workspace.service.js';
+
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([AccountEntity, WorkspaceEntity, ApiKeyEntity, ApiKeyAuthTokenEntity, AllowedDomainEntity, LoginTokenEntity]),
+    MailModule,
+  ],
+  controllers: [WorkspaceController],
+  providers: [
+    CredentialsService,
+    { provide: CredentialVerifier, useExisting: CredentialsService },
+    WorkspaceService,
+    ApiKeyService,
+    DomainsService,
+    LoginService,
+  ],
+  exports: [CredentialVerifier, WorkspaceService, ApiKeyService],
+})
+export class WorkspaceModule {}

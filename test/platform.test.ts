@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import request from 'supertest';
+import { WorkspaceEntity } from '../src/workspace/entities/workspace.entity.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
+
+const MALFORMED = 'Request body must be a JSON object with a "data" object.';
+
+describe('wire rules (contract part 1)', () => {
+  let app: TestApp;
+  let key: TestKey;
+
+  before(async () => {
+    app = await startApp({ BODY_LIMIT: '4kb' });
+    key = await createKey(app);
+  });
+  after(() => app.close());
+
+  describe('request parsing', () => {
+    const raw = (body: string, headers: Record<string, string> = {}) =>
+      request(app.app.getHttpServer())
+        .post('/v2/workspace/domains/get')
+        .set({ ...key.headers, 'content-type': 'application/json', ...headers })
+        .send(body);
+
+    it('answers malformed JSON with INVALID_ARGUMENT', async () => {
+      expectError(await raw('{"data": {'), 400, 'INVALID_ARGUMENT', MALFORMED);
+    });
+
+    it('requires a body object with a data object', async () => {
+      for (const body of ['{}', '[]', '"text"', '42', 'null', '{"data": null}', '{"data": []}', '{"data": "x"}', '{"data": 1}']) {
+        expectError(await raw(body), 400, 'INVALID_ARGUMENT', MALFORMED);
+      }
+    });
+
+    it('answers an empty body with INVALID_ARGUMENT', async () => {
+      expectError(await request(app.app.getHttpServer()).post('/v2/workspace/domains/get').set(key.headers), 400, 'INVALID_ARGUMENT', MALFORMED);
+    });
+
+    it('parses JSON whatever the content type says', async () => {
+      expectSuccess(await raw('{"data": {}}', { 'content-type': 'text/plain' }), 'Allowed domains retrieved successfully.');
+    });
+
+    it('rejects unknown fields of data, naming them', async () => {
+      const response = await agentFor(app, key)('/v2/workspace/domains/get', { foo: 1 });
+      expectError(response, 400, 'INVALID_ARGUMENT', 'Unknown field: data.foo');
+      assert.deepEqual(response.body.error.details.issues, [{ path: 'data.foo', message: 'Unknown field: data.foo' }]);
+    });
+
+    it('names the field path of a wrong type', async () => {
+      expectError(await agentFor(app, key)('/v2/workspace/domains/add', { domains: 'example.com' }), 400, 'INVALID_ARGUMENT', 'data.domains must be an array');
+      expectError(await agentFor(app, key)('/v2/workspace/domains/add', { domains: ['a.com', 7] }), 400, 'INVALID_ARGUMENT', 'data.domains [1] must be a string');
+    });
+
+    it('refuses a huge array with INVALID_ARGUMENT', async () => {
+      const domains = Array.from({ length: 101 }, (_, i) => `d${i}.io`);
+      expectError(await agentFor(app, key)('/v2/workspace/domains/add', { domains }), 400, 'INVALID_ARGUMENT', 'data.domains must contain at most 100 items');
+    });
+
+    it('answers an oversized body with INVALID_ARGUMENT and HTTP 413', async () => {
+      const response = await agentFor(app, key)('/v2/workspace/domains/add', { domains: ['x'.repeat(5000)] });
+      expectError(response, 413, 'INVALID_ARGUMENT', /limit of 4096 bytes/);
+    });
+
+    it('checks credentials before the body: a bad body without credentials learns nothing', async () => {
+      const response = await request(app.app.getHttpServer()).post('/v2/workspace/domains/get').set('content-type', 'application/json').send('{oops');
+      expectError(response, 400, 'INVALID_ARGUMENT', 'API key not found in headers.');
+      const oversized = await app.post('/v2/workspace/domains/add', { data: { domains: ['x'.repeat(5000)] } }, { ...key.headers, 'x-svc-auth-token': 'wrong' });
+      expectError(oversized, 403, 'PERMISSION_DENIED', 'Invalid API key or auth token.');
+    });
+  });
+
+  describe('routing', () => {
+    it('answers an unknown operation with 404 NOT_FOUND', async () => {
+      expectError(await app.post('/v2/nothing/here', { data: {} }, key.headers), 404, 'NOT_FOUND', 'Operation not found.');
+    });
+
+    it('answers another method on an operation path with 404 NOT_FOUND', async () => {
+      for (const method of ['get', 'put', 'delete', 'patch'] as const) {
+        expectError(await request(app.app.getHttpServer())[method]('/v2/workspace/domains/get'), 404, 'NOT_FOUND', 'Operation not found.');
+      }
+    });
+  });
+
+  describe('API-key credentials', () => {
+    it('needs both headers', async () => {
+      expectError(await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-auth-token': key.authToken }), 400, 'INVALID_ARGUMENT', 'API key not found in headers.');
+      expectError(await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-api-key': key.apiKey }), 400, 'INVALID_ARGUMENT', 'Auth token not found in headers.');
+    });
+
+    it('refuses an unknown key, a wrong token and another key’s token', async () => {
+      const other = await createKey(app);
+      for (const headers of [
+        { 'x-svc-api-key': 'nope', 'x-svc-auth-token': key.authToken },
+        { 'x-svc-api-key': key.apiKey, 'x-svc-auth-token': 'wrong' },
+        { 'x-svc-api-key': key.apiKey, 'x-svc-auth-token': other.authToken },
+      ]) {
+        expectError(await app.post('/v2/workspace/domains/get', { data: {} }, headers), 403, 'PERMISSION_DENIED', 'Invalid API key or auth token.');
+      }
+    });
+  });
+
+  describe('workspace credentials', () => {
+    it('needs both headers', async () => {
+      expectError(await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-auth-token': key.workspaceToken }), 400, 'INVALID_ARGUMENT', 'Workspace ID not found in headers.');
+      expectError(await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-id': key.workspaceId }), 400, 'INVALID_ARGUMENT', 'Auth Token not found in headers.');
+    });
+
+    it('get workspace distinguishes an unknown workspace from a wrong token', async () => {
+      expectError(await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-id': 'unknown', 'x-svc-workspace-auth-token': key.workspaceToken }), 404, 'NOT_FOUND', 'Workspace not found.');
+      expectError(await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-id': key.workspaceId, 'x-svc-workspace-auth-token': 'f'.repeat(32) }), 401, 'UNAUTHENTICATED', 'Invalid auth token for workspace.');
+    });
+
+    it('other workspace operations answer PERMISSION_DENIED for either', async () => {
+      for (const headers of [
+        { 'x-svc-workspace-id': 'unknown', 'x-svc-workspace-auth-token': key.workspaceToken },
+        { 'x-svc-workspace-id': key.workspaceId, 'x-svc-workspace-auth-token': 'f'.repeat(32) },
+      ]) {
+        expectError(await app.post('/v2/workspace/apikey/create', { data: { ownerEmail: 'a@example.com', type: 'testing' } }, headers), 403, 'PERMISSION_DENIED', 'Invalid workspace credentials.');
+      }
+    });
+
+    it('accepts x-svc-auth-token as the workspace token’s fallback name', async () => {
+      expectSuccess(await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-id': key.workspaceId, 'x-svc-auth-token': key.workspaceToken }));
+    });
+  });
+
+  describe('request ids', () => {
+    it('echoes a sent x-request-id', async () => {
+      const response = await app.post('/v2/workspace/domains/get', { data: {} }, { ...key.headers, 'x-request-id': 'req-123.abc' });
+      assert.equal(response.headers['x-request-id'], 'req-123.abc');
+    });
+
+    it('generates one otherwise, on errors too', async () => {
+      const ok = await app.post('/v2/workspace/domains/get', { data: {} }, key.headers);
+      const failed = await app.post('/v2/none', { data: {} });
+      assert.match(ok.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
+      assert.match(failed.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
+      assert.notEqual(ok.headers['x-request-id'], failed.headers['x-request-id']);
+    });
+  });
+
+  describe('unexpected failures', () => {
+    it('answer INTERNAL with the request id and no stack', async () => {
+      const broken = await createKey(app);
+      // A secret that no longer decrypts (e.g. the wrong MASTER_KEY) is a genuine unexpected failure.
+      await app.dataSource.getRepository(WorkspaceEntity).update({ id: broken.workspaceId }, { authTokenEnc: 'v1.corrupt.value.here' });
+      const response = await app.post('/v2/workspace/get', { data: {} }, { ...broken.workspaceHeaders, 'x-request-id': 'trace-me' });
+      expectError(response, 500, 'INTERNAL', 'An internal error occurred.');
+      assert.deepEqual(response.body.error.details, { requestId: 'trace-me' });
+      assert.doesNotMatch(JSON.stringify(response.body), /at |\.ts|\.js|decrypt/);
+    });
+  });
+
+  describe('outside the envelope', () => {
+    it('GET /health reports the database', async () => {
+      const response = await request(app.app.getHttpServer()).get('/health');
+      assert.equal(response.status, 200);
+      assert.equal(response.body.status, 'ok');
+      assert.equal(response.body.info.database.status, 'up');
+    });
+
+    it('serves the OpenAPI document listing the operations', async () => {
+      const response = await request(app.app.getHttpServer()).get('/docs/openapi.json');
+      assert.equal(response.status, 200);
+      for (const path of ['/v2/workspace/create', '/v2/workspace/apikey/create', '/v2/workspace/domains/add', '/v2/workspace/login/verify']) {
+        assert.ok(response.body.paths[path]?.post, `${path} missing from OpenAPI`);
+      }
+      const ui = await request(app.app.getHttpServer()).get('/docs/');
+      assert.equal(ui.status, 200);
+      assert.match(ui.text, /swagger/i);
+    });
+  });
+});
