@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
 import { ConfigError } from './config/parsers.js';
 import { loadAppConfig, readProcessEnv } from './config/load-config.js';
+import { createHttpAdapter } from './common/http-pipeline.js';
 import { configureApp } from './configure-app.js';
 
 async function bootstrap(): Promise<void> {
@@ -17,10 +18,27 @@ async function bootstrap(): Promise<void> {
     }
     throw error;
   }
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forConfig(config), { bodyParser: false, bufferLogs: true });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config), createHttpAdapter(config), { bufferLogs: true, bodyParser: false });
   configureApp(app);
-  const server = await app.listen(config.port, config.host);
-  server.keepAliveTimeout = 65_000;
+  await app.listen(config.port, config.host);
+  const server = app.getHttpServer();
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      // Bound how long a stuck request may hold the process.
+      setTimeout(() => process.exit(1), config.shutdownTimeoutMs).unref();
+      // `app.close()` stops accepting, waits for in-flight requests, then closes the database.
+      // Keep-alive connections that go idle meanwhile are closed too, or they would hold it open.
+      const closeIdle = setInterval(() => server.closeIdleConnections(), 100);
+      server.closeIdleConnections();
+      app.close().then(
+        () => {
+          clearInterval(closeIdle);
+          process.exit(0);
+        },
+        () => process.exit(1),
+      );
+    });
+  }
 }
 
 await bootstrap();

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { PageTokens } from './paging.js';
 import { Secrets } from './secrets.js';
@@ -6,7 +7,7 @@ import { Secrets } from './secrets.js';
 /** Shared services every feature module uses. */
 @Global()
 @Module({
-  providers: [Secrets, PageTokens, Transactions],
-  exports: [Secrets, PageTokens, Transactions],
+  providers: [Secrets, PageTokens, Transactions, Sql],
+  exports: [Secrets, PageTokens, Transactions, Sql],
 })
 export class CoreModule {}

@@ -1,41 +1,63 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Module } from '@nestjs/common';
-import { LoggerModule } from 'nestjs-pino';
+import { Global, Inject, Injectable, type LoggerService, Module } from '@nestjs/common';
+import { pino, type Logger as Pino } from 'pino';
 import { AppConfig } from '../config/app-config.js';
 
-const REQUEST_ID = /^[\w.:@-]{1,128}$/;
+const ROOT_LOGGER = Symbol('ROOT_LOGGER');
+/**
+ * Nest's logger interface over pino: JSON lines, one shape for framework and service logs.
+ * Structured calls (`logger.warn({ err, requestId }, 'msg')`) keep their fields.
+ */
+@Injectable()
+export class PinoNestLogger implements LoggerService {
+  constructor(@Inject(ROOT_LOGGER) private readonly pino: Pino) {}
 
-/** The caller's `x-request-id` when it is a sane token, else a new UUID; echoed on the response. */
-export function requestIdFor(request: IncomingMessage, response: ServerResponse): string {
-  const sent = request.headers['x-request-id'];
-  const id = typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
-  response.setHeader('x-request-id', id);
-  return id;
+  log(message: unknown, ...params: unknown[]): void {
+    this.write('info', message, params);
+  }
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
+  }
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
+  }
+
+  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, params: unknown[]): void {
+    if (!this.pino.isLevelEnabled(level)) return;
+    // Nest passes the context last, and for errors a stack before it.
+    const context = typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
+    const text = params.find((p): p is string => typeof p === 'string');
+    if (typeof message === 'object' && message !== null && !(message instanceof Error)) {
+      this.pino[level]({ context, ...(message as object) }, text);
+    } else if (message instanceof Error) {
+      this.pino[level]({ context, err: message }, message.message);
+    } else {
+      this.pino[level]({ context, ...(text ? { stack: text } : {}) }, String(message));
+    }
+  }
 }
 
-/**
- * JSON logs with a request id on every line. Requests are logged by method, path and status
- * only: headers (credentials) and bodies (secrets, personal data) never reach the log.
- */
+@Global()
 @Module({
-  imports: [
-    LoggerModule.forRootAsync({
+  providers: [
+    {
+      provide: ROOT_LOGGER,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({
-        pinoHttp: {
-          level: config.logLevel,
-          genReqId: requestIdFor,
-          customLogLevel: (_request, response, error) =>
-            error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'info' : 'debug',
-          serializers: {
-            req: (request: { id: unknown; method: string; url: string }) => ({ id: request.id, method: request.method, path: request.url.split('?')[0] }),
-            res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
-          },
-          redact: { paths: ['*.authToken', '*.token', '*.apiKey', '*.secret', '*.password'], censor: '[redacted]' },
-        },
-      }),
-    }),
+      useFactory: (config: AppConfig) =>
+        pino({ level: config.logLevel, redact: { paths: ['*.authToken', '*.token', '*.apiKey', '*.secret', '*.password'], censor: '[redacted]' } }),
+    },
+    PinoNestLogger,
   ],
+  exports: [ROOT_LOGGER, PinoNestLogger],
 })
 export class LoggingModule {}
+
+export { ROOT_LOGGER };

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 
 /** The caller of an API-key-level operation; every query below the controller is scoped by it. */
 export interface ApiKeyPrincipal {
@@ -11,12 +11,12 @@ export interface WorkspacePrincipal {
   readonly workspaceId: string;
 }
 
+/** Why a body could not be used; kept until credentials have been checked (contract 1.1). */
+export type BodyProblem = { kind: 'too-large'; limit: number } | { kind: 'malformed' };
+
 /** What the pipeline attaches to a request before the handler runs. */
-export interface ServiceRequest extends Request {
-  /** Request id (echoed `x-request-id` or generated), set by the logger middleware. */
-  id: string | number | object;
-  /** A body that failed to parse, kept so authentication can answer first (contract 1.1). */
-  bodyError?: { type?: string; status?: number; limit?: number };
+export interface ServiceRequest extends FastifyRequest {
+  bodyProblem?: BodyProblem;
   apiKeyPrincipal?: ApiKeyPrincipal;
   workspacePrincipal?: WorkspacePrincipal;
 }

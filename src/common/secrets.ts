@@ -50,11 +50,14 @@ export class Secrets {
   }
 }
 
-/** Constant-time equality of two strings (different lengths compare unequal, also in constant time per length). */
+/**
+ * Constant-time equality of two strings. Only the length may leak, which for the hashes and
+ * tokens compared here is public (fixed by their format).
+ */
 export function safeEqual(a: string, b: string): boolean {
-  const left = createHmac('sha256', 'compare').update(a).digest();
-  const right = createHmac('sha256', 'compare').update(b).digest();
-  return timingSafeEqual(left, right);
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 function deriveKey(masterKey: Buffer, purpose: string): Buffer {
@@ -72,15 +75,21 @@ function seal(key: Buffer, plaintext: Buffer, aad?: Buffer): string {
 function open(key: Buffer, sealed: string, aad?: Buffer): Buffer | undefined {
   const parts = typeof sealed === 'string' ? sealed.split('.') : [];
   if (parts.length !== 4 || parts[0] !== FORMAT_VERSION) return undefined;
+  // Node's base64 decoder ignores stray characters; only canonical encodings are accepted,
+  // so a token is valid in exactly one spelling.
+  const [iv, tag, ciphertext] = parts.slice(1).map(strictBase64url);
+  if (!iv || !tag || !ciphertext || iv.length !== 12 || tag.length !== 16) return undefined;
   try {
-    const iv = Buffer.from(parts[1]!, 'base64url');
-    const tag = Buffer.from(parts[2]!, 'base64url');
-    if (iv.length !== 12 || tag.length !== 16) return undefined;
     const decipher = createDecipheriv(CIPHER, key, iv);
     if (aad) decipher.setAAD(aad);
     decipher.setAuthTag(tag);
-    return Buffer.concat([decipher.update(Buffer.from(parts[3]!, 'base64url')), decipher.final()]);
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
   } catch {
     return undefined;
   }
+}
+
+function strictBase64url(text: string): Buffer | undefined {
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : undefined;
 }

@@ -1,4 +1,4 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -10,6 +10,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
+import { EmptyRequest } from './empty-request.dto.js';
 import { ApiError } from './errors.js';
 
 /** How many validation problems `details.issues` lists at most. */
@@ -25,7 +26,7 @@ export interface ValidationIssue {
  * failure turned into INVALID_ARGUMENT whose message names the field path from `data`.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new RequestValidationPipe({
     transform: true,
     whitelist: true,
     forbidNonWhitelisted: true,
@@ -39,6 +40,19 @@ export function createValidationPipe(): ValidationPipe {
       return new ApiError('INVALID_ARGUMENT', first.message, { issues: issues.slice(0, MAX_ISSUES) });
     },
   });
+}
+
+/** Operations that take no fields skip class-transformer entirely: any key is an unknown field. */
+class RequestValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.metatype === EmptyRequest && typeof value === 'object' && value !== null) {
+      const unknown = Object.keys(value)[0];
+      if (unknown === undefined) return value;
+      const path = `data.${unknown}`;
+      throw new ApiError('INVALID_ARGUMENT', `Unknown field: ${path}`, { issues: [{ path, message: `Unknown field: ${path}` }] });
+    }
+    return super.transform(value, metadata);
+  }
 }
 
 export function flattenValidationErrors(errors: ValidationError[], parentPath: string): ValidationIssue[] {

@@ -1,7 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { Auth } from '../common/decorators/operation.decorator.js';
 
 /** `GET /health`: liveness plus a database round trip; outside the envelope convention. */
@@ -15,7 +15,7 @@ export class HealthController {
 
   @Get('health')
   @Auth('public')
-  async check(@Res({ passthrough: true }) response: Response): Promise<unknown> {
+  async check(@Res({ passthrough: true }) response: FastifyReply): Promise<unknown> {
     try {
       return await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);
     } catch (error) {

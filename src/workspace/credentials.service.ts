@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { CredentialVerifier, type WorkspaceCheck } from '../common/guards/credential-verifier.js';
 import { newApiKeyAuthToken, newSortableId } from '../common/ids.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { safeEqual, Secrets } from '../common/secrets.js';
 import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
-import { WorkspaceEntity } from './entities/workspace.entity.js';
+import { Sql } from '../database/sql.js';
 
 export const DEFAULT_AUTH_TOKEN_NAME = 'Default Auth Token';
 
@@ -18,8 +17,7 @@ const MAX_CREDENTIAL_LENGTH = 256;
 export class CredentialsService extends CredentialVerifier {
   constructor(
     private readonly secrets: Secrets,
-    @InjectRepository(ApiKeyAuthTokenEntity) private readonly tokens: Repository<ApiKeyAuthTokenEntity>,
-    @InjectRepository(WorkspaceEntity) private readonly workspaces: Repository<WorkspaceEntity>,
+    private readonly sql: Sql,
   ) {
     super();
   }
@@ -28,21 +26,21 @@ export class CredentialsService extends CredentialVerifier {
   override async verifyApiKey(apiKey: string, authToken: string): Promise<ApiKeyPrincipal | undefined> {
     if (apiKey.length > MAX_CREDENTIAL_LENGTH || authToken.length > MAX_CREDENTIAL_LENGTH) return undefined;
     const hash = this.secrets.lookupHash(authToken);
-    const row = await this.tokens
-      .createQueryBuilder('t')
-      .innerJoin('api_key', 'k', 'k.id = t.api_key_id')
-      .select(['t.token_hash AS token_hash', 'k.id AS api_key_id', 'k.workspace_id AS workspace_id'])
-      .where('t.token_hash = :hash AND t.api_key_id = :apiKey', { hash, apiKey })
-      .getRawOne<{ token_hash: string; api_key_id: string; workspace_id: string }>();
+    const [row] = await this.sql.rows<{ token_hash: string; api_key_id: string; workspace_id: string }>(
+      `SELECT t.token_hash AS token_hash, k.id AS api_key_id, k.workspace_id AS workspace_id
+         FROM api_key_auth_token t INNER JOIN api_key k ON k.id = t.api_key_id
+        WHERE t.token_hash = :hash AND t.api_key_id = :apiKey`,
+      { hash, apiKey },
+    );
     if (!row || !safeEqual(row.token_hash, hash)) return undefined;
     return { apiKeyId: row.api_key_id, workspaceId: row.workspace_id };
   }
 
   override async verifyWorkspace(workspaceId: string, authToken: string): Promise<WorkspaceCheck> {
     if (workspaceId.length > MAX_CREDENTIAL_LENGTH || authToken.length > MAX_CREDENTIAL_LENGTH) return 'unknown-workspace';
-    const workspace = await this.workspaces.findOne({ where: { id: workspaceId }, select: { id: true, authTokenHash: true } });
+    const [workspace] = await this.sql.rows<{ auth_token_hash: string }>('SELECT auth_token_hash FROM workspace WHERE id = :workspaceId', { workspaceId });
     if (!workspace) return 'unknown-workspace';
-    return safeEqual(workspace.authTokenHash, this.secrets.lookupHash(authToken)) ? 'valid' : 'wrong-token';
+    return safeEqual(workspace.auth_token_hash, this.secrets.lookupHash(authToken)) ? 'valid' : 'wrong-token';
   }
 
   /** Creates an auth token for a key inside the caller's transaction; returns it in clear once. */

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, type EntityManager, type Repository } from 'typeorm';
+import { In, type EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { normaliseDomain } from './domains.js';
 import { AllowedDomainEntity } from './entities/allowed-domain.entity.js';
@@ -16,7 +16,7 @@ export const DOMAINS_REMOVED_MESSAGE = 'Domain(s) removed successfully from allo
 export class DomainsService {
   constructor(
     private readonly transactions: Transactions,
-    @InjectRepository(AllowedDomainEntity) private readonly domains: Repository<AllowedDomainEntity>,
+    private readonly sql: Sql,
   ) {}
 
   /** Normalised, de-duplicated entries; INVALID_ARGUMENT naming the first bad one. */
@@ -44,7 +44,9 @@ export class DomainsService {
   }
 
   async list(principal: ApiKeyPrincipal): Promise<{ allowedDomains: string[] }> {
-    const rows = await this.domains.find({ where: { apiKeyId: principal.apiKeyId }, order: { createdAt: 'ASC', domain: 'ASC' } });
+    const rows = await this.sql.rows<{ domain: string }>('SELECT domain FROM allowed_domain WHERE api_key_id = :apiKeyId ORDER BY created_at, domain', {
+      apiKeyId: principal.apiKeyId,
+    });
     return { allowedDomains: rows.map((row) => row.domain) };
   }
 

@@ -3,17 +3,18 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { AppModule } from '../../src/app.module.js';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
+import { createHttpAdapter } from '../../src/common/http-pipeline.js';
 import { configureApp } from '../../src/configure-app.js';
 
 export interface TestApp {
-  app: NestExpressApplication;
+  app: NestFastifyApplication;
   config: AppConfig;
   dataSource: DataSource;
   /** POST an operation with a JSON body and optional headers. */
@@ -48,9 +49,10 @@ export async function startApp(overrides: Record<string, string | undefined> = {
   const environment = testEnvironment(overrides);
   const config = loadAppConfig((name) => environment[name]);
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forConfig(config)] }).compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(config), { logger: false, bodyParser: false });
   configureApp(app);
   await app.init();
+  await app.getHttpAdapter().getInstance().ready();
   const server = app.getHttpServer();
   return {
     app,

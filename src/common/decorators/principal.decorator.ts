@@ -14,8 +14,3 @@ export const WorkspacePrincipal = createParamDecorator((_: unknown, context: Exe
   if (!principal) throw new Error('WorkspacePrincipal used on an operation that is not auth: workspace.');
   return principal;
 });
-
-/** The client address as Express resolved it (honours `trust proxy`). */
-export const ClientIp = createParamDecorator((_: unknown, context: ExecutionContext): string => {
-  return context.switchToHttp().getRequest<ServiceRequest>().ip ?? 'unknown';
-});

@@ -6,18 +6,17 @@ export const MALFORMED_BODY_MESSAGE = 'Request body must be a JSON object with a
 
 /**
  * The request's `data` object, checked for the envelope shape here and validated against the
- * parameter's DTO class by the global ValidationPipe. Body parse errors were kept aside by the
- * body parser so that credentials are checked before any of this (contract 1.1).
+ * parameter's DTO class by the global ValidationPipe. Body problems were kept aside by the
+ * body reader so that credentials are checked before any of this (contract 1.1).
  */
 export const RequestData = createParamDecorator((_: unknown, context: ExecutionContext): Record<string, unknown> => {
   const request = context.switchToHttp().getRequest<ServiceRequest>();
-  const bodyError = request.bodyError;
-  if (bodyError?.type === 'entity.too.large') {
-    throw new ApiError('INVALID_ARGUMENT', `Request body exceeds the limit of ${bodyError.limit} bytes.`, undefined, { httpStatus: 413 });
+  const problem = request.bodyProblem;
+  if (problem?.kind === 'too-large') {
+    throw new ApiError('INVALID_ARGUMENT', `Request body exceeds the limit of ${problem.limit} bytes.`, undefined, { httpStatus: 413 });
   }
-  if (bodyError) throw new ApiError('INVALID_ARGUMENT', MALFORMED_BODY_MESSAGE);
   const body: unknown = request.body;
-  if (!isPlainObject(body) || !isPlainObject(body.data)) throw new ApiError('INVALID_ARGUMENT', MALFORMED_BODY_MESSAGE);
+  if (problem || !isPlainObject(body) || !isPlainObject(body.data)) throw new ApiError('INVALID_ARGUMENT', MALFORMED_BODY_MESSAGE);
   return body.data;
 });
 

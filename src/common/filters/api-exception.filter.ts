@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import { HttpAdapterHost } from '@nestjs/core';
 import { errorEnvelope } from '../envelope.js';
 import { ApiError, type ErrorCode, HTTP_STATUS_BY_CODE } from '../errors.js';
 import type { ServiceRequest } from '../request-context.js';
@@ -20,16 +20,18 @@ const UNAVAILABLE_DRIVER_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDO
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('ApiExceptionFilter');
 
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const response = http.getResponse<Response>();
+    const response = http.getResponse<unknown>();
     const request = http.getRequest<ServiceRequest>();
     const error = this.toApiError(exception, request);
-    if (response.headersSent) return;
+    const adapter = this.adapterHost.httpAdapter;
     if (error.options.retryAfterSeconds !== undefined) {
-      response.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.options.retryAfterSeconds))));
+      adapter.setHeader(response, 'Retry-After', String(Math.max(1, Math.ceil(error.options.retryAfterSeconds))));
     }
-    response.status(error.httpStatus).json(errorEnvelope(error.code, error.message, error.details));
+    adapter.reply(response, errorEnvelope(error.code, error.message, error.details), error.httpStatus);
   }
 
   private toApiError(exception: unknown, request: ServiceRequest): ApiError {

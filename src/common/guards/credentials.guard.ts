@@ -52,7 +52,7 @@ export class CredentialsGuard implements CanActivate {
         return true;
       }
       default:
-        throw new Error(`Route ${request.method} ${request.path} declares no auth level; refusing it.`);
+        throw new Error(`Route ${request.method} ${request.url} declares no auth level; refusing it.`);
     }
   }
 

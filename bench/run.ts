@@ -1,0 +1,149 @@
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import autocannon from 'autocannon';
+import { SCENARIOS, type Scenario, type Seed } from './scenarios.js';
+
+/**
+ * `npm run bench`: starts the built service on a freshly seeded database (SQLite by default,
+ * PostgreSQL with BENCH_DATABASE_URL), and a bare node:http baseline doing the same work on the
+ * same database; drives each with autocannon in turn and prints both with their ratio.
+ * Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_DATABASE_URL.
+ */
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const MAIN = new URL('../src/main.js', import.meta.url).pathname;
+const BASELINE = new URL('./baseline-server.js', import.meta.url).pathname;
+
+const log = (message: string) => process.stdout.write(`${message}\n`);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function waitForHealth(port: number): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('service did not become healthy');
+}
+
+async function post(port: number, path: string, data: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ data }) });
+  const body = await response.json();
+  if (!response.ok) throw new Error(`${path}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** Seeds through the public API, as a user would. */
+async function seed(port: number): Promise<Seed> {
+  const workspace = (await post(port, '/v2/workspace/create', { ownerEmail: 'bench@example.com' })).result.data;
+  const apiKey = Object.keys(workspace.apiKeyList)[0]!;
+  const workspaceHeaders = { 'x-svc-workspace-id': workspace.id, 'x-svc-workspace-auth-token': workspace.authToken };
+  const authToken = (await post(port, '/v2/workspace/authtokens/get', { apiKey }, workspaceHeaders)).result.data.authTokens[0].token;
+  const seeded: Seed = { apiKey, authToken, workspaceId: workspace.id, workspaceToken: workspace.authToken };
+  const headers = { 'x-svc-api-key': apiKey, 'x-svc-auth-token': authToken };
+  await post(port, '/v2/workspace/domains/add', { domains: Array.from({ length: 20 }, (_, i) => `app${i}.example.com`) }, headers);
+  // Other tenants, so lookups run against more than one key.
+  for (let i = 0; i < 50; i++) await post(port, '/v2/workspace/create', { ownerEmail: `tenant${i}@example.com` });
+  return seeded;
+}
+
+function residentMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function drive(port: number, scenario: Scenario, seeded: Seed, duration: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: `http://127.0.0.1:${port}${scenario.path}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...scenario.headers(seeded) },
+    body: JSON.stringify(scenario.body(seeded)),
+    connections: CONNECTIONS,
+    duration,
+  });
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const masterKey = randomBytes(32).toString('base64');
+  const database = process.env.BENCH_DATABASE_URL ?? join(dataDir, 'svc.sqlite');
+  const [servicePort, baselinePort] = [await freePort(), await freePort()];
+  const children: ChildProcess[] = [];
+  const stopAll = () => children.forEach((child) => child.kill('SIGTERM'));
+  process.on('exit', stopAll);
+
+  log(`database: ${database.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}; ${CONNECTIONS} connections, ${DURATION} s per run`);
+  const started = Date.now();
+  const service = spawn(process.execPath, ['--max-semi-space-size=4', MAIN], {
+    env: {
+      ...process.env,
+      PORT: String(servicePort),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      SQLITE_FILE: join(dataDir, 'svc.sqlite'),
+      DATABASE_URL: database.startsWith('postgres') ? database : '',
+      MASTER_KEY: masterKey,
+      RATE_LIMIT_API_KEY: '0',
+      RATE_LIMIT_WORKSPACE_CREATE: '0',
+      RATE_LIMIT_WORKSPACE_GET: '0',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(service);
+  await waitForHealth(servicePort);
+  const readyMs = Date.now() - started;
+  log(`service ready in ${readyMs} ms (migrations on a new database included)`);
+
+  log('seeding through the API…');
+  const seeded = await seed(servicePort);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const idleRssMb = residentMb(service.pid!);
+  log(`seeded; service idle RSS ${idleRssMb.toFixed(1)} MB`);
+
+  const baseline = fork(BASELINE, [], { env: { ...process.env, BASELINE_PORT: String(baselinePort), BENCH_DATABASE: database, MASTER_KEY: masterKey }, stdio: 'inherit' });
+  children.push(baseline);
+  await new Promise<void>((resolve) => baseline.once('message', () => resolve()));
+
+  const rows: Record<string, unknown>[] = [];
+  for (const scenario of SCENARIOS) {
+    const [fromService, fromBaseline] = await Promise.all(
+      [servicePort, baselinePort].map(async (port) => (await post(port, scenario.path, (scenario.body(seeded) as { data: unknown }).data, scenario.headers(seeded))).result),
+    );
+    if (!isDeepStrictEqual(fromService, fromBaseline)) throw new Error(`${scenario.name}: service and baseline disagree:\n${JSON.stringify(fromService)}\n${JSON.stringify(fromBaseline)}`);
+    for (const [label, port] of [['baseline', baselinePort], ['service', servicePort]] as const) {
+      await drive(port, scenario, seeded, 2); // warm-up
+      log(`${scenario.name}: ${label}, ${DURATION} s…`);
+      const result = await drive(port, scenario, seeded, DURATION);
+      if (result.non2xx || result.errors) throw new Error(`${scenario.name} (${label}): ${result.non2xx} non-2xx, ${result.errors} errors`);
+      rows.push({ scenario: scenario.name, target: label, 'req/s': Math.round(result.requests.average), 'p50 ms': result.latency.p50, 'p99 ms': result.latency.p99 });
+    }
+    const [bare, ours] = rows.slice(-2) as { 'req/s': number; 'p50 ms': number }[];
+    rows.push({ scenario: scenario.name, target: 'ratio service/baseline', 'req/s': Number((ours!['req/s'] / bare!['req/s']).toFixed(2)), 'p50 ms': Number((ours!['p50 ms'] / Math.max(bare!['p50 ms'], 0.001)).toFixed(2)) });
+  }
+  console.table(rows);
+  const report = { at: new Date().toISOString(), database: database.startsWith('postgres') ? 'postgres' : 'sqlite', connections: CONNECTIONS, durationSeconds: DURATION, readyMs, idleRssMb: Number(idleRssMb.toFixed(1)), rows };
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync('bench/results/latest.json', `${JSON.stringify(report, null, 2)}\n`);
+  log('written to bench/results/latest.json');
+  stopAll();
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack}\n`);
+  process.exit(1);
+});

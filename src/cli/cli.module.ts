@@ -1,0 +1,27 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { AppModule } from '../app.module.js';
+import { WorkspaceModule } from '../workspace/workspace.module.js';
+import type { AppConfig } from '../config/app-config.js';
+import { ApiKeyCommand, CreateApiKeyCommand } from './apikey.command.js';
+import { MigrationCommand, RunMigrationsCommand } from './migration.command.js';
+import { CreateWorkspaceCommand, SetPlanCommand, WorkspaceCommand } from './workspace.command.js';
+
+/** Admin commands, running the same services as the HTTP API. Later modules add theirs here. */
+@Module({})
+export class CliModule {
+  static forConfig(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [AppModule.forConfig(config), WorkspaceModule],
+      providers: [
+        WorkspaceCommand,
+        CreateWorkspaceCommand,
+        SetPlanCommand,
+        ApiKeyCommand,
+        CreateApiKeyCommand,
+        MigrationCommand,
+        RunMigrationsCommand,
+      ],
+    };
+  }
+}

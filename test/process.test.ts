@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+
+const MAIN = new URL('../src/main.js', import.meta.url).pathname;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function startService(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  let output = '';
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-proc-')), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitForHealth(port: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('service did not become healthy');
+}
+
+describe('the service process', () => {
+  const children: ChildProcess[] = [];
+  after(() => children.forEach((child) => child.kill('SIGKILL')));
+
+  it('refuses to start on a bad variable, naming it', async () => {
+    const service = startService({ PORT: 'eighty' });
+    children.push(service.child);
+    assert.equal(await service.exited, 1);
+    assert.match(service.output(), /Invalid configuration: PORT must be an integer/);
+  });
+
+  it('on SIGTERM stops accepting, finishes the request in flight, and exits cleanly', async () => {
+    const port = await freePort();
+    const service = startService({ PORT: String(port), HOST: '127.0.0.1', MASTER_KEY: randomBytes(32).toString('base64'), SQLITE_FILE: ':memory:' });
+    children.push(service.child);
+    await waitForHealth(port);
+
+    const body = JSON.stringify({ data: { ownerEmail: 'shutdown@example.com' } });
+    const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v2/workspace/create', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', reject);
+      // Half the body now, the rest after SIGTERM: the request is in flight throughout.
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        service.child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(10)), 300);
+      }, 100);
+    });
+
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await assert.rejects(fetch(`http://127.0.0.1:${port}/health`), 'new connections are refused once shutdown starts');
+    const response = await inFlight;
+    assert.equal(response.status, 200, response.body);
+    assert.equal(JSON.parse(response.body).result.status, 'success');
+    assert.equal(await service.exited, 0, service.output());
+  });
+});

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MemoryRateLimitStore } from '../src/common/rate-limit/memory-rate-limit.store.js';
+import { RedisRateLimitStore } from '../src/common/rate-limit/redis-rate-limit.store.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { createKey, expectError, expectSuccess, uniqueEmail } from './factories/workspace.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+for (const store of ['memory', 'redis'] as const) {
+  describe(`rate limits (contract 1.6), ${store} counters`, () => {
+    let app: TestApp;
+
+    before(async () => {
+      app = await startApp({
+        REDIS_URL: store === 'redis' ? REDIS_URL : undefined,
+        RATE_LIMIT_API_KEY: '3',
+        RATE_LIMIT_WORKSPACE_GET: '2',
+        RATE_LIMIT_WORKSPACE_CREATE: '4',
+        RATE_LIMIT_LOGIN_LINK: '2',
+      });
+    });
+    after(() => app.close());
+
+    it('limits API-key operations per key across operations, with Retry-After', async () => {
+      // Creating keys costs workspace-create budget (4 per IP in this app): two here, two below.
+      const key = await createKey(app);
+      const other = await createKey(app);
+      expectSuccess(await app.post('/v2/workspace/domains/get', { data: {} }, key.headers));
+      expectSuccess(await app.post('/v2/workspace/domains/add', { data: { domains: ['a.example.com'] } }, key.headers));
+      // Every request that reaches an operation counts, whatever its answer.
+      expectError(await app.post('/v2/workspace/domains/get', { data: { bad: 1 } }, key.headers), 400, 'INVALID_ARGUMENT');
+      const limited = await app.post('/v2/workspace/domains/get', { data: {} }, key.headers);
+      expectError(limited, 429, 'RESOURCE_EXHAUSTED', 'Rate limit exceeded for this endpoint. Try again later.');
+      const retryAfter = Number(limited.headers['retry-after']);
+      assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${limited.headers['retry-after']}`);
+      // Refused requests do not move the window.
+      const again = await app.post('/v2/workspace/domains/get', { data: {} }, key.headers);
+      assert.ok(Number(again.headers['retry-after']) <= retryAfter);
+      // Another key has its own budget.
+      expectSuccess(await app.post('/v2/workspace/domains/get', { data: {} }, other.headers));
+    });
+
+    it('limits get workspace per workspace with its own message', async () => {
+      const key = await createKey(app);
+      expectSuccess(await app.post('/v2/workspace/get', { data: {} }, key.workspaceHeaders));
+      expectSuccess(await app.post('/v2/workspace/get', { data: {} }, key.workspaceHeaders));
+      const limited = await app.post('/v2/workspace/get', { data: {} }, key.workspaceHeaders);
+      expectError(limited, 429, 'RESOURCE_EXHAUSTED', 'Rate limit exceeded. Try again after 1 minute.');
+      assert.ok(Number(limited.headers['retry-after']) >= 1);
+    });
+
+    it('limits workspace create per client address', async () => {
+      await createKey(app);
+      expectError(await app.post('/v2/workspace/create', { data: { ownerEmail: uniqueEmail() } }), 429, 'RESOURCE_EXHAUSTED');
+    });
+
+    it('limits send login link per client address', async () => {
+      const link = { email: uniqueEmail(), continueUrl: 'http://localhost:3000/login' };
+      expectSuccess(await app.post('/v2/workspace/email/send-login-link', { data: link }));
+      expectSuccess(await app.post('/v2/workspace/email/send-login-link', { data: link }));
+      expectError(await app.post('/v2/workspace/email/send-login-link', { data: link }), 429, 'RESOURCE_EXHAUSTED', 'Rate limit exceeded for this endpoint. Try again later.');
+    });
+  });
+}
+
+describe('rate limit counters', () => {
+  it('fixed windows: hits over the limit are refused until the window closes', async () => {
+    const stores = [new MemoryRateLimitStore(), new RedisRateLimitStore(REDIS_URL, `test:${Date.now()}:${Math.random()}:`)];
+    for (const store of stores) {
+      const results = [];
+      for (let i = 0; i < 4; i++) results.push(await store.increment('k', 300, 2));
+      assert.deepEqual(results.map((r) => r.isBlocked), [false, false, true, true]);
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      assert.equal((await store.increment('k', 300, 2)).isBlocked, false, 'a new window opens after ttl');
+      await store.close();
+    }
+  });
+});

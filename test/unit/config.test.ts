@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { CONFIG_VARIABLES, parseSettings } from '../../src/config/app-config.js';
+import { loadAppConfig } from '../../src/config/load-config.js';
+import { ConfigError } from '../../src/config/parsers.js';
+
+const read = (env: Record<string, string>) => (name: string) => env[name];
+
+describe('configuration', () => {
+  it('has documented defaults', () => {
+    const settings = parseSettings(read({}));
+    assert.equal(settings.port, 8080);
+    assert.equal(settings.host, '0.0.0.0');
+    assert.equal(settings.dialect, 'sqlite');
+    assert.equal(settings.database, './data/svc.sqlite');
+    assert.equal(settings.headerProduct, 'svc');
+    assert.equal(settings.bodyLimitBytes, 1024 * 1024);
+    assert.deepEqual(settings.rateLimits, { workspaceCreatePerHour: 10, loginLinkPerMinute: 5, loginLinkPerEmailPerHour: 3, workspaceGetPerMinute: 60, apiKeyPerMinute: 6000 });
+  });
+
+  it('uses PostgreSQL when DATABASE_URL is set', () => {
+    const settings = parseSettings(read({ DATABASE_URL: 'postgres://u@h:5432/db' }));
+    assert.equal(settings.dialect, 'postgres');
+    assert.equal(settings.database, 'postgres://u@h:5432/db');
+  });
+
+  const bad: [Record<string, string>, string][] = [
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
+    [{ BODY_LIMIT: 'huge' }, 'BODY_LIMIT'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ ADVANCED_WEBHOOKS: 'maybe' }, 'ADVANCED_WEBHOOKS'],
+    [{ RATE_LIMIT_API_KEY: '-1' }, 'RATE_LIMIT_API_KEY'],
+    [{ HEADER_PRODUCT: 'Bad Product' }, 'HEADER_PRODUCT'],
+    [{ SMTP_URL: 'mail.example.com' }, 'SMTP_URL'],
+  ];
+  for (const [env, variable] of bad) {
+    it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
+      assert.throws(() => parseSettings(read(env)), (error: unknown) => error instanceof ConfigError && error.variable === variable && error.message.includes(variable));
+    });
+  }
+
+  it('needs MASTER_KEY with PostgreSQL, generates one for the embedded database, and never echoes it', () => {
+    assert.throws(() => loadAppConfig(read({ DATABASE_URL: 'postgres://u@h/db' })), /MASTER_KEY is required/);
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-config-'));
+    const first = loadAppConfig(read({ DATA_DIR: dataDir }));
+    const second = loadAppConfig(read({ DATA_DIR: dataDir }));
+    assert.equal(first.masterKey.length, 32);
+    assert.deepEqual(first.masterKey, second.masterKey, 'the generated key is reused');
+    assert.throws(
+      () => loadAppConfig(read({ DATA_DIR: dataDir, MASTER_KEY: 'c2hvcnQ=' })),
+      (error: unknown) => error instanceof ConfigError && !error.message.includes('c2hvcnQ='),
+    );
+  });
+
+  it('the README documents every variable', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    for (const variable of CONFIG_VARIABLES) assert.ok(readme.includes(`\`${variable}\``), `README does not document ${variable}`);
+  });
+});
