@@ -31,7 +31,13 @@ export function createHttpAdapter(config: AppConfig): FastifyAdapter {
     return503OnClosing: true,
     keepAliveTimeout: 65_000,
     routerOptions: { ignoreTrailingSlash: false },
+    // A hop count means: trust the nearest n proxies.
+    trustProxy: typeof config.trustProxy === 'number' ? trustNearest(config.trustProxy) : config.trustProxy,
   });
+}
+
+function trustNearest(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
 }
 
 /**

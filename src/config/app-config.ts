@@ -1,4 +1,4 @@
-import { ConfigError, parseBool, parseBytes, parseEnum, parseInteger, parseString, parseUrl } from './parsers.js';
+import { ConfigError, parseBool, parseBytes, parseEnum, parseInteger, parseString, parseTrustProxy, parseUrl } from './parsers.js';
 
 /** Database engine in use: the embedded default or a PostgreSQL server. */
 export type DatabaseDialect = 'sqlite' | 'postgres';
@@ -41,6 +41,12 @@ export class AppConfig {
   readonly webhookAllowPrivateNetworks!: boolean;
   /** Offer advanced webhooks (`ADVANCED_WEBHOOKS`). */
   readonly advancedWebhooks!: boolean;
+  /**
+   * Which proxies to believe about the client address (`TRUST_PROXY`): `false` (default),
+   * `true`, a hop count, or a comma-separated list of addresses/CIDRs. Per-IP rate limits
+   * depend on it behind a reverse proxy.
+   */
+  readonly trustProxy!: boolean | number | string[];
   /** Largest accepted request body in bytes (`BODY_LIMIT`, e.g. `1mb`). */
   readonly bodyLimitBytes!: number;
   /** Pino log level (`LOG_LEVEL`). */
@@ -92,6 +98,7 @@ export const CONFIG_VARIABLES = [
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
   'ADVANCED_WEBHOOKS',
   'BODY_LIMIT',
+  'TRUST_PROXY',
   'LOG_LEVEL',
   'SHUTDOWN_TIMEOUT_MS',
   'RATE_LIMIT_WORKSPACE_CREATE',
@@ -131,6 +138,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     webhookAllowPrivateNetworks: parseBool(read, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     advancedWebhooks: parseBool(read, 'ADVANCED_WEBHOOKS', true),
     bodyLimitBytes: parseBytes(read, 'BODY_LIMIT', '1mb'),
+    trustProxy: parseTrustProxy(read, 'TRUST_PROXY'),
     logLevel: parseEnum(read, 'LOG_LEVEL', 'info', LOG_LEVELS),
     shutdownTimeoutMs: parseInteger(read, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     rateLimits: {

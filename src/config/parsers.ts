@@ -77,3 +77,16 @@ export function parseBytes(read: EnvReader, name: string, fallback: string): num
   }
   return bytes;
 }
+
+/** `false`, `true`, a hop count, or a comma-separated list of addresses or CIDRs. */
+export function parseTrustProxy(read: EnvReader, name: string): boolean | number | string[] {
+  const value = raw(read, name)?.toLowerCase();
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((entry) => entry.trim());
+  if (entries.some((entry) => !/^[0-9a-f.:]+(\/\d{1,3})?$/.test(entry))) {
+    throw new ConfigError(name, 'must be true, false, a hop count or a comma-separated list of IP addresses/CIDRs', value);
+  }
+  return entries;
+}

@@ -22,6 +22,13 @@ describe('configuration', () => {
     assert.deepEqual(settings.rateLimits, { workspaceCreatePerHour: 10, loginLinkPerMinute: 5, loginLinkPerEmailPerHour: 3, workspaceGetPerMinute: 60, apiKeyPerMinute: 6000 });
   });
 
+  it('reads TRUST_PROXY as a switch, a hop count or a list', () => {
+    assert.equal(parseSettings(read({})).trustProxy, false);
+    assert.equal(parseSettings(read({ TRUST_PROXY: 'true' })).trustProxy, true);
+    assert.equal(parseSettings(read({ TRUST_PROXY: '2' })).trustProxy, 2);
+    assert.deepEqual(parseSettings(read({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16' })).trustProxy, ['10.0.0.1', '192.168.0.0/16']);
+  });
+
   it('uses PostgreSQL when DATABASE_URL is set', () => {
     const settings = parseSettings(read({ DATABASE_URL: 'postgres://u@h:5432/db' }));
     assert.equal(settings.dialect, 'postgres');
@@ -40,6 +47,7 @@ describe('configuration', () => {
     [{ RATE_LIMIT_API_KEY: '-1' }, 'RATE_LIMIT_API_KEY'],
     [{ HEADER_PRODUCT: 'Bad Product' }, 'HEADER_PRODUCT'],
     [{ SMTP_URL: 'mail.example.com' }, 'SMTP_URL'],
+    [{ TRUST_PROXY: 'the load balancer' }, 'TRUST_PROXY'],
   ];
   for (const [env, variable] of bad) {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
