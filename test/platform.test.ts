@@ -187,3 +187,20 @@ describe('openapi.json', () => {
     }
   });
 });
+
+describe('configurable header product part (HEADER_PRODUCT)', () => {
+  it('reads x-<product>-… headers and ignores the default names', async () => {
+    const app = await startApp({ HEADER_PRODUCT: 'acme' });
+    try {
+      const created = await app.post('/v2/workspace/create', { data: { ownerEmail: 'acme.owner@example.com' } });
+      const workspace = expectSuccess(created).data;
+      const apiKey = Object.keys(workspace.apiKeyList)[0]!;
+      const tokens = await app.post('/v2/workspace/authtokens/get', { data: { apiKey } }, { 'x-acme-workspace-id': workspace.id, 'x-acme-workspace-auth-token': workspace.authToken });
+      const authToken = expectSuccess(tokens).data.authTokens[0].token;
+      expectSuccess(await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-acme-api-key': apiKey, 'x-acme-auth-token': authToken }));
+      expectError(await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-api-key': apiKey, 'x-svc-auth-token': authToken }), 400, 'INVALID_ARGUMENT', 'API key not found in headers.');
+    } finally {
+      await app.close();
+    }
+  });
+});

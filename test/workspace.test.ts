@@ -104,6 +104,21 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
       assert.ok(stored.every((k) => k.persistenceDbRegion === 'europe-west1' && k.realtimeDbRegion === 'europe-west1'));
     });
 
+    it('answers bad input with INVALID_ARGUMENT naming the field', async () => {
+      const key = await createKey(app);
+      const create = (data: Record<string, unknown>) => app.post('/v2/workspace/apikey/create', { data: { ownerEmail: 'ops@example.com', type: 'testing', ...data } }, key.workspaceHeaders);
+      expectError(await create({ useEmailService: 'yes' }), 400, 'INVALID_ARGUMENT', 'data.useEmailService must be a boolean');
+      expectError(await create({ emailServiceConfig: 'x' }), 400, 'INVALID_ARGUMENT', 'data.emailServiceConfig must be an object');
+      expectError(await create({ emailServiceConfig: { fromEmail: 'nope' } }), 400, 'INVALID_ARGUMENT', 'data.emailServiceConfig.fromEmail must be a valid e-mail address');
+      expectError(await create({ emailServiceConfig: { secret: 1 } }), 400, 'INVALID_ARGUMENT', 'Unknown field: data.emailServiceConfig.secret');
+      expectError(await create({ webhookServiceConfig: { rawNotificationUrl: 'ftp://x' } }), 400, 'INVALID_ARGUMENT', 'data.webhookServiceConfig.rawNotificationUrl must be an http(s) URL');
+      expectError(await create({ allowedDomains: ['ok.example.com', 'not a domain'] }), 400, 'INVALID_ARGUMENT', /^data\.allowedDomains\[1\] is not a valid domain/);
+      expectError(await create({ apiKeyName: 42 }), 400, 'INVALID_ARGUMENT', 'data.apiKeyName must be a string');
+      expectError(await create({ extra: true }), 400, 'INVALID_ARGUMENT', 'Unknown field: data.extra');
+      const workspace = expectSuccess(await app.post('/v2/workspace/get', { data: {} }, key.workspaceHeaders)).data;
+      assert.equal(Object.keys(workspace.apiKeyList).length, 1, 'nothing was created by refused requests');
+    });
+
     it('initialises the key’s configs and domains from the creation options', async () => {
       const key = await createKey(app);
       const result = expectSuccess(

@@ -4,6 +4,8 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger as Pino } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
+import { errorEnvelope } from './envelope.js';
+import { UNAVAILABLE_MESSAGE } from './filters/api-exception.filter.js';
 import type { ServiceRequest } from './request-context.js';
 
 const REQUEST_ID = /^[\w.:@-]{1,128}$/;
@@ -28,7 +30,8 @@ export function createHttpAdapter(config: AppConfig): FastifyAdapter {
     // The body reader below enforces the configured limit itself, after authentication.
     bodyLimit: Number.MAX_SAFE_INTEGER,
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // Requests that arrive while closing get the UNAVAILABLE envelope from the hook below.
+    return503OnClosing: false,
     keepAliveTimeout: 65_000,
     routerOptions: { ignoreTrailingSlash: false },
     // A hop count means: trust the nearest n proxies.
@@ -42,15 +45,25 @@ function trustNearest(hops: number): (address: string, hop: number) => boolean {
 
 /**
  * Request-level plumbing, before Nest's router:
- * - every response carries `x-request-id`;
+ * - every response carries `x-request-id`; once shutdown starts, new requests on open
+ *   connections get UNAVAILABLE;
  * - bodies are read as JSON whatever their content type, up to the limit; one that is too
  *   large or does not parse is not answered here but kept on the request, so credentials are
  *   checked first and `@RequestData()` reports it (contract 1.1);
  * - each request is logged when it ends (method, path, status, time; never headers or bodies).
  */
 export function installHttpPipeline(fastify: FastifyInstance, config: AppConfig, logger: Pino): void {
+  let closing = false;
+  fastify.addHook('preClose', (done: () => void) => {
+    closing = true;
+    done();
+  });
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.code(503).header('connection', 'close').send(errorEnvelope('UNAVAILABLE', UNAVAILABLE_MESSAGE));
+      return;
+    }
     done();
   });
 

@@ -60,14 +60,16 @@ export function flattenValidationErrors(errors: ValidationError[], parentPath: s
   for (const error of errors) {
     const path = /^\d+$/.test(error.property) ? `${parentPath}[${error.property}]` : `${parentPath}.${error.property}`;
     const constraints = error.constraints ?? {};
+    // class-validator's generic nested-type message only when no check of ours said more.
+    const { nestedValidation, ...specific } = constraints;
     if (constraints.whitelistValidation !== undefined) {
       issues.push({ path, message: `Unknown field: ${path}` });
-    } else if (constraints.nestedValidation !== undefined) {
+    } else if (nestedValidation !== undefined && Object.keys(specific).length === 0) {
       issues.push({ path, message: `${path} must be an object or an array of objects` });
     } else {
       // Our own decorators write messages without the property name; class-validator's
       // built-in ones start with it, which the full path replaces.
-      const first = Object.values(constraints)[0];
+      const first = Object.values(specific)[0];
       if (first !== undefined) {
         const withoutProperty = first.startsWith(`${error.property} `) ? first.slice(error.property.length + 1) : first;
         issues.push({ path, message: `${path} ${withoutProperty}` });
