@@ -69,16 +69,10 @@ export function installHttpPipeline(fastify: FastifyInstance, config: AppConfig,
 
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage, done: (error: Error | null, body?: unknown) => void) => {
-    readJsonBody(payload, config.bodyLimitBytes).then(
-      (result) => {
-        if ('problem' in result) (request as ServiceRequest).bodyProblem = result.problem;
-        done(null, 'body' in result ? result.body : undefined);
-      },
-      () => {
-        (request as ServiceRequest).bodyProblem = { kind: 'malformed' };
-        done(null, undefined);
-      },
-    );
+    readJsonBody(payload, config.bodyLimitBytes, (result) => {
+      if ('problem' in result) (request as ServiceRequest).bodyProblem = result.problem;
+      done(null, 'body' in result ? result.body : undefined);
+    });
   });
 
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
@@ -96,28 +90,34 @@ export function installHttpPipeline(fastify: FastifyInstance, config: AppConfig,
 
 type BodyResult = { body: unknown } | { problem: NonNullable<ServiceRequest['bodyProblem']> } | { empty: true };
 
-function readJsonBody(payload: IncomingMessage, limit: number): Promise<BodyResult> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = Number(payload.headers['content-length'] ?? 0) > limit;
-    payload.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) tooLarge = true;
-      if (!tooLarge) chunks.push(chunk);
-      // Draining lets the error reach the client on this connection; past 4× the limit the
-      // sender is not a client worth answering.
-      else if (size > limit * 4) payload.destroy(new Error('request body far over the limit'));
-    });
-    payload.once('error', reject);
-    payload.once('end', () => {
-      if (tooLarge) return resolve({ problem: { kind: 'too-large', limit } });
-      if (size === 0) return resolve({ empty: true });
-      try {
-        resolve({ body: JSON.parse(Buffer.concat(chunks, size).toString('utf8')) });
-      } catch {
-        resolve({ problem: { kind: 'malformed' } });
-      }
-    });
+/** Reads and parses a body, calling back once (no promise: this runs on every request). */
+function readJsonBody(payload: IncomingMessage, limit: number, callback: (result: BodyResult) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = Number(payload.headers['content-length'] ?? 0) > limit;
+  let answered = false;
+  const answer = (result: BodyResult) => {
+    if (!answered) {
+      answered = true;
+      callback(result);
+    }
+  };
+  payload.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) tooLarge = true;
+    if (!tooLarge) chunks.push(chunk);
+    // Draining lets the error reach the client on this connection; past 4× the limit the
+    // sender is not a client worth answering.
+    else if (size > limit * 4) payload.destroy(new Error('request body far over the limit'));
+  });
+  payload.once('error', () => answer({ problem: { kind: 'malformed' } }));
+  payload.once('end', () => {
+    if (tooLarge) return answer({ problem: { kind: 'too-large', limit } });
+    if (size === 0) return answer({ empty: true });
+    try {
+      answer({ body: JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8')) });
+    } catch {
+      answer({ problem: { kind: 'malformed' } });
+    }
   });
 }

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 
@@ -13,12 +13,13 @@ const FORMAT_VERSION = 'v1';
 @Injectable()
 export class Secrets {
   private readonly encryptionKey: Buffer;
-  private readonly lookupKey: Buffer;
+  /** A KeyObject, so hashing a credential on every request does not re-import the key. */
+  private readonly lookupKey: KeyObject;
   private readonly tokenKey: Buffer;
 
   constructor(config: AppConfig) {
     this.encryptionKey = deriveKey(config.masterKey, 'secrets-at-rest');
-    this.lookupKey = deriveKey(config.masterKey, 'secret-lookup');
+    this.lookupKey = createSecretKey(deriveKey(config.masterKey, 'secret-lookup'));
     this.tokenKey = deriveKey(config.masterKey, 'opaque-tokens');
   }
 
