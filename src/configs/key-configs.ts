@@ -92,45 +92,9 @@ export interface EmailConfigChange {
   emailServiceConfig?: Partial<StoredEmailConfig['emailServiceConfig']>;
 }
 
-/**
- * The email-config update rule (rest-interface part 3): partial update over the stored config;
- * when no triggers are stored yet and the change enables the service or sets type `custom`,
- * the defaults (type `custom`, default triggers, service on) are seeded first and the request
- * merged over them. `seedTriggers: false` (API key creation with `setDefaultEmailTriggers:
- * false`) enables without seeding.
- */
-export function applyEmailConfigChange(stored: StoredEmailConfig, change: EmailConfigChange, options: { seedTriggers?: boolean } = {}): StoredEmailConfig {
-  const next: StoredEmailConfig = { useEmailService: stored.useEmailService, emailServiceConfig: { ...stored.emailServiceConfig } };
-  const firstEnable =
-    next.emailServiceConfig.triggers === undefined && (change.useEmailService === true || change.emailServiceConfig?.type === 'custom');
-  if (firstEnable && options.seedTriggers !== false) {
-    next.useEmailService = true;
-    next.emailServiceConfig.type = 'custom';
-    next.emailServiceConfig.triggers = defaultTriggers();
-  }
-  if (change.useEmailService !== undefined) next.useEmailService = change.useEmailService;
-  const { triggers, ...fields } = change.emailServiceConfig ?? {};
-  Object.assign(next.emailServiceConfig, stripUndefined(fields));
-  if (triggers !== undefined) next.emailServiceConfig.triggers = { ...next.emailServiceConfig.triggers, ...triggers };
-  return next;
-}
-
 export interface WebhookConfigChange {
   useWebhookService?: boolean;
   webhookServiceConfig?: Partial<StoredWebhookConfig['webhookServiceConfig']>;
-}
-
-/** The same first-enable rule for the basic webhook config (contract part 3). */
-export function applyWebhookConfigChange(stored: StoredWebhookConfig, change: WebhookConfigChange, options: { seedTriggers?: boolean } = {}): StoredWebhookConfig {
-  const next: StoredWebhookConfig = { useWebhookService: stored.useWebhookService, webhookServiceConfig: { ...stored.webhookServiceConfig } };
-  if (next.webhookServiceConfig.triggers === undefined && change.useWebhookService === true && options.seedTriggers !== false) {
-    next.webhookServiceConfig.triggers = defaultTriggers();
-  }
-  if (change.useWebhookService !== undefined) next.useWebhookService = change.useWebhookService;
-  const { triggers, ...fields } = change.webhookServiceConfig ?? {};
-  Object.assign(next.webhookServiceConfig, stripUndefined(fields));
-  if (triggers !== undefined) next.webhookServiceConfig.triggers = { ...next.webhookServiceConfig.triggers, ...triggers };
-  return next;
 }
 
 export interface NotificationConfigChange {
@@ -138,22 +102,68 @@ export interface NotificationConfigChange {
   notificationServiceConfig?: { triggers?: Triggers };
 }
 
+export interface ChangeOptions {
+  /** `false` (key creation with `setDefault*Triggers: false`) enables without seeding triggers. */
+  seedTriggers?: boolean;
+}
+
+/**
+ * The email-config update rule (rest-interface part 3): partial update over the stored config;
+ * when no triggers are stored yet and the change enables the service or sets type `custom`,
+ * the defaults (type `custom`, default triggers, service on) are seeded first and the request
+ * merged over them.
+ */
+export function applyEmailConfigChange(stored: StoredEmailConfig, change: EmailConfigChange, options: ChangeOptions = {}): StoredEmailConfig {
+  const firstEnable = change.useEmailService === true || change.emailServiceConfig?.type === 'custom';
+  const next = mergeServiceChange({ use: stored.useEmailService, config: stored.emailServiceConfig }, { use: change.useEmailService, config: change.emailServiceConfig }, firstEnable && options.seedTriggers !== false, (seeded) => {
+    seeded.use = true;
+    seeded.config.type = 'custom';
+  });
+  return { useEmailService: next.use, emailServiceConfig: next.config };
+}
+
+/** The same first-enable rule for the basic webhook config (contract part 3). */
+export function applyWebhookConfigChange(stored: StoredWebhookConfig, change: WebhookConfigChange, options: ChangeOptions = {}): StoredWebhookConfig {
+  const seed = change.useWebhookService === true && options.seedTriggers !== false;
+  const next = mergeServiceChange({ use: stored.useWebhookService, config: stored.webhookServiceConfig }, { use: change.useWebhookService, config: change.webhookServiceConfig }, seed);
+  return { useWebhookService: next.use, webhookServiceConfig: next.config };
+}
+
 /** The same first-enable rule for the notification config (contract part 3). */
-export function applyNotificationConfigChange(
-  stored: StoredNotificationConfig,
-  change: NotificationConfigChange,
-  options: { seedTriggers?: boolean } = {},
-): StoredNotificationConfig {
-  const next: StoredNotificationConfig = {
-    useNotificationService: stored.useNotificationService,
-    notificationServiceConfig: { ...stored.notificationServiceConfig },
-  };
-  if (next.notificationServiceConfig.triggers === undefined && change.useNotificationService === true && options.seedTriggers !== false) {
-    next.notificationServiceConfig.triggers = defaultTriggers();
+export function applyNotificationConfigChange(stored: StoredNotificationConfig, change: NotificationConfigChange, options: ChangeOptions = {}): StoredNotificationConfig {
+  const seed = change.useNotificationService === true && options.seedTriggers !== false;
+  const next = mergeServiceChange(
+    { use: stored.useNotificationService, config: stored.notificationServiceConfig },
+    { use: change.useNotificationService, config: change.notificationServiceConfig },
+    seed,
+  );
+  return { useNotificationService: next.use, notificationServiceConfig: next.config };
+}
+
+interface ServiceState<C> {
+  use: boolean;
+  config: C;
+}
+
+/**
+ * The shared core of the three rules: seed the defaults once (only while no triggers are stored),
+ * then apply the sent fields over the result; sent triggers merge key by key.
+ */
+function mergeServiceChange<C extends { triggers?: Triggers }>(
+  stored: ServiceState<C>,
+  change: { use?: boolean; config?: Partial<C> },
+  seed: boolean,
+  seedMore?: (state: ServiceState<C>) => void,
+): ServiceState<C> {
+  const next: ServiceState<C> = { use: stored.use, config: { ...stored.config } };
+  if (seed && next.config.triggers === undefined) {
+    next.config.triggers = defaultTriggers();
+    seedMore?.(next);
   }
-  if (change.useNotificationService !== undefined) next.useNotificationService = change.useNotificationService;
-  const triggers = change.notificationServiceConfig?.triggers;
-  if (triggers !== undefined) next.notificationServiceConfig.triggers = { ...next.notificationServiceConfig.triggers, ...triggers };
+  if (change.use !== undefined) next.use = change.use;
+  const { triggers, ...fields } = change.config ?? {};
+  Object.assign(next.config, stripUndefined(fields));
+  if (triggers !== undefined) next.config.triggers = { ...next.config.triggers, ...triggers };
   return next;
 }
 

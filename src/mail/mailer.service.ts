@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import nodemailer, { type Transporter } from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { newSortableId } from '../common/ids.js';
@@ -21,13 +22,18 @@ export interface MailMessage {
 export class Mailer implements OnApplicationShutdown {
   private readonly logger = new Logger('Mailer');
   private readonly transport: Transporter | undefined;
+  /** Work started by `inBackground`, awaited on shutdown. */
+  private readonly pending = new Set<Promise<unknown>>();
 
   constructor(
     private readonly config: AppConfig,
     private readonly secrets: Secrets,
     @InjectRepository(OutgoingMailEntity) private readonly mails: Repository<OutgoingMailEntity>,
   ) {
-    this.transport = config.smtpUrl ? nodemailer.createTransport(config.smtpUrl) : undefined;
+    // Bounded waits: nodemailer's defaults allow minutes per stage.
+    this.transport = config.smtpUrl
+      ? nodemailer.createTransport({ url: config.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 } as SMTPTransport.Options)
+      : undefined;
   }
 
   /** Sends (or keeps) one mail; never throws for a transport failure, which is recorded instead. */
@@ -59,7 +65,19 @@ export class Mailer implements OnApplicationShutdown {
     return status;
   }
 
-  onApplicationShutdown(): void {
+  /**
+   * Runs mail work after the response (so its duration reveals nothing to the caller); failures
+   * are logged; shutdown waits for it.
+   */
+  inBackground(work: () => Promise<unknown>): void {
+    const running = work()
+      .catch((error: unknown) => this.logger.error({ err: error }, 'Background mail work failed'))
+      .finally(() => this.pending.delete(running));
+    this.pending.add(running);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
     this.transport?.close();
   }
 }

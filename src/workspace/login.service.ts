@@ -25,26 +25,31 @@ export class LoginService {
   ) {}
 
   /**
-   * Mails a single-use link to an owner. The answer is the same whether or not the address
-   * owns a workspace, so the operation cannot be used to probe for accounts.
+   * Mails a single-use link to an owner. The answer is the same, and as fast, whether or not
+   * the address owns a workspace (token and mail are made after the response), so the
+   * operation cannot be used to probe for accounts.
    */
   async sendLink(request: SendLoginLinkRequest): Promise<null> {
     const continueUrl = this.checkContinueUrl(request.continueUrl);
     const email = request.email.trim().toLowerCase();
     if (isDisposableEmail(email)) throw WorkspaceErrors.disposableEmail();
-    if (!(await this.workspaces.isOwner(email))) return null;
+    if (await this.workspaces.isOwner(email)) this.mailer.inBackground(() => this.mailLink(email, continueUrl));
+    return null;
+  }
+
+  private async mailLink(email: string, continueUrl: URL): Promise<void> {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
     await this.transactions.run((manager) =>
       manager.insert(LoginTokenEntity, { tokenHash: this.secrets.lookupHash(token), email, expiresAt: now + LOGIN_TOKEN_TTL_MS, usedAt: null, createdAt: now }),
     );
-    continueUrl.searchParams.set('token', token);
+    const link = new URL(continueUrl);
+    link.searchParams.set('token', token);
     await this.mailer.send({
       to: email,
       subject: 'Your sign-in link',
-      text: `Sign in to your workspace with this link:\n\n${continueUrl.toString()}\n\nIt works once and expires in 15 minutes. If you did not ask for it, ignore this mail.`,
+      text: `Sign in to your workspace with this link:\n\n${link.toString()}\n\nIt works once and expires in 15 minutes. If you did not ask for it, ignore this mail.`,
     });
-    return null;
   }
 
   /** Consumes the token (one conditional update, so two concurrent uses cannot both win). */
