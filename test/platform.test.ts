@@ -50,7 +50,7 @@ describe('wire rules (contract part 1)', () => {
 
     it('names the field path of a wrong type', async () => {
       expectError(await agentFor(app, key)('/v2/workspace/domains/add', { domains: 'example.com' }), 400, 'INVALID_ARGUMENT', 'data.domains must be an array');
-      expectError(await agentFor(app, key)('/v2/workspace/domains/add', { domains: ['a.com', 7] }), 400, 'INVALID_ARGUMENT', 'data.domains [1] must be a string');
+      expectError(await agentFor(app, key)('/v2/workspace/domains/add', { domains: ['a.com', 7] }), 400, 'INVALID_ARGUMENT', 'data.domains[1] must be a string');
     });
 
     it('refuses a huge array with INVALID_ARGUMENT', async () => {

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { KeySettingsReader } from '../configs/key-settings.reader.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { PageTokens } from './paging.js';
@@ -7,7 +8,7 @@ import { Secrets } from './secrets.js';
 /** Shared services every feature module uses. */
 @Global()
 @Module({
-  providers: [Secrets, PageTokens, Transactions, Sql],
-  exports: [Secrets, PageTokens, Transactions, Sql],
+  providers: [Secrets, PageTokens, Transactions, Sql, KeySettingsReader],
+  exports: [Secrets, PageTokens, Transactions, Sql, KeySettingsReader],
 })
 export class CoreModule {}

@@ -72,7 +72,8 @@ export function flattenValidationErrors(errors: ValidationError[], parentPath: s
       const first = Object.values(specific)[0];
       if (first !== undefined) {
         const withoutProperty = first.startsWith(`${error.property} `) ? first.slice(error.property.length + 1) : first;
-        issues.push({ path, message: `${path} ${withoutProperty}` });
+        // Item problems (`[2].userId must be …`) continue the path: data.users[2].userId.
+        issues.push({ path, message: /^[[.]/.test(withoutProperty) ? `${path}${withoutProperty}` : `${path} ${withoutProperty}` });
       }
     }
     if (error.children?.length) issues.push(...flattenValidationErrors(error.children, path));

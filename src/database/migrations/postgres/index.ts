@@ -1,4 +1,5 @@
+import { Directory1763790000000 } from './1763790000000-directory.js';
 import { Workspaces1763780000000 } from './1763780000000-workspaces.js';
 
 /** PostgreSQL migrations in order; each new file is added here. */
-export const POSTGRES_MIGRATIONS = [Workspaces1763780000000];
+export const POSTGRES_MIGRATIONS = [Workspaces1763780000000, Directory1763790000000];

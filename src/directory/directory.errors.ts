@@ -1,0 +1,32 @@
+import { ApiError } from '../common/errors.js';
+
+/** Messages of contract part 4. */
+export const DirectoryMessages = {
+  organizationAdded: 'Added Successfully',
+  organizationUpdated: 'Updated Successfully',
+  organizationDeleted: 'Deleted Successfully',
+  organizationMissing: 'Organization does not exist',
+  disableStateUpdated: 'Disable state updated.',
+  folderAdded: 'Folder added.',
+  folderExists: 'Folder already exists.',
+  folderParentMissing: 'Parent folder does not exist.',
+  folderRootReserved: 'Folder ID "root" is reserved.',
+  folderUpdated: 'Folder Updated.',
+  folderMissing: 'Folder does not exist.',
+  folderCycle: 'A folder cannot be moved under itself or one of its subfolders.',
+  folderAccessUpdated: 'Folder access type updated.',
+  documentAdded: 'Added Successfully',
+  documentExists: 'Document already exists',
+  documentUpdated: 'Updated Successfully',
+  documentDeleted: 'Deleted Successfully',
+  documentMissing: 'Document does not exist',
+  documentMoved: 'Document moved.',
+  documentAccessUpdated: 'Document access type updated.',
+} as const;
+
+export const DirectoryErrors = {
+  organizationMissing: () => new ApiError('NOT_FOUND', 'Organization does not exist'),
+  folderNotFound: () => new ApiError('NOT_FOUND', 'Folder not found.'),
+  inheritWithAccessType: () => new ApiError('INVALID_ARGUMENT', 'Send either accessType or inheritFromParent, not both.'),
+  accessFieldRequired: () => new ApiError('INVALID_ARGUMENT', 'One of accessType or inheritFromParent is required.'),
+};

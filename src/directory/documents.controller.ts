@@ -1,0 +1,63 @@
+import { Controller } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Operation } from '../common/decorators/operation.decorator.js';
+import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
+import { RequestData } from '../common/decorators/request-data.decorator.js';
+import { withResultFields, type ResultFields } from '../common/envelope.js';
+import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
+import type { AccessType } from '../configs/key-configs.js';
+import type { ItemResults } from './batch.js';
+import { DirectoryMessages } from './directory.errors.js';
+import { DocumentsService } from './documents.service.js';
+import {
+  AddDocumentsRequest,
+  DocumentIdsRequest,
+  DocumentsDisableStateRequest,
+  GetDocumentsRequest,
+  MoveDocumentsRequest,
+  UpdateDocumentAccessRequest,
+  UpdateDocumentsRequest,
+} from './dto/document.dto.js';
+
+/** Documents of an organization (contract part 4). */
+@ApiTags('documents')
+@Controller()
+export class DocumentsController {
+  constructor(private readonly documents: DocumentsService) {}
+
+  @Operation('/v2/organizations/documents/add', { auth: 'apiKey', message: 'Document(s) added successfully.' })
+  add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddDocumentsRequest): Promise<ItemResults> {
+    return this.documents.add(caller, data);
+  }
+
+  @Operation('/v2/organizations/documents/get', { auth: 'apiKey', message: 'Document(s) retrieved successfully.' })
+  async get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetDocumentsRequest): Promise<ResultFields> {
+    const page = await this.documents.get(caller, data);
+    return withResultFields(page.documents, { pageToken: page.pageToken });
+  }
+
+  @Operation('/v2/organizations/documents/update', { auth: 'apiKey', message: 'Document(s) updated successfully.' })
+  update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateDocumentsRequest): Promise<ItemResults> {
+    return this.documents.update(caller, data.organizationId, data.documents);
+  }
+
+  @Operation('/v2/organizations/documents/delete', { auth: 'apiKey', message: 'Document(s) deleted successfully.' })
+  delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DocumentIdsRequest): Promise<ItemResults> {
+    return this.documents.delete(caller, data.organizationId, data.documentIds);
+  }
+
+  @Operation('/v2/organizations/documents/move', { auth: 'apiKey', message: 'Documents moved successfully.' })
+  move(@ApiKeyPrincipal() caller: Caller, @RequestData() data: MoveDocumentsRequest): Promise<ItemResults> {
+    return this.documents.move(caller, data);
+  }
+
+  @Operation('/v2/organizations/documents/access/update', { auth: 'apiKey', message: 'Updated access for documents successfully.' })
+  updateAccess(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateDocumentAccessRequest): Promise<ItemResults> {
+    return this.documents.set(caller, data.organizationId, data.documentIds, { accessType: data.accessType as AccessType }, DirectoryMessages.documentAccessUpdated);
+  }
+
+  @Operation('/v2/organizations/documents/access/disablestate/update', { auth: 'apiKey', message: 'Updated disable state for documents successfully.' })
+  setDisabled(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DocumentsDisableStateRequest): Promise<ItemResults> {
+    return this.documents.set(caller, data.organizationId, data.documentIds, { disabled: data.disabled }, DirectoryMessages.disableStateUpdated);
+  }
+}

@@ -1,0 +1,179 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, type EntityManager, type Repository } from 'typeorm';
+import { effectiveDocumentAccess } from '../access/effective-access.js';
+import { GrantEntity } from '../access/entities/grant.entity.js';
+import { PageTokens, PAGE_SIZE } from '../common/paging.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import type { AccessType } from '../configs/key-configs.js';
+import { KeySettingsReader } from '../configs/key-settings.reader.js';
+import { Transactions } from '../database/transactions.js';
+import { failed, ok, splitMetadata, type ItemResults } from './batch.js';
+import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
+import { DOCUMENT_FIELDS, type AddDocumentsRequest, type DocumentInput, type GetDocumentsRequest, type MoveDocumentsRequest } from './dto/document.dto.js';
+import { DocumentEntity } from './entities/document.entity.js';
+import { ROOT } from './folder-paths.js';
+import { FoldersService } from './folders.service.js';
+
+/** A document as returned: caller metadata spread at the top level, known fields win. */
+export type DocumentRecord = Record<string, unknown> & { id: string; documentName: string | null; disabled: boolean; accessType: AccessType; folderId?: string };
+
+@Injectable()
+export class DocumentsService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly folders: FoldersService,
+    private readonly keySettings: KeySettingsReader,
+    private readonly pageTokens: PageTokens,
+    @InjectRepository(DocumentEntity) private readonly documents: Repository<DocumentEntity>,
+  ) {}
+
+  /** Adds new documents (existing ones fail as items); one read and one insert for the batch. */
+  async add(principal: ApiKeyPrincipal, request: AddDocumentsRequest): Promise<ItemResults> {
+    const { apiKeyId } = principal;
+    const { organizationId } = request;
+    return this.transactions.run(async (manager) => {
+      await this.folders.requireOrganization(manager, apiKeyId, organizationId, request.createOrganization === true);
+      const folderId = request.folderId === undefined || request.folderId === ROOT ? null : request.folderId;
+      if (folderId !== null) {
+        if (request.createFolder) await this.folders.ensureTopLevel(manager, apiKeyId, organizationId, folderId);
+        else if (!(await this.folders.findFolders(manager, apiKeyId, organizationId, [folderId])).length) throw DirectoryErrors.folderNotFound();
+      }
+      const existing = await this.existingIds(manager, apiKeyId, organizationId, request.documents.map((d) => d.documentId));
+      const now = Date.now();
+      const fresh = request.documents
+        .filter((d) => !existing.has(d.documentId))
+        .map(
+          (input): DocumentEntity => ({
+            apiKeyId,
+            organizationId,
+            id: input.documentId,
+            name: input.documentName ?? null,
+            folderId,
+            accessType: (input.accessType as AccessType | undefined) ?? null,
+            disabled: input.disabled ?? false,
+            metadata: splitMetadata(input, DOCUMENT_FIELDS),
+            createdAt: now,
+            lastUpdated: now,
+          }),
+        );
+      // TypeORM's partial-entity type cannot follow JSON columns typed as records.
+      if (fresh.length) await manager.insert(DocumentEntity, fresh as never[]);
+      return Object.fromEntries(
+        request.documents.map((d) => [d.documentId, existing.has(d.documentId) ? failed(d.documentId, DirectoryMessages.documentExists) : ok(d.documentId, DirectoryMessages.documentAdded)]),
+      );
+    });
+  }
+
+  /**
+   * Keyset pages over (createdAt, id) with the effective accessType of each document: the page,
+   * its folders and their ancestors, in three queries whatever the page size.
+   */
+  async get(principal: ApiKeyPrincipal, request: GetDocumentsRequest): Promise<{ documents: DocumentRecord[]; pageToken?: string }> {
+    const { apiKeyId } = principal;
+    const pageSize = request.pageSize ?? PAGE_SIZE.default;
+    const filters = { organizationId: request.organizationId, documentIds: request.documentIds ?? null, folderId: request.folderId ?? null };
+    const after = request.pageToken ? this.pageTokens.decode<[number, string]>(apiKeyId, 'documents/get', filters, request.pageToken) : undefined;
+    const query = this.documents
+      .createQueryBuilder('d')
+      .where('d.api_key_id = :apiKeyId AND d.organization_id = :organizationId', { apiKeyId, organizationId: request.organizationId })
+      .orderBy('d.created_at', 'ASC')
+      .addOrderBy('d.id', 'ASC')
+      .limit(pageSize + 1);
+    if (request.documentIds) query.andWhere('d.id IN (:...ids)', { ids: request.documentIds.length ? request.documentIds : [''] });
+    if (request.folderId !== undefined) {
+      if (request.folderId === ROOT) query.andWhere('d.folder_id IS NULL');
+      else query.andWhere('d.folder_id = :folderId', { folderId: request.folderId });
+    }
+    if (after) query.andWhere('(d.created_at > :t OR (d.created_at = :t AND d.id > :id))', { t: after[0], id: after[1] });
+    const rows = await query.getMany();
+    const page = rows.slice(0, pageSize);
+    const keyDefault = (await this.keySettings.settings(apiKeyId)).defaultDocumentAccessType;
+    const folderAccess = await this.folders.effectiveAccess(this.documents.manager, apiKeyId, request.organizationId, page.flatMap((d) => (d.folderId ? [d.folderId] : [])), keyDefault);
+    const last = page[page.length - 1];
+    return {
+      documents: page.map((d) => ({
+        ...d.metadata,
+        id: d.id,
+        documentName: d.name,
+        disabled: d.disabled,
+        accessType: effectiveDocumentAccess(d.accessType, d.folderId ? folderAccess.get(d.folderId) : undefined, keyDefault),
+        ...(d.folderId ? { folderId: d.folderId } : {}),
+        createdAt: d.createdAt,
+        lastUpdated: d.lastUpdated,
+      })),
+      pageToken: rows.length > pageSize && last ? this.pageTokens.encode(apiKeyId, 'documents/get', filters, [last.createdAt, last.id]) : undefined,
+    };
+  }
+
+  /** Updates name, flags and metadata (merged) of existing documents. */
+  async update(principal: ApiKeyPrincipal, organizationId: string, items: DocumentInput[]): Promise<ItemResults> {
+    const { apiKeyId } = principal;
+    return this.transactions.run(async (manager) => {
+      const current = new Map((await manager.find(DocumentEntity, { where: { apiKeyId, organizationId, id: In(items.map((i) => i.documentId)) } })).map((d) => [d.id, d]));
+      const now = Date.now();
+      for (const item of items) {
+        const before = current.get(item.documentId);
+        if (!before) continue;
+        await manager.update(
+          DocumentEntity,
+          { apiKeyId, organizationId, id: item.documentId },
+          {
+            name: item.documentName ?? before.name,
+            accessType: (item.accessType as AccessType | undefined) ?? before.accessType,
+            disabled: item.disabled ?? before.disabled,
+            metadata: { ...before.metadata, ...splitMetadata(item, DOCUMENT_FIELDS) } as never,
+            lastUpdated: now,
+          },
+        );
+      }
+      return Object.fromEntries(items.map((i) => [i.documentId, current.has(i.documentId) ? ok(i.documentId, DirectoryMessages.documentUpdated) : failed(i.documentId, DirectoryMessages.documentMissing)]));
+    });
+  }
+
+  /** Deletes documents and the grants on them. */
+  async delete(principal: ApiKeyPrincipal, organizationId: string, ids: string[]): Promise<ItemResults> {
+    const { apiKeyId } = principal;
+    return this.transactions.run(async (manager) => {
+      const existing = [...(await this.existingIds(manager, apiKeyId, organizationId, ids))];
+      if (existing.length) {
+        await manager.delete(GrantEntity, { apiKeyId, organizationId, resourceType: 'document', resourceId: In(existing) });
+        await manager.delete(DocumentEntity, { apiKeyId, organizationId, id: In(existing) });
+      }
+      return this.itemResults(ids, new Set(existing), DirectoryMessages.documentDeleted);
+    });
+  }
+
+  /** Moves documents into a folder, or out of any folder with `root`; an unknown target is NOT_FOUND. */
+  async move(principal: ApiKeyPrincipal, request: MoveDocumentsRequest): Promise<ItemResults> {
+    const { apiKeyId } = principal;
+    const { organizationId } = request;
+    return this.transactions.run(async (manager) => {
+      const target = request.folderId === ROOT ? null : request.folderId;
+      if (target !== null && !(await this.folders.findFolders(manager, apiKeyId, organizationId, [target])).length) throw DirectoryErrors.folderNotFound();
+      const existing = await this.existingIds(manager, apiKeyId, organizationId, request.documentIds);
+      if (existing.size) await manager.update(DocumentEntity, { apiKeyId, organizationId, id: In([...existing]) }, { folderId: target, lastUpdated: Date.now() });
+      return this.itemResults(request.documentIds, existing, DirectoryMessages.documentMoved);
+    });
+  }
+
+  /** Sets fields on existing documents (access type, disabled). */
+  async set(principal: ApiKeyPrincipal, organizationId: string, ids: string[], fields: Partial<Pick<DocumentEntity, 'accessType' | 'disabled'>>, message: string): Promise<ItemResults> {
+    const { apiKeyId } = principal;
+    return this.transactions.run(async (manager) => {
+      const existing = await this.existingIds(manager, apiKeyId, organizationId, ids);
+      if (existing.size) await manager.update(DocumentEntity, { apiKeyId, organizationId, id: In([...existing]) }, { ...fields, lastUpdated: Date.now() });
+      return this.itemResults(ids, existing, message);
+    });
+  }
+
+  private itemResults(ids: string[], existing: Set<string>, message: string): ItemResults {
+    return Object.fromEntries(ids.map((id) => [id, existing.has(id) ? ok(id, message) : failed(id, DirectoryMessages.documentMissing)]));
+  }
+
+  private async existingIds(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await manager.find(DocumentEntity, { where: { apiKeyId, organizationId, id: In(ids) }, select: { id: true } });
+    return new Set(rows.map((row) => row.id));
+  }
+}

@@ -1,0 +1,84 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { checkBoolean, checkInteger, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
+import { ACCESS_TYPES } from '../../configs/access-types.js';
+import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
+
+export const DOCUMENT_FIELDS = ['documentId', 'documentName', 'accessType', 'disabled'] as const;
+const documentItems = checkItems('documentId', {
+  documentName: checkString({ max: 1000, allowEmpty: true }),
+  accessType: checkOneOf(ACCESS_TYPES),
+  disabled: checkBoolean,
+});
+
+/** `{ documentId, documentName?, accessType?, disabled?, ...metadata }`. */
+export type DocumentInput = { documentId: string; documentName?: string; accessType?: string; disabled?: boolean } & Record<string, unknown>;
+
+export class AddDocumentsRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+
+  /** At most 500; keys beyond the named ones are kept as metadata. */
+  @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: MAX_BATCH })
+  @Satisfies(documentItems)
+  documents!: DocumentInput[];
+
+  /** Put the documents in this folder (it must exist unless createFolder). */
+  @ApiPropertyOptional() @IsOptionalId() folderId?: string;
+  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) createOrganization?: boolean;
+  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) createFolder?: boolean;
+}
+
+export class UpdateDocumentsRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+
+  @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: MAX_BATCH })
+  @Satisfies(documentItems)
+  documents!: DocumentInput[];
+}
+
+export class GetDocumentsRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS })
+  @Optional()
+  @IsIdArray(MAX_FILTER_IDS)
+  documentIds?: string[];
+
+  /** Only documents directly in this folder. */
+  @ApiPropertyOptional() @IsOptionalId() folderId?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 1000 })
+  @Optional()
+  @Satisfies(checkInteger(1, 1000))
+  pageSize?: number;
+
+  @ApiPropertyOptional() @Optional() @Satisfies(checkString({ max: 4000 })) pageToken?: string;
+}
+
+export class DocumentIdsRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+
+  @ApiProperty({ type: [String], maxItems: MAX_BATCH })
+  @IsIdArray(MAX_BATCH, { min: 1 })
+  documentIds!: string[];
+}
+
+export class MoveDocumentsRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+
+  @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS })
+  @IsIdArray(MAX_FILTER_IDS, { min: 1 })
+  documentIds!: string[];
+
+  /** Target folder; `root` takes the documents out of any folder. */
+  @ApiProperty() @IsId() folderId!: string;
+}
+
+export class UpdateDocumentAccessRequest extends DocumentIdsRequest {
+  @ApiProperty({ enum: ACCESS_TYPES })
+  @Satisfies(checkOneOf(ACCESS_TYPES))
+  accessType!: string;
+}
+
+export class DocumentsDisableStateRequest extends DocumentIdsRequest {
+  @ApiProperty() @Satisfies(checkBoolean) disabled!: boolean;
+}

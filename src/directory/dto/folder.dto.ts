@@ -1,0 +1,104 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ValidateNested } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { checkBoolean, checkInteger, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
+import { ACCESS_TYPES } from '../../configs/access-types.js';
+import { MAX_BATCH } from '../batch.js';
+
+const OptionalAccessType = () =>
+  applyDecorators(ApiPropertyOptional({ enum: ACCESS_TYPES }), Optional(), Satisfies(checkOneOf(ACCESS_TYPES)));
+
+export class FolderUpdateInput {
+  @ApiProperty()
+  @IsId()
+  folderId!: string;
+
+  @ApiPropertyOptional()
+  @Optional()
+  @Satisfies(checkString({ max: 1000, allowEmpty: true }))
+  folderName?: string;
+
+  /** Parent folder (`root` for top level); in an update, a new parent moves the folder with its subtree. */
+  @ApiPropertyOptional()
+  @IsOptionalId()
+  parentFolderId?: string;
+}
+
+/** A folder to add: the update fields plus its own access type. */
+export class FolderInput extends FolderUpdateInput {
+  /** Sets the folder's own type; absent: inherited from the parent. */
+  @OptionalAccessType()
+  accessType?: string;
+}
+
+const FolderItems = <T extends object>(type: () => new () => T) =>
+  applyDecorators(
+    Satisfies((value) => {
+      if (!Array.isArray(value)) return 'must be an array';
+      if (value.length === 0) return 'must contain at least 1 item(s)';
+      if (value.length > MAX_BATCH) return `must contain at most ${MAX_BATCH} items`;
+      const seen = new Map<unknown, number>();
+      for (let i = 0; i < value.length; i++) {
+        const id = (value[i] as { folderId?: unknown } | null)?.folderId;
+        const first = seen.get(id);
+        if (typeof id === 'string' && first !== undefined) return `[${i}].folderId repeats [${first}].folderId (${JSON.stringify(id)})`;
+        seen.set(id, i);
+      }
+      return undefined;
+    }),
+    ValidateNested({ each: true }),
+    Type(type),
+  );
+
+export class AddFoldersRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+
+  /** Create the organization when it does not exist. */
+  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) createOrganization?: boolean;
+
+  @ApiProperty({ type: [FolderInput], maxItems: MAX_BATCH })
+  @FolderItems(() => FolderInput)
+  folders!: FolderInput[];
+}
+
+export class UpdateFoldersRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+
+  @ApiProperty({ type: [FolderUpdateInput], maxItems: MAX_BATCH })
+  @FolderItems(() => FolderUpdateInput)
+  folders!: FolderUpdateInput[];
+}
+
+export class GetFoldersRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+
+  /** Omitted: every folder of the organization (flat unless maxDepth is given). */
+  @ApiPropertyOptional() @IsOptionalId() folderId?: string;
+
+  /** Levels of nested `subFolders`; 1 when only folderId is given. */
+  @ApiPropertyOptional({ minimum: 0, maximum: 100 })
+  @Optional()
+  @Satisfies(checkInteger(0, 100))
+  maxDepth?: number;
+}
+
+export class DeleteFolderRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiProperty() @IsId() folderId!: string;
+}
+
+export class UpdateFolderAccessRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+
+  @ApiProperty({ type: [String], maxItems: MAX_BATCH })
+  @IsIdArray(MAX_BATCH, { min: 1 })
+  folderIds!: string[];
+
+  @OptionalAccessType()
+  accessType?: string;
+
+  /** `true` clears the folders' own type so they inherit again. */
+  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) inheritFromParent?: boolean;
+}
+

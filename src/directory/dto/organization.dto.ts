@@ -1,0 +1,45 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { checkArrayOf, checkBoolean, checkId, checkInteger, checkString, IsIdArray, Optional, Satisfies } from '../../common/validation.js';
+import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
+
+export const ORGANIZATION_FIELDS = ['organizationId', 'organizationName', 'disabled'] as const;
+const organizationItems = checkItems('organizationId', { organizationName: checkString({ max: 1000, allowEmpty: true }), disabled: checkBoolean });
+
+/** `{ organizationId, organizationName?, disabled?, ...metadata }`. */
+export type OrganizationInput = { organizationId: string; organizationName?: string; disabled?: boolean } & Record<string, unknown>;
+
+export class OrganizationsRequest {
+  /** At most 500; keys beyond the named ones are kept as metadata. */
+  @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: MAX_BATCH })
+  @Satisfies(organizationItems)
+  organizations!: OrganizationInput[];
+}
+
+export class GetOrganizationsRequest {
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS })
+  @Optional()
+  @IsIdArray(MAX_FILTER_IDS)
+  organizationIds?: string[];
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 1000 })
+  @Optional()
+  @Satisfies(checkInteger(1, 1000))
+  pageSize?: number;
+
+  @ApiPropertyOptional()
+  @Optional()
+  @Satisfies(checkString({ max: 4000 }))
+  pageToken?: string;
+}
+
+export class OrganizationIdsRequest {
+  @ApiProperty({ type: [String], maxItems: MAX_BATCH })
+  @Satisfies(checkArrayOf(checkId, { min: 1, max: MAX_BATCH, unique: true }))
+  organizationIds!: string[];
+}
+
+export class OrganizationsDisableStateRequest extends OrganizationIdsRequest {
+  @ApiProperty()
+  @Satisfies(checkBoolean)
+  disabled!: boolean;
+}

@@ -1,0 +1,25 @@
+import { TimestampedRecord } from './organization-scoped.record.js';
+import { Entity, PrimaryColumn } from 'typeorm';
+import { JsonColumn, TextColumn } from '../../database/column-types.js';
+
+/** A user known to an API key; where they belong is held by grants. */
+@Entity('directory_user')
+export class DirectoryUserEntity extends TimestampedRecord {
+  @PrimaryColumn({ name: 'api_key_id', type: 'varchar', length: 24 })
+  apiKeyId!: string;
+
+  @PrimaryColumn({ type: 'varchar', length: 256 })
+  id!: string;
+
+  @TextColumn('name', { nullable: true })
+  name!: string | null;
+
+  @TextColumn('email', { nullable: true })
+  email!: string | null;
+
+  @TextColumn('initial', { nullable: true })
+  initial!: string | null;
+
+  @JsonColumn('metadata')
+  metadata!: Record<string, unknown>;
+}

@@ -1,0 +1,20 @@
+import { PrimaryColumn } from 'typeorm';
+import { TimestampColumn } from '../../database/column-types.js';
+
+/** Creation and change times in epoch milliseconds (rest-interface convention 6). */
+export abstract class TimestampedRecord {
+  @TimestampColumn('created_at')
+  createdAt!: number;
+
+  @TimestampColumn('last_updated')
+  lastUpdated!: number;
+}
+
+/** A record inside an organization: its key starts with the owning API key and the organization. */
+export abstract class OrganizationScopedRecord extends TimestampedRecord {
+  @PrimaryColumn({ name: 'api_key_id', type: 'varchar', length: 24 })
+  apiKeyId!: string;
+
+  @PrimaryColumn({ name: 'organization_id', type: 'varchar', length: 256 })
+  organizationId!: string;
+}

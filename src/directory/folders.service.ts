@@ -1,0 +1,315 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Brackets, In, type EntityManager, type Repository } from 'typeorm';
+import { effectiveFolderAccess, type FolderAccessNode } from '../access/effective-access.js';
+import { GrantEntity } from '../access/entities/grant.entity.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import type { AccessType } from '../configs/key-configs.js';
+import { KeySettingsReader } from '../configs/key-settings.reader.js';
+import { Transactions } from '../database/transactions.js';
+import { failed, ok, type ItemResults } from './batch.js';
+import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
+import type { AddFoldersRequest, GetFoldersRequest, UpdateFolderAccessRequest, UpdateFoldersRequest } from './dto/folder.dto.js';
+import { DocumentEntity } from './entities/document.entity.js';
+import { FolderEntity } from './entities/folder.entity.js';
+import { ancestorsOf, childPath, depthOf, descendantRange, idsOf, ROOT } from './folder-paths.js';
+import { OrganizationsService } from './organizations.service.js';
+
+/** A folder as returned (rest-interface part 2). */
+export interface FolderRecord {
+  folderId: string;
+  folderName: string | null;
+  organizationId: string;
+  parentFolderId: string;
+  apiKey: string;
+  createdAt: number;
+  lastUpdated: number;
+  ancestors: string[];
+  accessType: AccessType;
+  inheritAccessFromParent: boolean;
+  subFolders?: FolderRecord[];
+}
+
+const toNode = (folder: FolderEntity): FolderAccessNode => ({ id: folder.id, pathIds: idsOf(folder.path), accessType: folder.accessType });
+
+@Injectable()
+export class FoldersService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly organizations: OrganizationsService,
+    private readonly keySettings: KeySettingsReader,
+    @InjectRepository(FolderEntity) private readonly folders: Repository<FolderEntity>,
+  ) {}
+
+  /**
+   * Adds folders in request order, so a folder may name a parent added earlier in the same
+   * batch. Two reads and one insert whatever the batch size.
+   */
+  async add(principal: ApiKeyPrincipal, request: AddFoldersRequest): Promise<ItemResults> {
+    const { apiKeyId } = principal;
+    return this.transactions.run(async (manager) => {
+      await this.requireOrganization(manager, apiKeyId, request.organizationId, request.createOrganization === true);
+      const mentioned = request.folders.flatMap((f) => [f.folderId, f.parentFolderId ?? ROOT]).filter((id) => id !== ROOT);
+      const known = new Map((await this.findFolders(manager, apiKeyId, request.organizationId, mentioned)).map((f) => [f.id, f]));
+      const now = Date.now();
+      const results: ItemResults = {};
+      const fresh: FolderEntity[] = [];
+      for (const input of request.folders) {
+        const parentId = input.parentFolderId ?? ROOT;
+        const parent = parentId === ROOT ? undefined : known.get(parentId);
+        if (input.folderId === ROOT) results[input.folderId] = failed(input.folderId, DirectoryMessages.folderRootReserved);
+        else if (known.has(input.folderId)) results[input.folderId] = failed(input.folderId, DirectoryMessages.folderExists);
+        else if (parentId !== ROOT && !parent) results[input.folderId] = failed(input.folderId, DirectoryMessages.folderParentMissing);
+        else {
+          const path = childPath(parent?.path ?? '', input.folderId);
+          const folder: FolderEntity = {
+            apiKeyId,
+            organizationId: request.organizationId,
+            id: input.folderId,
+            name: input.folderName ?? null,
+            parentId: parent ? parent.id : null,
+            path,
+            depth: depthOf(path),
+            accessType: (input.accessType as AccessType | undefined) ?? null,
+            createdAt: now,
+            lastUpdated: now,
+          };
+          known.set(folder.id, folder);
+          fresh.push(folder);
+          results[input.folderId] = ok(input.folderId, DirectoryMessages.folderAdded);
+        }
+      }
+      if (fresh.length) await manager.insert(FolderEntity, fresh);
+      return results;
+    });
+  }
+
+  /**
+   * Folders of an organization. Neither folderId nor maxDepth: all, flat. With folderId: that
+   * folder with `maxDepth` (default 1) levels of `subFolders`; with only maxDepth: the top-level
+   * folders nested that deep. One range query for the tree plus one for the ancestors.
+   */
+  async get(principal: ApiKeyPrincipal, request: GetFoldersRequest): Promise<FolderRecord[]> {
+    const { apiKeyId } = principal;
+    const keyDefault = (await this.keySettings.settings(apiKeyId)).defaultDocumentAccessType;
+    const base = this.folders.createQueryBuilder('f').where('f.api_key_id = :apiKeyId AND f.organization_id = :organizationId', { apiKeyId, organizationId: request.organizationId });
+
+    if (request.folderId === undefined && request.maxDepth === undefined) {
+      const all = await base.orderBy('f.path', 'ASC').getMany();
+      const byId = new Map(all.map((f) => [f.id, toNode(f)]));
+      return all.map((folder) => this.toRecord(folder, byId, keyDefault));
+    }
+
+    let top: FolderEntity | undefined;
+    if (request.folderId !== undefined) {
+      top = (await this.findFolders(this.folders.manager, apiKeyId, request.organizationId, [request.folderId]))[0];
+      if (!top) throw DirectoryErrors.folderNotFound();
+    }
+    const levels = request.maxDepth ?? 1;
+    // Levels count below the named folder, or below the top-level folders (depth 1).
+    const deepest = (top?.depth ?? 1) + levels;
+    if (top) {
+      const range = descendantRange(top.path);
+      base.andWhere('f.path > :after AND f.path < :before', range);
+    }
+    const tree = await base.andWhere('f.depth <= :deepest', { deepest }).orderBy('f.created_at', 'ASC').addOrderBy('f.id', 'ASC').getMany();
+    const ancestors = top ? await this.findFolders(this.folders.manager, apiKeyId, request.organizationId, idsOf(top.path).slice(0, -1)) : [];
+    const byId = new Map([...ancestors, ...(top ? [top] : []), ...tree].map((f) => [f.id, toNode(f)]));
+    const children = new Map<string | null, FolderEntity[]>();
+    for (const folder of tree) children.set(folder.parentId, [...(children.get(folder.parentId) ?? []), folder]);
+    const nest = (folder: FolderEntity): FolderRecord => {
+      const record = this.toRecord(folder, byId, keyDefault);
+      if (folder.depth < deepest) record.subFolders = (children.get(folder.id) ?? []).map(nest);
+      return record;
+    };
+    return top ? [nest(top)] : (children.get(null) ?? []).map(nest);
+  }
+
+  /** Renames and moves; a move re-roots the whole subtree (two statements per moved folder). */
+  async update(principal: ApiKeyPrincipal, request: UpdateFoldersRequest): Promise<ItemResults> {
+    const { apiKeyId } = principal;
+    const { organizationId } = request;
+    return this.transactions.run(async (manager) => {
+      const results: ItemResults = {};
+      if (!(await this.organizations.exists(manager, apiKeyId, organizationId))) {
+        for (const input of request.folders) results[input.folderId] = failed(input.folderId, DirectoryMessages.organizationMissing);
+        return results;
+      }
+      const now = Date.now();
+      for (const input of request.folders) {
+        // Re-read per item: an earlier move in this batch may have changed paths.
+        const [folder] = await this.findFolders(manager, apiKeyId, organizationId, [input.folderId]);
+        if (!folder) {
+          results[input.folderId] = failed(input.folderId, DirectoryMessages.folderMissing);
+          continue;
+        }
+        const newParentId = input.parentFolderId;
+        if (newParentId !== undefined && newParentId !== (folder.parentId ?? ROOT)) {
+          const parent = newParentId === ROOT ? undefined : (await this.findFolders(manager, apiKeyId, organizationId, [newParentId]))[0];
+          if (newParentId !== ROOT && !parent) {
+            results[input.folderId] = failed(input.folderId, DirectoryMessages.folderParentMissing);
+            continue;
+          }
+          if (parent && parent.path.startsWith(folder.path)) {
+            results[input.folderId] = failed(input.folderId, DirectoryMessages.folderCycle);
+            continue;
+          }
+          await this.moveSubtree(manager, folder, parent, now);
+        }
+        if (input.folderName !== undefined) {
+          await manager.update(FolderEntity, { apiKeyId, organizationId, id: folder.id }, { name: input.folderName, lastUpdated: now });
+        }
+        results[input.folderId] = ok(input.folderId, DirectoryMessages.folderUpdated);
+      }
+      return results;
+    });
+  }
+
+  /** Deletes a folder, its subfolders, their documents and the grants on all of them. */
+  async delete(principal: ApiKeyPrincipal, organizationId: string, folderId: string): Promise<null> {
+    const { apiKeyId } = principal;
+    await this.transactions.run(async (manager) => {
+      const [folder] = await this.findFolders(manager, apiKeyId, organizationId, [folderId]);
+      if (!folder) throw DirectoryErrors.folderNotFound();
+      const range = descendantRange(folder.path);
+      const subtree = (alias: string) =>
+        manager
+          .createQueryBuilder()
+          .subQuery()
+          .select(`${alias}.id`)
+          .from(FolderEntity, alias)
+          .where(`${alias}.api_key_id = :apiKeyId AND ${alias}.organization_id = :organizationId AND ${alias}.path >= :root AND ${alias}.path < :before`)
+          .getQuery();
+      const parameters = { apiKeyId, organizationId, root: folder.path, before: range.before };
+      const documents = manager
+        .createQueryBuilder()
+        .subQuery()
+        .select('d.id')
+        .from(DocumentEntity, 'd')
+        .where(`d.api_key_id = :apiKeyId AND d.organization_id = :organizationId AND d.folder_id IN ${subtree('sf')}`)
+        .getQuery();
+      await manager
+        .createQueryBuilder()
+        .delete()
+        .from(GrantEntity)
+        .where('api_key_id = :apiKeyId AND organization_id = :organizationId')
+        .andWhere(
+          new Brackets((where) =>
+            where.where(`resource_type = 'folder' AND resource_id IN ${subtree('gf')}`).orWhere(`resource_type = 'document' AND resource_id IN ${documents}`),
+          ),
+        )
+        .setParameters(parameters)
+        .execute();
+      await manager
+        .createQueryBuilder()
+        .delete()
+        .from(DocumentEntity)
+        .where(`api_key_id = :apiKeyId AND organization_id = :organizationId AND folder_id IN ${subtree('df')}`)
+        .setParameters(parameters)
+        .execute();
+      await manager
+        .createQueryBuilder()
+        .delete()
+        .from(FolderEntity)
+        .where('api_key_id = :apiKeyId AND organization_id = :organizationId AND path >= :root AND path < :before')
+        .setParameters(parameters)
+        .execute();
+    });
+    return null;
+  }
+
+  /** Sets or clears the folders' own access type. */
+  async updateAccess(principal: ApiKeyPrincipal, request: UpdateFolderAccessRequest): Promise<ItemResults> {
+    if (request.accessType !== undefined && request.inheritFromParent !== undefined) throw DirectoryErrors.inheritWithAccessType();
+    if (request.accessType === undefined && request.inheritFromParent === undefined) throw DirectoryErrors.accessFieldRequired();
+    const { apiKeyId } = principal;
+    return this.transactions.run(async (manager) => {
+      const existing = await this.findFolders(manager, apiKeyId, request.organizationId, request.folderIds);
+      const ids = new Set(existing.map((f) => f.id));
+      let accessType: AccessType | null = (request.accessType as AccessType | undefined) ?? null;
+      if (request.inheritFromParent === false && accessType === null) {
+        // Stop inheriting without naming a type: keep what each folder has now, as its own.
+        const keyDefault = (await this.keySettings.settings(apiKeyId)).defaultDocumentAccessType;
+        const ancestors = await this.findFolders(manager, apiKeyId, request.organizationId, existing.flatMap((f) => idsOf(f.path)));
+        const byId = new Map([...ancestors, ...existing].map((f) => [f.id, toNode(f)]));
+        for (const folder of existing) {
+          await manager.update(FolderEntity, { apiKeyId, organizationId: request.organizationId, id: folder.id }, { accessType: effectiveFolderAccess(toNode(folder), byId, keyDefault), lastUpdated: Date.now() });
+        }
+      } else {
+        if (request.inheritFromParent === true) accessType = null;
+        if (ids.size) await manager.update(FolderEntity, { apiKeyId, organizationId: request.organizationId, id: In([...ids]) }, { accessType, lastUpdated: Date.now() });
+      }
+      return Object.fromEntries(request.folderIds.map((id) => [id, ids.has(id) ? ok(id, DirectoryMessages.folderAccessUpdated) : failed(id, DirectoryMessages.folderMissing)]));
+    });
+  }
+
+  /** Folders of an organization by id (any number, one query). */
+  async findFolders(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<FolderEntity[]> {
+    const unique = [...new Set(ids)];
+    if (!unique.length) return [];
+    return manager.find(FolderEntity, { where: { apiKeyId, organizationId, id: In(unique) } });
+  }
+
+  /** Effective access types of the given folders (documents' folders), ancestors read in one query. */
+  async effectiveAccess(manager: EntityManager, apiKeyId: string, organizationId: string, folderIds: string[], keyDefault: AccessType): Promise<Map<string, AccessType>> {
+    const folders = await this.findFolders(manager, apiKeyId, organizationId, folderIds);
+    const ancestors = await this.findFolders(manager, apiKeyId, organizationId, folders.flatMap((f) => idsOf(f.path).slice(0, -1)));
+    const byId = new Map([...ancestors, ...folders].map((f) => [f.id, toNode(f)]));
+    return new Map(folders.map((f) => [f.id, effectiveFolderAccess(toNode(f), byId, keyDefault)]));
+  }
+
+  /** Creates a top-level folder when missing (documents add with `createFolder`). */
+  async ensureTopLevel(manager: EntityManager, apiKeyId: string, organizationId: string, folderId: string): Promise<void> {
+    const now = Date.now();
+    const path = childPath('', folderId);
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(FolderEntity)
+      .values({ apiKeyId, organizationId, id: folderId, name: null, parentId: null, path, depth: depthOf(path), accessType: null, createdAt: now, lastUpdated: now })
+      .orIgnore()
+      .execute();
+  }
+
+  async requireOrganization(manager: EntityManager, apiKeyId: string, organizationId: string, create: boolean): Promise<void> {
+    if (create) await this.organizations.ensure(manager, apiKeyId, [organizationId]);
+    else if (!(await this.organizations.exists(manager, apiKeyId, organizationId))) throw DirectoryErrors.organizationMissing();
+  }
+
+  private async moveSubtree(manager: EntityManager, folder: FolderEntity, parent: FolderEntity | undefined, now: number): Promise<void> {
+    const newPath = childPath(parent?.path ?? '', folder.id);
+    const range = descendantRange(folder.path);
+    await manager
+      .createQueryBuilder()
+      .update(FolderEntity)
+      .set({
+        path: () => `:newPath || substr(path, ${folder.path.length + 1})`,
+        depth: () => `depth + ${depthOf(newPath) - folder.depth}`,
+        lastUpdated: now,
+      })
+      .where('api_key_id = :apiKeyId AND organization_id = :organizationId AND path >= :root AND path < :before', {
+        apiKeyId: folder.apiKeyId,
+        organizationId: folder.organizationId,
+        root: folder.path,
+        before: range.before,
+      })
+      .setParameter('newPath', newPath)
+      .execute();
+    await manager.update(FolderEntity, { apiKeyId: folder.apiKeyId, organizationId: folder.organizationId, id: folder.id }, { parentId: parent ? parent.id : null });
+  }
+
+  private toRecord(folder: FolderEntity, known: ReadonlyMap<string, FolderAccessNode>, keyDefault: AccessType): FolderRecord {
+    return {
+      folderId: folder.id,
+      folderName: folder.name,
+      organizationId: folder.organizationId,
+      parentFolderId: folder.parentId ?? ROOT,
+      apiKey: folder.apiKeyId,
+      createdAt: folder.createdAt,
+      lastUpdated: folder.lastUpdated,
+      ancestors: ancestorsOf(folder.path),
+      accessType: effectiveFolderAccess(toNode(folder), known, keyDefault),
+      inheritAccessFromParent: folder.accessType === null,
+    };
+  }
+}

@@ -1,0 +1,43 @@
+import { Controller } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Operation } from '../common/decorators/operation.decorator.js';
+import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
+import { RequestData } from '../common/decorators/request-data.decorator.js';
+import { withResultFields, type ResultFields } from '../common/envelope.js';
+import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
+import type { ItemResults } from './batch.js';
+import { GetOrganizationsRequest, OrganizationIdsRequest, OrganizationsDisableStateRequest, OrganizationsRequest } from './dto/organization.dto.js';
+import { OrganizationsService } from './organizations.service.js';
+
+/** Organizations (contract part 4). */
+@ApiTags('organizations')
+@Controller()
+export class OrganizationsController {
+  constructor(private readonly organizations: OrganizationsService) {}
+
+  @Operation('/v2/organizations/add', { auth: 'apiKey', message: 'Organization(s) added successfully.' })
+  add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: OrganizationsRequest): Promise<ItemResults> {
+    return this.organizations.add(caller, data.organizations);
+  }
+
+  @Operation('/v2/organizations/get', { auth: 'apiKey', message: 'Organization(s) retrieved successfully.' })
+  async get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetOrganizationsRequest): Promise<ResultFields> {
+    const page = await this.organizations.get(caller, data);
+    return withResultFields(page.organizations, { nextPageToken: page.nextPageToken });
+  }
+
+  @Operation('/v2/organizations/update', { auth: 'apiKey', message: 'Organization(s) updated successfully.' })
+  update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: OrganizationsRequest): Promise<ItemResults> {
+    return this.organizations.update(caller, data.organizations);
+  }
+
+  @Operation('/v2/organizations/delete', { auth: 'apiKey', message: 'Organization(s) deleted successfully.' })
+  delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: OrganizationIdsRequest): Promise<ItemResults> {
+    return this.organizations.delete(caller, data.organizationIds);
+  }
+
+  @Operation('/v2/organizations/access/disablestate/update', { auth: 'apiKey', message: 'Updated disable state for Organization(s) successfully.' })
+  setDisabled(@ApiKeyPrincipal() caller: Caller, @RequestData() data: OrganizationsDisableStateRequest): Promise<ItemResults> {
+    return this.organizations.setDisabled(caller, data.organizationIds, data.disabled);
+  }
+}

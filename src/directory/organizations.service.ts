@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, type EntityManager, type Repository } from 'typeorm';
+import { PageTokens, PAGE_SIZE } from '../common/paging.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { Transactions } from '../database/transactions.js';
+import { failed, ok, splitMetadata, type ItemResults } from './batch.js';
+import { DirectoryMessages } from './directory.errors.js';
+import { ORGANIZATION_FIELDS, type GetOrganizationsRequest, type OrganizationInput } from './dto/organization.dto.js';
+import { OrganizationEntity } from './entities/organization.entity.js';
+
+/** An organization as returned: caller metadata spread at the top level, known fields win. */
+export type OrganizationRecord = Record<string, unknown> & { id: string; organizationName: string | null; disabled: boolean; createdAt: number; lastUpdated: number };
+
+export function toOrganizationRecord(row: OrganizationEntity): OrganizationRecord {
+  return { ...row.metadata, id: row.id, organizationName: row.name, disabled: row.disabled, createdAt: row.createdAt, lastUpdated: row.lastUpdated };
+}
+
+@Injectable()
+export class OrganizationsService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly pageTokens: PageTokens,
+    @InjectRepository(OrganizationEntity) private readonly organizations: Repository<OrganizationEntity>,
+  ) {}
+
+  /** Upserts: new ones are added, existing ones updated (metadata merged). Two statements. */
+  async add(principal: ApiKeyPrincipal, items: OrganizationInput[]): Promise<ItemResults> {
+    await this.transactions.run((manager) => this.upsert(manager, principal.apiKeyId, items));
+    return Object.fromEntries(items.map((item) => [item.organizationId, ok(item.organizationId, DirectoryMessages.organizationAdded)]));
+  }
+
+  async update(principal: ApiKeyPrincipal, items: OrganizationInput[]): Promise<ItemResults> {
+    return this.transactions.run(async (manager) => {
+      const existing = await this.existingIds(manager, principal.apiKeyId, items.map((i) => i.organizationId));
+      await this.upsert(manager, principal.apiKeyId, items.filter((item) => existing.has(item.organizationId)));
+      return Object.fromEntries(
+        items.map((item) => [
+          item.organizationId,
+          existing.has(item.organizationId) ? ok(item.organizationId, DirectoryMessages.organizationUpdated) : failed(item.organizationId, DirectoryMessages.organizationMissing),
+        ]),
+      );
+    });
+  }
+
+  /** Deletes organizations and, through the schema's cascades, everything under them, in one transaction. */
+  async delete(principal: ApiKeyPrincipal, ids: string[]): Promise<ItemResults> {
+    return this.transactions.run(async (manager) => {
+      const existing = await this.existingIds(manager, principal.apiKeyId, ids);
+      if (existing.size) await manager.delete(OrganizationEntity, { apiKeyId: principal.apiKeyId, id: In([...existing]) });
+      return Object.fromEntries(ids.map((id) => [id, existing.has(id) ? ok(id, DirectoryMessages.organizationDeleted) : failed(id, DirectoryMessages.organizationMissing)]));
+    });
+  }
+
+  async setDisabled(principal: ApiKeyPrincipal, ids: string[], disabled: boolean): Promise<ItemResults> {
+    return this.transactions.run(async (manager) => {
+      const existing = await this.existingIds(manager, principal.apiKeyId, ids);
+      if (existing.size) await manager.update(OrganizationEntity, { apiKeyId: principal.apiKeyId, id: In([...existing]) }, { disabled, lastUpdated: Date.now() });
+      return Object.fromEntries(ids.map((id) => [id, existing.has(id) ? ok(id, DirectoryMessages.disableStateUpdated) : failed(id, DirectoryMessages.organizationMissing)]));
+    });
+  }
+
+  /** Keyset pages over (createdAt, id); `nextPageToken` only when more follow. */
+  async get(principal: ApiKeyPrincipal, request: GetOrganizationsRequest): Promise<{ organizations: OrganizationRecord[]; nextPageToken?: string }> {
+    const pageSize = request.pageSize ?? PAGE_SIZE.default;
+    const filters = { organizationIds: request.organizationIds ?? null };
+    const after = request.pageToken ? this.pageTokens.decode<[number, string]>(principal.apiKeyId, 'organizations/get', filters, request.pageToken) : undefined;
+    const query = this.organizations
+      .createQueryBuilder('o')
+      .where('o.api_key_id = :apiKeyId', { apiKeyId: principal.apiKeyId })
+      .orderBy('o.created_at', 'ASC')
+      .addOrderBy('o.id', 'ASC')
+      .limit(pageSize + 1);
+    if (request.organizationIds) query.andWhere('o.id IN (:...ids)', { ids: request.organizationIds.length ? request.organizationIds : [''] });
+    if (after) query.andWhere('(o.created_at > :t OR (o.created_at = :t AND o.id > :id))', { t: after[0], id: after[1] });
+    const rows = await query.getMany();
+    const page = rows.slice(0, pageSize);
+    const last = page[page.length - 1];
+    return {
+      organizations: page.map(toOrganizationRecord),
+      nextPageToken: rows.length > pageSize && last ? this.pageTokens.encode(principal.apiKeyId, 'organizations/get', filters, [last.createdAt, last.id]) : undefined,
+    };
+  }
+
+  /** Creates the organizations that do not exist yet (users add, activities, CRDT writes). */
+  async ensure(manager: EntityManager, apiKeyId: string, ids: string[]): Promise<void> {
+    const now = Date.now();
+    const unique = [...new Set(ids)];
+    if (!unique.length) return;
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(OrganizationEntity)
+      .values(unique.map((id) => ({ apiKeyId, id, name: null, disabled: false, metadata: {}, createdAt: now, lastUpdated: now })))
+      .orIgnore()
+      .execute();
+  }
+
+  async exists(manager: EntityManager, apiKeyId: string, id: string): Promise<boolean> {
+    return manager.existsBy(OrganizationEntity, { apiKeyId, id });
+  }
+
+  private async existingIds(manager: EntityManager, apiKeyId: string, ids: string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await manager.find(OrganizationEntity, { where: { apiKeyId, id: In(ids) }, select: { id: true } });
+    return new Set(rows.map((row) => row.id));
+  }
+
+  private async upsert(manager: EntityManager, apiKeyId: string, items: OrganizationInput[]): Promise<void> {
+    if (!items.length) return;
+    const current = new Map(
+      (await manager.find(OrganizationEntity, { where: { apiKeyId, id: In(items.map((i) => i.organizationId)) } })).map((row) => [row.id, row]),
+    );
+    const now = Date.now();
+    const rows = items.map((item): OrganizationEntity => {
+      const before = current.get(item.organizationId);
+      return {
+        apiKeyId,
+        id: item.organizationId,
+        name: item.organizationName ?? before?.name ?? null,
+        disabled: item.disabled ?? before?.disabled ?? false,
+        metadata: { ...before?.metadata, ...splitMetadata(item, ORGANIZATION_FIELDS) },
+        createdAt: before?.createdAt ?? now,
+        lastUpdated: now,
+      };
+    });
+    // TypeORM's partial-entity type cannot follow JSON columns typed as records.
+    await manager.createQueryBuilder().insert().into(OrganizationEntity).values(rows as never[]).orUpdate(['name', 'disabled', 'metadata', 'last_updated'], ['api_key_id', 'id']).execute();
+  }
+}
