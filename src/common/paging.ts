@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { applyDecorators, Injectable } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ApiError } from './errors.js';
 import { Secrets } from './secrets.js';
+import { checkInteger, checkString, Optional, Satisfies } from './validation.js';
 
 /** Page sizes of contract 1.5. */
 export const PAGE_SIZE = { default: 1000, min: 1, max: 1000 } as const;
@@ -42,4 +44,14 @@ export function canonicalJson(value: unknown): string {
     .filter(([, v]) => v !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/** `pageSize` of a paged read: 1..max, default 1000 (contract 1.5). */
+export function PageSizeField(max: number = PAGE_SIZE.max): PropertyDecorator {
+  return applyDecorators(ApiPropertyOptional({ minimum: PAGE_SIZE.min, maximum: max, default: Math.min(PAGE_SIZE.default, max) }), Optional(), Satisfies(checkInteger(PAGE_SIZE.min, max)));
+}
+
+/** `pageToken` of a paged read: the opaque token a previous page returned. */
+export function PageTokenField(): PropertyDecorator {
+  return applyDecorators(ApiPropertyOptional({ description: 'Token from the previous page.' }), Optional(), Satisfies(checkString({ max: 4000 })));
 }

@@ -3,19 +3,25 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { GrantEntity } from '../access/entities/grant.entity.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsService } from './documents.service.js';
+import { DirectoryUserEntity } from './entities/directory-user.entity.js';
 import { DocumentEntity } from './entities/document.entity.js';
 import { FolderEntity } from './entities/folder.entity.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
+import { UserGroupMemberEntity } from './entities/user-group-member.entity.js';
+import { UserGroupEntity } from './entities/user-group.entity.js';
 import { FoldersController } from './folders.controller.js';
 import { FoldersService } from './folders.service.js';
 import { OrganizationsController } from './organizations.controller.js';
 import { OrganizationsService } from './organizations.service.js';
+import { UserGroupsService } from './user-groups.service.js';
+import { UsersController } from './users.controller.js';
+import { UsersService } from './users.service.js';
 
-/** Organizations, folders and documents a product mirrors into the service (contract part 4). */
+/** Organizations, folders, documents, users and groups a product mirrors into the service (contract part 4). */
 @Module({
-  imports: [TypeOrmModule.forFeature([OrganizationEntity, FolderEntity, DocumentEntity, GrantEntity])],
-  controllers: [OrganizationsController, FoldersController, DocumentsController],
-  providers: [OrganizationsService, FoldersService, DocumentsService],
-  exports: [OrganizationsService, FoldersService, DocumentsService],
+  imports: [TypeOrmModule.forFeature([OrganizationEntity, FolderEntity, DocumentEntity, DirectoryUserEntity, UserGroupEntity, UserGroupMemberEntity, GrantEntity])],
+  controllers: [OrganizationsController, FoldersController, DocumentsController, UsersController],
+  providers: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService],
+  exports: [OrganizationsService, FoldersService, DocumentsService, UsersService],
 })
 export class DirectoryModule {}

@@ -1,5 +1,6 @@
+import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkBoolean, checkInteger, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
+import { checkBoolean, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
 import { ACCESS_TYPES } from '../../configs/access-types.js';
 import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
 
@@ -46,12 +47,10 @@ export class GetDocumentsRequest {
   /** Only documents directly in this folder. */
   @ApiPropertyOptional() @IsOptionalId() folderId?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 1000 })
-  @Optional()
-  @Satisfies(checkInteger(1, 1000))
+  @PageSizeField()
   pageSize?: number;
 
-  @ApiPropertyOptional() @Optional() @Satisfies(checkString({ max: 4000 })) pageToken?: string;
+  @PageTokenField() pageToken?: string;
 }
 
 export class DocumentIdsRequest {

@@ -1,5 +1,6 @@
+import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkArrayOf, checkBoolean, checkId, checkInteger, checkString, IsIdArray, Optional, Satisfies } from '../../common/validation.js';
+import { checkArrayOf, checkBoolean, checkId, checkString, IsIdArray, Optional, Satisfies } from '../../common/validation.js';
 import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
 
 export const ORGANIZATION_FIELDS = ['organizationId', 'organizationName', 'disabled'] as const;
@@ -21,14 +22,10 @@ export class GetOrganizationsRequest {
   @IsIdArray(MAX_FILTER_IDS)
   organizationIds?: string[];
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 1000 })
-  @Optional()
-  @Satisfies(checkInteger(1, 1000))
+  @PageSizeField()
   pageSize?: number;
 
-  @ApiPropertyOptional()
-  @Optional()
-  @Satisfies(checkString({ max: 4000 }))
+  @PageTokenField()
   pageToken?: string;
 }
 

@@ -1,3 +1,4 @@
+import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
@@ -6,7 +7,6 @@ import {
   checkArrayOf,
   checkBoolean,
   checkId,
-  checkInteger,
   checkOneOf,
   checkPlainObject,
   checkString,
@@ -115,14 +115,10 @@ export class ListApiKeysRequest {
   @Satisfies(checkArrayOf(checkId, { max: 100 }))
   apiKeys?: string[];
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 100 })
-  @Optional()
-  @Satisfies(checkInteger(1, 100))
+  @PageSizeField(100)
   pageSize?: number;
 
-  @ApiPropertyOptional()
-  @Optional()
-  @Satisfies(checkString({ max: 2000 }))
+  @PageTokenField()
   pageToken?: string;
 }
 

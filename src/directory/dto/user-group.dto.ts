@@ -1,0 +1,43 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { checkBoolean, checkString, IsId, IsIdArray, IsNestedArray, Optional, Satisfies } from '../../common/validation.js';
+import { MAX_BATCH } from '../batch.js';
+
+export class UserGroupInput {
+  @ApiProperty() @IsId() groupId!: string;
+
+  @ApiPropertyOptional()
+  @Optional()
+  @Satisfies(checkString({ max: 1000, allowEmpty: true }))
+  groupName?: string;
+}
+
+export class AddUserGroupsRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+
+  @ApiProperty({ type: [UserGroupInput], maxItems: MAX_BATCH })
+  @IsNestedArray(() => UserGroupInput, MAX_BATCH, { min: 1 })
+  organizationUserGroups!: UserGroupInput[];
+}
+
+export class AddGroupUsersRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiProperty() @IsId() organizationUserGroupId!: string;
+
+  @ApiProperty({ type: [String], maxItems: MAX_BATCH })
+  @IsIdArray(MAX_BATCH, { min: 1 })
+  userIds!: string[];
+}
+
+export class DeleteGroupUsersRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiProperty() @IsId() organizationUserGroupId!: string;
+
+  /** The members to remove; or `deleteAll: true`. */
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
+  @Optional()
+  @IsIdArray(MAX_BATCH, { min: 1 })
+  userIds?: string[];
+
+  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) deleteAll?: boolean;
+}
+

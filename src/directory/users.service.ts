@@ -1,0 +1,240 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, type EntityManager, type Repository } from 'typeorm';
+import { GrantEntity, type AccessRole, type GrantResourceType } from '../access/entities/grant.entity.js';
+import { ApiError } from '../common/errors.js';
+import { PageTokens, PAGE_SIZE } from '../common/paging.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { Transactions } from '../database/transactions.js';
+import { failed, ok, splitMetadata, type ItemResults } from './batch.js';
+import { DirectoryErrors } from './directory.errors.js';
+import { USER_FIELDS, type GetUsersV2Request, type UserInput, type UserScopeRequest } from './dto/user.dto.js';
+import { DirectoryUserEntity } from './entities/directory-user.entity.js';
+import { DocumentEntity } from './entities/document.entity.js';
+import { UserGroupMemberEntity } from './entities/user-group-member.entity.js';
+import { FoldersService } from './folders.service.js';
+import { OrganizationsService } from './organizations.service.js';
+
+export const UserMessages = {
+  added: 'User added.',
+  updated: 'User updated.',
+  removed: 'User removed.',
+  missing: 'User does not exist.',
+} as const;
+
+/** Where a users operation applies (rest-interface part 4, rules 1–3). */
+export interface UserScope {
+  type: GrantResourceType;
+  id: string;
+}
+
+/** A user as 'Get users' returns it. */
+export interface UserRecord {
+  userId: string;
+  name: string | null;
+  email: string | null;
+}
+
+/** `initial` when not supplied: the first letter of the name, else of the e-mail, upper-cased. */
+export function initialFor(name: string | null | undefined, email: string | null | undefined): string | null {
+  const source = name?.trim() || email?.trim();
+  return source ? source.charAt(0).toUpperCase() : null;
+}
+
+/** Unix seconds now, the unit of `expiresAt`. */
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly organizations: OrganizationsService,
+    private readonly folders: FoldersService,
+    private readonly pageTokens: PageTokens,
+    @InjectRepository(GrantEntity) private readonly grants: Repository<GrantEntity>,
+  ) {}
+
+  /**
+   * Adds users to the organization, or to one folder or document only (rules 1–3), creating a
+   * missing organization (rule 4, unless `createOrganization: false`) and a missing document
+   * (top level); a folder must exist. Re-adding replaces the user's details and role there.
+   */
+  async add(principal: ApiKeyPrincipal, request: UserScopeRequest & { users: UserInput[]; createOrganization?: boolean }): Promise<ItemResults> {
+    const { apiKeyId } = principal;
+    const { organizationId } = request;
+    const scope = scopeOf(request);
+    return this.transactions.run(async (manager) => {
+      if (request.createOrganization === false) await this.folders.requireOrganization(manager, apiKeyId, organizationId, false);
+      else await this.organizations.ensure(manager, apiKeyId, [organizationId]);
+      if (scope.type === 'folder' && !(await this.folders.findFolders(manager, apiKeyId, organizationId, [scope.id])).length) throw DirectoryErrors.folderNotFound();
+      if (scope.type === 'document') await this.ensureDocument(manager, apiKeyId, organizationId, scope.id);
+      await this.upsertUsers(manager, apiKeyId, request.users);
+      const now = Date.now();
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(GrantEntity)
+        .values(
+          request.users.map((user) => ({
+            apiKeyId,
+            organizationId,
+            resourceType: scope.type,
+            resourceId: scope.id,
+            userId: user.userId,
+            temporary: false,
+            accessRole: user.accessRole ?? ('editor' as AccessRole),
+            expiresAt: null,
+            createdAt: now,
+            lastUpdated: now,
+          })),
+        )
+        .orUpdate(['access_role', 'last_updated'], ['api_key_id', 'organization_id', 'resource_type', 'resource_id', 'user_id', 'temporary'])
+        .execute();
+      return Object.fromEntries(request.users.map((user) => [user.userId, ok(user.userId, UserMessages.added)]));
+    });
+  }
+
+  /**
+   * Users with a live grant in the scope (organization unless documentId or folderId), filtered
+   * by ids and group membership, keyset-paged by user id. One query per page.
+   */
+  async get(principal: ApiKeyPrincipal, request: GetUsersV2Request): Promise<{ users: UserRecord[]; nextPageToken?: string }> {
+    const { apiKeyId } = principal;
+    const scope = scopeOf(request);
+    const pageSize = request.pageSize ?? PAGE_SIZE.default;
+    const filters = { organizationId: request.organizationId, scope, userIds: request.userIds ?? null, groups: request.organizationUserGroupIds ?? null };
+    const after = request.pageToken ? this.pageTokens.decode<string>(apiKeyId, 'users/get', filters, request.pageToken) : undefined;
+    const query = this.grants
+      .createQueryBuilder('g')
+      .leftJoin(DirectoryUserEntity, 'u', 'u.api_key_id = g.api_key_id AND u.id = g.user_id')
+      .select(['g.user_id AS user_id', 'u.name AS name', 'u.email AS email'])
+      .distinct(true)
+      .where('g.api_key_id = :apiKeyId AND g.organization_id = :organizationId', { apiKeyId, organizationId: request.organizationId })
+      .andWhere('g.resource_type = :type AND g.resource_id = :resourceId', { type: scope.type, resourceId: scope.id })
+      .andWhere('(g.expires_at IS NULL OR g.expires_at > :now)', { now: nowSeconds() })
+      .orderBy('g.user_id', 'ASC')
+      .limit(pageSize + 1);
+    if (request.userIds) query.andWhere('g.user_id IN (:...userIds)', { userIds: request.userIds.length ? request.userIds : [''] });
+    if (request.organizationUserGroupIds) {
+      const members = query
+        .subQuery()
+        .select('m.user_id')
+        .from(UserGroupMemberEntity, 'm')
+        .where('m.api_key_id = :apiKeyId AND m.organization_id = :organizationId AND m.group_id IN (:...groupIds)')
+        .getQuery();
+      query.andWhere(`g.user_id IN ${members}`, { groupIds: request.organizationUserGroupIds.length ? request.organizationUserGroupIds : [''] });
+    }
+    if (after !== undefined) query.andWhere('g.user_id > :after', { after });
+    const rows = await query.getRawMany<{ user_id: string; name: string | null; email: string | null }>();
+    const page = rows.slice(0, pageSize);
+    const last = page[page.length - 1];
+    return {
+      users: page.map((row) => ({ userId: row.user_id, name: row.name, email: row.email })),
+      nextPageToken: rows.length > pageSize && last ? this.pageTokens.encode(apiKeyId, 'users/get', filters, last.user_id) : undefined,
+    };
+  }
+
+  /** Updates details (and, with accessRole, the role in the scope) of users in the scope. */
+  async update(principal: ApiKeyPrincipal, request: UserScopeRequest & { users: UserInput[] }): Promise<ItemResults> {
+    const { apiKeyId } = principal;
+    const scope = scopeOf(request);
+    return this.transactions.run(async (manager) => {
+      const present = await this.usersInScope(manager, apiKeyId, request.organizationId, scope, request.users.map((u) => u.userId));
+      const users = request.users.filter((u) => present.has(u.userId));
+      await this.upsertUsers(manager, apiKeyId, users);
+      const now = Date.now();
+      for (const role of ['editor', 'viewer'] as const) {
+        const ids = users.filter((u) => u.accessRole === role).map((u) => u.userId);
+        if (ids.length) {
+          await manager.update(
+            GrantEntity,
+            { apiKeyId, organizationId: request.organizationId, resourceType: scope.type, resourceId: scope.id, userId: In(ids), temporary: false },
+            { accessRole: role, lastUpdated: now },
+          );
+        }
+      }
+      return Object.fromEntries(request.users.map((u) => [u.userId, present.has(u.userId) ? ok(u.userId, UserMessages.updated) : failed(u.userId, UserMessages.missing)]));
+    });
+  }
+
+  /** Removes users from the scope (their grants there; from the organization also their group memberships). */
+  async delete(principal: ApiKeyPrincipal, request: UserScopeRequest & { userIds: string[] }): Promise<ItemResults> {
+    const { apiKeyId } = principal;
+    const { organizationId } = request;
+    const scope = scopeOf(request);
+    return this.transactions.run(async (manager) => {
+      const present = [...(await this.usersInScope(manager, apiKeyId, organizationId, scope, request.userIds))];
+      if (present.length) {
+        await manager.delete(GrantEntity, { apiKeyId, organizationId, resourceType: scope.type, resourceId: scope.id, userId: In(present) });
+        if (scope.type === 'organization') await manager.delete(UserGroupMemberEntity, { apiKeyId, organizationId, userId: In(present) });
+      }
+      const removed = new Set(present);
+      return Object.fromEntries(request.userIds.map((id) => [id, removed.has(id) ? ok(id, UserMessages.removed) : failed(id, UserMessages.missing)]));
+    });
+  }
+
+  /** Which of `userIds` hold a live grant on the scope. */
+  async usersInScope(manager: EntityManager, apiKeyId: string, organizationId: string, scope: UserScope, userIds: string[]): Promise<Set<string>> {
+    if (!userIds.length) return new Set();
+    const rows = await manager
+      .createQueryBuilder(GrantEntity, 'g')
+      .select('g.user_id', 'user_id')
+      .where('g.api_key_id = :apiKeyId AND g.organization_id = :organizationId', { apiKeyId, organizationId })
+      .andWhere('g.resource_type = :type AND g.resource_id = :resourceId AND g.user_id IN (:...userIds)', { type: scope.type, resourceId: scope.id, userIds })
+      .andWhere('(g.expires_at IS NULL OR g.expires_at > :now)', { now: nowSeconds() })
+      .getRawMany<{ user_id: string }>();
+    return new Set(rows.map((row) => row.user_id));
+  }
+
+  /** Creates or updates user records (details merged, metadata merged); two statements. */
+  private async upsertUsers(manager: EntityManager, apiKeyId: string, users: UserInput[]): Promise<void> {
+    if (!users.length) return;
+    const current = new Map((await manager.find(DirectoryUserEntity, { where: { apiKeyId, id: In(users.map((u) => u.userId)) } })).map((u) => [u.id, u]));
+    const now = Date.now();
+    const rows = users.map((user): DirectoryUserEntity => {
+      const before = current.get(user.userId);
+      const name = user.name ?? before?.name ?? null;
+      const email = user.email ?? before?.email ?? null;
+      return {
+        apiKeyId,
+        id: user.userId,
+        name,
+        email,
+        initial: user.initial ?? (user.name !== undefined || user.email !== undefined ? initialFor(name, email) : (before?.initial ?? initialFor(name, email))),
+        metadata: { ...before?.metadata, ...splitMetadata(user, USER_FIELDS) },
+        createdAt: before?.createdAt ?? now,
+        lastUpdated: now,
+      };
+    });
+    // TypeORM's partial-entity type cannot follow JSON columns typed as records.
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(DirectoryUserEntity)
+      .values(rows as never[])
+      .orUpdate(['name', 'email', 'initial', 'metadata', 'last_updated'], ['api_key_id', 'id'])
+      .execute();
+  }
+
+  private async ensureDocument(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string): Promise<void> {
+    const now = Date.now();
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(DocumentEntity)
+      .values({ apiKeyId, organizationId, id: documentId, name: null, folderId: null, accessType: null, disabled: false, metadata: {} as never, createdAt: now, lastUpdated: now })
+      .orIgnore()
+      .execute();
+  }
+}
+
+/** Rules 1–3: the organization, or only the folder, or only the document. */
+export function scopeOf(request: { organizationId: string; documentId?: string; folderId?: string }): UserScope {
+  if (request.documentId !== undefined && request.folderId !== undefined) {
+    throw new ApiError('INVALID_ARGUMENT', 'Give either documentId or folderId, not both.');
+  }
+  if (request.documentId !== undefined) return { type: 'document', id: request.documentId };
+  if (request.folderId !== undefined) return { type: 'folder', id: request.folderId };
+  return { type: 'organization', id: request.organizationId };
+}
+
