@@ -1,46 +1,101 @@
+import { effectiveDocumentAccess, effectiveFolderAccess, type FolderAccessNode } from '../src/access/effective-access.js';
+import type { PageTokens } from '../src/common/paging.js';
+import type { AccessType } from '../src/configs/key-configs.js';
+import { idsOf } from '../src/directory/folder-paths.js';
+
 /**
- * Benchmark scenarios: each names an operation, the request the service gets, and the same
- * work done bare (SQL on the same database, same credential lookup) for the baseline. Add a
- * scenario by adding an entry here (and its seed data in `seed.ts`).
+ * Benchmark scenarios: each names an operation, the request the service gets, and (for a ratio)
+ * the same work done bare, with SQL on the same database and the same credential lookup. Add a
+ * scenario by adding an entry here; put the data it needs in `seed.ts`.
  */
 export interface Scenario {
   name: string;
   path: string;
   body: (seed: Seed) => unknown;
   headers: (seed: Seed) => Record<string, string>;
-  /** The baseline's work: returns the `data` of the response. */
-  baseline: (db: BareDatabase, request: BareRequest) => Promise<unknown>;
   message: string;
+  /** The baseline's work: returns the `data` of the response. Absent: service numbers only. */
+  baseline?: (db: BareDatabase, request: BareRequest) => Promise<unknown>;
 }
 
+/** What seeding produced; scenarios read their ids and tokens from here. */
 export interface Seed {
   apiKey: string;
   authToken: string;
   workspaceId: string;
   workspaceToken: string;
+  /** Organization with 100,000 documents in 10,000 folders. */
+  bigOrganizationId: string;
+  /** Token of the last page of documents (pages of 1000). */
+  lastDocumentsPageToken: string;
 }
 
 export interface BareRequest {
   headers: Record<string, string | string[] | undefined>;
-  body: unknown;
+  body: { data: Record<string, unknown> };
   /** Keyed hash of a credential, as the service computes it. */
   lookupHash: (secret: string) => string;
+  pageTokens: PageTokens;
 }
 
 export interface BareDatabase {
   query<T>(sql: string, params: unknown[]): Promise<T[]>;
 }
 
-/** The API-key lookup every A-level operation does first; undefined when the credentials are wrong. */
-async function bareApiKeyAuth(db: BareDatabase, request: BareRequest): Promise<string | undefined> {
+const keyHeaders = (seed: Seed) => ({ 'x-svc-api-key': seed.apiKey, 'x-svc-auth-token': seed.authToken });
+
+/** The API-key lookup every A-level operation does first. */
+async function bareApiKeyAuth(db: BareDatabase, request: BareRequest): Promise<string> {
   const apiKey = request.headers['x-svc-api-key'];
   const token = request.headers['x-svc-auth-token'];
-  if (typeof apiKey !== 'string' || typeof token !== 'string') return undefined;
+  if (typeof apiKey !== 'string' || typeof token !== 'string') throw new Error('unauthenticated');
   const rows = await db.query<{ api_key_id: string }>(
     'SELECT k.id AS api_key_id, k.workspace_id AS workspace_id FROM api_key_auth_token t INNER JOIN api_key k ON k.id = t.api_key_id WHERE t.token_hash = ? AND t.api_key_id = ?',
     [request.lookupHash(token), apiKey],
   );
-  return rows[0]?.api_key_id;
+  if (!rows[0]) throw new Error('unauthenticated');
+  return rows[0].api_key_id;
+}
+
+/** Get documents done bare: the page, the key's default, the page's folders and their ancestors. */
+async function bareDocumentsPage(db: BareDatabase, request: BareRequest): Promise<unknown> {
+  const apiKeyId = await bareApiKeyAuth(db, request);
+  const { organizationId, pageSize, pageToken } = request.body.data as { organizationId: string; pageSize: number; pageToken?: string };
+  const filters = { organizationId, documentIds: null, folderId: null };
+  const after = pageToken ? request.pageTokens.decode<[number, string]>(apiKeyId, 'documents/get', filters, pageToken) : undefined;
+  const [settings] = await db.query<{ settings: string }>('SELECT settings FROM api_key WHERE id = ?', [apiKeyId]);
+  const keyDefault = (JSON.parse(settings!.settings) as { defaultDocumentAccessType: AccessType }).defaultDocumentAccessType;
+  const rows = await db.query<{ id: string; name: string | null; folder_id: string | null; access_type: AccessType | null; disabled: number | boolean; metadata: string; created_at: number | string; last_updated: number | string }>(
+    `SELECT id, name, folder_id, access_type, disabled, metadata, created_at, last_updated FROM document
+      WHERE api_key_id = ? AND organization_id = ?${after ? ' AND (created_at, id) > (?, ?)' : ''}
+      ORDER BY created_at, id LIMIT ?`,
+    after ? [apiKeyId, organizationId, after[0], after[1], pageSize + 1] : [apiKeyId, organizationId, pageSize + 1],
+  );
+  const page = rows.slice(0, pageSize);
+  const folderIds = [...new Set(page.flatMap((d) => (d.folder_id ? [d.folder_id] : [])))];
+  const folderAccess = new Map<string, AccessType>();
+  if (folderIds.length) {
+    const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',');
+    type Row = { id: string; path: string; access_type: AccessType | null };
+    const folders = await db.query<Row>(`SELECT id, path, access_type FROM folder WHERE api_key_id = ? AND organization_id = ? AND id IN (${placeholders(folderIds.length)})`, [apiKeyId, organizationId, ...folderIds]);
+    const ancestorIds = [...new Set(folders.flatMap((f) => idsOf(f.path).slice(0, -1)))];
+    const ancestors = ancestorIds.length
+      ? await db.query<Row>(`SELECT id, path, access_type FROM folder WHERE api_key_id = ? AND organization_id = ? AND id IN (${placeholders(ancestorIds.length)})`, [apiKeyId, organizationId, ...ancestorIds])
+      : [];
+    const node = (f: Row): FolderAccessNode => ({ id: f.id, pathIds: idsOf(f.path), accessType: f.access_type });
+    const known = new Map([...ancestors, ...folders].map((f) => [f.id, node(f)]));
+    for (const folder of folders) folderAccess.set(folder.id, effectiveFolderAccess(node(folder), known, keyDefault));
+  }
+  return page.map((d) => ({
+    ...(JSON.parse(d.metadata) as object),
+    id: d.id,
+    documentName: d.name,
+    disabled: Boolean(d.disabled),
+    accessType: effectiveDocumentAccess(d.access_type, d.folder_id ? folderAccess.get(d.folder_id) : undefined, keyDefault),
+    ...(d.folder_id ? { folderId: d.folder_id } : {}),
+    createdAt: Number(d.created_at),
+    lastUpdated: Number(d.last_updated),
+  }));
 }
 
 export const SCENARIOS: Scenario[] = [
@@ -49,12 +104,34 @@ export const SCENARIOS: Scenario[] = [
     path: '/v2/workspace/domains/get',
     message: 'Allowed domains retrieved successfully.',
     body: () => ({ data: {} }),
-    headers: (seed) => ({ 'x-svc-api-key': seed.apiKey, 'x-svc-auth-token': seed.authToken }),
+    headers: keyHeaders,
     baseline: async (db, request) => {
       const apiKeyId = await bareApiKeyAuth(db, request);
-      if (!apiKeyId) throw new Error('unauthenticated');
       const rows = await db.query<{ domain: string }>('SELECT domain FROM allowed_domain WHERE api_key_id = ? ORDER BY created_at ASC, domain ASC', [apiKeyId]);
       return { allowedDomains: rows.map((row) => row.domain) };
     },
+  },
+  {
+    name: 'documents/get, first page of 1000 (100k docs)',
+    path: '/v2/organizations/documents/get',
+    message: 'Document(s) retrieved successfully.',
+    body: (seed) => ({ data: { organizationId: seed.bigOrganizationId, pageSize: 1000 } }),
+    headers: keyHeaders,
+    baseline: bareDocumentsPage,
+  },
+  {
+    name: 'documents/get, last page of 1000 (100k docs)',
+    path: '/v2/organizations/documents/get',
+    message: 'Document(s) retrieved successfully.',
+    body: (seed) => ({ data: { organizationId: seed.bigOrganizationId, pageSize: 1000, pageToken: seed.lastDocumentsPageToken } }),
+    headers: keyHeaders,
+    baseline: bareDocumentsPage,
+  },
+  {
+    name: 'folders/get, maxDepth 2 from the top (10k folders)',
+    path: '/v2/organizations/folders/get',
+    message: 'Folders retrieved successfully.',
+    body: (seed) => ({ data: { organizationId: seed.bigOrganizationId, maxDepth: 2 } }),
+    headers: keyHeaders,
   },
 ];

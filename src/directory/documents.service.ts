@@ -85,7 +85,7 @@ export class DocumentsService {
       if (request.folderId === ROOT) query.andWhere('d.folder_id IS NULL');
       else query.andWhere('d.folder_id = :folderId', { folderId: request.folderId });
     }
-    if (after) query.andWhere('(d.created_at > :t OR (d.created_at = :t AND d.id > :id))', { t: after[0], id: after[1] });
+    if (after) query.andWhere('(d.created_at, d.id) > (:t, :id)', { t: after[0], id: after[1] });
     const rows = await query.getMany();
     const page = rows.slice(0, pageSize);
     const keyDefault = (await this.keySettings.settings(apiKeyId)).defaultDocumentAccessType;

@@ -116,7 +116,11 @@ export class FoldersService {
     const ancestors = top ? await this.findFolders(this.folders.manager, apiKeyId, request.organizationId, idsOf(top.path).slice(0, -1)) : [];
     const byId = new Map([...ancestors, ...(top ? [top] : []), ...tree].map((f) => [f.id, toNode(f)]));
     const children = new Map<string | null, FolderEntity[]>();
-    for (const folder of tree) children.set(folder.parentId, [...(children.get(folder.parentId) ?? []), folder]);
+    for (const folder of tree) {
+      const siblings = children.get(folder.parentId);
+      if (siblings) siblings.push(folder);
+      else children.set(folder.parentId, [folder]);
+    }
     const nest = (folder: FolderEntity): FolderRecord => {
       const record = this.toRecord(folder, byId, keyDefault);
       if (folder.depth < deepest) record.subFolders = (children.get(folder.id) ?? []).map(nest);

@@ -72,7 +72,7 @@ export class OrganizationsService {
       .addOrderBy('o.id', 'ASC')
       .limit(pageSize + 1);
     if (request.organizationIds) query.andWhere('o.id IN (:...ids)', { ids: request.organizationIds.length ? request.organizationIds : [''] });
-    if (after) query.andWhere('(o.created_at > :t OR (o.created_at = :t AND o.id > :id))', { t: after[0], id: after[1] });
+    if (after) query.andWhere('(o.created_at, o.id) > (:t, :id)', { t: after[0], id: after[1] });
     const rows = await query.getMany();
     const page = rows.slice(0, pageSize);
     const last = page[page.length - 1];

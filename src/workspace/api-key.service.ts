@@ -145,7 +145,7 @@ export class ApiKeyService {
       .addOrderBy('k.id', 'ASC')
       .take(pageSize + 1);
     if (request.apiKeys) query.andWhere('k.id IN (:...ids)', { ids: request.apiKeys.length ? request.apiKeys : [''] });
-    if (after) query.andWhere('(k.created_at > :t OR (k.created_at = :t AND k.id > :id))', { t: after[0], id: after[1] });
+    if (after) query.andWhere('(k.created_at, k.id) > (:t, :id)', { t: after[0], id: after[1] });
     const rows = await query.getMany();
     const page = rows.slice(0, pageSize);
     const last = page[page.length - 1];

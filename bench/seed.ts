@@ -1,0 +1,53 @@
+import type { Seed } from './scenarios.js';
+
+type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
+
+const BATCH = 500;
+const FOLDERS = 10_000;
+const DOCUMENTS = 100_000;
+
+function progress(label: string, done: number, total: number): void {
+  process.stdout.write(`\r  ${label}: ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} (${Math.round((done / total) * 100)}%)${done === total ? '\n' : ''}`);
+}
+
+/**
+ * Seeds through the public API, as a user would: a workspace and key with domains, 50 other
+ * tenants, and one organization with 10,000 folders four levels deep holding 100,000 documents.
+ */
+export async function seed(post: Post): Promise<Seed> {
+  const workspace = (await post('/v2/workspace/create', { ownerEmail: 'bench@example.com' })).result.data;
+  const apiKey = Object.keys(workspace.apiKeyList)[0]!;
+  const workspaceHeaders = { 'x-svc-workspace-id': workspace.id, 'x-svc-workspace-auth-token': workspace.authToken };
+  const authToken = (await post('/v2/workspace/authtokens/get', { apiKey }, workspaceHeaders)).result.data.authTokens[0].token;
+  const headers = { 'x-svc-api-key': apiKey, 'x-svc-auth-token': authToken };
+  await post('/v2/workspace/domains/add', { domains: Array.from({ length: 20 }, (_, i) => `app${i}.example.com`) }, headers);
+  for (let i = 0; i < 50; i++) await post('/v2/workspace/create', { ownerEmail: `tenant${i}@example.com` });
+
+  const organizationId = 'big-org';
+  await post('/v2/organizations/add', { organizations: [{ organizationId, organizationName: 'Big' }] }, headers);
+  // 10 top-level folders, 100 below them, 1,000 below those, and the rest one level deeper.
+  const folders: { folderId: string; parentFolderId?: string }[] = [];
+  for (let a = 0; a < 10; a++) folders.push({ folderId: `f${a}` });
+  for (let a = 0; a < 10; a++) for (let b = 0; b < 10; b++) folders.push({ folderId: `f${a}-${b}`, parentFolderId: `f${a}` });
+  for (let a = 0; a < 10; a++) for (let b = 0; b < 10; b++) for (let c = 0; c < 10; c++) folders.push({ folderId: `f${a}-${b}-${c}`, parentFolderId: `f${a}-${b}` });
+  for (let i = 0; folders.length < FOLDERS; i++) folders.push({ folderId: `leaf${i}`, parentFolderId: `f${i % 10}-${Math.floor(i / 10) % 10}-${Math.floor(i / 100) % 10}` });
+  for (let i = 0; i < folders.length; i += BATCH) {
+    await post('/v2/organizations/folders/add', { organizationId, folders: folders.slice(i, i + BATCH) }, headers);
+    progress('folders', Math.min(i + BATCH, FOLDERS), FOLDERS);
+  }
+  for (let i = 0; i < DOCUMENTS; i += BATCH) {
+    const documents = Array.from({ length: BATCH }, (_, j) => ({ documentId: `doc-${String(i + j).padStart(6, '0')}`, documentName: `Document ${i + j}` }));
+    await post('/v2/organizations/documents/add', { organizationId, folderId: `leaf${i / BATCH}`, documents }, headers);
+    progress('documents', i + BATCH, DOCUMENTS);
+  }
+  let pageToken: string | undefined;
+  let lastDocumentsPageToken = '';
+  const pages = DOCUMENTS / 1000;
+  for (let page = 1; page <= pages; page++) {
+    const result = (await post('/v2/organizations/documents/get', { organizationId, pageSize: 1000, ...(pageToken ? { pageToken } : {}) }, headers)).result;
+    if (page === pages - 1) lastDocumentsPageToken = result.pageToken;
+    pageToken = result.pageToken;
+    progress('paging to the last page', page, pages);
+  }
+  return { apiKey, authToken, workspaceId: workspace.id, workspaceToken: workspace.authToken, bigOrganizationId: organizationId, lastDocumentsPageToken };
+}
