@@ -232,6 +232,12 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       expectError(await call('/v2/organizations/folders/delete', { organizationId: id, folderId: 'gone' }), 404, 'NOT_FOUND', 'Folder not found.');
     });
 
+    it('answers per item in an organization that does not exist', async () => {
+      const result = expectSuccess(await call('/v2/organizations/folders/update', { organizationId: 'no-org-here', folders: [{ folderId: 'a', folderName: 'x' }] })).data;
+      assert.deepEqual(result.a, { success: false, id: 'a', message: 'Organization does not exist' });
+      assert.deepEqual(await getFolders({ organizationId: 'no-org-here' }), []);
+    });
+
     it('refuses duplicate folder ids in a batch', async () => {
       const id = await newOrg();
       expectError(await call('/v2/organizations/folders/add', { organizationId: id, folders: [{ folderId: 'a' }, { folderId: 'a' }] }), 400, 'INVALID_ARGUMENT', 'data.folders[1].folderId repeats [0].folderId ("a")');
@@ -257,6 +263,7 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       assert.equal('folderId' in byId.get('top')!, false);
       assert.equal(byId.get('own')!.accessType, 'organizationPrivate');
       assert.deepEqual((await getDocuments({ organizationId: id, folderId: 'inner' })).data.map((d: { id: string }) => d.id), ['d1']);
+      assert.deepEqual((await getDocuments({ organizationId: id, folderId: 'root' })).data.map((d: { id: string }) => d.id), ['own', 'top']);
       assert.deepEqual((await getDocuments({ organizationId: id, documentIds: ['own', 'nope'] })).data.map((d: { id: string }) => d.id), ['own']);
     });
 
