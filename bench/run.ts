@@ -141,6 +141,10 @@ async function main(): Promise<void> {
   const first = serviceRate('documents/get, first page');
   const last = serviceRate('documents/get, last page');
   if (first && last) log(`documents/get: the last page costs ${(first / last).toFixed(2)}× the first (service throughput first/last)`);
+  const p50 = (name: string) => rows.find((r) => r.target === 'service' && String(r.scenario).startsWith(name))?.['p50 ms'] as number | undefined;
+  const one = p50('permissions/get, 1 user');
+  const hundred = p50('permissions/get, 100 users');
+  if (one !== undefined && hundred !== undefined) log(`permissions/get: p50 of 100×100 is ${(hundred / Math.max(one, 1)).toFixed(1)}× the p50 of 1×1 (${hundred} ms vs ${one} ms)`);
   const report = { at: new Date().toISOString(), database: database.startsWith('postgres') ? 'postgres' : 'sqlite', connections: CONNECTIONS, durationSeconds: DURATION, readyMs, idleRssMb: Number(idleRssMb.toFixed(1)), seededRssMb: Number(seededRssMb.toFixed(1)), rows };
   mkdirSync('bench/results', { recursive: true });
   writeFileSync('bench/results/latest.json', `${JSON.stringify(report, null, 2)}\n`);

@@ -28,6 +28,10 @@ export interface Seed {
   bigOrganizationId: string;
   /** Token of the last page of documents (pages of 1000). */
   lastDocumentsPageToken: string;
+  /** 100 users, 50 folders and 50 documents of the big organization, for permissions get. */
+  permissionUserIds: string[];
+  permissionFolderIds: string[];
+  permissionDocumentIds: string[];
 }
 
 export interface BareRequest {
@@ -126,6 +130,20 @@ export const SCENARIOS: Scenario[] = [
     body: (seed) => ({ data: { organizationId: seed.bigOrganizationId, pageSize: 1000, pageToken: seed.lastDocumentsPageToken } }),
     headers: keyHeaders,
     baseline: bareDocumentsPage,
+  },
+  {
+    name: 'permissions/get, 1 user × 1 document',
+    path: '/v2/auth/permissions/get',
+    message: 'User permissions retrieved successfully.',
+    body: (seed) => ({ data: { organizationId: seed.bigOrganizationId, userIds: [seed.permissionUserIds[60]], documentIds: [seed.permissionDocumentIds[10]] } }),
+    headers: keyHeaders,
+  },
+  {
+    name: 'permissions/get, 100 users × 100 resources',
+    path: '/v2/auth/permissions/get',
+    message: 'User permissions retrieved successfully.',
+    body: (seed) => ({ data: { organizationId: seed.bigOrganizationId, userIds: seed.permissionUserIds, folderIds: seed.permissionFolderIds, documentIds: seed.permissionDocumentIds } }),
+    headers: keyHeaders,
   },
   {
     name: 'folders/get, maxDepth 2 from the top (10k folders)',

@@ -49,5 +49,22 @@ export async function seed(post: Post): Promise<Seed> {
     pageToken = result.pageToken;
     progress('paging to the last page', page, pages);
   }
-  return { apiKey, authToken, workspaceId: workspace.id, workspaceToken: workspace.authToken, bigOrganizationId: organizationId, lastDocumentsPageToken };
+  // 100 users: half organization users, half added to one deep folder.
+  const users = Array.from({ length: 100 }, (_, i) => ({ userId: `user${i}`, name: `User ${i}` }));
+  await post('/v2/users/add', { organizationId, users: users.slice(0, 50) }, headers);
+  await post('/v2/users/add', { organizationId, folderId: 'f3-3', users: users.slice(50) }, headers);
+  const permissionUserIds = users.map((u) => u.userId);
+  const permissionFolderIds = Array.from({ length: 50 }, (_, i) => `leaf${i * 7}`);
+  const permissionDocumentIds = Array.from({ length: 50 }, (_, i) => `doc-${String(i * 1999).padStart(6, '0')}`);
+  return {
+    apiKey,
+    authToken,
+    workspaceId: workspace.id,
+    workspaceToken: workspace.authToken,
+    bigOrganizationId: organizationId,
+    lastDocumentsPageToken,
+    permissionUserIds,
+    permissionFolderIds,
+    permissionDocumentIds,
+  };
 }

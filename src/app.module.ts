@@ -12,6 +12,7 @@ import type { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/app-config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { AccessModule } from './access/access.module.js';
 import { DirectoryModule } from './directory/directory.module.js';
 import { WorkspaceModule } from './workspace/workspace.module.js';
 
@@ -24,7 +25,7 @@ export class AppModule {
   static forConfig(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forConfig(config), LoggingModule, DatabaseModule.forConfig(config), CoreModule, RateLimitModule, HealthModule, WorkspaceModule, DirectoryModule],
+      imports: [AppConfigModule.forConfig(config), LoggingModule, DatabaseModule.forConfig(config), CoreModule, RateLimitModule, HealthModule, WorkspaceModule, DirectoryModule, AccessModule],
       providers: [
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: SuccessEnvelopeInterceptor },

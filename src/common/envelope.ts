@@ -32,6 +32,20 @@ export function bareResult(fields: Record<string, unknown>): ResultFields {
   return new ResultFields(fields, true);
 }
 
+/**
+ * `data` already serialised as JSON text. For large answers built from many shared parts
+ * (permissions for 100 users × 100 resources repeat the same entries), serialising each part
+ * once and splicing the text is several times cheaper than serialising the whole object.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** The success envelope around pre-serialised `data`, as JSON text. */
+export function successEnvelopeText(message: string, data: JsonText): string {
+  return `{"result":{"status":"success","message":${JSON.stringify(message)},"data":${data.text}}}`;
+}
+
 /** An operation that answers `status` and `message` without a `data` field (e.g. CRDT add). */
 export const NO_DATA: unique symbol = Symbol('no-data');
 

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 
-type Parameters = Record<string, string | number | boolean | null>;
+type Scalar = string | number | boolean | null;
+type Parameters = Record<string, Scalar | readonly Scalar[]>;
 
 interface PreparedText {
   text: string;
@@ -37,18 +38,33 @@ export class Sql {
       dataSource.options.type === 'better-sqlite3' ? (dataSource.driver as unknown as { databaseConnection: { prepare(text: string): EmbeddedStatement } }).databaseConnection : undefined;
   }
 
+  /**
+   * Rows of a read. Scalar parameters are `:name`; lists are `:...name` (expanded by TypeORM,
+   * so such statements are translated per call; their prepared statements are still reused
+   * for each list length).
+   */
   async rows<T>(sql: string, parameters: Parameters): Promise<T[]> {
-    const prepared = this.prepare(sql, parameters);
-    const values = prepared.order.map((name) => toDriverValue(parameters[name]!));
+    let text: string;
+    let values: unknown[];
+    if (Object.values(parameters).some(Array.isArray)) {
+      [text, values] = this.dataSource.driver.escapeQueryWithParameters(sql, parameters);
+      values = values.map((value) => toDriverValue(value as Scalar));
+    } else {
+      const prepared = this.prepare(sql, parameters as Record<string, Scalar>);
+      text = prepared.text;
+      values = prepared.order.map((name) => toDriverValue(parameters[name] as Scalar));
+    }
     if (this.embedded) {
-      let statement = this.statements.get(prepared.text);
-      if (!statement) this.statements.set(prepared.text, (statement = this.embedded.prepare(prepared.text)));
+      // Reported like TypeORM's own statements, so query logging sees every statement.
+      this.dataSource.logger.logQuery(text, values);
+      let statement = this.statements.get(text);
+      if (!statement) this.statements.set(text, (statement = this.embedded.prepare(text)));
       return statement.all(...values) as T[];
     }
-    return this.dataSource.query(prepared.text, values);
+    return this.dataSource.query(text, values);
   }
 
-  private prepare(sql: string, parameters: Parameters): PreparedText {
+  private prepare(sql: string, parameters: Record<string, Scalar>): PreparedText {
     let prepared = this.prepared.get(sql);
     if (!prepared) {
       // Each value is replaced by a marker string naming its parameter (strings always become
@@ -63,6 +79,6 @@ export class Sql {
 }
 
 /** better-sqlite3 binds no booleans. */
-function toDriverValue(value: string | number | boolean | null): string | number | null {
+function toDriverValue(value: Scalar): string | number | null {
   return typeof value === 'boolean' ? (value ? 1 : 0) : value;
 }

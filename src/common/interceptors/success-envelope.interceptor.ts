@@ -2,7 +2,7 @@ import { type CallHandler, type ExecutionContext, Injectable, type NestIntercept
 import { Reflector } from '@nestjs/core';
 import { map, type Observable } from 'rxjs';
 import { OPERATION_METADATA, type OperationOptions } from '../decorators/operation.decorator.js';
-import { successEnvelope } from '../envelope.js';
+import { JsonText, successEnvelope, successEnvelopeText } from '../envelope.js';
 
 /** Wraps what an operation handler returns into the success envelope with its message. */
 @Injectable()
@@ -12,6 +12,12 @@ export class SuccessEnvelopeInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const operation = this.reflector.get<OperationOptions | undefined>(OPERATION_METADATA, context.getHandler());
     if (!operation) return next.handle();
-    return next.handle().pipe(map((returned: unknown) => successEnvelope(operation.message, returned)));
+    return next.handle().pipe(
+      map((returned: unknown) => {
+        if (!(returned instanceof JsonText)) return successEnvelope(operation.message, returned);
+        context.switchToHttp().getResponse<{ header(name: string, value: string): void }>().header('content-type', 'application/json; charset=utf-8');
+        return successEnvelopeText(operation.message, returned);
+      }),
+    );
   }
 }

@@ -1,0 +1,31 @@
+import { Controller } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Operation } from '../common/decorators/operation.decorator.js';
+import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
+import { RequestData } from '../common/decorators/request-data.decorator.js';
+import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
+import type { JsonText } from '../common/envelope.js';
+import { AccessService } from './access.service.js';
+import { AddPermissionsRequest, GetPermissionsRequest, RemovePermissionsRequest } from './dto/permissions.dto.js';
+
+/** Permissions of users on organizations, folders and documents (contract part 5). */
+@ApiTags('access')
+@Controller()
+export class AccessController {
+  constructor(private readonly access: AccessService) {}
+
+  @Operation('/v2/auth/permissions/get', { auth: 'apiKey', message: 'User permissions retrieved successfully.' })
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPermissionsRequest): Promise<JsonText> {
+    return this.access.getAsJson(caller, data);
+  }
+
+  @Operation('/v2/auth/permissions/add', { auth: 'apiKey', message: 'Permissions added successfully.' })
+  add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddPermissionsRequest): Promise<null> {
+    return this.access.add(caller, data);
+  }
+
+  @Operation('/v2/auth/permissions/remove', { auth: 'apiKey', message: 'Permissions removed successfully.' })
+  remove(@ApiKeyPrincipal() caller: Caller, @RequestData() data: RemovePermissionsRequest): Promise<null> {
+    return this.access.remove(caller, data);
+  }
+}

@@ -1,0 +1,244 @@
+import { Injectable } from '@nestjs/common';
+import { In, type EntityManager } from 'typeorm';
+import { JsonText } from '../common/envelope.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { KeySettingsReader } from '../configs/key-settings.reader.js';
+import { Sql } from '../database/sql.js';
+import { Transactions } from '../database/transactions.js';
+import { DirectoryErrors } from '../directory/directory.errors.js';
+import type { AccessType } from '../configs/key-configs.js';
+import { DocumentEntity } from '../directory/entities/document.entity.js';
+import { FolderEntity } from '../directory/entities/folder.entity.js';
+import { idsOf } from '../directory/folder-paths.js';
+import { OrganizationsService } from '../directory/organizations.service.js';
+import { AccessErrors } from './access.errors.js';
+import type { AddPermissionsRequest, GetPermissionsRequest, PermissionResource, RemovePermissionsRequest } from './dto/permissions.dto.js';
+import { MAX_PERMISSION_RESOURCES } from './dto/permissions.dto.js';
+import { AccessContextEntity } from './entities/access-context.entity.js';
+import { GrantEntity, type AccessRole, type GrantResourceType } from './entities/grant.entity.js';
+import { PermissionResolver, type GrantRow, type PermissionWorld } from './permission-world.js';
+import type { PermissionEntry } from './resolve-permission.js';
+
+type MissingEntry = { error: string; errorCode: 'does_not_exist' };
+type DocumentRow = { id: string; folder_id: string | null; access_type: AccessType | null; disabled: boolean | number };
+
+/** One user's answer in permissions get (rest-interface part 4). */
+export interface UserPermissions {
+  organization: Record<string, ReturnType<PermissionResolver['organizationEntry']>>;
+  folders?: Record<string, PermissionEntry | MissingEntry>;
+  documents?: Record<string, PermissionEntry | MissingEntry>;
+  context?: { accessFields: string[] };
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** Grants and permission resolution (contract part 5). */
+@Injectable()
+export class AccessService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly transactions: Transactions,
+    private readonly organizations: OrganizationsService,
+    private readonly keySettings: KeySettingsReader,
+  ) {}
+
+  /**
+   * Resolves every user on every requested folder and document. Seven queries whatever the
+   * numbers: organization, documents, folders, their ancestors, grants, contexts, key settings.
+   */
+  async get(principal: ApiKeyPrincipal, request: GetPermissionsRequest): Promise<Record<string, UserPermissions>> {
+    const { apiKeyId } = principal;
+    const { organizationId } = request;
+    const folderIds = [...new Set(request.folderIds ?? [])];
+    const documentIds = [...new Set(request.documentIds ?? [])];
+    if (folderIds.length + documentIds.length > MAX_PERMISSION_RESOURCES) throw AccessErrors.tooManyResources(MAX_PERMISSION_RESOURCES);
+    const userIds = [...new Set(request.userIds)];
+
+    const scope = { apiKeyId, organizationId };
+    const [organization] = await this.sql.rows<{ id: string; disabled: boolean | number }>(
+      'SELECT id, disabled FROM organization WHERE api_key_id = :apiKeyId AND id = :organizationId',
+      scope,
+    );
+    if (!organization) throw AccessErrors.organizationMissing();
+    const documents = documentIds.length
+      ? (await this.sql.rows<DocumentRow>('SELECT id, folder_id, access_type, disabled FROM document WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)', { ...scope, ids: documentIds })).map(
+          (d) => ({ id: d.id, folderId: d.folder_id, accessType: d.access_type, disabled: Boolean(d.disabled) }),
+        )
+      : [];
+    const folders = await this.folderRows(apiKeyId, organizationId, [...folderIds, ...documents.flatMap((d) => (d.folderId ? [d.folderId] : []))]);
+    const ancestors = await this.folderRows(apiKeyId, organizationId, folders.flatMap((f) => idsOf(f.path).slice(0, -1)));
+    const allFolders = [...ancestors, ...folders];
+    const [grants, contexts, settings] = await Promise.all([
+      this.grantRows(apiKeyId, organizationId, userIds, documentIds, allFolders.map((f) => f.id)),
+      this.sql.rows<{ user_id: string; access_fields: string }>('SELECT user_id, access_fields FROM access_context WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id IN (:...userIds)', {
+        ...scope,
+        userIds,
+      }),
+      this.keySettings.settings(apiKeyId),
+    ]);
+
+    const world: PermissionWorld = {
+      organization: { id: organization.id, disabled: Boolean(organization.disabled) },
+      keyDefault: settings.defaultDocumentAccessType,
+      folders: new Map(allFolders.map((f) => [f.id, f])),
+      documents: new Map(documents.map((d) => [d.id, d])),
+      grants,
+      now: nowSeconds(),
+    };
+    const resolver = new PermissionResolver(world);
+    const foundFolders = new Set(folders.map((f) => f.id));
+    const foundDocuments = new Set(documents.map((d) => d.id));
+    const contextByUser = new Map(contexts.map((c) => [c.user_id, JSON.parse(c.access_fields) as string[]]));
+    const missingFolder: MissingEntry = { error: 'Folder does not exist', errorCode: 'does_not_exist' };
+    const missingDocument: MissingEntry = { error: 'Document does not exist', errorCode: 'does_not_exist' };
+
+    const result: Record<string, UserPermissions> = {};
+    for (const userId of userIds) {
+      const entry: UserPermissions = { organization: { [organizationId]: resolver.organizationEntry(userId) } };
+      if (request.folderIds) entry.folders = resolver.entries(userId, 'folder', folderIds, (id) => foundFolders.has(id), missingFolder);
+      if (request.documentIds) entry.documents = resolver.entries(userId, 'document', documentIds, (id) => foundDocuments.has(id), missingDocument);
+      const accessFields = contextByUser.get(userId);
+      if (accessFields) entry.context = { accessFields };
+      result[userId] = entry;
+    }
+    const missing = folderIds.some((id) => !foundFolders.has(id)) || documentIds.some((id) => !foundDocuments.has(id));
+    if (missing) throw AccessErrors.resourcesMissing(result);
+    return result;
+  }
+
+  /** `get`, serialised with each shared entries object written once (see `JsonText`). */
+  async getAsJson(principal: ApiKeyPrincipal, request: GetPermissionsRequest): Promise<JsonText> {
+    const result = await this.get(principal, request);
+    const serialised = new Map<unknown, string>();
+    const once = (value: unknown) => {
+      let text = serialised.get(value);
+      if (text === undefined) serialised.set(value, (text = JSON.stringify(value)));
+      return text;
+    };
+    const users = Object.entries(result).map(([userId, entry]) => {
+      const fields = [`"organization":${JSON.stringify(entry.organization)}`];
+      if (entry.folders) fields.push(`"folders":${once(entry.folders)}`);
+      if (entry.documents) fields.push(`"documents":${once(entry.documents)}`);
+      if (entry.context) fields.push(`"context":${JSON.stringify(entry.context)}`);
+      return `${JSON.stringify(userId)}:{${fields.join(',')}}`;
+    });
+    return new JsonText(`{${users.join(',')}}`);
+  }
+
+  /**
+   * Grants a user access (the same grants users add makes). An `expiresAt` makes the grant
+   * temporary, a row of its own beside any regular one; re-adding replaces role and expiry.
+   * Missing organizations and documents are created (documents at top level); folders must exist.
+   */
+  async add(principal: ApiKeyPrincipal, request: AddPermissionsRequest): Promise<null> {
+    const { apiKeyId } = principal;
+    if (request.context && request.organizationId === undefined) throw AccessErrors.contextNeedsOrganization();
+    const now = Date.now();
+    const resources = request.permissions.resources.map((resource, i) => this.placeOf(resource, i));
+    for (const resource of request.permissions.resources) if (resource.expiresAt !== undefined && resource.expiresAt <= nowSeconds()) throw AccessErrors.expiresInPast();
+    await this.transactions.run(async (manager) => {
+      await this.organizations.ensure(manager, apiKeyId, [...resources.map((r) => r.organizationId), ...(request.organizationId ? [request.organizationId] : [])]);
+      const folderIdsByOrg = new Map<string, string[]>();
+      for (const r of resources) if (r.type === 'folder') folderIdsByOrg.set(r.organizationId, [...(folderIdsByOrg.get(r.organizationId) ?? []), r.id]);
+      for (const [organizationId, ids] of folderIdsByOrg) {
+        const found = new Set((await this.findFolders(manager, apiKeyId, organizationId, ids)).map((f) => f.id));
+        if (ids.some((id) => !found.has(id))) throw DirectoryErrors.folderNotFound();
+      }
+      const documents = resources.filter((r) => r.type === 'document');
+      if (documents.length) {
+        await manager
+          .createQueryBuilder()
+          .insert()
+          .into(DocumentEntity)
+          .values(documents.map((d) => ({ apiKeyId, organizationId: d.organizationId, id: d.id, name: null, folderId: null, accessType: null, disabled: false, metadata: {} as never, createdAt: now, lastUpdated: now })))
+          .orIgnore()
+          .execute();
+      }
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(GrantEntity)
+        .values(
+          request.permissions.resources.map((resource, i) => ({
+            apiKeyId,
+            organizationId: resources[i]!.organizationId,
+            resourceType: resource.type,
+            resourceId: resource.id,
+            userId: request.user.userId,
+            temporary: resource.expiresAt !== undefined,
+            accessRole: resource.accessRole ?? 'editor',
+            expiresAt: resource.expiresAt ?? null,
+            createdAt: now,
+            lastUpdated: now,
+          })),
+        )
+        .orUpdate(['access_role', 'expires_at', 'last_updated'], ['api_key_id', 'organization_id', 'resource_type', 'resource_id', 'user_id', 'temporary'])
+        .execute();
+      if (request.context && request.organizationId) {
+        await manager
+          .createQueryBuilder()
+          .insert()
+          .into(AccessContextEntity)
+          .values({ apiKeyId, organizationId: request.organizationId, userId: request.user.userId, accessFields: request.context.accessFields as never, lastUpdated: now })
+          .orUpdate(['access_fields', 'last_updated'], ['api_key_id', 'organization_id', 'user_id'])
+          .execute();
+      }
+    });
+    return null;
+  }
+
+  /** Removes the user's grants (regular and temporary) on the resources. */
+  async remove(principal: ApiKeyPrincipal, request: RemovePermissionsRequest): Promise<null> {
+    const { apiKeyId } = principal;
+    const resources = request.permissions.resources.map((resource, i) => this.placeOf(resource, i));
+    await this.transactions.run(async (manager) => {
+      for (const resource of resources) {
+        await manager.delete(GrantEntity, { apiKeyId, organizationId: resource.organizationId, resourceType: resource.type, resourceId: resource.id, userId: request.userId });
+      }
+    });
+    return null;
+  }
+
+  /** Where a resource sits: folders and documents name their organization; an organization is its own. */
+  private placeOf(resource: PermissionResource, index: number): { type: PermissionResource['type']; id: string; organizationId: string } {
+    if (resource.type === 'organization') return { type: 'organization', id: resource.id, organizationId: resource.organizationId ?? resource.id };
+    if (resource.organizationId === undefined) throw AccessErrors.organizationIdRequired(`data.permissions.resources[${index}].organizationId`);
+    return { type: resource.type, id: resource.id, organizationId: resource.organizationId };
+  }
+
+  private async findFolders(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<FolderEntity[]> {
+    const unique = [...new Set(ids)];
+    return unique.length ? manager.find(FolderEntity, { where: { apiKeyId, organizationId, id: In(unique) } }) : [];
+  }
+
+  /** Folders by id as resolution needs them (plain SQL: this read is on the hot path). */
+  private async folderRows(apiKeyId: string, organizationId: string, ids: string[]): Promise<{ id: string; path: string; accessType: AccessType | null }[]> {
+    const unique = [...new Set(ids)];
+    if (!unique.length) return [];
+    const rows = await this.sql.rows<{ id: string; path: string; access_type: AccessType | null }>(
+      'SELECT id, path, access_type FROM folder WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)',
+      { apiKeyId, organizationId, ids: unique },
+    );
+    return rows.map((f) => ({ id: f.id, path: f.path, accessType: f.access_type }));
+  }
+
+  /** The users' grants on the organization and on the given documents and folders, in one query. */
+  private async grantRows(apiKeyId: string, organizationId: string, userIds: string[], documentIds: string[], folderIds: string[]): Promise<GrantRow[]> {
+    const places = ["(resource_type = 'organization' AND resource_id = :organizationId)"];
+    if (documentIds.length) places.push("(resource_type = 'document' AND resource_id IN (:...documentIds))");
+    if (folderIds.length) places.push("(resource_type = 'folder' AND resource_id IN (:...folderIds))");
+    const rows = await this.sql.rows<{ user_id: string; resource_type: GrantResourceType; resource_id: string; temporary: boolean | number; access_role: AccessRole; expires_at: number | string | null }>(
+      `SELECT user_id, resource_type, resource_id, temporary, access_role, expires_at FROM access_grant
+        WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id IN (:...userIds) AND (${places.join(' OR ')})`,
+      { apiKeyId, organizationId, userIds, documentIds, folderIds: [...new Set(folderIds)] },
+    );
+    return rows.map((g) => ({
+      userId: g.user_id,
+      resourceType: g.resource_type,
+      resourceId: g.resource_id,
+      temporary: Boolean(g.temporary),
+      accessRole: g.access_role,
+      expiresAt: g.expires_at === null ? null : Number(g.expires_at),
+    }));
+  }
+}

@@ -1,0 +1,95 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ValidateNested } from 'class-validator';
+import { checkArrayOf, checkInteger, checkOneOf, checkPlainObject, checkString, IsId, IsIdArray, IsNestedArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
+import { MAX_BATCH } from '../../directory/batch.js';
+
+/** Limits of contract 1.5 for permissions get. */
+export const MAX_PERMISSION_USERS = 100;
+export const MAX_PERMISSION_RESOURCES = 100;
+
+const NestedObject = (type: () => new () => object) => applyDecorators(Satisfies(checkPlainObject), ValidateNested(), Type(type));
+const OptionalNestedObject = (type: () => new () => object) => applyDecorators(Optional(), Satisfies(checkPlainObject), ValidateNested(), Type(type));
+
+export class GetPermissionsRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+
+  @ApiProperty({ type: [String], maxItems: MAX_PERMISSION_USERS })
+  @IsIdArray(MAX_PERMISSION_USERS, { min: 1 })
+  userIds!: string[];
+
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_PERMISSION_RESOURCES })
+  @Optional()
+  @IsIdArray(MAX_PERMISSION_RESOURCES)
+  folderIds?: string[];
+
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_PERMISSION_RESOURCES })
+  @Optional()
+  @IsIdArray(MAX_PERMISSION_RESOURCES)
+  documentIds?: string[];
+}
+
+export class PermissionUser {
+  @ApiProperty() @IsId() userId!: string;
+}
+
+export class PermissionResource {
+  @ApiProperty({ enum: ['organization', 'folder', 'document'] })
+  @Satisfies(checkOneOf(['organization', 'folder', 'document']))
+  type!: 'organization' | 'folder' | 'document';
+
+  @ApiProperty() @IsId() id!: string;
+
+  /** Required for folders and documents; an organization's is its `id`. */
+  @ApiPropertyOptional() @IsOptionalId() organizationId?: string;
+
+  @ApiPropertyOptional({ enum: ['editor', 'viewer'], default: 'editor' })
+  @Optional()
+  @Satisfies(checkOneOf(['editor', 'viewer']))
+  accessRole?: 'editor' | 'viewer';
+
+  /** Unix seconds, in the future: makes the grant temporary. */
+  @ApiPropertyOptional()
+  @Optional()
+  @Satisfies(checkInteger(0, 1e11))
+  expiresAt?: number;
+}
+
+export class PermissionSet {
+  @ApiProperty({ type: [PermissionResource], maxItems: MAX_BATCH })
+  @IsNestedArray(() => PermissionResource, MAX_BATCH, { min: 1 })
+  resources!: PermissionResource[];
+}
+
+export class AccessContextInput {
+  /** `fieldName:value` strings. */
+  @ApiProperty({ type: [String] })
+  @Satisfies(checkArrayOf(checkString({ max: 1000 }), { max: 100 }))
+  accessFields!: string[];
+}
+
+export class AddPermissionsRequest {
+  @ApiProperty({ type: PermissionUser })
+  @NestedObject(() => PermissionUser)
+  user!: PermissionUser;
+
+  @ApiProperty({ type: PermissionSet })
+  @NestedObject(() => PermissionSet)
+  permissions!: PermissionSet;
+
+  /** Required with `context`. */
+  @ApiPropertyOptional() @IsOptionalId() organizationId?: string;
+
+  @ApiPropertyOptional({ type: AccessContextInput })
+  @OptionalNestedObject(() => AccessContextInput)
+  context?: AccessContextInput;
+}
+
+export class RemovePermissionsRequest {
+  @ApiProperty() @IsId() userId!: string;
+
+  @ApiProperty({ type: PermissionSet })
+  @NestedObject(() => PermissionSet)
+  permissions!: PermissionSet;
+}
