@@ -7,8 +7,8 @@ type Parameters = Record<string, Scalar | readonly Scalar[]>;
 
 interface PreparedText {
   text: string;
-  /** Parameter names in placeholder order. */
-  order: string[];
+  /** Parameter name (and list index) of each placeholder, in order. */
+  order: [name: string, index?: number][];
 }
 
 /** A synchronous prepared statement of the embedded driver (better-sqlite3). */
@@ -39,40 +39,48 @@ export class Sql {
   }
 
   /**
-   * Rows of a read. Scalar parameters are `:name`; lists are `:...name` (expanded by TypeORM,
-   * so such statements are translated per call; their prepared statements are still reused
-   * for each list length).
+   * Rows of a read. Scalar parameters are `:name`, lists `:...name`. The translation to the
+   * driver's placeholders is done once per statement text and list lengths.
    */
   async rows<T>(sql: string, parameters: Parameters): Promise<T[]> {
-    let text: string;
-    let values: unknown[];
-    if (Object.values(parameters).some(Array.isArray)) {
-      [text, values] = this.dataSource.driver.escapeQueryWithParameters(sql, parameters);
-      values = values.map((value) => toDriverValue(value as Scalar));
-    } else {
-      const prepared = this.prepare(sql, parameters as Record<string, Scalar>);
-      text = prepared.text;
-      values = prepared.order.map((name) => toDriverValue(parameters[name] as Scalar));
-    }
+    const prepared = this.prepare(sql, parameters);
+    const values = prepared.order.map(([name, index]) => {
+      const value = parameters[name]!;
+      return toDriverValue(index === undefined ? (value as Scalar) : (value as readonly Scalar[])[index]!);
+    });
     if (this.embedded) {
       // Reported like TypeORM's own statements, so query logging sees every statement.
-      this.dataSource.logger.logQuery(text, values);
-      let statement = this.statements.get(text);
-      if (!statement) this.statements.set(text, (statement = this.embedded.prepare(text)));
+      this.dataSource.logger.logQuery(prepared.text, values);
+      let statement = this.statements.get(prepared.text);
+      if (!statement) this.statements.set(prepared.text, (statement = this.embedded.prepare(prepared.text)));
       return statement.all(...values) as T[];
     }
-    return this.dataSource.query(text, values);
+    return this.dataSource.query(prepared.text, values);
   }
 
-  private prepare(sql: string, parameters: Record<string, Scalar>): PreparedText {
-    let prepared = this.prepared.get(sql);
+  private prepare(sql: string, parameters: Parameters): PreparedText {
+    const names = Object.keys(parameters);
+    const shape = names.map((name) => (Array.isArray(parameters[name]) ? `${name}[${(parameters[name] as unknown[]).length}]` : name)).join(',');
+    const cacheKey = `${sql}\u0000${shape}`;
+    let prepared = this.prepared.get(cacheKey);
     if (!prepared) {
-      // Each value is replaced by a marker string naming its parameter (strings always become
-      // placeholders; some drivers inline numbers), so the driver's output tells the order.
-      const names = Object.keys(parameters);
-      const [text, markers] = this.dataSource.driver.escapeQueryWithParameters(sql, Object.fromEntries(names.map((name) => [name, `\u0000${name}`])));
-      prepared = { text, order: (markers as string[]).map((marker) => marker.slice(1)) };
-      this.prepared.set(sql, prepared);
+      // Each value (each list element) is replaced by a marker string naming it; strings always
+      // become placeholders (some drivers inline numbers), so the driver's output gives the order.
+      const markers = Object.fromEntries(
+        names.map((name) => {
+          const value = parameters[name];
+          return [name, Array.isArray(value) ? value.map((_, i) => `\u0000${name}\u0000${i}`) : `\u0000${name}`];
+        }),
+      );
+      const [text, placed] = this.dataSource.driver.escapeQueryWithParameters(sql, markers);
+      prepared = {
+        text,
+        order: (placed as string[]).map((marker) => {
+          const [, name, index] = marker.split('\u0000');
+          return index === undefined ? [name!] : [name!, Number(index)];
+        }),
+      };
+      this.prepared.set(cacheKey, prepared);
     }
     return prepared;
   }

@@ -1,5 +1,5 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
-import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
+import { ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerOptions } from '@nestjs/throttler';
 import { OPERATION_METADATA, type OperationOptions, type RateLimitName } from '../decorators/operation.decorator.js';
 import { ApiError } from '../errors.js';
 
@@ -22,9 +22,36 @@ export function operationOf(context: ExecutionContext): OperationOptions | undef
  * `@nestjs/throttler`'s guard with the contract's error envelope. Runs after the credentials
  * guard, so per-key and per-workspace limits track the authenticated principal. Counters are
  * keyed by limit name and tracker only, so a per-key limit spans all operations.
+ *
+ * `canActivate` counts only the limits the route names (worked out once per handler) instead
+ * of the base class's walk over every named throttler with its metadata look-ups: this guard
+ * runs on every request, and the walk cost several percent of a cheap read.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  private readonly limitsByHandler = new WeakMap<object, ThrottlerOptions[]>();
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const handler = context.getHandler();
+    let throttlers = this.limitsByHandler.get(handler);
+    if (!throttlers) {
+      const names = limitsOf(operationOf(context));
+      throttlers = this.throttlers.filter((t) => names.includes(t.name as RateLimitName) && Number(t.limit) > 0);
+      this.limitsByHandler.set(handler, throttlers);
+    }
+    if (!throttlers.length) return true;
+    const request = context.switchToHttp().getRequest<Record<string, unknown>>();
+    for (const throttler of throttlers) {
+      const tracker = await throttler.getTracker!(request, context);
+      if (tracker === '') continue;
+      const limit = Number(throttler.limit);
+      const ttl = Number(throttler.ttl);
+      const record = await this.storageService.increment(this.generateKey(context, tracker, throttler.name!), ttl, limit, ttl, throttler.name!);
+      if (record.isBlocked) await this.throwThrottlingException(context, { limit, ttl, key: '', tracker, ...record });
+    }
+    return true;
+  }
+
   protected override generateKey(_context: ExecutionContext, tracker: string, throttlerName: string): string {
     return `${throttlerName}:${tracker}`;
   }

@@ -1,10 +1,9 @@
-import { type ExecutionContext, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { ThrottlerModule, type ThrottlerOptions, type ThrottlerStorage } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config.js';
 import type { RateLimitName } from '../decorators/operation.decorator.js';
 import type { ServiceRequest } from '../request-context.js';
 import { MemoryRateLimitStore } from './memory-rate-limit.store.js';
-import { limitsOf, operationOf } from './rate-limit.guard.js';
 import { RedisRateLimitStore } from './redis-rate-limit.store.js';
 
 const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
@@ -41,10 +40,6 @@ function throttlersFor(config: AppConfig): ThrottlerOptions[] {
     limit: definition.limit(config),
     ttl: definition.windowMs,
     setHeaders: false,
-    skipIf: (context: ExecutionContext) =>
-      definition.limit(config) === 0 ||
-      !limitsOf(operationOf(context)).includes(name) ||
-      definition.tracker(context.switchToHttp().getRequest<ServiceRequest>()) === undefined,
     getTracker: (request: Record<string, unknown>) => definition.tracker(request as unknown as ServiceRequest) ?? '',
   }));
 }
