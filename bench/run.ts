@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import { SCENARIOS, type Scenario, type Seed } from './scenarios.js';
+import { openBareDatabase } from './bare-database.js';
 import { seed } from './seed.js';
 
 /**
@@ -107,6 +108,14 @@ async function main(): Promise<void> {
   const seedStarted = Date.now();
   const seeded = await seed((path, data, headers) => post(servicePort, path, data, headers));
   log(`seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+  if (database.startsWith('postgres')) {
+    // A freshly bulk-loaded PostgreSQL has no statistics until autovacuum analyses it, and its
+    // plans meanwhile can pick a wrong index; measure the steady state a deployment reaches.
+    const db = openBareDatabase(database);
+    await db.query('ANALYZE', []);
+    await db.close();
+    log('analysed (PostgreSQL statistics)');
+  }
   const seededRssMb = residentMb(service.pid!);
   log(`service RSS after seeding: ${seededRssMb.toFixed(1)} MB`);
 
