@@ -1,19 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startApp, type TestApp } from './helpers/app.js';
-import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
+import { describe, it } from 'node:test';
+import { agentFor, createKey, expectError, expectSuccess, withKeyedApp } from './factories/workspace.js';
 
 describe('directory: organizations, folders, documents (contract part 4)', () => {
-  let app: TestApp;
-  let key: TestKey;
-  let call: ReturnType<typeof agentFor>;
-
-  before(async () => {
-    app = await startApp();
-    key = await createKey(app);
-    call = agentFor(app, key);
-  });
-  after(() => app.close());
+  const suite = withKeyedApp();
+  const call = (path: string, data: unknown) => suite.call(path, data);
 
   let orgCounter = 0;
   const newOrg = async (extra: Record<string, unknown> = {}) => {
@@ -60,8 +51,8 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
     });
 
     it('pages with nextPageToken and refuses a token used with other filters', async () => {
-      const other = await createKey(app);
-      const otherCall = agentFor(app, other);
+      const other = await createKey(suite.app);
+      const otherCall = agentFor(suite.app, other);
       expectSuccess(await otherCall('/v2/organizations/add', { organizations: [1, 2, 3].map((i) => ({ organizationId: `p${i}` })) }));
       const first = expectSuccess(await otherCall('/v2/organizations/get', { pageSize: 2 }));
       assert.deepEqual(first.data.map((o: { id: string }) => o.id), ['p1', 'p2']);
@@ -82,7 +73,7 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       assert.deepEqual(await getFolders({ organizationId: id }), []);
       assert.deepEqual((await getDocuments({ organizationId: id })).data, []);
       for (const table of ['folder', 'document']) {
-        const [row] = await app.dataSource.query(`SELECT COUNT(*) AS n FROM ${table} WHERE organization_id = '${id}'`);
+        const [row] = await suite.app.dataSource.query(`SELECT COUNT(*) AS n FROM ${table} WHERE organization_id = '${id}'`);
         assert.equal(Number(row.n), 0, `${table} rows left behind`);
       }
     });
@@ -126,7 +117,7 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       assert.deepEqual(c.ancestors, ['root', 'a', 'b']);
       assert.equal(c.parentFolderId, 'b');
       assert.equal(c.organizationId, id);
-      assert.equal(c.apiKey, key.apiKey);
+      assert.equal(c.apiKey, suite.key.apiKey);
       assert.equal(c.accessType, 'public');
       assert.equal(c.inheritAccessFromParent, true);
       assert.equal('subFolders' in c, false);
@@ -328,7 +319,7 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       expectError(await call('/v2/organizations/documents/get', { organizationId: id, documentIds: Array.from({ length: 31 }, (_, i) => `d${i}`) }), 400, 'INVALID_ARGUMENT', 'data.documentIds must contain at most 30 items');
       expectError(await call('/v2/organizations/documents/add', { organizationId: id, documents: [{ documentId: 'x' }, { documentId: 'x' }] }), 400, 'INVALID_ARGUMENT', 'data.documents[1].documentId repeats [0].documentId ("x")');
       expectSuccess(await call('/v2/organizations/documents/add', { organizationId: id, documents: [{ documentId: 'mine' }] }));
-      const other = agentFor(app, await createKey(app));
+      const other = agentFor(suite.app, await createKey(suite.app));
       assert.deepEqual(expectSuccess(await other('/v2/organizations/documents/get', { organizationId: id })).data, []);
       assert.deepEqual(expectSuccess(await other('/v2/organizations/get', {})).data, []);
       expectError(await other('/v2/organizations/folders/add', { organizationId: id, folders: [{ folderId: 'f' }] }), 404, 'NOT_FOUND', 'Organization does not exist');

@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { GrantEntity } from '../src/access/entities/grant.entity.js';
 import { DirectoryUserEntity } from '../src/directory/entities/directory-user.entity.js';
-import { startApp, type TestApp } from './helpers/app.js';
-import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
+import { agentFor, createKey, expectError, expectSuccess, withKeyedApp } from './factories/workspace.js';
 
 describe('directory: users and user groups (rest-interface part 4, contract part 4)', () => {
-  let app: TestApp;
-  let key: TestKey;
-  let call: ReturnType<typeof agentFor>;
-
-  before(async () => {
-    app = await startApp();
-    key = await createKey(app);
-    call = agentFor(app, key);
-  });
-  after(() => app.close());
+  const suite = withKeyedApp();
+  const call = (path: string, data: unknown) => suite.call(path, data);
 
   let counter = 0;
   const org = () => `users-org-${++counter}`;
@@ -33,10 +24,10 @@ describe('directory: users and user groups (rest-interface part 4, contract part
       { userId: 'ann', name: 'ann lee', email: 'ann@example.com' },
       { userId: 'bob', name: null, email: 'bob@example.com' },
     ]);
-    const stored = await app.dataSource.getRepository(DirectoryUserEntity).findBy({ apiKeyId: key.apiKey });
+    const stored = await suite.app.dataSource.getRepository(DirectoryUserEntity).findBy({ apiKeyId: suite.key.apiKey });
     assert.equal(stored.find((u) => u.id === 'ann')?.initial, 'A', 'initial from the name');
     assert.equal(stored.find((u) => u.id === 'bob')?.initial, 'B', 'initial from the e-mail without a name');
-    const grants = await app.dataSource.getRepository(GrantEntity).findBy({ apiKeyId: key.apiKey, organizationId });
+    const grants = await suite.app.dataSource.getRepository(GrantEntity).findBy({ apiKeyId: suite.key.apiKey, organizationId });
     assert.deepEqual(grants.map((g) => [g.resourceType, g.resourceId, g.userId, g.accessRole]).sort(), [
       ['organization', organizationId, 'ann', 'editor'],
       ['organization', organizationId, 'bob', 'editor'],
@@ -65,7 +56,7 @@ describe('directory: users and user groups (rest-interface part 4, contract part
     expectError(await call('/v1/users/add', { organizationId, users: [{ ...ann, accessRole: 'viewer' }] }), 400, 'INVALID_ARGUMENT', 'data.users[0].accessRole is only accepted by the v2 operation');
     expectError(await call('/v2/users/add', { organizationId, createOrganization: false, users: [ann] }), 404, 'NOT_FOUND', 'Organization does not exist');
     expectSuccess(await call('/v2/users/add', { organizationId, users: [{ ...ann, accessRole: 'viewer' }, bob] }));
-    const grants = await app.dataSource.getRepository(GrantEntity).findBy({ apiKeyId: key.apiKey, organizationId });
+    const grants = await suite.app.dataSource.getRepository(GrantEntity).findBy({ apiKeyId: suite.key.apiKey, organizationId });
     assert.deepEqual(grants.map((g) => [g.userId, g.accessRole]).sort(), [['ann', 'viewer'], ['bob', 'editor']]);
     expectError(await call('/v2/users/add', { organizationId, users: [{ ...ann, accessRole: 'owner' }] }), 400, 'INVALID_ARGUMENT', 'data.users[0].accessRole must be one of: editor, viewer');
   });
@@ -98,7 +89,7 @@ describe('directory: users and user groups (rest-interface part 4, contract part
     assert.deepEqual(updated.data.ann, { success: true, id: 'ann', message: 'User updated.' });
     assert.deepEqual(updated.data.zed, { success: false, id: 'zed', message: 'User does not exist.' });
     assert.equal(expectSuccess(await call('/v1/users/get', { organizationId, userIds: ['ann'] })).data[0].name, 'Ann B');
-    const grant = await app.dataSource.getRepository(GrantEntity).findOneByOrFail({ apiKeyId: key.apiKey, organizationId, userId: 'ann' });
+    const grant = await suite.app.dataSource.getRepository(GrantEntity).findOneByOrFail({ apiKeyId: suite.key.apiKey, organizationId, userId: 'ann' });
     assert.equal(grant.accessRole, 'viewer');
     const deleted = expectSuccess(await call('/v2/users/delete', { organizationId, userIds: ['bob', 'zed'] }), 'User(s) deleted successfully.');
     assert.deepEqual(deleted.data.bob, { success: true, id: 'bob', message: 'User removed.' });
@@ -130,7 +121,7 @@ describe('directory: users and user groups (rest-interface part 4, contract part
   it('another key sees none of these users', async () => {
     const organizationId = org();
     expectSuccess(await call('/v2/users/add', { organizationId, users: [ann] }));
-    const other = agentFor(app, await createKey(app));
+    const other = agentFor(suite.app, await createKey(suite.app));
     assert.deepEqual(expectSuccess(await other('/v1/users/get', { organizationId })).data, []);
     const update = expectSuccess(await other('/v2/users/update', { organizationId, users: [{ userId: 'ann', name: 'Mallory' }] }));
     assert.equal(update.data.ann.success, false);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
-import type { TestApp } from '../helpers/app.js';
+import { after, before } from 'node:test';
+import { startApp, type TestApp } from '../helpers/app.js';
 
 /** A workspace with its first API key and that key's auth token. */
 export interface TestKey {
@@ -62,4 +63,27 @@ export function expectSuccess(response: { status: number; body: unknown }, messa
   assert.equal(body.result?.status, 'success', JSON.stringify(response.body));
   if (message !== undefined) assert.equal(body.result?.message, message);
   return body.result!;
+}
+
+/** A started app with one workspace key, set up before the suite and closed after it. */
+export interface KeyedApp {
+  app: TestApp;
+  key: TestKey;
+  /** Posts as `key` (API-key level). */
+  call: (path: string, data: unknown) => ReturnType<TestApp['post']>;
+}
+
+/**
+ * Registers the suite's set-up and tear-down (call it inside `describe`). The returned object
+ * is filled once `before` has run.
+ */
+export function withKeyedApp(overrides: Record<string, string | undefined> = {}): KeyedApp {
+  const context = {} as KeyedApp;
+  before(async () => {
+    context.app = await startApp(overrides);
+    context.key = await createKey(context.app);
+    context.call = agentFor(context.app, context.key);
+  });
+  after(() => context.app.close());
+  return context;
 }
