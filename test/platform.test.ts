@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import request from 'supertest';
 import { WorkspaceEntity } from '../src/workspace/entities/workspace.entity.js';
 import { startApp, type TestApp } from './helpers/app.js';
-import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
+import { agentFor, createKey, expectError, expectSuccess, uniqueEmail, type TestKey } from './factories/workspace.js';
 
 const MALFORMED = 'Request body must be a JSON object with a "data" object.';
 
@@ -192,7 +192,7 @@ describe('configurable header product part (HEADER_PRODUCT)', () => {
   it('reads x-<product>-… headers and ignores the default names', async () => {
     const app = await startApp({ HEADER_PRODUCT: 'acme' });
     try {
-      const created = await app.post('/v2/workspace/create', { data: { ownerEmail: 'acme.owner@example.com' } });
+      const created = await app.post('/v2/workspace/create', { data: { ownerEmail: uniqueEmail('acme') } });
       const workspace = expectSuccess(created).data;
       const apiKey = Object.keys(workspace.apiKeyList)[0]!;
       const tokens = await app.post('/v2/workspace/authtokens/get', { data: { apiKey } }, { 'x-acme-workspace-id': workspace.id, 'x-acme-workspace-auth-token': workspace.authToken });
