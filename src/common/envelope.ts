@@ -11,25 +11,16 @@ export interface ErrorEnvelope {
 }
 
 /**
- * What a handler may return instead of plain data when the `result` object needs more than
- * `data`: paging tokens beside it (`pageToken`, `nextPageToken`), or for the few operations
- * whose result has another shape, the fields alone (`omitStatus`).
+ * What a handler returns instead of plain data when the `result` object holds more than
+ * `data`: paging tokens beside it (`pageToken`, `nextPageToken`).
  */
 export class ResultFields {
-  constructor(
-    readonly fields: Record<string, unknown>,
-    readonly omitStatus = false,
-  ) {}
+  constructor(readonly fields: Record<string, unknown>) {}
 }
 
 /** `data` plus fields beside it in `result`; `undefined` fields are left out. */
 export function withResultFields(data: unknown, fields: Record<string, unknown>): ResultFields {
   return new ResultFields({ data, ...fields });
-}
-
-/** A `result` that holds only the given fields (e.g. Suggest decision: `primary`, `conflict`). */
-export function bareResult(fields: Record<string, unknown>): ResultFields {
-  return new ResultFields(fields, true);
 }
 
 /**
@@ -46,16 +37,10 @@ export function successEnvelopeText(message: string, data: JsonText): string {
   return `{"result":{"status":"success","message":${JSON.stringify(message)},"data":${data.text}}}`;
 }
 
-/** An operation that answers `status` and `message` without a `data` field (e.g. CRDT add). */
-export const NO_DATA: unique symbol = Symbol('no-data');
-
 export function successEnvelope(message: string, returned: unknown): SuccessEnvelope {
-  if (returned === NO_DATA) return { result: { status: 'success', message } };
   if (returned instanceof ResultFields) {
     const fields = Object.fromEntries(Object.entries(returned.fields).filter(([, value]) => value !== undefined));
-    return returned.omitStatus
-      ? ({ result: fields } as unknown as SuccessEnvelope)
-      : { result: { status: 'success', message, ...fields } };
+    return { result: { status: 'success', message, ...fields } };
   }
   return { result: { status: 'success', message, data: returned ?? null } };
 }

@@ -63,10 +63,3 @@ export class ApiError extends Error {
     return this.options.httpStatus ?? HTTP_STATUS_BY_CODE[this.code];
   }
 }
-
-/** Shorthands for the errors thrown across modules. */
-export const invalidArgument = (message: string, details?: Record<string, unknown>) =>
-  new ApiError('INVALID_ARGUMENT', message, details);
-export const notFound = (message: string, details?: Record<string, unknown>) => new ApiError('NOT_FOUND', message, details);
-export const permissionDenied = (message: string) => new ApiError('PERMISSION_DENIED', message);
-export const failedPrecondition = (message: string) => new ApiError('FAILED_PRECONDITION', message);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, type EntityManager, type Repository } from 'typeorm';
+import type { EntityManager, Repository } from 'typeorm';
 import {
   applyEmailConfigChange,
   applyNotificationConfigChange,
@@ -179,11 +179,6 @@ export class ApiKeyService {
       await manager.delete(ApiKeyAuthTokenEntity, { apiKeyId: apiKey });
       return { apiKey, newAuthToken: await this.credentials.issueApiKeyToken(manager, apiKey) };
     });
-  }
-
-  /** Keys of the workspace among `ids` (CLI and listing helpers). */
-  async ofWorkspace(workspaceId: string, ids?: string[]): Promise<ApiKeyEntity[]> {
-    return this.keys.find({ where: ids ? { workspaceId, id: In(ids) } : { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
   private async requireOwnKey(principal: WorkspacePrincipal, apiKey: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { applyDecorators, HttpCode, Post, SetMetadata } from '@nestjs/common';
-import { ApiHeader, ApiOperation } from '@nestjs/swagger';
+import { ApiOperation } from '@nestjs/swagger';
 
 /** Credential levels of rest-interface part 5: API-key (A), workspace (W), public (P). */
 export type AuthLevel = 'apiKey' | 'workspace' | 'public';
@@ -44,18 +44,4 @@ export function Operation(path: string, options: OperationOptions): MethodDecora
 /** Credential level of a route outside the envelope convention (health, docs). */
 export function Auth(level: AuthLevel): MethodDecorator & ClassDecorator {
   return SetMetadata(AUTH_METADATA, level);
-}
-
-/** OpenAPI header documentation for a credential level, given the configured product part. */
-export function credentialHeaders(level: AuthLevel, product = 'svc'): MethodDecorator[] {
-  if (level === 'apiKey') {
-    return [ApiHeader({ name: `x-${product}-api-key`, required: true }), ApiHeader({ name: `x-${product}-auth-token`, required: true })];
-  }
-  if (level === 'workspace') {
-    return [
-      ApiHeader({ name: `x-${product}-workspace-id`, required: true }),
-      ApiHeader({ name: `x-${product}-workspace-auth-token`, required: true }),
-    ];
-  }
-  return [];
 }
