@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { In, type EntityManager } from 'typeorm';
 import { JsonText } from '../common/envelope.js';
+import { unixSeconds } from '../common/time.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { KeySettingsReader } from '../configs/key-settings.reader.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { DirectoryErrors } from '../directory/directory.errors.js';
 import type { AccessType } from '../configs/key-configs.js';
-import { DocumentEntity } from '../directory/entities/document.entity.js';
-import { FolderEntity } from '../directory/entities/folder.entity.js';
 import { idsOf } from '../directory/folder-paths.js';
+import { DocumentsService } from '../directory/documents.service.js';
+import { FoldersService } from '../directory/folders.service.js';
 import { OrganizationsService } from '../directory/organizations.service.js';
 import { AccessErrors } from './access.errors.js';
 import type { AddPermissionsRequest, GetPermissionsRequest, PermissionResource, RemovePermissionsRequest } from './dto/permissions.dto.js';
@@ -30,8 +30,6 @@ export interface UserPermissions {
   context?: { accessFields: string[] };
 }
 
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-
 /** Grants and permission resolution (contract part 5). */
 @Injectable()
 export class AccessService {
@@ -39,6 +37,8 @@ export class AccessService {
     private readonly sql: Sql,
     private readonly transactions: Transactions,
     private readonly organizations: OrganizationsService,
+    private readonly folders: FoldersService,
+    private readonly documents: DocumentsService,
     private readonly keySettings: KeySettingsReader,
   ) {}
 
@@ -83,7 +83,7 @@ export class AccessService {
       folders: new Map(allFolders.map((f) => [f.id, f])),
       documents: new Map(documents.map((d) => [d.id, d])),
       grants,
-      now: nowSeconds(),
+      now: unixSeconds(),
     };
     const resolver = new PermissionResolver(world);
     const foundFolders = new Set(folders.map((f) => f.id));
@@ -135,25 +135,16 @@ export class AccessService {
     if (request.context && request.organizationId === undefined) throw AccessErrors.contextNeedsOrganization();
     const now = Date.now();
     const resources = request.permissions.resources.map((resource, i) => this.placeOf(resource, i));
-    for (const resource of request.permissions.resources) if (resource.expiresAt !== undefined && resource.expiresAt <= nowSeconds()) throw AccessErrors.expiresInPast();
+    for (const resource of request.permissions.resources) if (resource.expiresAt !== undefined && resource.expiresAt <= unixSeconds()) throw AccessErrors.expiresInPast();
     await this.transactions.run(async (manager) => {
       await this.organizations.ensure(manager, apiKeyId, [...resources.map((r) => r.organizationId), ...(request.organizationId ? [request.organizationId] : [])]);
       const folderIdsByOrg = new Map<string, string[]>();
       for (const r of resources) if (r.type === 'folder') folderIdsByOrg.set(r.organizationId, [...(folderIdsByOrg.get(r.organizationId) ?? []), r.id]);
       for (const [organizationId, ids] of folderIdsByOrg) {
-        const found = new Set((await this.findFolders(manager, apiKeyId, organizationId, ids)).map((f) => f.id));
+        const found = new Set((await this.folders.findFolders(manager, apiKeyId, organizationId, ids)).map((f) => f.id));
         if (ids.some((id) => !found.has(id))) throw DirectoryErrors.folderNotFound();
       }
-      const documents = resources.filter((r) => r.type === 'document');
-      if (documents.length) {
-        await manager
-          .createQueryBuilder()
-          .insert()
-          .into(DocumentEntity)
-          .values(documents.map((d) => ({ apiKeyId, organizationId: d.organizationId, id: d.id, name: null, folderId: null, accessType: null, disabled: false, metadata: {} as never, createdAt: now, lastUpdated: now })))
-          .orIgnore()
-          .execute();
-      }
+      await this.documents.ensureDocuments(manager, apiKeyId, resources.filter((r) => r.type === 'document'));
       await manager
         .createQueryBuilder()
         .insert()
@@ -204,11 +195,6 @@ export class AccessService {
     if (resource.type === 'organization') return { type: 'organization', id: resource.id, organizationId: resource.organizationId ?? resource.id };
     if (resource.organizationId === undefined) throw AccessErrors.organizationIdRequired(`data.permissions.resources[${index}].organizationId`);
     return { type: resource.type, id: resource.id, organizationId: resource.organizationId };
-  }
-
-  private async findFolders(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<FolderEntity[]> {
-    const unique = [...new Set(ids)];
-    return unique.length ? manager.find(FolderEntity, { where: { apiKeyId, organizationId, id: In(unique) } }) : [];
   }
 
   /** Folders by id as resolution needs them (plain SQL: this read is on the hot path). */

@@ -22,6 +22,16 @@ export class PageTokens {
     return this.secrets.sealToken(JSON.stringify(cursor), bindingOf(owner, operation, filters));
   }
 
+  /**
+   * The page out of `pageSize + 1` fetched rows (the extra row only tells whether more follow),
+   * and the token of the next page when they do.
+   */
+  page<T>(rows: T[], pageSize: number, owner: string, operation: string, filters: unknown, cursorOf: (last: T) => unknown): { items: T[]; next?: string } {
+    const items = rows.slice(0, pageSize);
+    const last = items[items.length - 1];
+    return { items, next: rows.length > pageSize && last !== undefined ? this.encode(owner, operation, filters, cursorOf(last)) : undefined };
+  }
+
   /** The cursor of a token from `encode`, or INVALID_ARGUMENT `Invalid page token.` */
   decode<T>(owner: string, operation: string, filters: unknown, token: string): T {
     const payload = this.secrets.openToken(token, bindingOf(owner, operation, filters));

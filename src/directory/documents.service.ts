@@ -122,10 +122,9 @@ export class DocumentsService {
         parameters,
       )
     ).map(toDocument);
-    const page = rows.slice(0, pageSize);
+    const { items: page, next } = this.pageTokens.page(rows, pageSize, apiKeyId, 'documents/get', filters, (last) => [last.createdAt, last.id]);
     const keyDefault = (await this.keySettings.settings(apiKeyId)).defaultDocumentAccessType;
     const folderAccess = await this.folders.effectiveAccess(this.documents.manager, apiKeyId, request.organizationId, page.flatMap((d) => (d.folderId ? [d.folderId] : [])), keyDefault);
-    const last = page[page.length - 1];
     return {
       documents: page.map((d) => ({
         ...d.metadata,
@@ -137,8 +136,24 @@ export class DocumentsService {
         createdAt: d.createdAt,
         lastUpdated: d.lastUpdated,
       })),
-      pageToken: rows.length > pageSize && last ? this.pageTokens.encode(apiKeyId, 'documents/get', filters, [last.createdAt, last.id]) : undefined,
+      pageToken: next,
     };
+  }
+
+  /**
+   * Creates the named documents that do not exist yet, at top level (users add and permissions
+   * add name documents the caller may not have added). One statement.
+   */
+  async ensureDocuments(manager: EntityManager, apiKeyId: string, documents: { organizationId: string; id: string }[]): Promise<void> {
+    if (!documents.length) return;
+    const now = Date.now();
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(DocumentEntity)
+      .values(documents.map((d) => ({ apiKeyId, organizationId: d.organizationId, id: d.id, name: null, folderId: null, accessType: null, disabled: false, metadata: {} as never, createdAt: now, lastUpdated: now })))
+      .orIgnore()
+      .execute();
   }
 
   /** Updates name, flags and metadata (merged) of existing documents. */

@@ -74,12 +74,8 @@ export class OrganizationsService {
     if (request.organizationIds) query.andWhere('o.id IN (:...ids)', { ids: request.organizationIds.length ? request.organizationIds : [''] });
     if (after) query.andWhere('(o.created_at, o.id) > (:t, :id)', { t: after[0], id: after[1] });
     const rows = await query.getMany();
-    const page = rows.slice(0, pageSize);
-    const last = page[page.length - 1];
-    return {
-      organizations: page.map(toOrganizationRecord),
-      nextPageToken: rows.length > pageSize && last ? this.pageTokens.encode(principal.apiKeyId, 'organizations/get', filters, [last.createdAt, last.id]) : undefined,
-    };
+    const page = this.pageTokens.page(rows, pageSize, principal.apiKeyId, 'organizations/get', filters, (last) => [last.createdAt, last.id]);
+    return { organizations: page.items.map(toOrganizationRecord), nextPageToken: page.next };
   }
 
   /** Creates the organizations that do not exist yet (users add, activities, CRDT writes). */

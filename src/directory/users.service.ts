@@ -4,14 +4,15 @@ import { In, type EntityManager, type Repository } from 'typeorm';
 import { GrantEntity, type AccessRole, type GrantResourceType } from '../access/entities/grant.entity.js';
 import { ApiError } from '../common/errors.js';
 import { PageTokens, PAGE_SIZE } from '../common/paging.js';
+import { unixSeconds } from '../common/time.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, splitMetadata, type ItemResults } from './batch.js';
 import { DirectoryErrors } from './directory.errors.js';
 import { USER_FIELDS, type GetUsersV2Request, type UserInput, type UserScopeRequest } from './dto/user.dto.js';
 import { DirectoryUserEntity } from './entities/directory-user.entity.js';
-import { DocumentEntity } from './entities/document.entity.js';
 import { UserGroupMemberEntity } from './entities/user-group-member.entity.js';
+import { DocumentsService } from './documents.service.js';
 import { FoldersService } from './folders.service.js';
 import { OrganizationsService } from './organizations.service.js';
 
@@ -41,15 +42,13 @@ export function initialFor(name: string | null | undefined, email: string | null
   return source ? source.charAt(0).toUpperCase() : null;
 }
 
-/** Unix seconds now, the unit of `expiresAt`. */
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-
 @Injectable()
 export class UsersService {
   constructor(
     private readonly transactions: Transactions,
     private readonly organizations: OrganizationsService,
     private readonly folders: FoldersService,
+    private readonly documents: DocumentsService,
     private readonly pageTokens: PageTokens,
     @InjectRepository(GrantEntity) private readonly grants: Repository<GrantEntity>,
   ) {}
@@ -67,7 +66,7 @@ export class UsersService {
       if (request.createOrganization === false) await this.folders.requireOrganization(manager, apiKeyId, organizationId, false);
       else await this.organizations.ensure(manager, apiKeyId, [organizationId]);
       if (scope.type === 'folder' && !(await this.folders.findFolders(manager, apiKeyId, organizationId, [scope.id])).length) throw DirectoryErrors.folderNotFound();
-      if (scope.type === 'document') await this.ensureDocument(manager, apiKeyId, organizationId, scope.id);
+      if (scope.type === 'document') await this.documents.ensureDocuments(manager, apiKeyId, [{ organizationId, id: scope.id }]);
       await this.upsertUsers(manager, apiKeyId, request.users);
       const now = Date.now();
       await manager
@@ -111,7 +110,7 @@ export class UsersService {
       .distinct(true)
       .where('g.api_key_id = :apiKeyId AND g.organization_id = :organizationId', { apiKeyId, organizationId: request.organizationId })
       .andWhere('g.resource_type = :type AND g.resource_id = :resourceId', { type: scope.type, resourceId: scope.id })
-      .andWhere('(g.expires_at IS NULL OR g.expires_at > :now)', { now: nowSeconds() })
+      .andWhere('(g.expires_at IS NULL OR g.expires_at > :now)', { now: unixSeconds() })
       .orderBy('g.user_id', 'ASC')
       .limit(pageSize + 1);
     if (request.userIds) query.andWhere('g.user_id IN (:...userIds)', { userIds: request.userIds.length ? request.userIds : [''] });
@@ -126,12 +125,8 @@ export class UsersService {
     }
     if (after !== undefined) query.andWhere('g.user_id > :after', { after });
     const rows = await query.getRawMany<{ user_id: string; name: string | null; email: string | null }>();
-    const page = rows.slice(0, pageSize);
-    const last = page[page.length - 1];
-    return {
-      users: page.map((row) => ({ userId: row.user_id, name: row.name, email: row.email })),
-      nextPageToken: rows.length > pageSize && last ? this.pageTokens.encode(apiKeyId, 'users/get', filters, last.user_id) : undefined,
-    };
+    const page = this.pageTokens.page(rows, pageSize, apiKeyId, 'users/get', filters, (last) => last.user_id);
+    return { users: page.items.map((row) => ({ userId: row.user_id, name: row.name, email: row.email })), nextPageToken: page.next };
   }
 
   /** Updates details (and, with accessRole, the role in the scope) of users in the scope. */
@@ -181,7 +176,7 @@ export class UsersService {
       .select('g.user_id', 'user_id')
       .where('g.api_key_id = :apiKeyId AND g.organization_id = :organizationId', { apiKeyId, organizationId })
       .andWhere('g.resource_type = :type AND g.resource_id = :resourceId AND g.user_id IN (:...userIds)', { type: scope.type, resourceId: scope.id, userIds })
-      .andWhere('(g.expires_at IS NULL OR g.expires_at > :now)', { now: nowSeconds() })
+      .andWhere('(g.expires_at IS NULL OR g.expires_at > :now)', { now: unixSeconds() })
       .getRawMany<{ user_id: string }>();
     return new Set(rows.map((row) => row.user_id));
   }
@@ -213,17 +208,6 @@ export class UsersService {
       .into(DirectoryUserEntity)
       .values(rows as never[])
       .orUpdate(['name', 'email', 'initial', 'metadata', 'last_updated'], ['api_key_id', 'id'])
-      .execute();
-  }
-
-  private async ensureDocument(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string): Promise<void> {
-    const now = Date.now();
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(DocumentEntity)
-      .values({ apiKeyId, organizationId, id: documentId, name: null, folderId: null, accessType: null, disabled: false, metadata: {} as never, createdAt: now, lastUpdated: now })
-      .orIgnore()
       .execute();
   }
 }

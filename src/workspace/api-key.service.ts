@@ -147,15 +147,8 @@ export class ApiKeyService {
     if (request.apiKeys) query.andWhere('k.id IN (:...ids)', { ids: request.apiKeys.length ? request.apiKeys : [''] });
     if (after) query.andWhere('(k.created_at, k.id) > (:t, :id)', { t: after[0], id: after[1] });
     const rows = await query.getMany();
-    const page = rows.slice(0, pageSize);
-    const last = page[page.length - 1];
-    return {
-      keys: page.map((key) => ({ id: key.id, apiKeyName: key.name, type: key.type })),
-      nextPageToken:
-        rows.length > pageSize && last
-          ? this.pageTokens.encode(principal.workspaceId, 'apikeys/get', filters, [last.createdAt, last.id])
-          : undefined,
-    };
+    const page = this.pageTokens.page(rows, pageSize, principal.workspaceId, 'apikeys/get', filters, (last) => [last.createdAt, last.id]);
+    return { keys: page.items.map((key) => ({ id: key.id, apiKeyName: key.name, type: key.type })), nextPageToken: page.next };
   }
 
   async rename(principal: WorkspacePrincipal, apiKey: string, name: string): Promise<void> {
