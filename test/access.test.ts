@@ -55,9 +55,13 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
     assert.deepEqual(data.guest.documents.team, { accessRole: 'editor', accessType: 'organizationPrivate' });
     assert.deepEqual(data.guest.context, { accessFields: ['team:design', 'region:eu'] });
 
-    expectSuccess(await call('/v2/auth/permissions/remove', { userId: 'guest', permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org }] } }), 'Permissions removed successfully.');
-    data = await get({ userIds: ['guest'], documentIds: ['secret'] });
+    expectSuccess(
+      await call('/v2/auth/permissions/remove', { userId: 'guest', permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org }, { type: 'folder', id: 'p', organizationId: org }] } }),
+      'Permissions removed successfully.',
+    );
+    data = await get({ userIds: ['guest'], documentIds: ['secret', 'team'] });
     assert.equal(data.guest.documents.secret.errorCode, 'permission_denied');
+    assert.equal(data.guest.documents.team.errorCode, 'permission_denied', 'both grants went in one remove');
   });
 
   it('a temporary grant never replaces a regular one but lifts a denial', async () => {

@@ -206,6 +206,12 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       byId = new Map((await getFolders({ organizationId: id })).map((f: { folderId: string }) => [f.folderId, f])) as typeof byId;
       assert.deepEqual([byId.get('r1')!.accessType, byId.get('r1')!.inheritAccessFromParent], ['restricted', true]);
 
+      // Stopping inheritance without a type keeps each folder's current effective type as its own.
+      expectSuccess(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r11', 'r1'], inheritFromParent: false }));
+      expectSuccess(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r'], accessType: 'public' }));
+      byId = new Map((await getFolders({ organizationId: id })).map((f: { folderId: string }) => [f.folderId, f])) as typeof byId;
+      assert.deepEqual([byId.get('r11')!.accessType, byId.get('r11')!.inheritAccessFromParent], ['restricted', false]);
+      assert.deepEqual([byId.get('r1')!.accessType, byId.get('r1')!.inheritAccessFromParent], ['restricted', false]);
       expectError(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r1'], inheritFromParent: true, accessType: 'public' }), 400, 'INVALID_ARGUMENT');
       expectError(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r1'] }), 400, 'INVALID_ARGUMENT');
       expectError(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r1'], accessType: 'secret' }), 400, 'INVALID_ARGUMENT', 'data.accessType must be one of: public, organizationPrivate, restricted');

@@ -156,26 +156,38 @@ export class DocumentsService {
       .execute();
   }
 
-  /** Updates name, flags and metadata (merged) of existing documents. */
+  /**
+   * Updates name, flags and metadata (merged) of existing documents: one read, then one upsert
+   * of the changed rows (all of which exist, so it only updates).
+   */
   async update(principal: ApiKeyPrincipal, organizationId: string, items: DocumentInput[]): Promise<ItemResults> {
     const { apiKeyId } = principal;
     return this.transactions.run(async (manager) => {
       const current = new Map((await manager.find(DocumentEntity, { where: { apiKeyId, organizationId, id: In(items.map((i) => i.documentId)) } })).map((d) => [d.id, d]));
       const now = Date.now();
-      for (const item of items) {
+      const changed = items.flatMap((item): DocumentEntity[] => {
         const before = current.get(item.documentId);
-        if (!before) continue;
-        await manager.update(
-          DocumentEntity,
-          { apiKeyId, organizationId, id: item.documentId },
+        if (!before) return [];
+        return [
           {
+            ...before,
             name: item.documentName ?? before.name,
             accessType: (item.accessType as AccessType | undefined) ?? before.accessType,
             disabled: item.disabled ?? before.disabled,
-            metadata: { ...before.metadata, ...splitMetadata(item, DOCUMENT_FIELDS) } as never,
+            metadata: { ...before.metadata, ...splitMetadata(item, DOCUMENT_FIELDS) },
             lastUpdated: now,
           },
-        );
+        ];
+      });
+      if (changed.length) {
+        // TypeORM's partial-entity type cannot follow JSON columns typed as records.
+        await manager
+          .createQueryBuilder()
+          .insert()
+          .into(DocumentEntity)
+          .values(changed as never[])
+          .orUpdate(['name', 'access_type', 'disabled', 'metadata', 'last_updated'], ['api_key_id', 'organization_id', 'id'])
+          .execute();
       }
       return Object.fromEntries(items.map((i) => [i.documentId, current.has(i.documentId) ? ok(i.documentId, DirectoryMessages.documentUpdated) : failed(i.documentId, DirectoryMessages.documentMissing)]));
     });

@@ -236,8 +236,10 @@ export class FoldersService {
         const keyDefault = (await this.keySettings.settings(apiKeyId)).defaultDocumentAccessType;
         const ancestors = await this.findFolders(manager, apiKeyId, request.organizationId, existing.flatMap((f) => idsOf(f.path)));
         const byId = new Map([...ancestors, ...existing].map((f) => [f.id, toNode(f)]));
-        for (const folder of existing) {
-          await manager.update(FolderEntity, { apiKeyId, organizationId: request.organizationId, id: folder.id }, { accessType: effectiveFolderAccess(toNode(folder), byId, keyDefault), lastUpdated: Date.now() });
+        const now = Date.now();
+        const frozen = existing.map((folder) => ({ ...folder, accessType: effectiveFolderAccess(toNode(folder), byId, keyDefault), lastUpdated: now }));
+        if (frozen.length) {
+          await manager.createQueryBuilder().insert().into(FolderEntity).values(frozen).orUpdate(['access_type', 'last_updated'], ['api_key_id', 'organization_id', 'id']).execute();
         }
       } else {
         if (request.inheritFromParent === true) accessType = null;
