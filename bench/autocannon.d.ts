@@ -3,7 +3,7 @@ declare module 'autocannon' {
   namespace autocannon {
     interface Result {
       requests: { average: number };
-      latency: { p50: number; p99: number };
+      latency: { p99: number };
       non2xx: number;
       errors: number;
     }
@@ -16,6 +16,11 @@ declare module 'autocannon' {
       duration?: number;
     }
   }
+  /** The running load; `response` reports each reply's time in (fractional) milliseconds. */
+  interface Instance {
+    on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, milliseconds: number) => void): void;
+  }
   function autocannon(options: autocannon.Options): Promise<autocannon.Result>;
+  function autocannon(options: autocannon.Options, done: (error: Error | null, result: autocannon.Result) => void): Instance;
   export default autocannon;
 }

@@ -124,7 +124,7 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
     expectError(await other('/v2/auth/permissions/get', { organizationId: org, userIds: ['member'] }), 404, 'NOT_FOUND', 'Organization does not exist');
   });
 
-  it('100 users × 100 resources run the same statements as 1 × 1', async () => {
+  it('100 users × 100 resources run no more statements than 1 × 2 (at most seven)', async () => {
     const big = 'acl-big';
     const folders = Array.from({ length: 50 }, (_, i) => ({ folderId: `bf${i}`, ...(i ? { parentFolderId: `bf${i - 1}` } : {}) }));
     expectSuccess(await call('/v2/organizations/folders/add', { organizationId: big, createOrganization: true, folders }));
@@ -138,12 +138,13 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
       const result = expectSuccess(await call('/v2/auth/permissions/get', { organizationId: big, ...data })).data;
       return { count: counter.queries.filter((q) => !/api_key_auth_token|FROM "?api_key"? WHERE/.test(q)).length, result };
     };
-    // Like for like: one user on one document deep in the tree (so ancestors are read too).
-    const small = await statements({ userIds: ['bu0'], documentIds: ['bd49'] });
+    // One user on a folder and a document deep in the tree, so every kind of read runs: the
+    // document with its folder, the requested folder, the ancestors of both.
+    const small = await statements({ userIds: ['bu0'], folderIds: ['bf30'], documentIds: ['bd49'] });
     const large = await statements({ userIds: users.map((u) => u.userId), folderIds: folders.map((f) => f.folderId), documentIds: Array.from({ length: 50 }, (_, i) => `bd${i}`) });
     assert.ok(small.count > 0);
-    assert.equal(large.count, small.count, counter.queries.join('\n'));
-    assert.ok(large.count <= 7, `${large.count} statements`);
+    assert.ok(large.count <= small.count, counter.queries.join('\n'));
+    assert.ok(small.count <= 7, `${small.count} statements`);
     assert.equal(Object.keys(large.result).length, 100);
     assert.deepEqual(large.result.bu60.documents.bd20, { accessRole: 'editor', accessType: 'public' });
     assert.deepEqual(large.result.bu60.folders.bf5, { accessRole: 'editor', accessType: 'public' });

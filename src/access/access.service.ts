@@ -20,7 +20,8 @@ import { PermissionResolver, type GrantRow, type PermissionWorld } from './permi
 import type { PermissionEntry } from './resolve-permission.js';
 
 type MissingEntry = { error: string; errorCode: 'does_not_exist' };
-type DocumentRow = { id: string; folder_id: string | null; access_type: AccessType | null; disabled: boolean | number };
+type DocumentRow = { id: string; folder_id: string | null; access_type: AccessType | null; disabled: boolean | number; folder_path: string | null; folder_access_type: AccessType | null };
+type FolderRow = { id: string; path: string; accessType: AccessType | null };
 
 /** One user's answer in permissions get (rest-interface part 4). */
 export interface UserPermissions {
@@ -43,8 +44,9 @@ export class AccessService {
   ) {}
 
   /**
-   * Resolves every user on every requested folder and document. Seven queries whatever the
-   * numbers: organization, documents, folders, their ancestors, grants, contexts, key settings.
+   * Resolves every user on every requested folder and document. At most seven queries whatever
+   * the numbers: organization, documents with their folders, requested folders, ancestors,
+   * grants, contexts, key settings.
    */
   async get(principal: ApiKeyPrincipal, request: GetPermissionsRequest): Promise<Record<string, UserPermissions>> {
     const { apiKeyId } = principal;
@@ -60,13 +62,23 @@ export class AccessService {
       scope,
     );
     if (!organization) throw AccessErrors.organizationMissing();
-    const documents = documentIds.length
-      ? (await this.sql.rows<DocumentRow>('SELECT id, folder_id, access_type, disabled FROM document WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)', { ...scope, ids: documentIds })).map(
-          (d) => ({ id: d.id, folderId: d.folder_id, accessType: d.access_type, disabled: Boolean(d.disabled) }),
+    // Documents come with their folders (one join), then the requested folders not yet known,
+    // then every folder above them all that is not yet known.
+    const documentRows = documentIds.length
+      ? await this.sql.rows<DocumentRow>(
+          `SELECT d.id, d.folder_id, d.access_type, d.disabled, f.path AS folder_path, f.access_type AS folder_access_type FROM document d
+            LEFT JOIN folder f ON f.api_key_id = d.api_key_id AND f.organization_id = d.organization_id AND f.id = d.folder_id
+            WHERE d.api_key_id = :apiKeyId AND d.organization_id = :organizationId AND d.id IN (:...ids)`,
+          { ...scope, ids: documentIds },
         )
       : [];
-    const folders = await this.folderRows(apiKeyId, organizationId, [...folderIds, ...documents.flatMap((d) => (d.folderId ? [d.folderId] : []))]);
-    const ancestors = await this.folderRows(apiKeyId, organizationId, folders.flatMap((f) => idsOf(f.path).slice(0, -1)));
+    const documents = documentRows.map((d) => ({ id: d.id, folderId: d.folder_id, accessType: d.access_type, disabled: Boolean(d.disabled) }));
+    const known = new Map<string, FolderRow>();
+    for (const d of documentRows) if (d.folder_id && d.folder_path !== null) known.set(d.folder_id, { id: d.folder_id, path: d.folder_path, accessType: d.folder_access_type });
+    const requestedFolders = await this.folderRows(apiKeyId, organizationId, folderIds.filter((id) => !known.has(id)));
+    for (const f of requestedFolders) known.set(f.id, f);
+    const folders = [...known.values()];
+    const ancestors = await this.folderRows(apiKeyId, organizationId, folders.flatMap((f) => idsOf(f.path).slice(0, -1)).filter((id) => !known.has(id)));
     const allFolders = [...ancestors, ...folders];
     const [grants, contexts, settings] = await Promise.all([
       this.grantRows(apiKeyId, organizationId, userIds, documentIds, allFolders.map((f) => f.id)),
@@ -106,23 +118,26 @@ export class AccessService {
     return result;
   }
 
-  /** `get`, serialised with each shared entries object written once (see `JsonText`). */
+  /** `get`, serialised with each shared entries object encoded once (see `JsonText`). */
   async getAsJson(principal: ApiKeyPrincipal, request: GetPermissionsRequest): Promise<JsonText> {
     const result = await this.get(principal, request);
-    const serialised = new Map<unknown, string>();
+    const encoded = new Map<unknown, Buffer>();
     const once = (value: unknown) => {
-      let text = serialised.get(value);
-      if (text === undefined) serialised.set(value, (text = JSON.stringify(value)));
-      return text;
+      let bytes = encoded.get(value);
+      if (bytes === undefined) encoded.set(value, (bytes = Buffer.from(JSON.stringify(value))));
+      return bytes;
     };
-    const users = Object.entries(result).map(([userId, entry]) => {
-      const fields = [`"organization":${JSON.stringify(entry.organization)}`];
-      if (entry.folders) fields.push(`"folders":${once(entry.folders)}`);
-      if (entry.documents) fields.push(`"documents":${once(entry.documents)}`);
-      if (entry.context) fields.push(`"context":${JSON.stringify(entry.context)}`);
-      return `${JSON.stringify(userId)}:{${fields.join(',')}}`;
-    });
-    return new JsonText(`{${users.join(',')}}`);
+    const json = new JsonText().text('{');
+    let separator = '';
+    for (const [userId, entry] of Object.entries(result)) {
+      json.text(`${separator}${JSON.stringify(userId)}:{"organization":${JSON.stringify(entry.organization)}`);
+      if (entry.folders) json.text(',"folders":').bytes(once(entry.folders));
+      if (entry.documents) json.text(',"documents":').bytes(once(entry.documents));
+      if (entry.context) json.text(`,"context":${JSON.stringify(entry.context)}`);
+      json.text('}');
+      separator = ',';
+    }
+    return json.text('}');
   }
 
   /**
@@ -200,7 +215,7 @@ export class AccessService {
   }
 
   /** Folders by id as resolution needs them (plain SQL: this read is on the hot path). */
-  private async folderRows(apiKeyId: string, organizationId: string, ids: string[]): Promise<{ id: string; path: string; accessType: AccessType | null }[]> {
+  private async folderRows(apiKeyId: string, organizationId: string, ids: string[]): Promise<FolderRow[]> {
     const unique = [...new Set(ids)];
     if (!unique.length) return [];
     const rows = await this.sql.rows<{ id: string; path: string; access_type: AccessType | null }>(

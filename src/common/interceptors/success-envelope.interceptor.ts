@@ -2,7 +2,7 @@ import { type CallHandler, type ExecutionContext, Injectable, type NestIntercept
 import { Reflector } from '@nestjs/core';
 import { map, type Observable } from 'rxjs';
 import { OPERATION_METADATA, type OperationOptions } from '../decorators/operation.decorator.js';
-import { JsonText, successEnvelope, successEnvelopeText } from '../envelope.js';
+import { JsonText, successEnvelope, successEnvelopeBytes } from '../envelope.js';
 
 /** Wraps what an operation handler returns into the success envelope with its message. */
 @Injectable()
@@ -16,7 +16,7 @@ export class SuccessEnvelopeInterceptor implements NestInterceptor {
       map((returned: unknown) => {
         if (!(returned instanceof JsonText)) return successEnvelope(operation.message, returned);
         context.switchToHttp().getResponse<{ header(name: string, value: string): void }>().header('content-type', 'application/json; charset=utf-8');
-        return successEnvelopeText(operation.message, returned);
+        return successEnvelopeBytes(operation.message, returned);
       }),
     );
   }
