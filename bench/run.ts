@@ -8,7 +8,9 @@ import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import { SCENARIOS, type Scenario, type Seed } from './scenarios.js';
 import { openBareDatabase } from './bare-database.js';
-import { seed } from './seed.js';
+import { activitiesPageToken, seed, seedActivities } from './seed.js';
+
+type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
 
 /**
  * `npm run bench`: starts the built service on a freshly seeded database (SQLite by default,
@@ -78,6 +80,35 @@ async function drive(port: number, scenario: Scenario, seeded: Seed, duration: n
   return { result, p50: Number((times[Math.floor(times.length / 2)] ?? 0).toFixed(2)) };
 }
 
+/** One scenario on the service (and on the baseline, where it has one, then their ratio). */
+async function measureScenario(scenario: Scenario, seeded: Seed, servicePort: number, baselinePort: number): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  const request = (scenario.body(seeded) as { data: unknown }).data;
+  const targets: [string, number][] = scenario.baseline ? [['baseline', baselinePort], ['service', servicePort]] : [['service', servicePort]];
+  if (scenario.baseline) {
+    const [fromService, fromBaseline] = await Promise.all([servicePort, baselinePort].map(async (port) => (await post(port, scenario.path, request, scenario.headers(seeded))).result.data));
+    if (!isDeepStrictEqual(fromService, fromBaseline)) throw new Error(`${scenario.name}: service and baseline disagree:\n${JSON.stringify(fromService).slice(0, 500)}\n${JSON.stringify(fromBaseline).slice(0, 500)}`);
+  }
+  const measured: Record<string, { 'req/s': number; 'p50 ms': number }> = {};
+  for (const [label, port] of targets) {
+    await drive(port, scenario, seeded, 2); // warm-up
+    log(`${scenario.name}: ${label}, ${DURATION} s…`);
+    const { result, p50 } = await drive(port, scenario, seeded, DURATION);
+    if (result.non2xx || result.errors) throw new Error(`${scenario.name} (${label}): ${result.non2xx} non-2xx, ${result.errors} errors`);
+    measured[label] = { 'req/s': Math.round(result.requests.average), 'p50 ms': p50 };
+    rows.push({ scenario: scenario.name, target: label, 'req/s': Math.round(result.requests.average), 'p50 ms': p50, 'p99 ms': result.latency.p99 });
+  }
+  if (measured.baseline && measured.service) {
+    rows.push({
+      scenario: scenario.name,
+      target: 'ratio service/baseline',
+      'req/s': Number((measured.service['req/s'] / measured.baseline['req/s']).toFixed(2)),
+      'p50 ms': Number((measured.service['p50 ms'] / Math.max(measured.baseline['p50 ms'], 0.001)).toFixed(2)),
+    });
+  }
+  return rows;
+}
+
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const masterKey = randomBytes(32).toString('base64');
@@ -120,16 +151,19 @@ async function main(): Promise<void> {
   log(`service idle RSS after start: ${idleRssMb.toFixed(1)} MB`);
   log('seeding through the API…');
   const seedStarted = Date.now();
-  const seeded = await seed((path, data, headers) => post(servicePort, path, data, headers));
+  const postToService: Post = (path, data, headers) => post(servicePort, path, data, headers);
+  const seeded = await seed(postToService);
   log(`seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
-  if (database.startsWith('postgres')) {
+  const analyse = async () => {
+    if (!database.startsWith('postgres')) return;
     // A freshly bulk-loaded PostgreSQL has no statistics until autovacuum analyses it, and its
     // plans meanwhile can pick a wrong index; measure the steady state a deployment reaches.
     const db = openBareDatabase(database);
     await db.query('ANALYZE', []);
     await db.close();
     log('analysed (PostgreSQL statistics)');
-  }
+  };
+  await analyse();
   const seededRssMb = residentMb(service.pid!);
   log(`service RSS after seeding: ${seededRssMb.toFixed(1)} MB`);
 
@@ -138,31 +172,25 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => baseline.once('message', () => resolve()));
 
   const rows: Record<string, unknown>[] = [];
-  for (const scenario of SCENARIOS.filter((s) => s.name.includes(process.env.BENCH_ONLY ?? ''))) {
-    const request = (scenario.body(seeded) as { data: unknown }).data;
-    const targets: [string, number][] = scenario.baseline ? [['baseline', baselinePort], ['service', servicePort]] : [['service', servicePort]];
-    if (scenario.baseline) {
-      const [fromService, fromBaseline] = await Promise.all([servicePort, baselinePort].map(async (port) => (await post(port, scenario.path, request, scenario.headers(seeded))).result.data));
-      if (!isDeepStrictEqual(fromService, fromBaseline)) throw new Error(`${scenario.name}: service and baseline disagree:\n${JSON.stringify(fromService).slice(0, 500)}\n${JSON.stringify(fromBaseline).slice(0, 500)}`);
-    }
-    const measured: Record<string, { 'req/s': number; 'p50 ms': number }> = {};
-    for (const [label, port] of targets) {
-      await drive(port, scenario, seeded, 2); // warm-up
-      log(`${scenario.name}: ${label}, ${DURATION} s…`);
-      const { result, p50 } = await drive(port, scenario, seeded, DURATION);
-      if (result.non2xx || result.errors) throw new Error(`${scenario.name} (${label}): ${result.non2xx} non-2xx, ${result.errors} errors`);
-      measured[label] = { 'req/s': Math.round(result.requests.average), 'p50 ms': p50 };
-      rows.push({ scenario: scenario.name, target: label, 'req/s': Math.round(result.requests.average), 'p50 ms': p50, 'p99 ms': result.latency.p99 });
-    }
-    if (measured.baseline && measured.service) {
-      rows.push({
-        scenario: scenario.name,
-        target: 'ratio service/baseline',
-        'req/s': Number((measured.service['req/s'] / measured.baseline['req/s']).toFixed(2)),
-        'p50 ms': Number((measured.service['p50 ms'] / Math.max(measured.baseline['p50 ms'], 0.001)).toFixed(2)),
-      });
-    }
+  const measure = async (scenarios: Scenario[]) => {
+    for (const scenario of scenarios) rows.push(...(await measureScenario(scenario, seeded, servicePort, baselinePort)));
+  };
+  const selected = SCENARIOS.filter((s) => s.name.includes(process.env.BENCH_ONLY ?? ''));
+  const notes: string[] = [];
+  // The activity log grows in two steps, so the same read is measured at 10,000 and 1,000,000.
+  if (selected.some((s) => s.path.startsWith('/v2/activities/'))) {
+    log('seeding 10,000 activities…');
+    const small = await seedActivities(postToService, seeded, 0, 10);
+    await analyse();
+    await measure(selected.filter((s) => s.phase === 'small'));
+    log('growing the activity log to 1,000,000…');
+    const large = await seedActivities(postToService, seeded, 10, 1000);
+    const seconds = small.seconds + large.seconds;
+    notes.push(`activities: 1,000,000 added in batches of 500 in ${seconds.toFixed(1)} s, ${Math.round(1_000_000 / seconds).toLocaleString('en-US')} activities/s`);
+    await analyse();
+    seeded.deepActivitiesPageToken = await activitiesPageToken(postToService, seeded, 1000);
   }
+  await measure(selected.filter((s) => s.phase === undefined));
   console.table(rows);
   const serviceRate = (name: string) => (rows.find((r) => r.target === 'service' && String(r.scenario).startsWith(name))?.['req/s'] as number | undefined);
   const first = serviceRate('documents/get, first page');
@@ -172,7 +200,14 @@ async function main(): Promise<void> {
   const one = p50('permissions/get, 1 user');
   const hundred = p50('permissions/get, 100 users');
   if (one !== undefined && hundred !== undefined) log(`permissions/get: p50 of 100×100 is ${(hundred / Math.max(one, 0.01)).toFixed(1)}× the p50 of 1×1 (${hundred} ms vs ${one} ms)`);
-  const report = { at: new Date().toISOString(), database: database.startsWith('postgres') ? 'postgres' : 'sqlite', connections: CONNECTIONS, durationSeconds: DURATION, readyMs, idleRssMb: Number(idleRssMb.toFixed(1)), seededRssMb: Number(seededRssMb.toFixed(1)), rows };
+  const at10k = p50('activities/get, documentId, page of 100, at 10k');
+  const at1m = p50('activities/get, documentId, page of 100, at 1M');
+  if (at10k !== undefined && at1m !== undefined) log(`activities/get: p50 at 1M records is ${(at1m / Math.max(at10k, 0.01)).toFixed(2)}× the p50 at 10k (${at1m} ms vs ${at10k} ms)`);
+  const page1 = p50('activities/get, whole organization, page 1 ');
+  const page1000 = p50('activities/get, whole organization, page 1,000');
+  if (page1 !== undefined && page1000 !== undefined) log(`activities/get: p50 of page 1,000 is ${(page1000 / Math.max(page1, 0.01)).toFixed(2)}× page 1 (${page1000} ms vs ${page1} ms)`);
+  for (const note of notes) log(note);
+  const report = { at: new Date().toISOString(), database: database.startsWith('postgres') ? 'postgres' : 'sqlite', connections: CONNECTIONS, durationSeconds: DURATION, readyMs, idleRssMb: Number(idleRssMb.toFixed(1)), seededRssMb: Number(seededRssMb.toFixed(1)), rows, notes };
   mkdirSync('bench/results', { recursive: true });
   writeFileSync('bench/results/latest.json', `${JSON.stringify(report, null, 2)}\n`);
   log('written to bench/results/latest.json');

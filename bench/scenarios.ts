@@ -16,6 +16,8 @@ export interface Scenario {
   message: string;
   /** The baseline's work: returns the `data` of the response. Absent: service numbers only. */
   baseline?: (db: BareDatabase, request: BareRequest) => Promise<unknown>;
+  /** `small`: run while the activity log holds 10,000 records, before it grows to 1,000,000. */
+  phase?: 'small';
 }
 
 /** What seeding produced; scenarios read their ids and tokens from here. */
@@ -32,6 +34,11 @@ export interface Seed {
   permissionUserIds: string[];
   permissionFolderIds: string[];
   permissionDocumentIds: string[];
+  /** Organization of the activity log; its documents hold 1,000 activities each. */
+  activityOrganizationId: string;
+  activityDocumentId: string;
+  /** Token of page 1,000 (pages of 100) of the whole organization's activities, newest first. */
+  deepActivitiesPageToken?: string;
 }
 
 export interface BareRequest {
@@ -102,7 +109,63 @@ async function bareDocumentsPage(db: BareDatabase, request: BareRequest): Promis
   }));
 }
 
+/** Get activities done bare: one document's newest page, records rebuilt from their columns. */
+async function bareActivitiesPage(db: BareDatabase, request: BareRequest): Promise<unknown> {
+  const apiKeyId = await bareApiKeyAuth(db, request);
+  const { organizationId, documentId, pageSize } = request.body.data as { organizationId: string; documentId: string; pageSize: number };
+  const rows = await db.query<{ id: string; document_id: string; feature_type: string; action_type: string; target_entity_id: string | null; timestamp: number | string; body: string }>(
+    `SELECT id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity
+      WHERE api_key_id = ? AND organization_id = ? AND document_id = ? ORDER BY timestamp DESC, id DESC LIMIT ?`,
+    [apiKeyId, organizationId, documentId, pageSize + 1],
+  );
+  const page = rows.slice(0, pageSize);
+  const last = page[page.length - 1];
+  const filters = { organizationId, documentId, targetEntityId: null, featureTypes: null, actionTypes: null, userId: null, activityIds: null, order: 'desc' };
+  if (rows.length > pageSize && last) request.pageTokens.encode(apiKeyId, 'activities/get', filters, [Number(last.timestamp), last.id]);
+  return page.map((row) => ({
+    id: row.id,
+    featureType: row.feature_type,
+    actionType: row.action_type,
+    ...(row.target_entity_id !== null ? { targetEntityId: row.target_entity_id } : {}),
+    ...(JSON.parse(row.body) as object),
+    metadata: { apiKey: apiKeyId, documentId: row.document_id, organizationId },
+    timestamp: Number(row.timestamp),
+  }));
+}
+
+const activitiesOfDocument = (seed: Seed) => ({ data: { organizationId: seed.activityOrganizationId, documentId: seed.activityDocumentId, pageSize: 100 } });
+
 export const SCENARIOS: Scenario[] = [
+  {
+    name: 'activities/get, documentId, page of 100, at 10k records',
+    path: '/v2/activities/get',
+    message: 'Activity(s) retrieved successfully.',
+    body: activitiesOfDocument,
+    headers: keyHeaders,
+    phase: 'small',
+  },
+  {
+    name: 'activities/get, documentId, page of 100, at 1M records',
+    path: '/v2/activities/get',
+    message: 'Activity(s) retrieved successfully.',
+    body: activitiesOfDocument,
+    headers: keyHeaders,
+    baseline: bareActivitiesPage,
+  },
+  {
+    name: 'activities/get, whole organization, page 1 of 100 (1M)',
+    path: '/v2/activities/get',
+    message: 'Activity(s) retrieved successfully.',
+    body: (seed) => ({ data: { organizationId: seed.activityOrganizationId, pageSize: 100 } }),
+    headers: keyHeaders,
+  },
+  {
+    name: 'activities/get, whole organization, page 1,000 of 100 (1M)',
+    path: '/v2/activities/get',
+    message: 'Activity(s) retrieved successfully.',
+    body: (seed) => ({ data: { organizationId: seed.activityOrganizationId, pageSize: 100, pageToken: seed.deepActivitiesPageToken } }),
+    headers: keyHeaders,
+  },
   {
     name: 'domains/get (A-level read)',
     path: '/v2/workspace/domains/get',

@@ -66,5 +66,61 @@ export async function seed(post: Post): Promise<Seed> {
     permissionUserIds,
     permissionFolderIds,
     permissionDocumentIds,
+    activityOrganizationId: ACTIVITY_ORGANIZATION,
+    activityDocumentId: activityDocumentId(5),
   };
+}
+
+const ACTIVITY_ORGANIZATION = 'activity-org';
+/** Activities per document, in the small phase and in the large. */
+export const ACTIVITIES_PER_DOCUMENT = 1_000;
+const activityDocumentId = (n: number) => `activity-doc-${String(n).padStart(4, '0')}`;
+
+/**
+ * Adds 1,000 activities to each of documents `from` to `to` (exclusive) through activities add
+ * in batches of 500, as a product back end would; returns the time taken. Timestamps are
+ * backfilled one second apart, document by document.
+ */
+export async function seedActivities(post: Post, seed: Seed, from: number, to: number): Promise<{ seconds: number; activities: number }> {
+  const headers = { 'x-svc-api-key': seed.apiKey, 'x-svc-auth-token': seed.authToken };
+  const total = (to - from) * ACTIVITIES_PER_DOCUMENT;
+  const started = Date.now();
+  let done = 0;
+  // Two requests in flight, as a back end forwarding events would keep: while the service
+  // stores one batch, the next is on its way (the embedded database still writes one at a time).
+  const batches: { document: number; offset: number }[] = [];
+  for (let document = from; document < to; document++) for (let offset = 0; offset < ACTIVITIES_PER_DOCUMENT; offset += BATCH) batches.push({ document, offset });
+  const worker = async () => {
+    for (let next = batches.shift(); next; next = batches.shift()) {
+      const { document, offset } = next;
+      const activities = Array.from({ length: BATCH }, (_, i) => {
+        const n = document * ACTIVITIES_PER_DOCUMENT + offset + i;
+        return {
+          featureType: 'comment',
+          actionType: n % 10 === 0 ? 'comment_annotation.add' : 'comment.add',
+          actionUser: { userId: `user${n % 100}`, name: `User ${n % 100}`, email: `user${n % 100}@example.com` },
+          targetEntityId: `annotation-${Math.floor(n / 10)}`,
+          entityData: { text: `Comment number ${n} on this document` },
+          displayMessageTemplate: '{{actionUser.name}} commented',
+          timestamp: 1_700_000_000_000 + n * 1000,
+        };
+      });
+      await post('/v2/activities/add', { organizationId: ACTIVITY_ORGANIZATION, documentId: activityDocumentId(document), activities }, headers);
+      done += BATCH;
+      if (done % 10_000 === 0 || done === total) progress('activities', done, total);
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  return { seconds: (Date.now() - started) / 1000, activities: total };
+}
+
+/** Walks to page `page` of the organization's activities (pages of 100, newest first). */
+export async function activitiesPageToken(post: Post, seed: Seed, page: number): Promise<string> {
+  const headers = { 'x-svc-api-key': seed.apiKey, 'x-svc-auth-token': seed.authToken };
+  let pageToken: string | undefined;
+  for (let n = 1; n < page; n++) {
+    pageToken = (await post('/v2/activities/get', { organizationId: ACTIVITY_ORGANIZATION, pageSize: 100, ...(pageToken ? { pageToken } : {}) }, headers)).result.pageToken;
+    if (n % 100 === 0 || n === page - 1) progress(`paging to activities page ${page}`, n, page - 1);
+  }
+  return pageToken!;
 }

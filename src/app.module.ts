@@ -13,6 +13,7 @@ import { AppConfigModule } from './config/app-config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { AccessModule } from './access/access.module.js';
+import { ActivityModule } from './activity/activity.module.js';
 import { DirectoryModule } from './directory/directory.module.js';
 import { WorkspaceModule } from './workspace/workspace.module.js';
 
@@ -25,7 +26,7 @@ export class AppModule {
   static forConfig(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forConfig(config), LoggingModule, DatabaseModule.forConfig(config), CoreModule, RateLimitModule, HealthModule, WorkspaceModule, DirectoryModule, AccessModule],
+      imports: [AppConfigModule.forConfig(config), LoggingModule, DatabaseModule.forConfig(config), CoreModule, RateLimitModule, HealthModule, WorkspaceModule, DirectoryModule, AccessModule, ActivityModule],
       providers: [
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: SuccessEnvelopeInterceptor },

@@ -53,9 +53,13 @@ export class JsonText {
   }
 }
 
-/** The success envelope around pre-serialised `data`, as encoded JSON. */
-export function successEnvelopeBytes(message: string, data: JsonText): Buffer {
-  return data.encode(`{"result":{"status":"success","message":${JSON.stringify(message)},"data":`, '}}');
+/** The success envelope around pre-serialised `data`, and fields beside it, as encoded JSON. */
+export function successEnvelopeBytes(message: string, data: JsonText, beside: Record<string, unknown> = {}): Buffer {
+  const fields = Object.entries(beside)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `,${JSON.stringify(name)}:${JSON.stringify(value)}`)
+    .join('');
+  return data.encode(`{"result":{"status":"success","message":${JSON.stringify(message)},"data":`, `${fields}}}`);
 }
 
 export function successEnvelope(message: string, returned: unknown): SuccessEnvelope {

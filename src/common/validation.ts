@@ -1,5 +1,5 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
-import { Type } from 'class-transformer';
+import { instanceToPlain, plainToInstance, Type, type ClassTransformOptions } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -34,12 +34,39 @@ export function createValidationPipe(): ValidationPipe {
     validateCustomDecorators: true,
     transformOptions: { enableImplicitConversion: false },
     validationError: { target: false, value: false },
+    transformerPackage: { plainToInstance: toRequestInstance as <T>(cls: new () => T, plain: unknown, options?: ClassTransformOptions) => T, classToPlain: instanceToPlain },
     exceptionFactory: (errors) => {
       const issues = flattenValidationErrors(errors, 'data');
       const first = issues[0] ?? { path: 'data', message: 'data is invalid' };
       return new ApiError('INVALID_ARGUMENT', first.message, { issues: issues.slice(0, MAX_ISSUES) });
     },
   });
+}
+
+/** Request classes holding a nested DTO (directly or by inheritance); see `NestedType`. */
+const CLASSES_WITH_NESTED = new WeakSet<object>();
+
+/**
+ * class-transformer's `Type`, also recording that the class holds a nested DTO. Only such
+ * classes need class-transformer's deep copy; the others become instances by a shallow copy,
+ * which for a batch of 500 activities with free-form objects saves copying every one of them.
+ */
+export function NestedType(type: () => new () => object): PropertyDecorator {
+  const decorate = Type(type);
+  return (target, property) => {
+    CLASSES_WITH_NESTED.add(target.constructor);
+    decorate(target, property);
+  };
+}
+
+function holdsNested(cls: object | null): boolean {
+  for (let current = cls; current && current !== Function.prototype; current = Object.getPrototypeOf(current) as object | null) if (CLASSES_WITH_NESTED.has(current)) return true;
+  return false;
+}
+
+function toRequestInstance(cls: new () => object, plain: unknown, options?: ClassTransformOptions): unknown {
+  if (holdsNested(cls) || typeof plain !== 'object' || plain === null || Array.isArray(plain)) return plainToInstance(cls, plain, options);
+  return Object.assign(Object.create(cls.prototype) as object, plain);
 }
 
 /** Operations that take no fields skip class-transformer entirely: any key is an unknown field. */
@@ -70,7 +97,9 @@ export function flattenValidationErrors(errors: ValidationError[], parentPath: s
       // Our own decorators write messages without the property name; class-validator's
       // built-in ones start with it, which the full path replaces.
       const first = Object.values(specific)[0];
-      if (first !== undefined) {
+      if (first?.startsWith(UNKNOWN_FIELD)) {
+        issues.push({ path, message: `${UNKNOWN_FIELD}${path}${first.slice(UNKNOWN_FIELD.length)}` });
+      } else if (first !== undefined) {
         const withoutProperty = first.startsWith(`${error.property} `) ? first.slice(error.property.length + 1) : first;
         // Item problems (`[2].userId must be …`) continue the path: data.users[2].userId.
         issues.push({ path, message: /^[[.]/.test(withoutProperty) ? `${path}${withoutProperty}` : `${path} ${withoutProperty}` });
@@ -141,7 +170,7 @@ export function checkArrayOf(item: Check, options: { max: number; min?: number; 
     if (value.length > options.max) return `must contain at most ${options.max} items`;
     for (let i = 0; i < value.length; i++) {
       const problem = item(value[i]);
-      if (problem !== undefined) return `[${i}] ${problem}`;
+      if (problem !== undefined) return within(`[${i}]`, problem);
     }
     if (options.unique && new Set(value).size !== value.length) return 'must not contain duplicates';
     return undefined;
@@ -150,6 +179,38 @@ export function checkArrayOf(item: Check, options: { max: number; min?: number; 
 
 export const checkPlainObject: Check = (value) =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? undefined : 'must be an object';
+
+/** How a check reports a key it does not know, relative to the value it checked. */
+const UNKNOWN_FIELD = 'Unknown field: ';
+
+/**
+ * A nested value's problem seen one step further out (`[2]`, `.userId`): relative paths join
+ * (`[2].userId must be …`), an unknown field keeps its contract wording (`Unknown field: [2].foo`).
+ */
+export function within(step: string, problem: string): string {
+  if (problem.startsWith(UNKNOWN_FIELD)) return `${UNKNOWN_FIELD}${step}${problem.slice(UNKNOWN_FIELD.length)}`;
+  return /^[[.]/.test(problem) ? `${step}${problem}` : `${step} ${problem}`;
+}
+
+/**
+ * A plain object with only the named fields: `required` ones present, each present one passing
+ * its check (`undefined` counts as absent), any other key an unknown field.
+ */
+export function checkShape(fields: Record<string, Check>, required: readonly string[] = []): Check {
+  return (value) => {
+    const shape = checkPlainObject(value);
+    if (shape) return shape;
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) if (!Object.hasOwn(fields, key)) return `${UNKNOWN_FIELD}.${key}`;
+    for (const key of required) if (record[key] === undefined) return `.${key} is required`;
+    for (const [key, check] of Object.entries(fields)) {
+      if (record[key] === undefined) continue;
+      const problem = check(record[key]);
+      if (problem !== undefined) return within(`.${key}`, problem);
+    }
+    return undefined;
+  };
+}
 
 /** A required ID field. */
 export const IsId = () => Satisfies(checkId);
@@ -169,7 +230,7 @@ export function IsNestedArray(type: () => new () => object, max: number, options
     IsArray(),
     ArrayMaxSize(max, { message: `must contain at most ${max} items` }),
     ValidateNested({ each: true }),
-    Type(type),
+    NestedType(type),
   );
 }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 type Scalar = string | number | boolean | null;
 type Parameters = Record<string, Scalar | readonly Scalar[]>;
@@ -13,7 +13,9 @@ interface PreparedText {
 
 /** A synchronous prepared statement of the embedded driver (better-sqlite3). */
 interface EmbeddedStatement {
+  readonly reader: boolean;
   all(...values: unknown[]): unknown[];
+  run(...values: unknown[]): { changes: number };
 }
 
 /**
@@ -43,19 +45,72 @@ export class Sql {
    * driver's placeholders is done once per statement text and list lengths.
    */
   async rows<T>(sql: string, parameters: Parameters): Promise<T[]> {
+    const { text, values } = this.bind(sql, parameters);
+    if (this.embedded) return this.cached(text, values).all(...values) as T[];
+    return this.dataSource.query(text, values);
+  }
+
+  /**
+   * A write (or any statement) inside a unit of work of `Transactions.run`, in the same
+   * `:name` / `:...list` form; returns the rows of a `RETURNING` clause, else none. On the
+   * embedded database the unit holds the one connection, so the cached statement runs inside it.
+   */
+  async run<T = never>(manager: EntityManager, sql: string, parameters: Parameters): Promise<T[]> {
+    const { text, values } = this.bind(sql, parameters);
+    if (this.embedded) {
+      const statement = this.cached(text, values);
+      if (statement.reader) return statement.all(...values) as T[];
+      statement.run(...values);
+      return [];
+    }
+    // A structured result gives RETURNING rows alike for every command (plain results differ).
+    const runner = manager.queryRunner ?? this.dataSource.createQueryRunner();
+    try {
+      return ((await runner.query(text, values, true)) as { records: T[] }).records;
+    } finally {
+      if (runner !== manager.queryRunner) await runner.release();
+    }
+  }
+
+  /**
+   * Inserts rows (each a list of values in `columns` order), optionally upserting on `conflict`.
+   * Embedded: one cached single-row statement run per row, which in-process costs microseconds
+   * and keeps one statement text whatever the batch size. PostgreSQL: multi-row statements, so
+   * a batch is a few round trips.
+   */
+  async insert(manager: EntityManager, table: string, columns: readonly string[], rows: readonly (readonly Scalar[])[], conflict?: { target: readonly string[]; update: readonly string[] }): Promise<void> {
+    if (!rows.length) return;
+    const onConflict = conflict ? ` ON CONFLICT (${conflict.target.join(', ')}) DO UPDATE SET ${conflict.update.map((c) => `${c} = excluded.${c}`).join(', ')}` : '';
+    const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;
+    if (this.embedded) {
+      const text = `${head}(${columns.map(() => '?').join(', ')})${onConflict}`;
+      const statement = this.cached(text, [`${rows.length} rows`]);
+      for (const row of rows) statement.run(...row.map(toDriverValue));
+      return;
+    }
+    const perStatement = Math.floor(10_000 / columns.length);
+    for (let start = 0; start < rows.length; start += perStatement) {
+      const chunk = rows.slice(start, start + perStatement);
+      const tuples = chunk.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
+      await manager.query(`${head}${tuples.join(', ')}${onConflict}`, chunk.flat());
+    }
+  }
+
+  private bind(sql: string, parameters: Parameters): { text: string; values: (string | number | null)[] } {
     const prepared = this.prepare(sql, parameters);
     const values = prepared.order.map(([name, index]) => {
       const value = parameters[name]!;
       return toDriverValue(index === undefined ? (value as Scalar) : (value as readonly Scalar[])[index]!);
     });
-    if (this.embedded) {
-      // Reported like TypeORM's own statements, so query logging sees every statement.
-      this.dataSource.logger.logQuery(prepared.text, values);
-      let statement = this.statements.get(prepared.text);
-      if (!statement) this.statements.set(prepared.text, (statement = this.embedded.prepare(prepared.text)));
-      return statement.all(...values) as T[];
-    }
-    return this.dataSource.query(prepared.text, values);
+    return { text: prepared.text, values };
+  }
+
+  /** The cached embedded statement, reported like TypeORM's own so query logging sees it. */
+  private cached(text: string, values: unknown[]): EmbeddedStatement {
+    this.dataSource.logger.logQuery(text, values);
+    let statement = this.statements.get(text);
+    if (!statement) this.statements.set(text, (statement = this.embedded!.prepare(text)));
+    return statement;
   }
 
   private prepare(sql: string, parameters: Parameters): PreparedText {

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
-import { checkBoolean, checkInteger, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
+import { checkBoolean, checkInteger, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, NestedType } from '../../common/validation.js';
 import { ACCESS_TYPES } from '../../configs/access-types.js';
 import { MAX_BATCH } from '../batch.js';
 
@@ -48,7 +47,7 @@ const FolderItems = <T extends object>(type: () => new () => T) =>
       return undefined;
     }),
     ValidateNested({ each: true }),
-    Type(type),
+    NestedType(type),
   );
 
 export class AddFoldersRequest {

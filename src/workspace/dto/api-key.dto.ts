@@ -1,6 +1,5 @@
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
 import {
@@ -13,6 +12,7 @@ import {
   IsId,
   Optional,
   Satisfies,
+  NestedType,
 } from '../../common/validation.js';
 import { PERSISTENCE_DB_REGIONS, REALTIME_DB_REGIONS } from '../regions.js';
 import { checkEmail, checkHttpUrl } from './checks.js';
@@ -55,7 +55,7 @@ export class WebhookServiceConfigInput {
 }
 
 const NestedObject = (type: () => new () => object) =>
-  applyDecorators(Optional(), Satisfies(checkPlainObject), ValidateNested(), Type(type));
+  applyDecorators(Optional(), Satisfies(checkPlainObject), ValidateNested(), NestedType(type));
 
 /** `POST /v2/workspace/apikey/create` (rest-interface part 4). */
 export class CreateApiKeyRequest {

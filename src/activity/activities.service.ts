@@ -1,0 +1,155 @@
+import { Injectable } from '@nestjs/common';
+import { JsonText } from '../common/envelope.js';
+import { ApiError } from '../common/errors.js';
+import { newSortableId } from '../common/ids.js';
+import { PageTokens, PAGE_SIZE } from '../common/paging.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { Sql } from '../database/sql.js';
+import { Transactions } from '../database/transactions.js';
+import { failed, ok, type ItemResults } from '../directory/batch.js';
+import { DocumentsService } from '../directory/documents.service.js';
+import { OrganizationsService } from '../directory/organizations.service.js';
+import { ActivityLog, fromRow, rowJson, type Activity, type ActivityRow } from './activity-log.js';
+import { UPDATABLE_FIELDS, type AddActivitiesRequest, type DeleteActivitiesRequest, type GetActivitiesRequest, type UpdateActivitiesRequest } from './dto/activity.dto.js';
+
+/** Per-item messages of contract 6.1. */
+export const ActivityMessages = {
+  added: 'Activity added.',
+  updated: 'Activity updated.',
+  updateFailed: 'Failed to update activity.',
+  deleted: 'Activity deleted.',
+  deleteFailed: 'Failed to delete activity.',
+} as const;
+
+const OPERATION_GET = 'activities/get';
+type Cursor = [timestamp: number, id: string];
+
+/** The activity log's operations (contract 6.1); every write goes through `ActivityLog`. */
+@Injectable()
+export class ActivitiesService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly sql: Sql,
+    private readonly log: ActivityLog,
+    private readonly pageTokens: PageTokens,
+    private readonly organizations: OrganizationsService,
+    private readonly documents: DocumentsService,
+  ) {}
+
+  /** Adds a batch; the organization and the document are created when missing. */
+  async add(principal: ApiKeyPrincipal, request: AddActivitiesRequest): Promise<ItemResults> {
+    const { apiKeyId } = principal;
+    const { organizationId, documentId } = request;
+    const now = Date.now();
+    const activities = request.activities.map(({ id, featureType, actionType, targetEntityId, timestamp, ...rest }): Activity => ({
+      id: id ?? newSortableId('act_'),
+      featureType,
+      actionType,
+      ...(targetEntityId !== undefined ? { targetEntityId } : {}),
+      ...rest,
+      metadata: { apiKey: apiKeyId, documentId, organizationId },
+      timestamp: timestamp ?? now,
+    }));
+    await this.transactions.run(async (manager) => {
+      await this.organizations.ensure(manager, apiKeyId, [organizationId]);
+      await this.documents.ensureDocuments(manager, apiKeyId, [{ organizationId, id: documentId }]);
+      await this.log.write(manager, apiKeyId, activities);
+    });
+    return Object.fromEntries(activities.map((a) => [a.id, ok(a.id, ActivityMessages.added)]));
+  }
+
+  /**
+   * One keyset page over (timestamp, id) in the requested direction, every filter an AND. The
+   * records are spliced as JSON text (see `rowJson`); the token is bound to the filters.
+   */
+  async get(principal: ApiKeyPrincipal, request: GetActivitiesRequest): Promise<{ activities: JsonText; pageToken?: string }> {
+    const { apiKeyId } = principal;
+    const { organizationId } = request;
+    const order = request.order ?? 'desc';
+    const pageSize = request.pageSize ?? PAGE_SIZE.default;
+    const filters = {
+      organizationId,
+      documentId: request.documentId ?? null,
+      targetEntityId: request.targetEntityId ?? null,
+      featureTypes: request.featureTypes ?? null,
+      actionTypes: request.actionTypes ?? null,
+      userId: request.userId ?? null,
+      activityIds: request.activityIds ?? null,
+      order,
+    };
+    const after = request.pageToken ? this.pageTokens.decode<Cursor>(apiKeyId, OPERATION_GET, filters, request.pageToken) : undefined;
+
+    const conditions = ['api_key_id = :apiKeyId', 'organization_id = :organizationId'];
+    const parameters: Record<string, string | number | string[]> = { apiKeyId, organizationId, limit: pageSize + 1 };
+    const equal = (column: string, name: string, value: string | undefined) => {
+      if (value === undefined) return;
+      conditions.push(`${column} = :${name}`);
+      parameters[name] = value;
+    };
+    // An empty list matches nothing, like an empty documentIds in documents get.
+    const among = (column: string, name: string, values: string[] | undefined) => {
+      if (values === undefined) return;
+      conditions.push(`${column} IN (:...${name})`);
+      parameters[name] = values.length ? values : [''];
+    };
+    equal('document_id', 'documentId', request.documentId);
+    equal('target_entity_id', 'targetEntityId', request.targetEntityId);
+    equal('action_user_id', 'userId', request.userId);
+    among('feature_type', 'featureTypes', request.featureTypes);
+    among('action_type', 'actionTypes', request.actionTypes);
+    among('id', 'activityIds', request.activityIds);
+    if (after) {
+      conditions.push(`(timestamp, id) ${order === 'desc' ? '<' : '>'} (:afterTimestamp, :afterId)`);
+      Object.assign(parameters, { afterTimestamp: after[0], afterId: after[1] });
+    }
+    const direction = order === 'desc' ? 'DESC' : 'ASC';
+    const rows = await this.sql.rows<ActivityRow>(
+      `SELECT id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity
+        WHERE ${conditions.join(' AND ')} ORDER BY timestamp ${direction}, id ${direction} LIMIT :limit`,
+      parameters,
+    );
+    const { items, next } = this.pageTokens.page(rows, pageSize, apiKeyId, OPERATION_GET, filters, (last): Cursor => [Number(last.timestamp), last.id]);
+    return { activities: new JsonText().text(`[${items.map((row) => rowJson(apiKeyId, organizationId, row)).join(',')}]`), pageToken: next };
+  }
+
+  /** Changes only the updatable fields of existing records; a missing record fails as its item. */
+  async update(principal: ApiKeyPrincipal, request: UpdateActivitiesRequest): Promise<ItemResults> {
+    const { apiKeyId } = principal;
+    const { organizationId } = request;
+    return this.transactions.run(async (manager) => {
+      const rows = await this.sql.run<ActivityRow>(
+        manager,
+        'SELECT id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)',
+        { apiKeyId, organizationId, ids: request.activities.map((a) => a.id) },
+      );
+      const current = new Map(rows.map((row) => [row.id, fromRow(apiKeyId, organizationId, row)]));
+      const changed: Activity[] = [];
+      for (const { id, ...fields } of request.activities) {
+        const before = current.get(id);
+        if (!before) continue;
+        const updates = Object.fromEntries(Object.entries(fields).filter(([field, value]) => value !== undefined && field in UPDATABLE_FIELDS));
+        changed.push({ ...before, ...updates });
+      }
+      if (changed.length) await this.log.write(manager, apiKeyId, changed);
+      return Object.fromEntries(
+        request.activities.map(({ id }) => [id, current.has(id) ? ok(id, ActivityMessages.updated) : failed(id, ActivityMessages.updateFailed)]),
+      );
+    });
+  }
+
+  /**
+   * Deletes the records matching all the given conditions (document, entity, ids). Results: every
+   * record deleted, and each requested id that matched nothing as `success: false`.
+   */
+  async delete(principal: ApiKeyPrincipal, request: DeleteActivitiesRequest): Promise<ItemResults> {
+    const { apiKeyId } = principal;
+    const { organizationId, documentId, targetEntityId, activityIds } = request;
+    if (documentId === undefined && targetEntityId === undefined && activityIds === undefined) {
+      throw new ApiError('INVALID_ARGUMENT', 'At least one of data.documentId, data.activityIds or data.targetEntityId is required.');
+    }
+    const deleted = await this.transactions.run((manager) => this.log.delete(manager, apiKeyId, organizationId, { documentId, targetEntityId, activityIds }));
+    const results: ItemResults = Object.fromEntries(deleted.map((id) => [id, ok(id, ActivityMessages.deleted)]));
+    for (const id of activityIds ?? []) results[id] ??= failed(id, ActivityMessages.deleteFailed);
+    return results;
+  }
+}

@@ -1,0 +1,162 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PageSizeField, PageTokenField } from '../../common/paging.js';
+import { checkArrayOf, checkId, checkInteger, checkOneOf, checkPlainObject, checkShape, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, within } from '../../common/validation.js';
+import { MAX_BATCH } from '../../directory/batch.js';
+
+/** `featureType` values (rest-interface part 2). */
+export const FEATURE_TYPES = ['comment', 'reaction', 'recorder', 'crdt', 'custom'] as const;
+export type FeatureType = (typeof FEATURE_TYPES)[number];
+
+/** Action types a get may filter by at once. */
+export const MAX_ACTION_TYPES = 100;
+
+type Check = (value: unknown) => string | undefined;
+const anyJson: Check = () => undefined;
+const checkTimestamp = checkInteger(0, Number.MAX_SAFE_INTEGER);
+
+/** `actionUser`: a user object with its `userId`; other user fields are kept as sent. */
+const checkActionUser: Check = (value) => {
+  const shape = checkPlainObject(value);
+  if (shape) return shape;
+  const user = value as Record<string, unknown>;
+  if (user.userId === undefined) return '.userId is required';
+  const id = checkId(user.userId);
+  if (id) return within('.userId', id);
+  for (const field of ['name', 'email'] as const) {
+    if (user[field] === undefined) continue;
+    const problem = checkString({ max: 1000, allowEmpty: true })(user[field]);
+    if (problem) return within(`.${field}`, problem);
+  }
+  return undefined;
+};
+
+/** Fields an update may change (rest-interface part 4); everything else about a record is fixed. */
+export const UPDATABLE_FIELDS = {
+  changes: checkPlainObject,
+  entityData: anyJson,
+  entityTargetData: anyJson,
+  displayMessageTemplate: checkString({ max: 10_000, allowEmpty: true }),
+  displayMessageTemplateData: checkPlainObject,
+  actionIcon: checkString({ max: 2000, allowEmpty: true }),
+} satisfies Record<string, Check>;
+
+const checkActivityInput = checkShape(
+  {
+    id: checkId,
+    featureType: checkOneOf(FEATURE_TYPES),
+    actionType: checkString({ max: 256 }),
+    actionUser: checkActionUser,
+    targetEntityId: checkId,
+    targetSubEntityId: checkId,
+    timestamp: checkTimestamp,
+    ...UPDATABLE_FIELDS,
+  },
+  ['featureType', 'actionType', 'actionUser'],
+);
+
+/** Items of a batch, each checked by `item`, with `id`s (where given) unique in the batch. */
+function checkBatch(item: Check, extra: (record: Record<string, unknown>) => string | undefined = () => undefined): Check {
+  const items = checkArrayOf(item, { min: 1, max: MAX_BATCH });
+  return (value) => {
+    const problem = items(value);
+    if (problem) return problem;
+    const seen = new Map<unknown, number>();
+    const records = value as Record<string, unknown>[];
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!;
+      const rule = extra(record);
+      if (rule) return within(`[${i}]`, rule);
+      if (record.id === undefined) continue;
+      const first = seen.get(record.id);
+      if (first !== undefined) return `[${i}].id repeats [${first}].id (${JSON.stringify(record.id)})`;
+      seen.set(record.id, i);
+    }
+    return undefined;
+  };
+}
+
+/** What a caller sends for one activity (contract 6.1). */
+export interface ActivityInput {
+  id?: string;
+  featureType: FeatureType;
+  actionType: string;
+  actionUser: { userId: string; name?: string; email?: string } & Record<string, unknown>;
+  targetEntityId?: string;
+  targetSubEntityId?: string;
+  changes?: Record<string, unknown>;
+  entityData?: unknown;
+  entityTargetData?: unknown;
+  displayMessageTemplate?: string;
+  displayMessageTemplateData?: Record<string, unknown>;
+  actionIcon?: string;
+  timestamp?: number;
+}
+
+export type ActivityUpdate = { id: string } & Partial<Pick<ActivityInput, keyof typeof UPDATABLE_FIELDS>>;
+
+export class AddActivitiesRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiProperty() @IsId() documentId!: string;
+
+  /** At most 500. `targetEntityId` is required for `featureType: custom`. */
+  @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: MAX_BATCH })
+  @Satisfies(checkBatch(checkActivityInput, (record) => (record.featureType === 'custom' && record.targetEntityId === undefined ? '.targetEntityId is required for featureType custom' : undefined)))
+  activities!: ActivityInput[];
+}
+
+export class GetActivitiesRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiPropertyOptional() @IsOptionalId() documentId?: string;
+  @ApiPropertyOptional() @IsOptionalId() targetEntityId?: string;
+
+  @ApiPropertyOptional({ type: [String], enum: FEATURE_TYPES })
+  @Optional()
+  @Satisfies(checkArrayOf(checkOneOf(FEATURE_TYPES), { max: FEATURE_TYPES.length, unique: true }))
+  featureTypes?: FeatureType[];
+
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_ACTION_TYPES })
+  @Optional()
+  @Satisfies(checkArrayOf(checkString({ max: 256 }), { max: MAX_ACTION_TYPES }))
+  actionTypes?: string[];
+
+  /** The acting user. */
+  @ApiPropertyOptional() @IsOptionalId() userId?: string;
+
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
+  @Optional()
+  @IsIdArray(MAX_BATCH)
+  activityIds?: string[];
+
+  /** By (timestamp, id); newest first by default. */
+  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
+  @Optional()
+  @Satisfies(checkOneOf(['asc', 'desc']))
+  order?: 'asc' | 'desc';
+
+  @PageSizeField()
+  pageSize?: number;
+
+  @PageTokenField() pageToken?: string;
+}
+
+export class UpdateActivitiesRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+
+  /** Each with its `id` and any of the updatable fields. */
+  @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: MAX_BATCH })
+  @Satisfies(checkBatch(checkShape({ id: checkId, ...UPDATABLE_FIELDS }, ['id'])))
+  activities!: ActivityUpdate[];
+}
+
+export class DeleteActivitiesRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  /** All records of this document. */
+  @ApiPropertyOptional() @IsOptionalId() documentId?: string;
+  /** All records of this entity. */
+  @ApiPropertyOptional() @IsOptionalId() targetEntityId?: string;
+
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
+  @Optional()
+  @IsIdArray(MAX_BATCH, { min: 1 })
+  activityIds?: string[];
+}
