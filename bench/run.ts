@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import { SCENARIOS, type Scenario, type Seed } from './scenarios.js';
 import { openBareDatabase } from './bare-database.js';
-import { activitiesPageToken, seed, seedActivities } from './seed.js';
+import { activitiesPageToken, seed, seedActivities, seedCrdt } from './seed.js';
 
 type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
 
@@ -138,6 +138,8 @@ async function main(): Promise<void> {
       RATE_LIMIT_API_KEY: '1000000000',
       RATE_LIMIT_WORKSPACE_CREATE: '0',
       RATE_LIMIT_WORKSPACE_GET: '0',
+      // Room for a full-size (1 MiB) editor in one request.
+      BODY_LIMIT: '2mb',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -189,6 +191,11 @@ async function main(): Promise<void> {
     notes.push(`activities: 1,000,000 added in batches of 500 in ${seconds.toFixed(1)} s, ${Math.round(1_000_000 / seconds).toLocaleString('en-US')} activities/s`);
     await analyse();
     seeded.deepActivitiesPageToken = await activitiesPageToken(postToService, seeded, 1000);
+  }
+  if (selected.some((s) => s.path.startsWith('/v2/crdt/'))) {
+    log('writing shared-editing content…');
+    const { editedBytes, freshBytes } = await seedCrdt(postToService, seeded);
+    notes.push(`crdt: state after 1,000 single-character updates to a 100 KB text is ${(editedBytes / freshBytes).toFixed(2)}× the state of the same text written at once (${editedBytes} vs ${freshBytes} bytes)`);
   }
   await measure(selected.filter((s) => s.phase === undefined));
   console.table(rows);

@@ -37,6 +37,9 @@ export interface Seed {
   /** Organization of the activity log; its documents hold 1,000 activities each. */
   activityOrganizationId: string;
   activityDocumentId: string;
+  /** Document and editor holding a 1 MiB text (in the activity organization). */
+  crdtDocumentId: string;
+  crdtEditorId: string;
   /** Token of page 1,000 (pages of 100) of the whole organization's activities, newest first. */
   deepActivitiesPageToken?: string;
 }
@@ -133,9 +136,28 @@ async function bareActivitiesPage(db: BareDatabase, request: BareRequest): Promi
   }));
 }
 
+/** Get CRDT data done bare: the same row, its stored view parsed into the record. */
+async function bareCrdtGet(db: BareDatabase, request: BareRequest): Promise<unknown> {
+  const apiKeyId = await bareApiKeyAuth(db, request);
+  const { organizationId, documentId, editorId } = request.body.data as { organizationId: string; documentId: string; editorId: string };
+  const rows = await db.query<{ editor_id: string; data: string; last_update: number | string; last_updated_by: string | null }>(
+    'SELECT editor_id, data, last_update, last_updated_by FROM crdt_editor WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ? ORDER BY created_at, editor_id',
+    [apiKeyId, organizationId, documentId, editorId],
+  );
+  return rows.map((row) => ({ id: row.editor_id, data: JSON.parse(row.data) as unknown, lastUpdate: new Date(Number(row.last_update)).toISOString(), lastUpdatedBy: row.last_updated_by, sessionId: null }));
+}
+
 const activitiesOfDocument = (seed: Seed) => ({ data: { organizationId: seed.activityOrganizationId, documentId: seed.activityDocumentId, pageSize: 100 } });
 
 export const SCENARIOS: Scenario[] = [
+  {
+    name: 'crdt/get, 1 MiB text',
+    path: '/v2/crdt/get',
+    message: 'CRDT data retrieved successfully.',
+    body: (seed) => ({ data: { organizationId: seed.activityOrganizationId, documentId: seed.crdtDocumentId, editorId: seed.crdtEditorId } }),
+    headers: keyHeaders,
+    baseline: bareCrdtGet,
+  },
   {
     name: 'activities/get, documentId, page of 100, at 10k records',
     path: '/v2/activities/get',

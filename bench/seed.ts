@@ -68,6 +68,8 @@ export async function seed(post: Post): Promise<Seed> {
     permissionDocumentIds,
     activityOrganizationId: ACTIVITY_ORGANIZATION,
     activityDocumentId: activityDocumentId(5),
+    crdtDocumentId: CRDT_DOCUMENT,
+    crdtEditorId: 'megabyte',
   };
 }
 
@@ -123,4 +125,31 @@ export async function activitiesPageToken(post: Post, seed: Seed, page: number):
     if (n % 100 === 0 || n === page - 1) progress(`paging to activities page ${page}`, n, page - 1);
   }
   return pageToken!;
+}
+
+const CRDT_DOCUMENT = 'crdt-doc';
+
+/**
+ * Shared-editing content: a text editor of 1 MiB as JSON (for get), and the stored size after
+ * 1,000 single-character edits to a 100 KB text against the same final text written at once.
+ */
+export async function seedCrdt(post: Post, seed: Seed): Promise<{ editedBytes: number; freshBytes: number }> {
+  const headers = { 'x-svc-api-key': seed.apiKey, 'x-svc-auth-token': seed.authToken };
+  const place = (editorId: string) => ({ organizationId: seed.activityOrganizationId, documentId: CRDT_DOCUMENT, editorId });
+  const line = 'The quick brown fox jumps over the lazy dog; shared editing keeps every keystroke. ';
+  const megabyte = line.repeat(Math.ceil(1_048_000 / line.length)).slice(0, 1_048_000);
+  await post('/v2/crdt/add', { ...place(seed.crdtEditorId), type: 'text', data: megabyte }, headers);
+
+  let text = line.repeat(Math.ceil(100_000 / line.length)).slice(0, 100_000);
+  await post('/v2/crdt/add', { ...place('edited'), type: 'text', data: text }, headers);
+  for (let i = 0; i < 1000; i++) {
+    // Two inserts for each delete, spread over the text.
+    const at = (i * 7919) % text.length;
+    text = i % 3 === 2 ? text.slice(0, at) + text.slice(at + 1) : `${text.slice(0, at)}${String.fromCharCode(97 + (i % 26))}${text.slice(at)}`;
+    await post('/v2/crdt/update', { ...place('edited'), type: 'text', data: text }, headers);
+    if ((i + 1) % 100 === 0) progress('single-character CRDT updates', i + 1, 1000);
+  }
+  await post('/v2/crdt/add', { ...place('fresh'), type: 'text', data: text }, headers);
+  const stateBytes = async (editorId: string) => Buffer.from((await post('/v2/crdt/state/get', place(editorId), headers)).result.data.update, 'base64').length;
+  return { editedBytes: await stateBytes('edited'), freshBytes: await stateBytes('fresh') };
 }

@@ -325,7 +325,7 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
     const log = keyed.app.app.get(ActivityLog);
     const seen: string[] = [];
     let fail = false;
-    log.observe({
+    log.observers.add({
       activitiesWritten: async (_manager, _apiKeyId, activities) => {
         seen.push(...activities.map((a) => `written:${a.id}`));
         if (fail) throw new Error('observer failed');

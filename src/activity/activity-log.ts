@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { Observers } from '../common/observers.js';
 import { Sql } from '../database/sql.js';
 import type { FeatureType } from './dto/activity.dto.js';
 
@@ -54,20 +55,16 @@ const COLUMNS = ['api_key_id', 'organization_id', 'id', 'document_id', 'feature_
  */
 @Injectable()
 export class ActivityLog {
-  private readonly observers: ActivityObserver[] = [];
+  /** Modules register here at start-up to hear of every write. */
+  readonly observers = new Observers<ActivityObserver>();
 
   constructor(private readonly sql: Sql) {}
-
-  /** Called by a module at start-up to hear of every write. */
-  observe(observer: ActivityObserver): void {
-    this.observers.push(observer);
-  }
 
   /** Adds records, overwriting those whose id exists (idempotent retries). */
   async write(manager: EntityManager, apiKeyId: string, activities: Activity[]): Promise<void> {
     const rows = activities.map((a) => [apiKeyId, a.metadata.organizationId, a.id, a.metadata.documentId, a.featureType, a.actionType, a.actionUser.userId, a.targetEntityId ?? null, a.timestamp, bodyJson(a)]);
     await this.sql.insert(manager, 'activity', COLUMNS, rows, { target: ['api_key_id', 'organization_id', 'id'], update: COLUMNS.slice(3) });
-    for (const observer of this.observers) await observer.activitiesWritten(manager, apiKeyId, activities);
+    await this.observers.notify((observer) => observer.activitiesWritten(manager, apiKeyId, activities));
   }
 
   /** Deletes the records matching every given condition; returns the ids deleted. */
@@ -84,7 +81,7 @@ export class ActivityLog {
       ...(where.activityIds !== undefined ? { activityIds: where.activityIds } : {}),
     });
     const ids = deleted.map((row) => row.id);
-    if (ids.length) for (const observer of this.observers) await observer.activitiesDeleted(manager, apiKeyId, organizationId, ids);
+    if (ids.length) await this.observers.notify((observer) => observer.activitiesDeleted(manager, apiKeyId, organizationId, ids));
     return ids;
   }
 }

@@ -18,6 +18,11 @@ export class ResultFields {
   constructor(readonly fields: Record<string, unknown>) {}
 }
 
+/** A `result` of only `status` and `message` (rest-interface convention 2: add CRDT data). */
+export function noData(): ResultFields {
+  return new ResultFields({});
+}
+
 /** `data` plus fields beside it in `result`; `undefined` fields are left out. */
 export function withResultFields(data: unknown, fields: Record<string, unknown>): ResultFields {
   return new ResultFields({ data, ...fields });

@@ -49,6 +49,8 @@ export class AppConfig {
   readonly trustProxy!: boolean | number | string[];
   /** Largest accepted request body in bytes (`BODY_LIMIT`, e.g. `1mb`). */
   readonly bodyLimitBytes!: number;
+  /** Largest shared-editing content per editor, as JSON, in bytes (`CRDT_MAX_BYTES`). */
+  readonly crdtMaxBytes!: number;
   /** Pino log level (`LOG_LEVEL`). */
   readonly logLevel!: LogLevel;
   /** How long graceful shutdown waits for in-flight requests (`SHUTDOWN_TIMEOUT_MS`). */
@@ -98,6 +100,7 @@ export const CONFIG_VARIABLES = [
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
   'ADVANCED_WEBHOOKS',
   'BODY_LIMIT',
+  'CRDT_MAX_BYTES',
   'TRUST_PROXY',
   'LOG_LEVEL',
   'SHUTDOWN_TIMEOUT_MS',
@@ -138,6 +141,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     webhookAllowPrivateNetworks: parseBool(read, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     advancedWebhooks: parseBool(read, 'ADVANCED_WEBHOOKS', true),
     bodyLimitBytes: parseBytes(read, 'BODY_LIMIT', '1mb'),
+    crdtMaxBytes: parseBytes(read, 'CRDT_MAX_BYTES', '1mb'),
     trustProxy: parseTrustProxy(read, 'TRUST_PROXY'),
     logLevel: parseEnum(read, 'LOG_LEVEL', 'info', LOG_LEVELS),
     shutdownTimeoutMs: parseInteger(read, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 
-type Scalar = string | number | boolean | null;
+type Scalar = string | number | boolean | null | Uint8Array;
 type Parameters = Record<string, Scalar | readonly Scalar[]>;
 
 interface PreparedText {
@@ -73,6 +73,15 @@ export class Sql {
   }
 
   /**
+   * Rows read to be changed in this unit of work, locked until it ends, so concurrent writers of
+   * the same rows take turns (PostgreSQL `FOR UPDATE`; the embedded database runs one unit at a
+   * time anyway).
+   */
+  async lockRows<T>(manager: EntityManager, sql: string, parameters: Parameters): Promise<T[]> {
+    return this.run<T>(manager, this.embedded ? sql : `${sql} FOR UPDATE`, parameters);
+  }
+
+  /**
    * Inserts rows (each a list of values in `columns` order), optionally upserting on `conflict`.
    * Embedded: one cached single-row statement run per row, which in-process costs microseconds
    * and keeps one statement text whatever the batch size. PostgreSQL: multi-row statements, so
@@ -96,7 +105,7 @@ export class Sql {
     }
   }
 
-  private bind(sql: string, parameters: Parameters): { text: string; values: (string | number | null)[] } {
+  private bind(sql: string, parameters: Parameters): { text: string; values: (string | number | null | Buffer)[] } {
     const prepared = this.prepare(sql, parameters);
     const values = prepared.order.map(([name, index]) => {
       const value = parameters[name]!;
@@ -141,7 +150,9 @@ export class Sql {
   }
 }
 
-/** better-sqlite3 binds no booleans. */
-function toDriverValue(value: Scalar): string | number | null {
-  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+/** better-sqlite3 binds no booleans, and binary only as a Buffer. */
+function toDriverValue(value: Scalar): string | number | null | Buffer {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  return value;
 }

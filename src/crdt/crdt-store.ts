@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Observers } from '../common/observers.js';
+import { Sql } from '../database/sql.js';
+import type { CrdtType } from './yjs-content.js';
+
+/** Where an editor's content lives. */
+export interface EditorPlace {
+  organizationId: string;
+  documentId: string;
+  editorId: string;
+}
+
+/** An editor's row: its Yjs state and, beside it, the JSON text of its view. */
+export interface StoredEditor extends EditorPlace {
+  type: CrdtType;
+  contentKey: string;
+  clientId: number;
+  state: Uint8Array;
+  /** JSON text of the view callers read. */
+  dataJson: string;
+  lastUpdate: number;
+  lastUpdatedBy: string | null;
+}
+
+/** What other modules learn of CRDT writes (the event pipeline's `crdt.update_data`), in the writing transaction. */
+export interface CrdtObserver {
+  crdtWritten(manager: EntityManager, apiKeyId: string, editor: StoredEditor): Promise<void>;
+}
+
+type EditorRow = {
+  organization_id: string;
+  document_id: string;
+  editor_id: string;
+  type: CrdtType;
+  content_key: string;
+  client_id: number | string;
+  state: Uint8Array;
+  data: string;
+  last_update: number | string;
+  last_updated_by: string | null;
+};
+
+const SELECT = 'SELECT organization_id, document_id, editor_id, type, content_key, client_id, state, data, last_update, last_updated_by FROM crdt_editor';
+const WHERE_EDITOR = 'WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :documentId AND editor_id = :editorId';
+
+/** The one place editors' content is written; observers hear of every write. */
+@Injectable()
+export class CrdtStore {
+  readonly observers = new Observers<CrdtObserver>();
+
+  constructor(private readonly sql: Sql) {}
+
+  /** The editor, locked for this unit of work so writes to it take turns. */
+  async lock(manager: EntityManager, apiKeyId: string, place: EditorPlace): Promise<StoredEditor | undefined> {
+    const [row] = await this.sql.lockRows<EditorRow>(manager, `${SELECT} ${WHERE_EDITOR}`, { apiKeyId, ...place });
+    return row && fromRow(row);
+  }
+
+  /** The editor as stored now (no lock). */
+  async find(apiKeyId: string, place: EditorPlace): Promise<StoredEditor | undefined> {
+    const [row] = await this.sql.rows<EditorRow>(`${SELECT} ${WHERE_EDITOR}`, { apiKeyId, ...place });
+    return row && fromRow(row);
+  }
+
+  /** Rows of get: the view text and its record fields, oldest editor first. */
+  async records(apiKeyId: string, organizationId: string, documentId: string, editorId?: string): Promise<{ editor_id: string; data: string; last_update: number | string; last_updated_by: string | null }[]> {
+    return this.sql.rows(
+      `SELECT editor_id, data, last_update, last_updated_by FROM crdt_editor
+        WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :documentId${editorId === undefined ? '' : ' AND editor_id = :editorId'}
+        ORDER BY created_at, editor_id`,
+      { apiKeyId, organizationId, documentId, ...(editorId === undefined ? {} : { editorId }) },
+    );
+  }
+
+  /** Creates the editor; false when it already exists (nothing is written then). */
+  async create(manager: EntityManager, apiKeyId: string, editor: StoredEditor): Promise<boolean> {
+    const inserted = await this.sql.run<{ editor_id: string }>(
+      manager,
+      `INSERT INTO crdt_editor (api_key_id, organization_id, document_id, editor_id, type, content_key, client_id, state, data, last_update, last_updated_by, created_at)
+        VALUES (:apiKeyId, :organizationId, :documentId, :editorId, :type, :contentKey, :clientId, :state, :dataJson, :lastUpdate, :lastUpdatedBy, :lastUpdate)
+        ON CONFLICT (api_key_id, organization_id, document_id, editor_id) DO NOTHING RETURNING editor_id`,
+      { apiKeyId, ...editor },
+    );
+    if (!inserted.length) return false;
+    await this.observers.notify((observer) => observer.crdtWritten(manager, apiKeyId, editor));
+    return true;
+  }
+
+  /** Stores new content of an editor read with `lock` in the same unit of work. */
+  async save(manager: EntityManager, apiKeyId: string, editor: StoredEditor): Promise<void> {
+    await this.sql.run(manager, `UPDATE crdt_editor SET state = :state, data = :dataJson, last_update = :lastUpdate, last_updated_by = :lastUpdatedBy ${WHERE_EDITOR}`, {
+      apiKeyId,
+      organizationId: editor.organizationId,
+      documentId: editor.documentId,
+      editorId: editor.editorId,
+      state: editor.state,
+      dataJson: editor.dataJson,
+      lastUpdate: editor.lastUpdate,
+      lastUpdatedBy: editor.lastUpdatedBy,
+    });
+    await this.observers.notify((observer) => observer.crdtWritten(manager, apiKeyId, editor));
+  }
+
+  /** Deletes the named editors of a document, or all of them. */
+  async delete(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string, editorIds?: string[]): Promise<void> {
+    await this.sql.run(
+      manager,
+      `DELETE FROM crdt_editor WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :documentId${editorIds ? ' AND editor_id IN (:...editorIds)' : ''}`,
+      { apiKeyId, organizationId, documentId, ...(editorIds ? { editorIds } : {}) },
+    );
+  }
+}
+
+function fromRow(row: EditorRow): StoredEditor {
+  return {
+    organizationId: row.organization_id,
+    documentId: row.document_id,
+    editorId: row.editor_id,
+    type: row.type,
+    contentKey: row.content_key,
+    clientId: Number(row.client_id),
+    state: row.state,
+    dataJson: row.data,
+    lastUpdate: Number(row.last_update),
+    lastUpdatedBy: row.last_updated_by,
+  };
+}

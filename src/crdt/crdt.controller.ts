@@ -1,0 +1,50 @@
+import { Controller } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Operation } from '../common/decorators/operation.decorator.js';
+import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
+import { RequestData } from '../common/decorators/request-data.decorator.js';
+import { noData, type JsonText, type ResultFields } from '../common/envelope.js';
+import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
+import { CrdtService } from './crdt.service.js';
+import { DeleteCrdtRequest, GetCrdtRequest, GetCrdtStateRequest, UpdateCrdtStateRequest, WriteCrdtRequest } from './dto/crdt.dto.js';
+
+/** Shared-editing content on Yjs (contract part 7). Writes answer status and message only. */
+@ApiTags('crdt')
+@Controller()
+export class CrdtController {
+  constructor(private readonly crdt: CrdtService) {}
+
+  @Operation('/v2/crdt/add', { auth: 'apiKey', message: 'CRDT data added successfully.' })
+  async add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): Promise<ResultFields> {
+    await this.crdt.add(caller, data);
+    return noData();
+  }
+
+  @Operation('/v2/crdt/get', { auth: 'apiKey', message: 'CRDT data retrieved successfully.' })
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCrdtRequest): Promise<JsonText> {
+    return this.crdt.get(caller, data);
+  }
+
+  @Operation('/v2/crdt/update', { auth: 'apiKey', message: 'CRDT data updated successfully.' })
+  async update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): Promise<ResultFields> {
+    await this.crdt.update(caller, data);
+    return noData();
+  }
+
+  @Operation('/v2/crdt/delete', { auth: 'apiKey', message: 'CRDT data deleted successfully.' })
+  async delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteCrdtRequest): Promise<ResultFields> {
+    await this.crdt.delete(caller, data);
+    return noData();
+  }
+
+  @Operation('/v2/crdt/state/get', { auth: 'apiKey', message: 'CRDT state retrieved successfully.' })
+  getState(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCrdtStateRequest): Promise<{ update: string; stateVector: string }> {
+    return this.crdt.getState(caller, data);
+  }
+
+  @Operation('/v2/crdt/state/update', { auth: 'apiKey', message: 'CRDT state updated successfully.' })
+  async updateState(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateCrdtStateRequest): Promise<ResultFields> {
+    await this.crdt.updateState(caller, data);
+    return noData();
+  }
+}

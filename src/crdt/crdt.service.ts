@@ -1,0 +1,141 @@
+import { Injectable } from '@nestjs/common';
+import * as Y from 'yjs';
+import { JsonText } from '../common/envelope.js';
+import { ApiError } from '../common/errors.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { AppConfig } from '../config/app-config.js';
+import { Transactions } from '../database/transactions.js';
+import { DocumentsService } from '../directory/documents.service.js';
+import { OrganizationsService } from '../directory/organizations.service.js';
+import { CrdtStore, type EditorPlace, type StoredEditor } from './crdt-store.js';
+import type { DeleteCrdtRequest, GetCrdtRequest, GetCrdtStateRequest, UpdateCrdtStateRequest, WriteCrdtRequest } from './dto/crdt.dto.js';
+import { BadUpdateError, dataProblem, EditorContent, newClientId, type CrdtData } from './yjs-content.js';
+
+const DEFAULT_CONTENT_KEY = 'content';
+
+export const CrdtErrors = {
+  exists: () => new ApiError('ALREADY_EXISTS', 'CRDT data already exists for this editor ID.'),
+  missing: () => new ApiError('NOT_FOUND', 'No CRDT data found for this editor ID.'),
+  tooLarge: (max: number) => new ApiError('INVALID_ARGUMENT', `CRDT data must be at most ${max} bytes as JSON per editor.`),
+  badUpdate: (reason: string) => new ApiError('INVALID_ARGUMENT', `data.update is not a valid Yjs update: ${reason}`),
+  badStateVector: () => new ApiError('INVALID_ARGUMENT', 'data.stateVector is not a valid Yjs state vector.'),
+  otherShape: (field: 'type' | 'contentKey', stored: string) => new ApiError('INVALID_ARGUMENT', `data.${field} must be "${stored}", as when this editor was added.`),
+};
+
+/**
+ * Shared-editing content (contract part 7). Every write loads the editor's Yjs document,
+ * changes it with CRDT operations and stores the new state with its JSON view, all under the
+ * editor's row lock, so concurrent writers take turns and none is lost.
+ */
+@Injectable()
+export class CrdtService {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly store: CrdtStore,
+    private readonly organizations: OrganizationsService,
+    private readonly documents: DocumentsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Creates the editor; the organization and document are created when missing. */
+  async add(principal: ApiKeyPrincipal, request: WriteCrdtRequest): Promise<void> {
+    const { apiKeyId } = principal;
+    const data = this.checkedData(request);
+    const content = EditorContent.create(request.type, request.contentKey ?? DEFAULT_CONTENT_KEY, newClientId(), data);
+    const editor = this.snapshot(request, content, request.userId ?? null);
+    await this.transactions.run(async (manager) => {
+      await this.organizations.ensure(manager, apiKeyId, [request.organizationId]);
+      await this.documents.ensureDocuments(manager, apiKeyId, [{ organizationId: request.organizationId, id: request.documentId }]);
+      if (!(await this.store.create(manager, apiKeyId, editor))) throw CrdtErrors.exists();
+    });
+  }
+
+  /** Changes the stored content to `data` (a diff, so other writers' edits survive). */
+  async update(principal: ApiKeyPrincipal, request: WriteCrdtRequest): Promise<void> {
+    const data = this.checkedData(request);
+    await this.change(principal.apiKeyId, request, request.userId ?? null, (stored, content) => {
+      if (request.type !== stored.type) throw CrdtErrors.otherShape('type', stored.type);
+      if ((request.contentKey ?? DEFAULT_CONTENT_KEY) !== stored.contentKey) throw CrdtErrors.otherShape('contentKey', stored.contentKey);
+      content.replaceWith(data);
+    });
+  }
+
+  /** Applies a Yjs client's update. */
+  async updateState(principal: ApiKeyPrincipal, request: UpdateCrdtStateRequest): Promise<void> {
+    const update = Buffer.from(request.update, 'base64');
+    await this.change(principal.apiKeyId, request, request.userId ?? null, (_stored, content) => {
+      try {
+        content.applyUpdate(update);
+      } catch (error) {
+        if (error instanceof BadUpdateError) throw CrdtErrors.badUpdate(error.message);
+        throw error;
+      }
+    });
+  }
+
+  /** The records of one editor or of every editor of the document, as JSON spliced from the stored views. */
+  async get(principal: ApiKeyPrincipal, request: GetCrdtRequest): Promise<JsonText> {
+    const rows = await this.store.records(principal.apiKeyId, request.organizationId, request.documentId, request.editorId);
+    const records = rows.map(
+      (row) =>
+        `{"id":${JSON.stringify(row.editor_id)},"data":${row.data},"lastUpdate":"${new Date(Number(row.last_update)).toISOString()}","lastUpdatedBy":${JSON.stringify(row.last_updated_by)},"sessionId":null}`,
+    );
+    return new JsonText().text(`[${records.join(',')}]`);
+  }
+
+  /** The editor's state as a Yjs update (only what `stateVector` lacks, when given) and its state vector. */
+  async getState(principal: ApiKeyPrincipal, request: GetCrdtStateRequest): Promise<{ update: string; stateVector: string }> {
+    const stored = await this.store.find(principal.apiKeyId, request);
+    if (!stored) throw CrdtErrors.missing();
+    let update = stored.state;
+    if (request.stateVector !== undefined) {
+      try {
+        update = Y.diffUpdate(stored.state, Buffer.from(request.stateVector, 'base64'));
+      } catch {
+        throw CrdtErrors.badStateVector();
+      }
+    }
+    return { update: Buffer.from(update).toString('base64'), stateVector: Buffer.from(Y.encodeStateVectorFromUpdate(stored.state)).toString('base64') };
+  }
+
+  async delete(principal: ApiKeyPrincipal, request: DeleteCrdtRequest): Promise<void> {
+    await this.transactions.run((manager) => this.store.delete(manager, principal.apiKeyId, request.organizationId, request.documentId, request.editorIds));
+  }
+
+  /** Loads the locked editor, lets `edit` change its document, and stores the result. */
+  private async change(apiKeyId: string, place: EditorPlace, userId: string | null, edit: (stored: StoredEditor, content: EditorContent) => void): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      const stored = await this.store.lock(manager, apiKeyId, place);
+      if (!stored) throw CrdtErrors.missing();
+      const content = EditorContent.load(stored.type, stored.contentKey, stored.clientId, stored.state);
+      edit(stored, content);
+      await this.store.save(manager, apiKeyId, this.snapshot(stored, content, userId));
+    });
+  }
+
+  /** The row to store for `content`, refused when its view is over the size limit. */
+  private snapshot(place: EditorPlace, content: EditorContent, userId: string | null): StoredEditor {
+    const dataJson = JSON.stringify(content.view());
+    if (Buffer.byteLength(dataJson) > this.config.crdtMaxBytes) throw CrdtErrors.tooLarge(this.config.crdtMaxBytes);
+    return {
+      organizationId: place.organizationId,
+      documentId: place.documentId,
+      editorId: place.editorId,
+      type: content.type,
+      contentKey: content.contentKey,
+      clientId: content.doc.clientID,
+      state: content.state(),
+      dataJson,
+      lastUpdate: Date.now(),
+      lastUpdatedBy: userId,
+    };
+  }
+
+  /** The request's data, refused with the contract's message when it does not match `type` or is too large. */
+  private checkedData(request: WriteCrdtRequest): CrdtData {
+    const problem = dataProblem(request.type, request.data);
+    if (problem) throw new ApiError('INVALID_ARGUMENT', problem);
+    if (Buffer.byteLength(JSON.stringify(request.data)) > this.config.crdtMaxBytes) throw CrdtErrors.tooLarge(this.config.crdtMaxBytes);
+    return request.data as CrdtData;
+  }
+}

@@ -1,0 +1,64 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { checkArrayOf, checkId, checkOneOf, checkString, IsId, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
+import { MAX_BATCH } from '../../directory/batch.js';
+import { CRDT_TYPES, type CrdtType } from '../yjs-content.js';
+
+/** Base64 as Yjs encodings travel (standard alphabet, padded). */
+const checkBase64 = (value: unknown) =>
+  typeof value === 'string' && value.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(value) ? undefined : 'must be base64 (standard alphabet, padded)';
+const required = (value: unknown) => (value === undefined ? 'is required' : undefined);
+
+class EditorRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiProperty() @IsId() documentId!: string;
+  @ApiProperty() @IsId() editorId!: string;
+}
+
+/** Add and update (contract part 7): the whole content, diffed into the stored document on update. */
+export class WriteCrdtRequest extends EditorRequest {
+  @ApiProperty({ enum: CRDT_TYPES }) @Satisfies(checkOneOf(CRDT_TYPES)) type!: CrdtType;
+
+  /** A string for `text` and `xml`, an object for `map`, an array for `array`. */
+  @ApiProperty({ description: 'string (text, xml), object (map) or array (array)' })
+  @Satisfies(required)
+  data!: unknown;
+
+  /** Name of the shared type in the Yjs document. */
+  @ApiPropertyOptional({ default: 'content' })
+  @Optional()
+  @Satisfies(checkString({ max: 256 }))
+  contentKey?: string;
+
+  /** Recorded as `lastUpdatedBy`. */
+  @ApiPropertyOptional() @IsOptionalId() userId?: string;
+}
+
+export class GetCrdtRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiProperty() @IsId() documentId!: string;
+  /** Omitted: every editor of the document. */
+  @ApiPropertyOptional() @IsOptionalId() editorId?: string;
+}
+
+export class DeleteCrdtRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiProperty() @IsId() documentId!: string;
+
+  /** Omitted: every editor of the document. */
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
+  @Optional()
+  @Satisfies(checkArrayOf(checkId, { max: MAX_BATCH, min: 1 }))
+  editorIds?: string[];
+}
+
+export class GetCrdtStateRequest extends EditorRequest {
+  /** The caller's state vector (base64); the answer then holds only what it lacks. */
+  @ApiPropertyOptional() @Optional() @Satisfies(checkBase64) stateVector?: string;
+}
+
+export class UpdateCrdtStateRequest extends EditorRequest {
+  /** A Yjs update (base64), e.g. from `Y.encodeStateAsUpdate`. */
+  @ApiProperty() @Satisfies(checkBase64) update!: string;
+
+  @ApiPropertyOptional() @IsOptionalId() userId?: string;
+}

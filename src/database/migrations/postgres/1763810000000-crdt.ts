@@ -1,0 +1,32 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Shared-editing content (contract part 7): one row per editor of a document, holding the Yjs
+ * document as its encoded state and, beside it, the JSON view callers read, so a get never
+ * decodes Yjs. The content goes with its document.
+ */
+export class Crdt1763810000000 implements MigrationInterface {
+  name = 'Crdt1763810000000';
+
+  async up(db: QueryRunner): Promise<void> {
+    await db.query(`CREATE TABLE crdt_editor (
+      api_key_id varchar(24) NOT NULL,
+      organization_id varchar(256) NOT NULL,
+      document_id varchar(256) NOT NULL,
+      editor_id varchar(256) NOT NULL,
+      type varchar(8) NOT NULL,
+      content_key varchar(256) NOT NULL,
+      client_id bigint NOT NULL,
+      state bytea NOT NULL,
+      data text NOT NULL,
+      last_update bigint NOT NULL,
+      last_updated_by varchar(256),
+      created_at bigint NOT NULL,
+      PRIMARY KEY (api_key_id, organization_id, document_id, editor_id),
+      FOREIGN KEY (api_key_id, organization_id, document_id) REFERENCES document(api_key_id, organization_id, id) ON DELETE CASCADE)`);
+  }
+
+  async down(db: QueryRunner): Promise<void> {
+    await db.query('DROP TABLE crdt_editor');
+  }
+}
