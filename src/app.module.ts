@@ -14,7 +14,9 @@ import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { AccessModule } from './access/access.module.js';
 import { ActivityModule } from './activity/activity.module.js';
+import { ConfigsModule } from './configs/configs.module.js';
 import { CrdtModule } from './crdt/crdt.module.js';
+import { EventsModule } from './events/events.module.js';
 import { DirectoryModule } from './directory/directory.module.js';
 import { WorkspaceModule } from './workspace/workspace.module.js';
 
@@ -27,7 +29,7 @@ export class AppModule {
   static forConfig(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forConfig(config), LoggingModule, DatabaseModule.forConfig(config), CoreModule, RateLimitModule, HealthModule, WorkspaceModule, DirectoryModule, AccessModule, ActivityModule, CrdtModule],
+      imports: [AppConfigModule.forConfig(config), LoggingModule, DatabaseModule.forConfig(config), CoreModule, RateLimitModule, HealthModule, WorkspaceModule, ConfigsModule, DirectoryModule, AccessModule, ActivityModule, CrdtModule, EventsModule],
       providers: [
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: SuccessEnvelopeInterceptor },

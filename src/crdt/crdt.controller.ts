@@ -15,9 +15,8 @@ export class CrdtController {
   constructor(private readonly crdt: CrdtService) {}
 
   @Operation('/v2/crdt/add', { auth: 'apiKey', message: 'CRDT data added successfully.' })
-  async add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): Promise<ResultFields> {
-    await this.crdt.add(caller, data);
-    return noData();
+  add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): Promise<ResultFields> {
+    return this.crdt.add(caller, data).then(noData);
   }
 
   @Operation('/v2/crdt/get', { auth: 'apiKey', message: 'CRDT data retrieved successfully.' })
@@ -26,15 +25,13 @@ export class CrdtController {
   }
 
   @Operation('/v2/crdt/update', { auth: 'apiKey', message: 'CRDT data updated successfully.' })
-  async update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): Promise<ResultFields> {
-    await this.crdt.update(caller, data);
-    return noData();
+  update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): Promise<ResultFields> {
+    return this.crdt.update(caller, data).then(noData);
   }
 
   @Operation('/v2/crdt/delete', { auth: 'apiKey', message: 'CRDT data deleted successfully.' })
-  async delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteCrdtRequest): Promise<ResultFields> {
-    await this.crdt.delete(caller, data);
-    return noData();
+  delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteCrdtRequest): Promise<ResultFields> {
+    return this.crdt.delete(caller, data).then(noData);
   }
 
   @Operation('/v2/crdt/state/get', { auth: 'apiKey', message: 'CRDT state retrieved successfully.' })
@@ -43,8 +40,7 @@ export class CrdtController {
   }
 
   @Operation('/v2/crdt/state/update', { auth: 'apiKey', message: 'CRDT state updated successfully.' })
-  async updateState(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateCrdtStateRequest): Promise<ResultFields> {
-    await this.crdt.updateState(caller, data);
-    return noData();
+  updateState(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateCrdtStateRequest): Promise<ResultFields> {
+    return this.crdt.updateState(caller, data).then(noData);
   }
 }

@@ -14,6 +14,7 @@ import { newApiKey } from '../common/ids.js';
 import { PageTokens } from '../common/paging.js';
 import type { WorkspacePrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
+import { ConfigCodec } from '../configs/config-codec.js';
 import { Transactions } from '../database/transactions.js';
 import { CredentialsService, type IssuedToken } from './credentials.service.js';
 import { DomainsService } from './domains.service.js';
@@ -43,6 +44,7 @@ export class ApiKeyService {
     private readonly credentials: CredentialsService,
     private readonly domains: DomainsService,
     private readonly secrets: Secrets,
+    private readonly codec: ConfigCodec,
     private readonly pageTokens: PageTokens,
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
     @InjectRepository(ApiKeyAuthTokenEntity) private readonly tokens: Repository<ApiKeyAuthTokenEntity>,
@@ -75,8 +77,6 @@ export class ApiKeyService {
     const now = Date.now();
     const id = newApiKey();
     const type = request.type;
-    const email = request.emailServiceConfig;
-    const webhook = request.webhookServiceConfig;
     const key: ApiKeyEntity = {
       id,
       workspaceId: workspace.id,
@@ -86,29 +86,8 @@ export class ApiKeyService {
       // Validated for both types, stored only where they mean something (contract part 2).
       persistenceDbRegion: type === 'production' ? (request.persistenceDBRegion ?? null) : null,
       realtimeDbRegion: type === 'production' ? (request.realtimeDBRegion ?? null) : null,
-      emailConfig: applyEmailConfigChange(
-        neverConfiguredEmail(),
-        {
-          useEmailService: request.useEmailService,
-          emailServiceConfig: email && {
-            type: email.type === 'sendgrid' ? 'thirdparty' : email.type,
-            apiKeyEnc: email.apiKey === undefined ? undefined : email.apiKey === '' ? '' : this.secrets.encrypt(email.apiKey),
-            fromEmail: email.fromEmail,
-            fromCompany: email.fromCompany,
-            commentTemplateId: email.commentTemplateId,
-            tagTemplateId: email.tagTemplateId,
-          },
-        },
-        { seedTriggers: request.setDefaultEmailTriggers },
-      ),
-      webhookConfig: applyWebhookConfigChange(neverConfiguredWebhook(), {
-        useWebhookService: request.useWebhookService,
-        webhookServiceConfig: webhook && {
-          authTokenEnc: webhook.authToken === undefined ? undefined : webhook.authToken === '' ? '' : this.secrets.encrypt(webhook.authToken),
-          rawNotificationUrl: webhook.rawNotificationUrl,
-          processedNotificationUrl: webhook.processedNotificationUrl,
-        },
-      }),
+      emailConfig: applyEmailConfigChange(neverConfiguredEmail(), this.codec.emailChange(request.useEmailService, request.emailServiceConfig), { seedTriggers: request.setDefaultEmailTriggers }),
+      webhookConfig: applyWebhookConfigChange(neverConfiguredWebhook(), this.codec.webhookChange(request.useWebhookService, request.webhookServiceConfig)),
       notificationConfig: applyNotificationConfigChange(
         neverConfiguredNotification(),
         { useNotificationService: request.useNotificationService },

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CredentialVerifier } from '../common/guards/credential-verifier.js';
+import { ConfigsModule } from '../configs/configs.module.js';
 import { MailModule } from '../mail/mail.module.js';
 import { ApiKeyService } from './api-key.service.js';
 import { CredentialsService } from './credentials.service.js';
@@ -19,6 +20,7 @@ import { WorkspaceService } from './workspace.service.js';
   imports: [
     TypeOrmModule.forFeature([AccountEntity, WorkspaceEntity, ApiKeyEntity, ApiKeyAuthTokenEntity, AllowedDomainEntity, LoginTokenEntity]),
     MailModule,
+    ConfigsModule,
   ],
   controllers: [WorkspaceController],
   providers: [

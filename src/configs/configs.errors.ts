@@ -1,0 +1,15 @@
+import { ApiError } from '../common/errors.js';
+
+/** Errors of contract part 3 and of the preference operations (6.4). */
+export const ConfigErrors = {
+  nothingSent: (fields: string[]) => new ApiError('INVALID_ARGUMENT', `At least one of ${fields.map((f) => `data.${f}`).join(', ')} is required.`),
+  invalidEmail: () => new ApiError('INVALID_ARGUMENT', 'Invalid email service configuration.'),
+  encryptWithoutKey: (path: string) => new ApiError('INVALID_ARGUMENT', `${path} is required when encryptData is true.`),
+  advancedUnavailable: () => new ApiError('FAILED_PRECONDITION', 'Advanced webhooks are not available for this workspace.'),
+  advancedNotConfigured: () => new ApiError('FAILED_PRECONDITION', 'Advanced webhooks are not configured for this workspace.'),
+  advancedDisabled: () => new ApiError('FAILED_PRECONDITION', 'Advanced webhooks are disabled for this workspace.'),
+  endpointMissing: () => new ApiError('NOT_FOUND', 'Advanced webhook provider request failed.'),
+  endpointUidTaken: () => new ApiError('ALREADY_EXISTS', 'An advanced webhook endpoint with this uid already exists.'),
+  endpointNothingSent: () => new ApiError('INVALID_ARGUMENT', 'At least one endpoint field besides data.endpointId is required.'),
+  notificationServiceOff: () => new ApiError('FAILED_PRECONDITION', 'Notification service is not enabled for this API key.'),
+};

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { ConfigCodec } from './config-codec.js';
+import { ConfigsController } from './configs.controller.js';
+import { ConfigsService } from './configs.service.js';
+import { WebhookEndpointsService } from './webhook-endpoints.service.js';
+
+/** Delivery configs of an API key and advanced webhook endpoints (contract part 3). */
+@Module({
+  controllers: [ConfigsController],
+  providers: [ConfigCodec, ConfigsService, WebhookEndpointsService],
+  exports: [ConfigCodec, ConfigsService],
+})
+export class ConfigsModule {}

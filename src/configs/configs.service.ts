@@ -1,0 +1,168 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ApiError } from '../common/errors.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { AppConfig } from '../config/app-config.js';
+import { Sql } from '../database/sql.js';
+import { Transactions } from '../database/transactions.js';
+import { ApiKeyEntity } from '../workspace/entities/api-key.entity.js';
+import { ConfigCodec } from './config-codec.js';
+import { ConfigErrors } from './configs.errors.js';
+import type { UpdateAdvancedWebhookConfigRequest, UpdateEmailConfigRequest, UpdateNotificationConfigRequest, UpdateWebhookConfigRequest } from './dto/config.dto.js';
+import {
+  applyEmailConfigChange,
+  applyNotificationConfigChange,
+  applyWebhookConfigChange,
+  neverConfiguredEmail,
+  neverConfiguredNotification,
+  neverConfiguredWebhook,
+  type StoredAdvancedWebhookConfig,
+  type StoredEmailConfig,
+  type StoredNotificationConfig,
+  type StoredWebhookConfig,
+} from './key-configs.js';
+
+/** The configs as stored on the key's row. */
+interface KeyConfigs {
+  email: StoredEmailConfig;
+  webhook: StoredWebhookConfig;
+  notification: StoredNotificationConfig;
+  /** Null until advanced webhooks are first enabled. */
+  advanced: StoredAdvancedWebhookConfig | null;
+}
+
+type ConfigRow = { email_config: string; webhook_config: string; notification_config: string; advanced_webhook_config: string | null };
+const SELECT_CONFIGS = 'SELECT email_config, webhook_config, notification_config, advanced_webhook_config FROM api_key WHERE id = :apiKeyId';
+
+const NEVER_CONFIGURED_ADVANCED: StoredAdvancedWebhookConfig = { isEnabled: false, encryptData: false, encodeData: false, publicKey: '', enableDataProtection: false };
+
+/**
+ * The API key's delivery configs (contract part 3). Every update reads the row locked, applies
+ * the state machine of rest-interface part 3 and answers the full state after the write.
+ */
+@Injectable()
+export class ConfigsService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly transactions: Transactions,
+    private readonly codec: ConfigCodec,
+    private readonly config: AppConfig,
+  ) {}
+
+  async getEmail(principal: ApiKeyPrincipal) {
+    return this.codec.emailView((await this.read(principal.apiKeyId)).email);
+  }
+
+  async updateEmail(principal: ApiKeyPrincipal, request: UpdateEmailConfigRequest) {
+    if (request.useEmailService === undefined && request.emailServiceConfig === undefined) throw ConfigErrors.nothingSent(['useEmailService', 'emailServiceConfig']);
+    const { email } = await this.change(principal.apiKeyId, (stored) => {
+      const next = applyEmailConfigChange(stored.email, this.codec.emailChange(request.useEmailService, request.emailServiceConfig));
+      // A provider mail cannot go out without the provider's key.
+      if (next.useEmailService && next.emailServiceConfig.type === 'thirdparty' && next.emailServiceConfig.apiKeyEnc === '') throw ConfigErrors.invalidEmail();
+      return { email: next };
+    });
+    return this.codec.emailView(email!);
+  }
+
+  async getWebhook(principal: ApiKeyPrincipal) {
+    return this.codec.webhookView((await this.read(principal.apiKeyId)).webhook);
+  }
+
+  async updateWebhook(principal: ApiKeyPrincipal, request: UpdateWebhookConfigRequest) {
+    if (request.useWebhookService === undefined && request.webhookServiceConfig === undefined) throw ConfigErrors.nothingSent(['useWebhookService', 'webhookServiceConfig']);
+    const { webhook } = await this.change(principal.apiKeyId, (stored) => {
+      const next = applyWebhookConfigChange(stored.webhook, this.codec.webhookChange(request.useWebhookService, request.webhookServiceConfig));
+      if (next.webhookServiceConfig.encryptData && next.webhookServiceConfig.publicKey === '') throw ConfigErrors.encryptWithoutKey('data.webhookServiceConfig.publicKey');
+      return { webhook: next };
+    });
+    return this.codec.webhookView(webhook!);
+  }
+
+  async getNotification(principal: ApiKeyPrincipal): Promise<StoredNotificationConfig> {
+    return (await this.read(principal.apiKeyId)).notification;
+  }
+
+  async updateNotification(principal: ApiKeyPrincipal, request: UpdateNotificationConfigRequest): Promise<StoredNotificationConfig> {
+    if (request.useNotificationService === undefined && request.notificationServiceConfig === undefined) throw ConfigErrors.nothingSent(['useNotificationService', 'notificationServiceConfig']);
+    const { notification } = await this.change(principal.apiKeyId, (stored) => ({
+      notification: applyNotificationConfigChange(stored.notification, { useNotificationService: request.useNotificationService, notificationServiceConfig: request.notificationServiceConfig }),
+    }));
+    return notification!;
+  }
+
+  /** Whether the key's notification service is on (the preference operations need it). */
+  async requireNotificationService(apiKeyId: string): Promise<void> {
+    if (!(await this.read(apiKeyId)).notification.useNotificationService) throw ConfigErrors.notificationServiceOff();
+  }
+
+  async getAdvanced(principal: ApiKeyPrincipal): Promise<StoredAdvancedWebhookConfig> {
+    this.requireAdvancedAvailable();
+    return (await this.read(principal.apiKeyId)).advanced ?? NEVER_CONFIGURED_ADVANCED;
+  }
+
+  /** Body first (no field: INVALID_ARGUMENT), then state (first update without `isEnabled: true`). */
+  async updateAdvanced(principal: ApiKeyPrincipal, request: UpdateAdvancedWebhookConfigRequest): Promise<StoredAdvancedWebhookConfig> {
+    this.requireAdvancedAvailable();
+    const fields = Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined)) as Partial<StoredAdvancedWebhookConfig>;
+    if (!Object.keys(fields).length) throw ConfigErrors.nothingSent(['isEnabled', 'encryptData', 'encodeData', 'publicKey', 'enableDataProtection']);
+    const { advanced } = await this.change(principal.apiKeyId, (stored) => {
+      if (stored.advanced === null && fields.isEnabled !== true) throw ConfigErrors.advancedNotConfigured();
+      const next = { ...(stored.advanced ?? NEVER_CONFIGURED_ADVANCED), ...fields };
+      if (next.encryptData && next.publicKey === '') throw ConfigErrors.encryptWithoutKey('data.publicKey');
+      return { advanced: next };
+    });
+    return advanced!;
+  }
+
+  /**
+   * Endpoint operations need advanced webhooks available, configured and enabled
+   * (FAILED_PRECONDITION with the contract's message for each).
+   */
+  async requireAdvancedEnabled(apiKeyId: string): Promise<StoredAdvancedWebhookConfig> {
+    this.requireAdvancedAvailable();
+    const { advanced } = await this.read(apiKeyId);
+    if (advanced === null) throw ConfigErrors.advancedNotConfigured();
+    if (!advanced.isEnabled) throw ConfigErrors.advancedDisabled();
+    return advanced;
+  }
+
+  private requireAdvancedAvailable(): void {
+    if (!this.config.advancedWebhooks) throw ConfigErrors.advancedUnavailable();
+  }
+
+  private async read(apiKeyId: string): Promise<KeyConfigs> {
+    const [row] = await this.sql.rows<ConfigRow>(SELECT_CONFIGS, { apiKeyId });
+    return parseConfigs(row);
+  }
+
+  /** Reads the configs locked, lets `next` change some of them, and stores those. */
+  private async change(apiKeyId: string, next: (stored: KeyConfigs) => Partial<KeyConfigs>): Promise<Partial<KeyConfigs>> {
+    return this.transactions.run(async (manager: EntityManager) => {
+      const [row] = await this.sql.lockRows<ConfigRow>(manager, SELECT_CONFIGS, { apiKeyId });
+      const changed = next(parseConfigs(row));
+      await manager.update(
+        ApiKeyEntity,
+        { id: apiKeyId },
+        {
+          ...(changed.email ? { emailConfig: changed.email } : {}),
+          ...(changed.webhook ? { webhookConfig: changed.webhook } : {}),
+          ...(changed.notification ? { notificationConfig: changed.notification } : {}),
+          ...(changed.advanced ? { advancedWebhookConfig: changed.advanced } : {}),
+          lastUpdated: Date.now(),
+        },
+      );
+      return changed;
+    });
+  }
+}
+
+function parseConfigs(row: ConfigRow | undefined): KeyConfigs {
+  // The guard admitted the key, so its row exists; a missing one means it was deleted meanwhile.
+  if (!row) throw new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.');
+  return {
+    email: { ...neverConfiguredEmail(), ...(JSON.parse(row.email_config) as StoredEmailConfig) },
+    webhook: { ...neverConfiguredWebhook(), ...(JSON.parse(row.webhook_config) as StoredWebhookConfig) },
+    notification: { ...neverConfiguredNotification(), ...(JSON.parse(row.notification_config) as StoredNotificationConfig) },
+    advanced: row.advanced_webhook_config === null ? null : (JSON.parse(row.advanced_webhook_config) as StoredAdvancedWebhookConfig),
+  };
+}

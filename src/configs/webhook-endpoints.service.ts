@@ -1,0 +1,187 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { newSortableId } from '../common/ids.js';
+import { PageTokens } from '../common/paging.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { Secrets } from '../common/secrets.js';
+import { Sql } from '../database/sql.js';
+import { Transactions } from '../database/transactions.js';
+import { ConfigErrors } from './configs.errors.js';
+import { ConfigsService } from './configs.service.js';
+import type { CreateEndpointRequest, ListEndpointsRequest, UpdateEndpointRequest } from './dto/endpoint.dto.js';
+
+/** An advanced webhook endpoint as callers read it: unset optional fields are explicit nulls. */
+export interface Endpoint {
+  id: string;
+  url: string;
+  description: string | null;
+  filterTypes: string[] | null;
+  channels: string[] | null;
+  disabled: boolean;
+  rateLimit: number | null;
+  uid: string | null;
+  metadata: Record<string, string> | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type EndpointRow = {
+  id: string;
+  url: string;
+  description: string | null;
+  filter_types: string | null;
+  channels: string | null;
+  disabled: boolean | number;
+  rate_limit: number | null;
+  uid: string | null;
+  metadata: string | null;
+  created_at: number | string;
+  updated_at: number | string;
+};
+
+const COLUMNS = 'id, url, description, filter_types, channels, disabled, rate_limit, uid, metadata, created_at, updated_at';
+const DEFAULT_LIMIT = 50;
+const LIST_OPERATION = 'advancedwebhook/endpoints/get';
+type ListCursor = { after: string } | { before: string };
+
+/**
+ * Advanced webhook endpoints (contract part 3). Each has a signing secret the server makes
+ * (`whsec_` + 24 random bytes), stored encrypted; deletion is permanent.
+ */
+@Injectable()
+export class WebhookEndpointsService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly transactions: Transactions,
+    private readonly secrets: Secrets,
+    private readonly pageTokens: PageTokens,
+    private readonly configs: ConfigsService,
+  ) {}
+
+  async create(principal: ApiKeyPrincipal, request: CreateEndpointRequest): Promise<Endpoint> {
+    const { apiKeyId } = principal;
+    await this.configs.requireAdvancedEnabled(apiKeyId);
+    const now = Date.now();
+    const id = newSortableId('ep_');
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    const inserted = await this.transactions.run((manager) =>
+      this.sql.run<{ id: string }>(
+        manager,
+        `INSERT INTO webhook_endpoint (api_key_id, ${COLUMNS}, secret_enc)
+          VALUES (:apiKeyId, :id, :url, :description, :filterTypes, :channels, :disabled, :rateLimit, :uid, :metadata, :now, :now, :secretEnc)
+          ON CONFLICT DO NOTHING RETURNING id`,
+        {
+          apiKeyId,
+          id,
+          url: request.url,
+          description: request.description ?? null,
+          filterTypes: jsonOrNull(request.filterTypes),
+          channels: jsonOrNull(request.channels),
+          disabled: request.disabled ?? false,
+          rateLimit: request.rateLimit ?? null,
+          uid: request.uid ?? null,
+          metadata: jsonOrNull(request.metadata),
+          now,
+          secretEnc: this.secrets.encrypt(secret),
+        },
+      ),
+    );
+    // The only other unique key is the caller's uid.
+    if (!inserted.length) throw ConfigErrors.endpointUidTaken();
+    return this.get(apiKeyId, id);
+  }
+
+  /** Pages in creation order; `iterator` continues, `prevIterator` goes back a page. */
+  async list(principal: ApiKeyPrincipal, request: ListEndpointsRequest): Promise<{ endpoints: Endpoint[]; iterator: string | null; prevIterator: string | null; done: boolean }> {
+    const { apiKeyId } = principal;
+    await this.configs.requireAdvancedEnabled(apiKeyId);
+    const limit = request.limit ?? DEFAULT_LIMIT;
+    const cursor = request.iterator ? this.pageTokens.decode<ListCursor>(apiKeyId, LIST_OPERATION, {}, request.iterator) : undefined;
+    const backwards = cursor !== undefined && 'before' in cursor;
+    const bound = cursor === undefined ? '' : backwards ? ' AND id < :bound' : ' AND id > :bound';
+    const rows = await this.sql.rows<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoint WHERE api_key_id = :apiKeyId${bound} ORDER BY id ${backwards ? 'DESC' : 'ASC'} LIMIT :limit`, {
+      apiKeyId,
+      limit: limit + 1,
+      ...(cursor ? { bound: 'before' in cursor ? cursor.before : cursor.after } : {}),
+    });
+    const more = rows.length > limit;
+    const page = rows.slice(0, limit);
+    if (backwards) page.reverse();
+    const first = page[0];
+    const last = page[page.length - 1];
+    // Going forward, more rows after the page means not done; going back, the page we came from follows.
+    const moreAfter = backwards || more;
+    const moreBefore = backwards ? more : cursor !== undefined;
+    const token = (value: ListCursor) => this.pageTokens.encode(apiKeyId, LIST_OPERATION, {}, value);
+    return {
+      endpoints: page.map(toEndpoint),
+      iterator: last && moreAfter ? token({ after: last.id }) : null,
+      prevIterator: first && moreBefore ? token({ before: first.id }) : null,
+      done: !moreAfter,
+    };
+  }
+
+  /** Changes the sent fields; `null` clears an optional one. */
+  async update(principal: ApiKeyPrincipal, request: UpdateEndpointRequest): Promise<Endpoint> {
+    const { apiKeyId } = principal;
+    const { endpointId, ...fields } = request;
+    const columns: Record<string, string> = { url: 'url', description: 'description', filterTypes: 'filter_types', channels: 'channels', disabled: 'disabled', rateLimit: 'rate_limit', metadata: 'metadata' };
+    const sent = Object.entries(fields).filter(([, value]) => value !== undefined);
+    if (!sent.length) throw ConfigErrors.endpointNothingSent();
+    await this.configs.requireAdvancedEnabled(apiKeyId);
+    const values = Object.fromEntries(sent.map(([field, value]) => [field, field === 'filterTypes' || field === 'channels' || field === 'metadata' ? jsonOrNull(value as object | null) : (value as string | number | boolean | null)]));
+    const updated = await this.transactions.run((manager) =>
+      this.sql.run<{ id: string }>(
+        manager,
+        `UPDATE webhook_endpoint SET ${sent.map(([field]) => `${columns[field]} = :${field}`).join(', ')}, updated_at = :now WHERE api_key_id = :apiKeyId AND id = :endpointId RETURNING id`,
+        { ...values, now: Date.now(), apiKeyId, endpointId },
+      ),
+    );
+    if (!updated.length) throw ConfigErrors.endpointMissing();
+    return this.get(apiKeyId, endpointId);
+  }
+
+  async secret(principal: ApiKeyPrincipal, endpointId: string): Promise<{ endpointId: string; secret: string }> {
+    await this.configs.requireAdvancedEnabled(principal.apiKeyId);
+    const [row] = await this.sql.rows<{ secret_enc: string }>('SELECT secret_enc FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :endpointId', { apiKeyId: principal.apiKeyId, endpointId });
+    if (!row) throw ConfigErrors.endpointMissing();
+    return { endpointId, secret: this.secrets.decrypt(row.secret_enc) };
+  }
+
+  /** Permanent: the row and its secret are gone, so nothing further can be signed or sent. */
+  async delete(principal: ApiKeyPrincipal, endpointId: string): Promise<{ endpointId: string; deleted: true }> {
+    await this.configs.requireAdvancedEnabled(principal.apiKeyId);
+    const deleted = await this.transactions.run((manager) =>
+      this.sql.run<{ id: string }>(manager, 'DELETE FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :endpointId RETURNING id', { apiKeyId: principal.apiKeyId, endpointId }),
+    );
+    if (!deleted.length) throw ConfigErrors.endpointMissing();
+    return { endpointId, deleted: true };
+  }
+
+  private async get(apiKeyId: string, id: string): Promise<Endpoint> {
+    const [row] = await this.sql.rows<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :id`, { apiKeyId, id });
+    if (!row) throw ConfigErrors.endpointMissing();
+    return toEndpoint(row);
+  }
+}
+
+function jsonOrNull(value: object | null | undefined): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+function toEndpoint(row: EndpointRow): Endpoint {
+  const parsed = <T>(text: string | null) => (text === null ? null : (JSON.parse(text) as T));
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    filterTypes: parsed<string[]>(row.filter_types),
+    channels: parsed<string[]>(row.channels),
+    disabled: Boolean(row.disabled),
+    rateLimit: row.rate_limit === null ? null : Number(row.rate_limit),
+    uid: row.uid,
+    metadata: parsed<Record<string, string>>(row.metadata),
+    createdAt: new Date(Number(row.created_at)).toISOString(),
+    updatedAt: new Date(Number(row.updated_at)).toISOString(),
+  };
+}

@@ -1,0 +1,51 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { checkArrayOf, checkBoolean, checkId, checkOneOf, checkShape, IsId, Optional, Satisfies } from '../../common/validation.js';
+import { MAX_BATCH, MAX_FILTER_IDS } from '../../directory/batch.js';
+
+/** What a user hears of: every activity, only the ones involving them, or nothing (rest-interface part 2). */
+export const PREFERENCE_VALUES = ['ALL', 'MINE', 'NONE'] as const;
+export type PreferenceValue = (typeof PREFERENCE_VALUES)[number];
+export const CHANNELS = ['inbox', 'email', 'chat'] as const;
+export type Channel = (typeof CHANNELS)[number];
+export type PreferenceConfig = Partial<Record<Channel, PreferenceValue>>;
+
+const checkConfig = (value: unknown) => {
+  const problem = checkShape(Object.fromEntries(CHANNELS.map((channel) => [channel, checkOneOf(PREFERENCE_VALUES)])))(value);
+  if (problem) return problem;
+  return CHANNELS.some((channel) => (value as PreferenceConfig)[channel] !== undefined) ? undefined : 'must set at least one of inbox, email, chat';
+};
+const documentIds = (min: number) => Satisfies(checkArrayOf(checkId, { max: MAX_FILTER_IDS, min, unique: true }));
+
+export class GetPreferencesV1Request {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiProperty() @IsId() userId!: string;
+  @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS }) @documentIds(1) documentIds!: string[];
+}
+
+export class GetPreferencesV2Request {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiProperty() @IsId() userId!: string;
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @Optional() @documentIds(0) documentIds?: string[];
+  /** Also answer the organization-level entry (it is answered anyway without documentIds). */
+  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) getOrganizationConfig?: boolean;
+}
+
+class SetPreferencesRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiProperty({ type: [String], maxItems: MAX_BATCH }) @Satisfies(checkArrayOf(checkId, { max: MAX_BATCH, min: 1, unique: true })) userIds!: string[];
+  @ApiProperty({ type: 'object', properties: Object.fromEntries(CHANNELS.map((c) => [c, { enum: PREFERENCE_VALUES }])) }) @Satisfies(checkConfig) config!: PreferenceConfig;
+}
+
+export class SetPreferencesV1Request extends SetPreferencesRequest {
+  @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS }) @documentIds(1) documentIds!: string[];
+}
+
+export class SetPreferencesV2Request extends SetPreferencesRequest {
+  /** Omitted: the users' organization-level default. */
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @Optional() @documentIds(1) documentIds?: string[];
+}
+
+/** v1 answers only the inbox and email channels (rest-interface part 4). */
+export function toV1Entries<T extends { config: Record<Channel, PreferenceValue> }>(entries: T[]): (Omit<T, 'config'> & { config: { inbox: PreferenceValue; email: PreferenceValue } })[] {
+  return entries.map(({ config, ...rest }) => ({ ...rest, config: { inbox: config.inbox, email: config.email } }));
+}

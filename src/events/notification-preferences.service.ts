@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { ConfigsService } from '../configs/configs.service.js';
+import { Sql } from '../database/sql.js';
+import { Transactions } from '../database/transactions.js';
+import { CHANNELS, type Channel, type PreferenceConfig, type PreferenceValue } from './dto/preferences.dto.js';
+
+/** A user's preference when nothing is stored (contract 6.4). */
+export const DEFAULT_PREFERENCE: Record<Channel, PreferenceValue> = { inbox: 'ALL', email: 'MINE', chat: 'NONE' };
+/** `document_id` of the organization-level row. */
+const ORGANIZATION_LEVEL = '';
+
+export interface PreferenceEntry {
+  config: Record<Channel, PreferenceValue>;
+  metadata: { organizationId: string; apiKey: string; documentId: string | null; userId: string };
+}
+
+export interface PreferenceSetResult {
+  success: true;
+  userId: string;
+  documentId: string | null;
+  documentIds: string[];
+  message: string;
+}
+
+type PreferenceRow = { document_id: string } & Record<Channel, PreferenceValue | null>;
+
+/**
+ * Notification preferences (contract 6.4): stored per user and document, or per user at
+ * organization level; a channel not set inherits, document → organization → default.
+ */
+@Injectable()
+export class NotificationPreferencesService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly transactions: Transactions,
+    private readonly configs: ConfigsService,
+  ) {}
+
+  /**
+   * The user's effective preferences: the organization-level entry (metadata.documentId null)
+   * when asked for, then one per document.
+   */
+  async get(principal: ApiKeyPrincipal, request: { organizationId: string; userId: string; documentIds?: string[]; withOrganization: boolean }): Promise<PreferenceEntry[]> {
+    const { apiKeyId } = principal;
+    await this.configs.requireNotificationService(apiKeyId);
+    const documentIds = request.documentIds ?? [];
+    const rows = await this.sql.rows<PreferenceRow>(
+      `SELECT document_id, inbox, email, chat FROM notification_preference
+        WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId AND document_id IN (:...documentIds)`,
+      { apiKeyId, organizationId: request.organizationId, userId: request.userId, documentIds: [ORGANIZATION_LEVEL, ...documentIds] },
+    );
+    const stored = new Map(rows.map((row) => [row.document_id, row]));
+    const organizationLevel = resolve(stored.get(ORGANIZATION_LEVEL), DEFAULT_PREFERENCE);
+    const entry = (documentId: string | null, config: Record<Channel, PreferenceValue>): PreferenceEntry => ({
+      config,
+      metadata: { organizationId: request.organizationId, apiKey: apiKeyId, documentId, userId: request.userId },
+    });
+    return [
+      ...(request.withOrganization ? [entry(null, organizationLevel)] : []),
+      ...documentIds.map((documentId) => entry(documentId, resolve(stored.get(documentId), organizationLevel))),
+    ];
+  }
+
+  /** Sets the sent channels for every user on every document (or at organization level), atomically. */
+  async set(principal: ApiKeyPrincipal, request: { organizationId: string; userIds: string[]; documentIds?: string[]; config: PreferenceConfig }): Promise<Record<string, PreferenceSetResult>> {
+    const { apiKeyId } = principal;
+    await this.configs.requireNotificationService(apiKeyId);
+    const targets = request.documentIds ?? [ORGANIZATION_LEVEL];
+    const sent = CHANNELS.filter((channel) => request.config[channel] !== undefined);
+    const now = Date.now();
+    const rows = request.userIds.flatMap((userId) => targets.map((documentId) => [apiKeyId, request.organizationId, userId, documentId, ...CHANNELS.map((c) => request.config[c] ?? null), now]));
+    await this.transactions.run((manager) =>
+      this.sql.insert(manager, 'notification_preference', ['api_key_id', 'organization_id', 'user_id', 'document_id', ...CHANNELS, 'updated_at'], rows, {
+        target: ['api_key_id', 'organization_id', 'user_id', 'document_id'],
+        // Channels not sent keep what they were (or keep inheriting).
+        update: [...sent, 'updated_at'],
+      }),
+    );
+    const documentIds = request.documentIds ?? [];
+    return Object.fromEntries(
+      request.userIds.map((userId) => [userId, { success: true, userId, documentId: documentIds[0] ?? null, documentIds, message: 'User config set successfully.' } as const]),
+    );
+  }
+}
+
+function resolve(row: PreferenceRow | undefined, inherited: Record<Channel, PreferenceValue>): Record<Channel, PreferenceValue> {
+  return { inbox: row?.inbox ?? inherited.inbox, email: row?.email ?? inherited.email, chat: row?.chat ?? inherited.chat };
+}

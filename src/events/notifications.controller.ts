@@ -1,0 +1,38 @@
+import { Controller } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Operation } from '../common/decorators/operation.decorator.js';
+import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
+import { RequestData } from '../common/decorators/request-data.decorator.js';
+import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
+import { GetPreferencesV1Request, GetPreferencesV2Request, SetPreferencesV1Request, SetPreferencesV2Request, toV1Entries } from './dto/preferences.dto.js';
+import { NotificationPreferencesService } from './notification-preferences.service.js';
+
+const FETCHED = 'User config fetched successfully.';
+const SET = 'User config set successfully.';
+
+/** Users' notification preferences (rest-interface part 4, contract 6.4). */
+@ApiTags('notifications')
+@Controller()
+export class NotificationsController {
+  constructor(private readonly preferences: NotificationPreferencesService) {}
+
+  @Operation('/v1/notifications/config/get', { auth: 'apiKey', message: FETCHED })
+  getV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPreferencesV1Request) {
+    return this.preferences.get(caller, { ...data, withOrganization: false }).then(toV1Entries);
+  }
+
+  @Operation('/v2/notifications/config/get', { auth: 'apiKey', message: FETCHED })
+  getV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPreferencesV2Request) {
+    return this.preferences.get(caller, { ...data, withOrganization: data.getOrganizationConfig === true || !data.documentIds?.length });
+  }
+
+  @Operation('/v1/notifications/config/set', { auth: 'apiKey', message: SET })
+  setV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: SetPreferencesV1Request) {
+    return this.preferences.set(caller, data);
+  }
+
+  @Operation('/v2/notifications/config/set', { auth: 'apiKey', message: SET })
+  setV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: SetPreferencesV2Request) {
+    return this.preferences.set(caller, data);
+  }
+}
