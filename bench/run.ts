@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import { SCENARIOS, type Scenario, type Seed } from './scenarios.js';
 import { openBareDatabase } from './bare-database.js';
-import { activitiesPageToken, seed, seedActivities, seedCrdt } from './seed.js';
+import { activitiesPageToken, seed, seedActivities, seedCrdt, seedJudgments } from './seed.js';
 
 type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
 
@@ -184,7 +184,7 @@ async function main(): Promise<void> {
     log('seeding 10,000 activities…');
     const small = await seedActivities(postToService, seeded, 0, 10);
     await analyse();
-    await measure(selected.filter((s) => s.phase === 'small'));
+    await measure(selected.filter((s) => s.phase === 'activities-small'));
     log('growing the activity log to 1,000,000…');
     const large = await seedActivities(postToService, seeded, 10, 1000);
     const seconds = small.seconds + large.seconds;
@@ -196,6 +196,16 @@ async function main(): Promise<void> {
     log('writing shared-editing content…');
     const { editedBytes, freshBytes } = await seedCrdt(postToService, seeded);
     notes.push(`crdt: state after 1,000 single-character updates to a 100 KB text is ${(editedBytes / freshBytes).toFixed(2)}× the state of the same text written at once (${editedBytes} vs ${freshBytes} bytes)`);
+  }
+  if (selected.some((s) => s.path.startsWith('/v2/memory/'))) {
+    log('seeding 1,000 judgments…');
+    await seedJudgments(postToService, seeded, 0, 10);
+    await analyse();
+    await measure(selected.filter((s) => s.phase === 'judgments-small'));
+    log('growing memory to 100,000 judgments…');
+    const grown = await seedJudgments(postToService, seeded, 10, 1000);
+    notes.push(`memory: 99,000 judgments added through activities add in ${grown.seconds.toFixed(1)} s`);
+    await analyse();
   }
   await measure(selected.filter((s) => s.phase === undefined));
   console.table(rows);
@@ -213,6 +223,9 @@ async function main(): Promise<void> {
   const page1 = p50('activities/get, whole organization, page 1 ');
   const page1000 = p50('activities/get, whole organization, page 1,000');
   if (page1 !== undefined && page1000 !== undefined) log(`activities/get: p50 of page 1,000 is ${(page1000 / Math.max(page1, 0.01)).toFixed(2)}× page 1 (${page1000} ms vs ${page1} ms)`);
+  const suggestSmall = p50('memory/suggest, document scope, at 1k');
+  const suggestLarge = p50('memory/suggest, document scope, at 100k');
+  if (suggestSmall !== undefined && suggestLarge !== undefined) log(`memory/suggest: p50 at 100k judgments is ${(suggestLarge / Math.max(suggestSmall, 0.01)).toFixed(2)}× the p50 at 1k (${suggestLarge} ms vs ${suggestSmall} ms)`);
   for (const note of notes) log(note);
   const report = { at: new Date().toISOString(), database: database.startsWith('postgres') ? 'postgres' : 'sqlite', connections: CONNECTIONS, durationSeconds: DURATION, readyMs, idleRssMb: Number(idleRssMb.toFixed(1)), seededRssMb: Number(seededRssMb.toFixed(1)), rows, notes };
   mkdirSync('bench/results', { recursive: true });

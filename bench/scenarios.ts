@@ -16,8 +16,11 @@ export interface Scenario {
   message: string;
   /** The baseline's work: returns the `data` of the response. Absent: service numbers only. */
   baseline?: (db: BareDatabase, request: BareRequest) => Promise<unknown>;
-  /** `small`: run while the activity log holds 10,000 records, before it grows to 1,000,000. */
-  phase?: 'small';
+  /**
+   * Run before the data grows: `activities-small` while the activity log holds 10,000 records
+   * (before 1,000,000), `judgments-small` while memory holds 1,000 judgments (before 100,000).
+   */
+  phase?: 'activities-small' | 'judgments-small';
 }
 
 /** What seeding produced; scenarios read their ids and tokens from here. */
@@ -40,6 +43,9 @@ export interface Seed {
   /** Document and editor holding a 1 MiB text (in the activity organization). */
   crdtDocumentId: string;
   crdtEditorId: string;
+  /** Organization and document whose judgments suggest draws on. */
+  memoryOrganizationId: string;
+  memoryDocumentId: string;
   /** Token of page 1,000 (pages of 100) of the whole organization's activities, newest first. */
   deepActivitiesPageToken?: string;
 }
@@ -149,7 +155,24 @@ async function bareCrdtGet(db: BareDatabase, request: BareRequest): Promise<unkn
 
 const activitiesOfDocument = (seed: Seed) => ({ data: { organizationId: seed.activityOrganizationId, documentId: seed.activityDocumentId, pageSize: 100 } });
 
+const suggestInDocument = (seed: Seed) => ({ data: { query: 'image missing alt text', organizationId: seed.memoryOrganizationId, documentId: seed.memoryDocumentId } });
+
 export const SCENARIOS: Scenario[] = [
+  {
+    name: 'memory/suggest, document scope, at 1k judgments',
+    path: '/v2/memory/suggest',
+    message: '',
+    body: suggestInDocument,
+    headers: keyHeaders,
+    phase: 'judgments-small',
+  },
+  {
+    name: 'memory/suggest, document scope, at 100k judgments',
+    path: '/v2/memory/suggest',
+    message: '',
+    body: suggestInDocument,
+    headers: keyHeaders,
+  },
   {
     name: 'crdt/get, 1 MiB text',
     path: '/v2/crdt/get',
@@ -164,7 +187,7 @@ export const SCENARIOS: Scenario[] = [
     message: 'Activity(s) retrieved successfully.',
     body: activitiesOfDocument,
     headers: keyHeaders,
-    phase: 'small',
+    phase: 'activities-small',
   },
   {
     name: 'activities/get, documentId, page of 100, at 1M records',

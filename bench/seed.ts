@@ -69,6 +69,8 @@ export async function seed(post: Post): Promise<Seed> {
     activityOrganizationId: ACTIVITY_ORGANIZATION,
     activityDocumentId: activityDocumentId(5),
     crdtDocumentId: CRDT_DOCUMENT,
+    memoryOrganizationId: MEMORY_ORGANIZATION,
+    memoryDocumentId: judgmentDocumentId(5),
     crdtEditorId: 'megabyte',
   };
 }
@@ -152,4 +154,57 @@ export async function seedCrdt(post: Post, seed: Seed): Promise<{ editedBytes: n
   await post('/v2/crdt/add', { ...place('fresh'), type: 'text', data: text }, headers);
   const stateBytes = async (editorId: string) => Buffer.from((await post('/v2/crdt/state/get', place(editorId), headers)).result.data.update, 'base64').length;
   return { editedBytes: await stateBytes('edited'), freshBytes: await stateBytes('fresh') };
+}
+
+const MEMORY_ORGANIZATION = 'memory-org';
+/** Judgments per document, in the small phase and in the large. */
+const JUDGMENTS_PER_DOCUMENT = 100;
+const judgmentDocumentId = (n: number) => `review-doc-${String(n).padStart(4, '0')}`;
+const ISSUES = [
+  'missing alt text on the image',
+  'colour contrast too low',
+  'broken link in the footer',
+  'typo in the heading',
+  'button label unclear',
+  'tooltip text truncated',
+  'table header not announced',
+  'video has no captions',
+  'form field lacks a label',
+  'focus order is confusing',
+];
+const COMPONENTS = ['hero banner', 'pricing card', 'signup form', 'navigation menu', 'product gallery', 'settings page', 'checkout step', 'dashboard chart'];
+
+/**
+ * Decision activities for documents `from` to `to` (exclusive), 100 each, which memory turns into
+ * judgments: reviewers approving or rejecting with a reasoning built from ten kinds of issue.
+ * Most issues lean one way, so suggestions have a side to find.
+ */
+export async function seedJudgments(post: Post, seed: Seed, from: number, to: number): Promise<{ seconds: number }> {
+  const headers = { 'x-svc-api-key': seed.apiKey, 'x-svc-auth-token': seed.authToken };
+  const started = Date.now();
+  const total = (to - from) * JUDGMENTS_PER_DOCUMENT;
+  let done = 0;
+  const documents = Array.from({ length: to - from }, (_, i) => from + i);
+  const worker = async () => {
+    for (let document = documents.shift(); document !== undefined; document = documents.shift()) {
+      const activities = Array.from({ length: JUDGMENTS_PER_DOCUMENT }, (_, i) => {
+        const n = document * JUDGMENTS_PER_DOCUMENT + i;
+        const issue = ISSUES[n % ISSUES.length]!;
+        const reject = (n * 7) % 10 < (n % ISSUES.length < 5 ? 8 : 3);
+        return {
+          featureType: 'comment',
+          actionType: reject ? 'comment_annotation.suggestion_reject' : 'comment_annotation.approve',
+          actionUser: { userId: `reviewer${n % 40}`, name: `Reviewer ${n % 40}` },
+          targetEntityId: `annotation-${n}`,
+          entityData: { reasoning: `${reject ? 'Rejected' : 'Approved'}: ${issue} in the ${COMPONENTS[n % COMPONENTS.length]}` },
+          timestamp: Date.now() - (n % 400) * 86_400_000,
+        };
+      });
+      await post('/v2/activities/add', { organizationId: MEMORY_ORGANIZATION, documentId: judgmentDocumentId(document), activities }, headers);
+      done += JUDGMENTS_PER_DOCUMENT;
+      if (done % 5_000 === 0 || done === total) progress('judgments', done, total);
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  return { seconds: (Date.now() - started) / 1000 };
 }

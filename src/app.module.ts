@@ -17,6 +17,7 @@ import { ActivityModule } from './activity/activity.module.js';
 import { ConfigsModule } from './configs/configs.module.js';
 import { CrdtModule } from './crdt/crdt.module.js';
 import { EventsModule } from './events/events.module.js';
+import { MemoryModule } from './memory/memory.module.js';
 import { DirectoryModule } from './directory/directory.module.js';
 import { WorkspaceModule } from './workspace/workspace.module.js';
 
@@ -29,7 +30,7 @@ export class AppModule {
   static forConfig(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forConfig(config), LoggingModule, DatabaseModule.forConfig(config), CoreModule, RateLimitModule, HealthModule, WorkspaceModule, ConfigsModule, DirectoryModule, AccessModule, ActivityModule, CrdtModule, EventsModule],
+      imports: [AppConfigModule.forConfig(config), LoggingModule, DatabaseModule.forConfig(config), CoreModule, RateLimitModule, HealthModule, WorkspaceModule, ConfigsModule, DirectoryModule, AccessModule, ActivityModule, CrdtModule, EventsModule, MemoryModule],
       providers: [
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: SuccessEnvelopeInterceptor },

@@ -18,6 +18,18 @@ export class ResultFields {
   constructor(readonly fields: Record<string, unknown>) {}
 }
 
+/**
+ * A `result` holding only these fields, without `status` and `message` (rest-interface
+ * convention 2: 'Suggest decision' answers `{ result: { primary, conflict } }`).
+ */
+export class ResultOnly {
+  constructor(readonly fields: Record<string, unknown>) {}
+}
+
+export function resultOnly(fields: Record<string, unknown>): ResultOnly {
+  return new ResultOnly(fields);
+}
+
 /** A `result` of only `status` and `message` (rest-interface convention 2: add CRDT data). */
 export function noData(): ResultFields {
   return new ResultFields({});

@@ -2,7 +2,7 @@ import { type CallHandler, type ExecutionContext, Injectable, type NestIntercept
 import { Reflector } from '@nestjs/core';
 import { map, type Observable } from 'rxjs';
 import { OPERATION_METADATA, type OperationOptions } from '../decorators/operation.decorator.js';
-import { JsonText, ResultFields, successEnvelope, successEnvelopeBytes } from '../envelope.js';
+import { JsonText, ResultFields, ResultOnly, successEnvelope, successEnvelopeBytes } from '../envelope.js';
 
 /** Wraps what an operation handler returns into the success envelope with its message. */
 @Injectable()
@@ -14,6 +14,7 @@ export class SuccessEnvelopeInterceptor implements NestInterceptor {
     if (!operation) return next.handle();
     return next.handle().pipe(
       map((returned: unknown) => {
+        if (returned instanceof ResultOnly) return { result: returned.fields };
         const { data, ...beside } = returned instanceof ResultFields ? returned.fields : { data: returned };
         if (!(data instanceof JsonText)) return successEnvelope(operation.message, returned);
         context.switchToHttp().getResponse<{ header(name: string, value: string): void }>().header('content-type', 'application/json; charset=utf-8');

@@ -1,0 +1,70 @@
+import type { Activity } from '../activity/activity-log.js';
+
+/** Decisions a judgment may record (contract part 8). */
+export const DECISIONS = ['approved', 'rejected', 'agree', 'disagree', 'endorse', 'document_approved', 'document_rejected', 'comment', 'resolve', 'in_progress'] as const;
+export type Decision = (typeof DECISIONS)[number];
+export type Side = 'approve' | 'reject';
+
+/** Which way a decision counts; the rest (comment, resolve, in_progress) count for neither. */
+export function sideOf(decision: Decision): Side | null {
+  if (decision === 'approved' || decision === 'agree' || decision === 'endorse' || decision === 'document_approved') return 'approve';
+  if (decision === 'rejected' || decision === 'disagree' || decision === 'document_rejected') return 'reject';
+  return null;
+}
+
+const BY_ACTION: Record<string, Decision> = {
+  'comment_annotation.approve': 'approved',
+  'comment_annotation.suggestion_accept': 'approved',
+  'comment_annotation.suggestion_reject': 'rejected',
+  'comment.accept': 'agree',
+  'comment.reject': 'disagree',
+};
+
+/** The decision an activity records, if it records one. */
+export function decisionOf(activity: Pick<Activity, 'featureType' | 'actionType' | 'entityData'>): Decision | undefined {
+  if (activity.featureType === 'custom') {
+    const decision = objectOf(activity.entityData)?.decision;
+    return typeof decision === 'string' && (DECISIONS as readonly string[]).includes(decision) ? (decision as Decision) : undefined;
+  }
+  return BY_ACTION[activity.actionType];
+}
+
+/** Keys whose string values are comment text, in entityData and entityTargetData. */
+const TEXT_KEYS = ['text', 'commentText', 'comment', 'body', 'title'];
+
+/**
+ * What a judgment's search matches (contract part 8): the reasoning, the comment text of
+ * entityData and entityTargetData (their own text fields and those of their `comments`), and
+ * the rendered display message. The reason shown in `topReasons` is the reasoning when given,
+ * else the first comment text, else the message.
+ */
+export function judgmentText(activity: Pick<Activity, 'entityData' | 'entityTargetData' | 'displayMessageTemplate' | 'displayMessageTemplateData'>): { text: string; reason: string | null } {
+  const reasoning = objectOf(activity.entityData)?.reasoning;
+  const comments = [activity.entityData, activity.entityTargetData].flatMap(commentTexts);
+  const message = activity.displayMessageTemplate ? renderTemplate(activity.displayMessageTemplate, activity.displayMessageTemplateData ?? {}) : '';
+  const parts = [typeof reasoning === 'string' ? reasoning : '', ...comments, message].map((part) => part.trim()).filter(Boolean);
+  const reason = (typeof reasoning === 'string' && reasoning.trim()) || comments.find((c) => c.trim()) || message || null;
+  return { text: parts.join('\n'), reason: reason === null ? null : reason.trim().slice(0, 2000) };
+}
+
+/** `{{a.b}}` placeholders filled from the template data; unknown ones render empty. */
+export function renderTemplate(template: string, data: Record<string, unknown>): string {
+  return template.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (_, path: string) => {
+    let value: unknown = data;
+    for (const key of path.split('.')) value = objectOf(value)?.[key];
+    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+  });
+}
+
+function commentTexts(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  const object = objectOf(value);
+  if (!object) return [];
+  const own = TEXT_KEYS.flatMap((key) => (typeof object[key] === 'string' ? [object[key] as string] : []));
+  const nested = Array.isArray(object.comments) ? object.comments.flatMap((comment) => TEXT_KEYS.flatMap((key) => (typeof objectOf(comment)?.[key] === 'string' ? [objectOf(comment)![key] as string] : []))) : [];
+  return [...own, ...nested];
+}
+
+function objectOf(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}

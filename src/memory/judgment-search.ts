@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+
+/** Where a suggestion looks: the whole key, one organization, or one document in it. */
+export interface SearchScope {
+  apiKeyId: string;
+  organizationId?: string;
+  documentId?: string;
+}
+
+/** A query over the relevant judgments, as SQL with `:name` parameters for `Sql`. */
+export interface MatchQuery {
+  sql: string;
+  parameters: Record<string, string | number>;
+}
+
+/**
+ * Full-text relevance, through the database's own engine (contract part 8). `matches` yields a
+ * subquery of the judgments in scope that match at least one term, with columns `side`,
+ * `reviewer_id`, `reason`, `timestamp` and `relevance` (higher is more relevant). Only
+ * judgments that count for a side are included.
+ */
+export abstract class JudgmentSearch {
+  abstract matches(scope: SearchScope, terms: string[]): MatchQuery;
+}
+
+/** SQLite: FTS5 with the Porter stemmer, ranked by bm25, scoped through tokens in the index. */
+export class EmbeddedJudgmentSearch extends JudgmentSearch {
+  matches(scope: SearchScope, terms: string[]): MatchQuery {
+    const words = terms.map((term) => `text : "${term}"`).join(' OR ');
+    const match = `scope_tokens : "${scopeToken(scope)}" AND (${words})`;
+    return {
+      // bm25 ranks lower-is-better and only the text column counts.
+      sql: `SELECT j.side, j.reviewer_id, j.reason, j.timestamp, -bm25(judgment_fts, 1.0, 0.0) AS relevance
+        FROM judgment_fts JOIN judgment j ON j.rowid = judgment_fts.rowid
+        WHERE judgment_fts MATCH :match AND j.side IS NOT NULL`,
+      parameters: { match },
+    };
+  }
+}
+
+/** PostgreSQL: the English `tsvector` under GIN, ranked by `ts_rank_cd`, scoped by b-tree columns. */
+export class PostgresJudgmentSearch extends JudgmentSearch {
+  matches(scope: SearchScope, terms: string[]): MatchQuery {
+    const conditions = ['j.api_key_id = :apiKeyId'];
+    if (scope.organizationId !== undefined) conditions.push('j.organization_id = :organizationId');
+    if (scope.documentId !== undefined) conditions.push('j.document_id = :documentId');
+    return {
+      sql: `SELECT j.side, j.reviewer_id, j.reason, j.timestamp, ts_rank_cd(j.text_vector, to_tsquery('english', :tsquery)) AS relevance
+        FROM judgment j
+        WHERE ${conditions.join(' AND ')} AND j.text_vector @@ to_tsquery('english', :tsquery) AND j.side IS NOT NULL`,
+      parameters: {
+        apiKeyId: scope.apiKeyId,
+        ...(scope.organizationId !== undefined ? { organizationId: scope.organizationId } : {}),
+        ...(scope.documentId !== undefined ? { documentId: scope.documentId } : {}),
+        // Terms are letters and digits only, so joining them cannot change the query's syntax.
+        tsquery: terms.join(' | '),
+      },
+    };
+  }
+}
+
+/** The index tokens of a judgment's three scopes (stored in `scope_tokens`). */
+export function scopeTokens(apiKeyId: string, organizationId: string, documentId: string): string {
+  return [scopeToken({ apiKeyId }), scopeToken({ apiKeyId, organizationId }), scopeToken({ apiKeyId, organizationId, documentId })].join(' ');
+}
+
+/**
+ * One token per scope: a hash written in consonants only, so the Porter stemmer, which needs
+ * vowels (and a final "s") to change a word, leaves it exactly as it is.
+ */
+function scopeToken(scope: SearchScope): string {
+  const kind = scope.documentId !== undefined ? 'd' : scope.organizationId !== undefined ? 'g' : 'k';
+  const digest = createHash('sha256').update(JSON.stringify([scope.apiKeyId, scope.organizationId ?? null, scope.documentId ?? null])).digest();
+  const letters = 'bcdfghjklmnpqrtv';
+  let token = kind;
+  for (const byte of digest.subarray(0, 16)) token += letters[byte >> 4]! + letters[byte & 15]!;
+  return token;
+}

@@ -1,0 +1,27 @@
+import { Controller } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Operation } from '../common/decorators/operation.decorator.js';
+import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
+import { RequestData } from '../common/decorators/request-data.decorator.js';
+import { resultOnly, type ResultOnly } from '../common/envelope.js';
+import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
+import { QueryJudgmentsRequest, SuggestRequest } from './dto/memory.dto.js';
+import { MemoryService, type JudgmentRecord } from './memory.service.js';
+
+/** Suggested approve/reject decisions from past judgments (contract part 8). */
+@ApiTags('memory')
+@Controller()
+export class MemoryController {
+  constructor(private readonly memory: MemoryService) {}
+
+  /** The result holds only `primary` and `conflict` (rest-interface convention 2). */
+  @Operation('/v2/memory/suggest', { auth: 'apiKey', message: 'Suggestion retrieved successfully.' })
+  suggest(@ApiKeyPrincipal() caller: Caller, @RequestData() data: SuggestRequest): Promise<ResultOnly> {
+    return this.memory.suggest(caller, data).then(resultOnly);
+  }
+
+  @Operation('/v2/memory/judgments/query', { auth: 'apiKey', message: 'Judgments retrieved successfully.' })
+  query(@ApiKeyPrincipal() caller: Caller, @RequestData() data: QueryJudgmentsRequest): Promise<JudgmentRecord[]> {
+    return this.memory.query(caller, data);
+  }
+}

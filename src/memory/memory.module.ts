@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { ActivityModule } from '../activity/activity.module.js';
+import { JudgmentLog } from './judgment-log.js';
+import { EmbeddedJudgmentSearch, JudgmentSearch, PostgresJudgmentSearch } from './judgment-search.js';
+import { MemoryController } from './memory.controller.js';
+import { MemoryService } from './memory.service.js';
+
+/** Judgments derived from decision activities, and suggestions drawn from them (contract part 8). */
+@Module({
+  imports: [ActivityModule],
+  controllers: [MemoryController],
+  providers: [
+    MemoryService,
+    JudgmentLog,
+    // Full-text search is the database's own: the strategy follows the dialect.
+    { provide: JudgmentSearch, inject: [getDataSourceToken()], useFactory: (dataSource: DataSource) => (dataSource.options.type === 'postgres' ? new PostgresJudgmentSearch() : new EmbeddedJudgmentSearch()) },
+  ],
+})
+export class MemoryModule {}

@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { agentFor, createKey, expectError, expectSuccess, withKeyedApp } from './factories/workspace.js';
+
+const DAY = 86_400_000;
+const user = (userId: string) => ({ userId, name: userId });
+
+describe('memory: suggested decisions from past judgments (contract part 8)', () => {
+  const keyed = withKeyedApp();
+  const call = (path: string, data: unknown) => keyed.call(path, data);
+  let n = 0;
+  /** A decision activity: `comment_annotation.approve` / `suggestion_reject` with its reasoning. */
+  const judge = async (organizationId: string, documentId: string, side: 'approve' | 'reject', reasoning: string, options: { reviewer?: string; timestamp?: number; id?: string } = {}) => {
+    const id = options.id ?? `j${++n}`;
+    expectSuccess(
+      await call('/v2/activities/add', {
+        organizationId,
+        documentId,
+        activities: [
+          {
+            id,
+            featureType: 'comment',
+            actionType: side === 'approve' ? 'comment_annotation.approve' : 'comment_annotation.suggestion_reject',
+            actionUser: user(options.reviewer ?? `reviewer${n}`),
+            entityData: { reasoning },
+            ...(options.timestamp !== undefined ? { timestamp: options.timestamp } : {}),
+          },
+        ],
+      }),
+    );
+    return id;
+  };
+  const suggest = async (data: Record<string, unknown>) => {
+    const response = await call('/v2/memory/suggest', data);
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    assert.deepEqual(Object.keys(response.body.result).sort(), ['conflict', 'primary'], 'the result holds only primary and conflict');
+    return response.body.result as { primary: Record<string, any> | null; conflict: Record<string, any> | null };
+  };
+
+  it('a document where reviewers rejected missing alt text three times answers reject, with those reasons', async () => {
+    const old = Date.now() - 10 * DAY;
+    await judge('mem-org', 'landing', 'reject', 'Rejected: the hero image is missing alt text', { timestamp: old });
+    await judge('mem-org', 'landing', 'reject', 'Missing alt text on the product photos', { timestamp: old });
+    await judge('mem-org', 'landing', 'reject', 'Images need alt text for screen readers', { timestamp: old, reviewer: 'reviewer1' });
+    await judge('mem-org', 'landing', 'approve', 'Copy reads well', { timestamp: old });
+    const { primary, conflict } = await suggest({ query: 'image without alt text', organizationId: 'mem-org', documentId: 'landing' });
+    assert.ok(primary);
+    assert.equal(primary.recommendation, 'reject');
+    assert.equal(primary.basedOn, 3);
+    assert.equal(primary.scope, 'document');
+    assert.equal(primary.scopeLabel, 'This document');
+    // The third rejection is by the first rejection's reviewer.
+    assert.equal(primary.uniqueReviewers, 2);
+    assert.equal(primary.topReasons.length, 3);
+    assert.ok(primary.topReasons.includes('Missing alt text on the product photos'));
+    assert.ok(primary.confidence > 0 && primary.confidence < 1);
+    assert.deepEqual(primary.caveats, []);
+    assert.equal(conflict, null);
+  });
+
+  it('an organization split 3/3 fills conflict and the caveat', async () => {
+    for (const doc of ['a', 'b', 'c']) {
+      await judge('split-org', doc, 'approve', 'Dark mode colours look consistent', { timestamp: Date.now() - 5 * DAY });
+      await judge('split-org', doc, 'reject', 'Dark mode colours fail contrast', { timestamp: Date.now() - 5 * DAY });
+    }
+    const { primary, conflict } = await suggest({ query: 'dark mode colours', organizationId: 'split-org' });
+    assert.ok(primary && conflict);
+    assert.equal(primary.scope, 'organization');
+    assert.notEqual(primary.recommendation, conflict.recommendation);
+    assert.equal(primary.basedOn, 3);
+    assert.equal(conflict.basedOn, 3);
+    assert.ok(primary.caveats.includes('Conflicting judgments: 3 approve vs 3 reject'));
+    assert.ok(conflict.caveats.includes('Conflicting judgments: 3 approve vs 3 reject'));
+    assert.ok(primary.confidence < 0.5, `split evidence gives low confidence (${primary.confidence})`);
+  });
+
+  it('a single judgment answers primary: null, and so does a query of stop words only', async () => {
+    await judge('single-org', 'doc', 'approve', 'Pricing table is accurate');
+    assert.deepEqual(await suggest({ query: 'pricing table', organizationId: 'single-org' }), { primary: null, conflict: null });
+    assert.deepEqual(await suggest({ query: 'the and of', organizationId: 'mem-org' }), { primary: null, conflict: null });
+  });
+
+  it('warns of a stale pattern when most supporting judgments are older than six months', async () => {
+    const year = Date.now() - 365 * DAY;
+    for (let i = 0; i < 3; i++) await judge('stale-org', 'doc', 'approve', 'Legacy footer links are fine', { timestamp: year + i });
+    const { primary } = await suggest({ query: 'footer links', organizationId: 'stale-org' });
+    assert.ok(primary);
+    assert.ok(primary.caveats.includes('Stale pattern: >70% of supporting data is older than 6 months'), JSON.stringify(primary.caveats));
+  });
+
+  it('warns when judgments of the last 48 hours changed the balance', async () => {
+    const month = Date.now() - 30 * DAY;
+    for (let i = 0; i < 2; i++) await judge('recent-org', 'doc', 'approve', 'Autoplay video is acceptable', { timestamp: month });
+    for (let i = 0; i < 3; i++) await judge('recent-org', 'doc', 'reject', 'Autoplay video annoys users');
+    const { primary } = await suggest({ query: 'autoplay video', organizationId: 'recent-org' });
+    assert.equal(primary?.recommendation, 'reject');
+    assert.ok(primary!.caveats.includes('Recent judgments in the last 48 hours changed the balance'));
+  });
+
+  it('falls back from the document to its organization when the document has too little evidence', async () => {
+    await judge('fallback-org', 'thin-doc', 'reject', 'Tooltip text truncated');
+    await judge('fallback-org', 'other-doc', 'reject', 'Tooltip text overflows');
+    await judge('fallback-org', 'other-doc', 'reject', 'Tooltip hides the button');
+    const { primary } = await suggest({ query: 'tooltip text', organizationId: 'fallback-org', documentId: 'thin-doc' });
+    assert.equal(primary?.scope, 'organization');
+    assert.equal(primary?.scopeLabel, 'This organization');
+    assert.equal(primary?.basedOn, 3);
+    // And from an organization with nothing relevant to all content.
+    const broad = await suggest({ query: 'tooltip text', organizationId: 'empty-org' });
+    assert.equal(broad.primary?.scope, 'apiKey');
+    assert.equal(broad.primary?.scopeLabel, 'All content');
+  });
+
+  it('matches by stem: "rejecting" finds "rejected"', async () => {
+    await judge('stem-org', 'doc', 'reject', 'Reviewers rejected the onboarding checklist');
+    await judge('stem-org', 'doc', 'reject', 'We rejected this checklist twice');
+    const { primary } = await suggest({ query: 'rejecting', organizationId: 'stem-org' });
+    assert.equal(primary?.recommendation, 'reject');
+    assert.equal(primary?.basedOn, 2);
+  });
+
+  it('judgments follow their activities: custom decisions, updates, overwrites and deletes', async () => {
+    const org = 'life-org';
+    const custom = (id: string, decision: string, reasoning: string) => ({ id, featureType: 'custom', actionType: 'review.done', targetEntityId: id, actionUser: user('rita'), entityData: { decision, reasoning } });
+    expectSuccess(await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [custom('c1', 'endorse', 'Glossary terms consistent'), custom('c2', 'document_approved', 'Glossary complete'), custom('c3', 'comment', 'Glossary note')] }));
+    expectSuccess(await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [{ id: 'c4', featureType: 'comment', actionType: 'comment.add', actionUser: user('x'), entityData: { text: 'Glossary' } }] }));
+    const judgments = async () => expectSuccess(await call('/v2/memory/judgments/query', { organizationId: org }), 'Judgments retrieved successfully.').data as { id: string; decision: string; reason: string }[];
+    assert.deepEqual(
+      (await judgments()).map((j) => [j.id, j.decision]).sort(),
+      [['c1', 'endorse'], ['c2', 'document_approved'], ['c3', 'comment']],
+    );
+    assert.equal((await suggest({ query: 'glossary', organizationId: org })).primary?.basedOn, 2);
+
+    // An update of entityData rewrites the judgment (here: takes the decision away).
+    expectSuccess(await call('/v2/activities/update', { organizationId: org, activities: [{ id: 'c2', entityData: { reasoning: 'no decision any more' } }] }));
+    assert.deepEqual((await judgments()).map((j) => j.id).sort(), ['c1', 'c3']);
+    expectSuccess(await call('/v2/activities/update', { organizationId: org, activities: [{ id: 'c1', entityData: { decision: 'rejected', reasoning: 'Glossary outdated' } }] }));
+    assert.equal((await judgments()).find((j) => j.id === 'c1')?.reason, 'Glossary outdated');
+    // An overwrite and a delete.
+    expectSuccess(await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [{ id: 'c3', featureType: 'reaction', actionType: 'reaction.add', actionUser: user('x') }] }));
+    expectSuccess(await call('/v2/activities/delete', { organizationId: org, activityIds: ['c1'] }));
+    assert.deepEqual(await judgments(), []);
+  });
+
+  it('judgments/query filters, orders newest first and limits', async () => {
+    const org = 'query-org';
+    await judge(org, 'd1', 'approve', 'one', { timestamp: 1_000, reviewer: 'amy' });
+    await judge(org, 'd1', 'reject', 'two', { timestamp: 2_000, reviewer: 'ben' });
+    await judge(org, 'd2', 'reject', 'three', { timestamp: 3_000, reviewer: 'amy' });
+    const query = async (data: Record<string, unknown>) => (expectSuccess(await call('/v2/memory/judgments/query', { organizationId: org, ...data })).data as { reason: string }[]).map((j) => j.reason);
+    assert.deepEqual(await query({}), ['three', 'two', 'one']);
+    assert.deepEqual(await query({ documentId: 'd1' }), ['two', 'one']);
+    assert.deepEqual(await query({ decision: 'rejected' }), ['three', 'two']);
+    assert.deepEqual(await query({ reviewerId: 'amy', limit: 1 }), ['three']);
+    const [record] = expectSuccess(await call('/v2/memory/judgments/query', { organizationId: org, limit: 1 })).data;
+    assert.deepEqual(Object.keys(record).sort(), ['decision', 'documentId', 'id', 'organizationId', 'reason', 'recommendation', 'reviewerId', 'timestamp']);
+    assert.equal(record.recommendation, 'reject');
+  });
+
+  it('refuses a missing or empty query, and a documentId without organizationId', async () => {
+    expectError(await call('/v2/memory/suggest', {}), 400, 'INVALID_ARGUMENT', 'data.query must be a string');
+    expectError(await call('/v2/memory/suggest', { query: '  ' }), 400, 'INVALID_ARGUMENT', 'data.query must be a non-empty string');
+    expectError(await call('/v2/memory/suggest', { query: 'x', documentId: 'd' }), 400, 'INVALID_ARGUMENT', 'data.documentId requires data.organizationId.');
+    expectError(await call('/v2/memory/judgments/query', { documentId: 'd' }), 400, 'INVALID_ARGUMENT', 'data.documentId requires data.organizationId.');
+    expectError(await call('/v2/memory/judgments/query', { limit: 101 }), 400, 'INVALID_ARGUMENT', 'data.limit must be an integer between 1 and 100');
+    expectError(await call('/v2/memory/judgments/query', { decision: 'maybe' }), 400, 'INVALID_ARGUMENT', /^data\.decision must be one of/);
+  });
+
+  it('another key draws on none of these judgments', async () => {
+    const other = agentFor(keyed.app, await createKey(keyed.app));
+    const response = await other('/v2/memory/suggest', { query: 'alt text image', organizationId: 'mem-org', documentId: 'landing' });
+    assert.deepEqual(response.body, { result: { primary: null, conflict: null } });
+    assert.deepEqual(expectSuccess(await other('/v2/memory/judgments/query', {})).data, []);
+  });
+});
