@@ -1,5 +1,5 @@
 import { applyDecorators, HttpCode, Post, SetMetadata } from '@nestjs/common';
-import { ApiOperation } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOperation, getSchemaPath } from '@nestjs/swagger';
 
 /** Credential levels of rest-interface part 5: API-key (A), workspace (W), public (P). */
 export type AuthLevel = 'apiKey' | 'workspace' | 'public';
@@ -38,7 +38,25 @@ export function Operation(path: string, options: OperationOptions): MethodDecora
     SetMetadata(OPERATION_METADATA, options),
     ApiOperation({ summary: options.summary ?? options.message, operationId: path.replace(/^\//, '').replace(/\//g, '_') }),
   ];
-  return applyDecorators(...decorators);
+  const documented = applyDecorators(...decorators);
+  return (target, key, descriptor) => {
+    documented(target, key, descriptor);
+    requestBody(target, key)?.(target, key, descriptor);
+  };
+}
+
+/**
+ * OpenAPI `{ data: <request class> }` for the handler's request class: the one parameter whose
+ * declared type is a class (the principal's type is an interface, so it is `Object` here).
+ */
+function requestBody(target: object, key: string | symbol): MethodDecorator | undefined {
+  const types = (Reflect.getMetadata('design:paramtypes', target, key) as unknown[] | undefined) ?? [];
+  const request = types.find((type): type is new () => object => typeof type === 'function' && type !== Object && type.name.endsWith('Request'));
+  if (!request) return undefined;
+  return applyDecorators(
+    ApiExtraModels(request),
+    ApiBody({ required: true, schema: { type: 'object', required: ['data'], properties: { data: { $ref: getSchemaPath(request) } } } }),
+  );
 }
 
 /** Credential level of a route outside the envelope convention (health, docs). */
