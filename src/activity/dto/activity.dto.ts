@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { checkArrayOf, checkId, checkInteger, checkOneOf, checkPlainObject, checkShape, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, within } from '../../common/validation.js';
 import { MAX_BATCH } from '../../directory/batch.js';
+import type { Activity } from '../activity-log.js';
 
 /** `featureType` values (rest-interface part 2). */
 export const FEATURE_TYPES = ['comment', 'reaction', 'recorder', 'crdt', 'custom'] as const;
@@ -75,22 +76,8 @@ function checkBatch(item: Check, extra: (record: Record<string, unknown>) => str
   };
 }
 
-/** What a caller sends for one activity (contract 6.1). */
-export interface ActivityInput {
-  id?: string;
-  featureType: FeatureType;
-  actionType: string;
-  actionUser: { userId: string; name?: string; email?: string } & Record<string, unknown>;
-  targetEntityId?: string;
-  targetSubEntityId?: string;
-  changes?: Record<string, unknown>;
-  entityData?: unknown;
-  entityTargetData?: unknown;
-  displayMessageTemplate?: string;
-  displayMessageTemplateData?: Record<string, unknown>;
-  actionIcon?: string;
-  timestamp?: number;
-}
+/** What a caller sends for one activity (contract 6.1): a record without what the service fills. */
+export type ActivityInput = Omit<Activity, 'id' | 'metadata' | 'timestamp'> & { id?: string; timestamp?: number };
 
 export type ActivityUpdate = { id: string } & Partial<Pick<ActivityInput, keyof typeof UPDATABLE_FIELDS>>;
 

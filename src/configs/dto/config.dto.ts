@@ -28,12 +28,8 @@ const OptionalUrl = () => applyDecorators(ApiPropertyOptional(), Optional(), Sat
 /** `sendgrid` is accepted for `thirdparty`; `custom` is what first-enable seeding sets. */
 export const EMAIL_TYPES_ACCEPTED = ['default', 'thirdparty', 'sendgrid', 'custom'] as const;
 
-export class EmailServiceConfigUpdate {
-  @ApiPropertyOptional({ enum: EMAIL_TYPES_ACCEPTED })
-  @Optional()
-  @Satisfies(checkOneOf(EMAIL_TYPES_ACCEPTED))
-  type?: (typeof EMAIL_TYPES_ACCEPTED)[number];
-
+/** E-mail service fields sent both at key creation and in config updates. */
+export class EmailServiceFields {
   @OptionalText(1000) apiKey?: string;
 
   @ApiPropertyOptional()
@@ -44,6 +40,14 @@ export class EmailServiceConfigUpdate {
   @OptionalText(200) fromCompany?: string;
   @OptionalText(200) commentTemplateId?: string;
   @OptionalText(200) tagTemplateId?: string;
+}
+
+export class EmailServiceConfigUpdate extends EmailServiceFields {
+  @ApiPropertyOptional({ enum: EMAIL_TYPES_ACCEPTED })
+  @Optional()
+  @Satisfies(checkOneOf(EMAIL_TYPES_ACCEPTED))
+  type?: (typeof EMAIL_TYPES_ACCEPTED)[number];
+
   @OptionalTriggers() triggers?: Triggers;
 }
 
@@ -55,10 +59,14 @@ export class UpdateEmailConfigRequest {
   emailServiceConfig?: EmailServiceConfigUpdate;
 }
 
-export class WebhookServiceConfigUpdate {
+/** Basic webhook fields sent both at key creation and in config updates. */
+export class WebhookServiceFields {
   @OptionalText(1000) authToken?: string;
   @OptionalUrl() rawNotificationUrl?: string;
   @OptionalUrl() processedNotificationUrl?: string;
+}
+
+export class WebhookServiceConfigUpdate extends WebhookServiceFields {
   @OptionalBoolean() encodeData?: boolean;
   @OptionalBoolean() encryptData?: boolean;
   @OptionalPublicKey() publicKey?: string;

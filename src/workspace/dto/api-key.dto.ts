@@ -15,44 +15,21 @@ import {
   NestedType,
 } from '../../common/validation.js';
 import { PERSISTENCE_DB_REGIONS, REALTIME_DB_REGIONS } from '../regions.js';
-import { checkEmail, checkHttpUrl } from './checks.js';
+import { checkEmail } from './checks.js';
+import { EmailServiceFields, WebhookServiceFields } from '../../configs/dto/config.dto.js';
 
 const OptionalBoolean = () => applyDecorators(ApiPropertyOptional({ type: Boolean }), Optional(), Satisfies(checkBoolean));
-const OptionalText = (max = 500) => applyDecorators(ApiPropertyOptional({ maxLength: max }), Optional(), Satisfies(checkString({ max, allowEmpty: true })));
 
 /** Email service options accepted at key creation; `sendgrid` is accepted for `thirdparty`. */
-export class EmailServiceConfigInput {
+export class EmailServiceConfigInput extends EmailServiceFields {
   @ApiPropertyOptional({ enum: ['default', 'thirdparty', 'sendgrid'] })
   @Optional()
   @Satisfies(checkOneOf(['default', 'thirdparty', 'sendgrid']))
   type?: 'default' | 'thirdparty' | 'sendgrid';
-
-  @OptionalText(1000) apiKey?: string;
-
-  @ApiPropertyOptional()
-  @Optional()
-  @Satisfies((value) => (value === '' ? undefined : checkEmail(value)))
-  fromEmail?: string;
-
-  @OptionalText(200) fromCompany?: string;
-  @OptionalText(200) commentTemplateId?: string;
-  @OptionalText(200) tagTemplateId?: string;
 }
 
 /** Basic webhook options accepted at key creation. */
-export class WebhookServiceConfigInput {
-  @OptionalText(1000) authToken?: string;
-
-  @ApiPropertyOptional()
-  @Optional()
-  @Satisfies(checkHttpUrl(2000))
-  rawNotificationUrl?: string;
-
-  @ApiPropertyOptional()
-  @Optional()
-  @Satisfies(checkHttpUrl(2000))
-  processedNotificationUrl?: string;
-}
+export class WebhookServiceConfigInput extends WebhookServiceFields {}
 
 const NestedObject = (type: () => new () => object) =>
   applyDecorators(Optional(), Satisfies(checkPlainObject), ValidateNested(), NestedType(type));
