@@ -21,9 +21,8 @@ export class ActivitiesController {
   }
 
   @Operation('/v2/activities/get', { auth: 'apiKey', message: 'Activity(s) retrieved successfully.' })
-  async get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetActivitiesRequest): Promise<ResultFields> {
-    const page = await this.activities.get(caller, data);
-    return withResultFields(page.activities, { pageToken: page.pageToken });
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetActivitiesRequest): Promise<ResultFields> {
+    return this.activities.get(caller, data).then((page) => withResultFields(page.activities, { pageToken: page.pageToken }));
   }
 
   @Operation('/v2/activities/update', { auth: 'apiKey', message: 'Activity(s) updated successfully.' })

@@ -31,9 +31,8 @@ export class DocumentsController {
   }
 
   @Operation('/v2/organizations/documents/get', { auth: 'apiKey', message: 'Document(s) retrieved successfully.' })
-  async get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetDocumentsRequest): Promise<ResultFields> {
-    const page = await this.documents.get(caller, data);
-    return withResultFields(page.documents, { pageToken: page.pageToken });
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetDocumentsRequest): Promise<ResultFields> {
+    return this.documents.get(caller, data).then((page) => withResultFields(page.documents, { pageToken: page.pageToken }));
   }
 
   @Operation('/v2/organizations/documents/update', { auth: 'apiKey', message: 'Document(s) updated successfully.' })

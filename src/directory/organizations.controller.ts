@@ -21,9 +21,8 @@ export class OrganizationsController {
   }
 
   @Operation('/v2/organizations/get', { auth: 'apiKey', message: 'Organization(s) retrieved successfully.' })
-  async get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetOrganizationsRequest): Promise<ResultFields> {
-    const page = await this.organizations.get(caller, data);
-    return withResultFields(page.organizations, { nextPageToken: page.nextPageToken });
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetOrganizationsRequest): Promise<ResultFields> {
+    return this.organizations.get(caller, data).then((page) => withResultFields(page.organizations, { nextPageToken: page.nextPageToken }));
   }
 
   @Operation('/v2/organizations/update', { auth: 'apiKey', message: 'Organization(s) updated successfully.' })

@@ -35,15 +35,13 @@ export class UsersController {
   }
 
   @Operation('/v1/users/get', { auth: 'apiKey', message: USERS_RETRIEVED })
-  async getV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUsersV1Request): Promise<ResultFields> {
-    const page = await this.users.get(caller, data);
-    return withResultFields(page.users, { nextPageToken: page.nextPageToken });
+  getV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUsersV1Request): Promise<ResultFields> {
+    return this.users.get(caller, data).then((page) => withResultFields(page.users, { nextPageToken: page.nextPageToken }));
   }
 
   @Operation('/v2/users/get', { auth: 'apiKey', message: USERS_RETRIEVED })
-  async getV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUsersV2Request): Promise<ResultFields> {
-    const page = await this.users.get(caller, data);
-    return withResultFields(page.users, { nextPageToken: page.nextPageToken });
+  getV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUsersV2Request): Promise<ResultFields> {
+    return this.users.get(caller, data).then((page) => withResultFields(page.users, { nextPageToken: page.nextPageToken }));
   }
 
   @Operation('/v2/users/update', { auth: 'apiKey', message: USERS_PROCESSED })

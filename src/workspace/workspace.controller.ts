@@ -47,9 +47,8 @@ export class WorkspaceController {
   }
 
   @Operation('/v2/workspace/apikeys/get', { auth: 'workspace', message: 'API keys retrieved successfully.' })
-  async listApiKeys(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ListApiKeysRequest): Promise<ResultFields> {
-    const page = await this.apiKeys.list(caller, data);
-    return withResultFields(page.keys, { nextPageToken: page.nextPageToken });
+  listApiKeys(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ListApiKeysRequest): Promise<ResultFields> {
+    return this.apiKeys.list(caller, data).then((page) => withResultFields(page.keys, { nextPageToken: page.nextPageToken }));
   }
 
   @Operation('/v2/workspace/apikey/update', { auth: 'workspace', message: 'API key updated successfully.' })
