@@ -279,6 +279,22 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
       expectError(await call('/v2/activities/update', { organizationId: org, activities: [{ actionIcon: 'x' }] }), 400, 'INVALID_ARGUMENT', 'data.activities[0].id is required');
     });
 
+    it('concurrent updates of different fields of one record all survive', async () => {
+      const updates = [
+        { changes: { status: { from: 'a', to: 'b' } } },
+        { entityData: { text: 'parallel' } },
+        { entityTargetData: 'target' },
+        { displayMessageTemplate: '{{x}}' },
+        { displayMessageTemplateData: { x: 1 } },
+        { actionIcon: 'icon' },
+      ];
+      for (let round = 0; round < 3; round++) {
+        await Promise.all(updates.map((fields) => call('/v2/activities/update', { organizationId: org, activities: [{ id: 'w3', ...fields }] })));
+        const record = (await byId()).get('w3')!;
+        for (const fields of updates) for (const [field, value] of Object.entries(fields)) assert.deepEqual(record[field], value, `${field} survived`);
+      }
+    });
+
     it('delete needs at least one of documentId, activityIds, targetEntityId', async () => {
       expectError(await call('/v2/activities/delete', { organizationId: org }), 400, 'INVALID_ARGUMENT', 'At least one of data.documentId, data.activityIds or data.targetEntityId is required.');
     });

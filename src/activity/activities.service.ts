@@ -117,7 +117,8 @@ export class ActivitiesService {
     const { apiKeyId } = principal;
     const { organizationId } = request;
     return this.transactions.run(async (manager) => {
-      const rows = await this.sql.run<ActivityRow>(
+      // Locked: two updates of one record changing different fields must not undo each other.
+      const rows = await this.sql.lockRows<ActivityRow>(
         manager,
         'SELECT id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)',
         { apiKeyId, organizationId, ids: request.activities.map((a) => a.id) },
