@@ -296,6 +296,18 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       assert.equal('folderId' in byId.get('a')!, false);
     });
 
+    it('concurrent updates merging different metadata keys into one document and organization all survive', async () => {
+      const id = await newOrg();
+      expectSuccess(await call('/v2/organizations/documents/add', { organizationId: id, documents: [{ documentId: 'shared' }] }));
+      const keys = Array.from({ length: 12 }, (_, i) => `key${i}`);
+      await Promise.all(keys.map((key) => call('/v2/organizations/documents/update', { organizationId: id, documents: [{ documentId: 'shared', [key]: true }] })));
+      const [document] = (await getDocuments({ organizationId: id, documentIds: ['shared'] })).data;
+      for (const key of keys) assert.equal(document[key], true, `document ${key} survived`);
+      await Promise.all(keys.map((key) => call('/v2/organizations/update', { organizations: [{ organizationId: id, [key]: true }] })));
+      const [organization] = expectSuccess(await call('/v2/organizations/get', { organizationIds: [id] })).data;
+      for (const key of keys) assert.equal(organization[key], true, `organization ${key} survived`);
+    });
+
     it('pages through 2,500 documents by 1000 with no repeat or gap while documents are added', async () => {
       const id = await newOrg();
       const original: string[] = [];

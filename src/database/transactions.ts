@@ -18,6 +18,16 @@ export class Transactions {
     this.serialise = dataSource.options.type === 'better-sqlite3';
   }
 
+  /**
+   * Find options that lock the rows a unit of work reads before rewriting them, so two writers
+   * merging into the same rows take turns (PostgreSQL `FOR UPDATE`). The embedded database runs
+   * one unit at a time already, and TypeORM refuses the option there. `Sql.lockRows` is the same
+   * for plain SQL.
+   */
+  get rowLock(): { lock?: { mode: 'pessimistic_write' } } {
+    return this.serialise ? {} : { lock: { mode: 'pessimistic_write' } };
+  }
+
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (!this.serialise) return this.dataSource.transaction(work);
     const result = this.tail.then(() => this.dataSource.transaction(work));

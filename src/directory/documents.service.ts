@@ -163,7 +163,7 @@ export class DocumentsService {
   async update(principal: ApiKeyPrincipal, organizationId: string, items: DocumentInput[]): Promise<ItemResults> {
     const { apiKeyId } = principal;
     return this.transactions.run(async (manager) => {
-      const current = new Map((await manager.find(DocumentEntity, { where: { apiKeyId, organizationId, id: In(items.map((i) => i.documentId)) } })).map((d) => [d.id, d]));
+      const current = new Map((await manager.find(DocumentEntity, { where: { apiKeyId, organizationId, id: In(items.map((i) => i.documentId)) }, ...this.transactions.rowLock })).map((d) => [d.id, d]));
       const now = Date.now();
       const changed = items.flatMap((item): DocumentEntity[] => {
         const before = current.get(item.documentId);

@@ -105,7 +105,7 @@ export class OrganizationsService {
   private async upsert(manager: EntityManager, apiKeyId: string, items: OrganizationInput[]): Promise<void> {
     if (!items.length) return;
     const current = new Map(
-      (await manager.find(OrganizationEntity, { where: { apiKeyId, id: In(items.map((i) => i.organizationId)) } })).map((row) => [row.id, row]),
+      (await manager.find(OrganizationEntity, { where: { apiKeyId, id: In(items.map((i) => i.organizationId)) }, ...this.transactions.rowLock })).map((row) => [row.id, row]),
     );
     const now = Date.now();
     const rows = items.map((item): OrganizationEntity => {

@@ -45,7 +45,7 @@ export class UserGroupsService {
       }
       const now = Date.now();
       const current = new Map(
-        (await manager.find(UserGroupEntity, { where: { apiKeyId, organizationId, id: In(request.organizationUserGroups.map((g) => g.groupId)) } })).map((g) => [g.id, g]),
+        (await manager.find(UserGroupEntity, { where: { apiKeyId, organizationId, id: In(request.organizationUserGroups.map((g) => g.groupId)) }, ...this.transactions.rowLock })).map((g) => [g.id, g]),
       );
       await manager
         .createQueryBuilder()

@@ -184,7 +184,7 @@ export class UsersService {
   /** Creates or updates user records (details merged, metadata merged); two statements. */
   private async upsertUsers(manager: EntityManager, apiKeyId: string, users: UserInput[]): Promise<void> {
     if (!users.length) return;
-    const current = new Map((await manager.find(DirectoryUserEntity, { where: { apiKeyId, id: In(users.map((u) => u.userId)) } })).map((u) => [u.id, u]));
+    const current = new Map((await manager.find(DirectoryUserEntity, { where: { apiKeyId, id: In(users.map((u) => u.userId)) }, ...this.transactions.rowLock })).map((u) => [u.id, u]));
     const now = Date.now();
     const rows = users.map((user): DirectoryUserEntity => {
       const before = current.get(user.userId);
