@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors.js';
 import { newSortableId } from '../common/ids.js';
 import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import { Sql } from '../database/sql.js';
+import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, type ItemResults } from '../directory/batch.js';
 import { DocumentsService } from '../directory/documents.service.js';
@@ -79,34 +79,21 @@ export class ActivitiesService {
     };
     const after = request.pageToken ? this.pageTokens.decode<Cursor>(apiKeyId, OPERATION_GET, filters, request.pageToken) : undefined;
 
-    const conditions = ['api_key_id = :apiKeyId', 'organization_id = :organizationId'];
-    const parameters: Record<string, string | number | string[]> = { apiKeyId, organizationId, limit: pageSize + 1 };
-    const equal = (column: string, name: string, value: string | undefined) => {
-      if (value === undefined) return;
-      conditions.push(`${column} = :${name}`);
-      parameters[name] = value;
-    };
-    // An empty list matches nothing, like an empty documentIds in documents get.
-    const among = (column: string, name: string, values: string[] | undefined) => {
-      if (values === undefined) return;
-      conditions.push(`${column} IN (:...${name})`);
-      parameters[name] = values.length ? values : [''];
-    };
-    equal('document_id', 'documentId', request.documentId);
-    equal('target_entity_id', 'targetEntityId', request.targetEntityId);
-    equal('action_user_id', 'userId', request.userId);
-    among('feature_type', 'featureTypes', request.featureTypes);
-    among('action_type', 'actionTypes', request.actionTypes);
-    among('id', 'activityIds', request.activityIds);
-    if (after) {
-      conditions.push(`(timestamp, id) ${order === 'desc' ? '<' : '>'} (:afterTimestamp, :afterId)`);
-      Object.assign(parameters, { afterTimestamp: after[0], afterId: after[1] });
-    }
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .equal('organization_id', organizationId)
+      .equal('document_id', request.documentId)
+      .equal('target_entity_id', request.targetEntityId)
+      .equal('action_user_id', request.userId)
+      .among('feature_type', request.featureTypes)
+      .among('action_type', request.actionTypes)
+      .among('id', request.activityIds);
+    if (after) where.add(`(timestamp, id) ${order === 'desc' ? '<' : '>'} (:afterTimestamp, :afterId)`, { afterTimestamp: after[0], afterId: after[1] });
     const direction = order === 'desc' ? 'DESC' : 'ASC';
     const rows = await this.sql.rows<ActivityRow>(
       `SELECT id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity
-        WHERE ${conditions.join(' AND ')} ORDER BY timestamp ${direction}, id ${direction} LIMIT :limit`,
-      parameters,
+        WHERE ${where} ORDER BY timestamp ${direction}, id ${direction} LIMIT :limit`,
+      { ...where.parameters, limit: pageSize + 1 },
     );
     const { items, next } = this.pageTokens.page(rows, pageSize, apiKeyId, OPERATION_GET, filters, (last): Cursor => [Number(last.timestamp), last.id]);
     return { activities: new JsonText().text(`[${items.map((row) => rowJson(apiKeyId, organizationId, row)).join(',')}]`), pageToken: next };

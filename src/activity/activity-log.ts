@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Observers } from '../common/observers.js';
-import { Sql } from '../database/sql.js';
+import { Conditions, Sql } from '../database/sql.js';
 import type { FeatureType } from './dto/activity.dto.js';
 
 /** An activity log record as callers read it (rest-interface part 2). */
@@ -69,17 +69,13 @@ export class ActivityLog {
 
   /** Deletes the records matching every given condition; returns the ids deleted. */
   async delete(manager: EntityManager, apiKeyId: string, organizationId: string, where: { documentId?: string; targetEntityId?: string; activityIds?: string[] }): Promise<string[]> {
-    const conditions = ['api_key_id = :apiKeyId', 'organization_id = :organizationId'];
-    if (where.documentId !== undefined) conditions.push('document_id = :documentId');
-    if (where.targetEntityId !== undefined) conditions.push('target_entity_id = :targetEntityId');
-    if (where.activityIds !== undefined) conditions.push('id IN (:...activityIds)');
-    const deleted = await this.sql.run<{ id: string }>(manager, `DELETE FROM activity WHERE ${conditions.join(' AND ')} RETURNING id`, {
-      apiKeyId,
-      organizationId,
-      ...(where.documentId !== undefined ? { documentId: where.documentId } : {}),
-      ...(where.targetEntityId !== undefined ? { targetEntityId: where.targetEntityId } : {}),
-      ...(where.activityIds !== undefined ? { activityIds: where.activityIds } : {}),
-    });
+    const conditions = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .equal('organization_id', organizationId)
+      .equal('document_id', where.documentId)
+      .equal('target_entity_id', where.targetEntityId)
+      .among('id', where.activityIds);
+    const deleted = await this.sql.run<{ id: string }>(manager, `DELETE FROM activity WHERE ${conditions} RETURNING id`, conditions.parameters);
     const ids = deleted.map((row) => row.id);
     if (ids.length) await this.observers.notify((observer) => observer.activitiesDeleted(manager, apiKeyId, organizationId, ids));
     return ids;

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 
 type Scalar = string | number | boolean | null | Uint8Array;
-type Parameters = Record<string, Scalar | readonly Scalar[]>;
+export type Parameters = Record<string, Scalar | readonly Scalar[]>;
 
 interface PreparedText {
   text: string;
@@ -155,4 +155,48 @@ function toDriverValue(value: Scalar): string | number | null | Buffer {
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   return value;
+}
+
+/**
+ * The conditions of a WHERE clause, joined by AND, with their parameters: the filters a caller may
+ * or may not have sent. An absent value adds nothing; an empty list matches nothing. A column's
+ * parameter is named after it (`j.document_id` → `:j_document_id`).
+ */
+export class Conditions {
+  readonly parameters: Parameters = {};
+  private readonly parts: string[] = [];
+
+  /** `column = value`, unless the value is absent. */
+  equal(column: string, value: string | number | undefined): this {
+    if (value === undefined) return this;
+    const name = this.name(column);
+    this.parameters[name] = value;
+    return this.add(`${column} = :${name}`);
+  }
+
+  /** `column IN (values)`, unless the list is absent. */
+  among(column: string, values: readonly string[] | undefined): this {
+    if (values === undefined) return this;
+    const name = this.name(column);
+    // No id is '', so an empty list matches nothing (`IN ()` is not SQL).
+    this.parameters[name] = values.length ? values : [''];
+    return this.add(`${column} IN (:...${name})`);
+  }
+
+  /** Any other condition, with its own parameters. */
+  add(condition: string, parameters: Parameters = {}): this {
+    this.parts.push(condition);
+    Object.assign(this.parameters, parameters);
+    return this;
+  }
+
+  toString(): string {
+    return this.parts.join(' AND ');
+  }
+
+  private name(column: string): string {
+    const name = column.replace(/\W/g, '_');
+    if (name in this.parameters) throw new Error(`Conditions: ${column} is filtered twice`);
+    return name;
+  }
 }

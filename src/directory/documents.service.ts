@@ -7,7 +7,7 @@ import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { AccessType } from '../configs/key-configs.js';
 import { KeySettingsReader } from '../configs/key-settings.reader.js';
-import { Sql } from '../database/sql.js';
+import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, splitMetadata, type ItemResults } from './batch.js';
 import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
@@ -101,25 +101,14 @@ export class DocumentsService {
     const filters = { organizationId: request.organizationId, documentIds: request.documentIds ?? null, folderId: request.folderId ?? null };
     const after = request.pageToken ? this.pageTokens.decode<[number, string]>(apiKeyId, 'documents/get', filters, request.pageToken) : undefined;
     // Plain SQL: building and hydrating 1000 entities through TypeORM costs more than the read.
-    const conditions = ['api_key_id = :apiKeyId', 'organization_id = :organizationId'];
-    const parameters: Record<string, string | number | string[]> = { apiKeyId, organizationId: request.organizationId, limit: pageSize + 1 };
-    if (request.documentIds) {
-      conditions.push('id IN (:...ids)');
-      parameters.ids = request.documentIds.length ? request.documentIds : [''];
-    }
-    if (request.folderId === ROOT) conditions.push('folder_id IS NULL');
-    else if (request.folderId !== undefined) {
-      conditions.push('folder_id = :folderId');
-      parameters.folderId = request.folderId;
-    }
-    if (after) {
-      conditions.push('(created_at, id) > (:t, :id)');
-      Object.assign(parameters, { t: after[0], id: after[1] });
-    }
+    const where = new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', request.organizationId).among('id', request.documentIds);
+    if (request.folderId === ROOT) where.add('folder_id IS NULL');
+    else where.equal('folder_id', request.folderId);
+    if (after) where.add('(created_at, id) > (:afterCreatedAt, :afterId)', { afterCreatedAt: after[0], afterId: after[1] });
     const rows = (
       await this.sql.rows<DocumentRow>(
-        `SELECT id, name, folder_id, access_type, disabled, metadata, created_at, last_updated FROM document WHERE ${conditions.join(' AND ')} ORDER BY created_at, id LIMIT :limit`,
-        parameters,
+        `SELECT id, name, folder_id, access_type, disabled, metadata, created_at, last_updated FROM document WHERE ${where} ORDER BY created_at, id LIMIT :limit`,
+        { ...where.parameters, limit: pageSize + 1 },
       )
     ).map(toDocument);
     const { items: page, next } = this.pageTokens.page(rows, pageSize, apiKeyId, 'documents/get', filters, (last) => [last.createdAt, last.id]);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Conditions, type Parameters } from '../database/sql.js';
 
 /** Where a suggestion looks: the whole key, one organization, or one document in it. */
 export interface SearchScope {
@@ -10,7 +11,7 @@ export interface SearchScope {
 /** A query over the relevant judgments, as SQL with `:name` parameters for `Sql`. */
 export interface MatchQuery {
   sql: string;
-  parameters: Record<string, string | number>;
+  parameters: Parameters;
 }
 
 /**
@@ -41,20 +42,16 @@ export class EmbeddedJudgmentSearch extends JudgmentSearch {
 /** PostgreSQL: the English `tsvector` under GIN, ranked by `ts_rank_cd`, scoped by b-tree columns. */
 export class PostgresJudgmentSearch extends JudgmentSearch {
   matches(scope: SearchScope, terms: string[]): MatchQuery {
-    const conditions = ['j.api_key_id = :apiKeyId'];
-    if (scope.organizationId !== undefined) conditions.push('j.organization_id = :organizationId');
-    if (scope.documentId !== undefined) conditions.push('j.document_id = :documentId');
+    // Terms are letters and digits only, so joining them cannot change the query's syntax.
+    const where = new Conditions()
+      .equal('j.api_key_id', scope.apiKeyId)
+      .equal('j.organization_id', scope.organizationId)
+      .equal('j.document_id', scope.documentId)
+      .add(`j.text_vector @@ to_tsquery('english', :tsquery) AND j.side IS NOT NULL`, { tsquery: terms.join(' | ') });
     return {
       sql: `SELECT j.side, j.reviewer_id, j.reason, j.timestamp, ts_rank_cd(j.text_vector, to_tsquery('english', :tsquery)) AS relevance
-        FROM judgment j
-        WHERE ${conditions.join(' AND ')} AND j.text_vector @@ to_tsquery('english', :tsquery) AND j.side IS NOT NULL`,
-      parameters: {
-        apiKeyId: scope.apiKeyId,
-        ...(scope.organizationId !== undefined ? { organizationId: scope.organizationId } : {}),
-        ...(scope.documentId !== undefined ? { documentId: scope.documentId } : {}),
-        // Terms are letters and digits only, so joining them cannot change the query's syntax.
-        tsquery: terms.join(' | '),
-      },
+        FROM judgment j WHERE ${where}`,
+      parameters: where.parameters,
     };
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import { Sql } from '../database/sql.js';
+import { Conditions, Sql } from '../database/sql.js';
 import type { Decision, Side } from './decisions.js';
 import type { QueryJudgmentsRequest, SuggestRequest } from './dto/memory.dto.js';
 import { JudgmentSearch, type MatchQuery, type SearchScope } from './judgment-search.js';
@@ -82,21 +82,15 @@ export class MemoryService {
   async query(principal: ApiKeyPrincipal, request: QueryJudgmentsRequest): Promise<JudgmentRecord[]> {
     const { apiKeyId } = principal;
     if (request.documentId !== undefined && request.organizationId === undefined) throw MemoryErrors.documentNeedsOrganization();
-    const conditions = ['api_key_id = :apiKeyId'];
-    const parameters: Record<string, string | number> = { apiKeyId, limit: request.limit ?? 20 };
-    for (const [column, name, value] of [
-      ['organization_id', 'organizationId', request.organizationId],
-      ['document_id', 'documentId', request.documentId],
-      ['decision', 'decision', request.decision],
-      ['reviewer_id', 'reviewerId', request.reviewerId],
-    ] as const) {
-      if (value === undefined) continue;
-      conditions.push(`${column} = :${name}`);
-      parameters[name] = value;
-    }
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .equal('organization_id', request.organizationId)
+      .equal('document_id', request.documentId)
+      .equal('decision', request.decision)
+      .equal('reviewer_id', request.reviewerId);
     const rows = await this.sql.rows<{ activity_id: string; organization_id: string; document_id: string; decision: Decision; side: Side | null; reviewer_id: string; reason: string | null; timestamp: number | string }>(
-      `SELECT activity_id, organization_id, document_id, decision, side, reviewer_id, reason, timestamp FROM judgment WHERE ${conditions.join(' AND ')} ORDER BY timestamp DESC, activity_id DESC LIMIT :limit`,
-      parameters,
+      `SELECT activity_id, organization_id, document_id, decision, side, reviewer_id, reason, timestamp FROM judgment WHERE ${where} ORDER BY timestamp DESC, activity_id DESC LIMIT :limit`,
+      { ...where.parameters, limit: request.limit ?? 20 },
     );
     return rows.map((row) => ({
       id: row.activity_id,
