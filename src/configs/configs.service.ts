@@ -16,6 +16,7 @@ import {
   neverConfiguredEmail,
   neverConfiguredNotification,
   neverConfiguredWebhook,
+  stripUndefined,
   type StoredAdvancedWebhookConfig,
   type StoredEmailConfig,
   type StoredNotificationConfig,
@@ -103,7 +104,7 @@ export class ConfigsService {
   /** Body first (no field: INVALID_ARGUMENT), then state (first update without `isEnabled: true`). */
   async updateAdvanced(principal: ApiKeyPrincipal, request: UpdateAdvancedWebhookConfigRequest): Promise<StoredAdvancedWebhookConfig> {
     this.requireAdvancedAvailable();
-    const fields = Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined)) as Partial<StoredAdvancedWebhookConfig>;
+    const fields: Partial<StoredAdvancedWebhookConfig> = stripUndefined(request);
     if (!Object.keys(fields).length) throw ConfigErrors.nothingSent(['isEnabled', 'encryptData', 'encodeData', 'publicKey', 'enableDataProtection']);
     const { advanced } = await this.change(principal.apiKeyId, (stored) => {
       if (stored.advanced === null && fields.isEnabled !== true) throw ConfigErrors.advancedNotConfigured();

@@ -167,6 +167,7 @@ function mergeServiceChange<C extends { triggers?: Triggers }>(
   return next;
 }
 
-function stripUndefined<T extends object>(value: T): Partial<T> {
+/** The fields that were sent: `undefined` ones dropped. */
+export function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

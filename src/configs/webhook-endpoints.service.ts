@@ -8,6 +8,7 @@ import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { ConfigErrors } from './configs.errors.js';
 import { ConfigsService } from './configs.service.js';
+import { stripUndefined } from './key-configs.js';
 import type { CreateEndpointRequest, ListEndpointsRequest, UpdateEndpointRequest } from './dto/endpoint.dto.js';
 
 /** An advanced webhook endpoint as callers read it: unset optional fields are explicit nulls. */
@@ -40,6 +41,9 @@ type EndpointRow = {
 };
 
 const COLUMNS = 'id, url, description, filter_types, channels, disabled, rate_limit, uid, metadata, created_at, updated_at';
+/** Columns of the fields an update may change; the JSON ones are stored as text. */
+const UPDATABLE_COLUMNS = { url: 'url', description: 'description', filterTypes: 'filter_types', channels: 'channels', disabled: 'disabled', rateLimit: 'rate_limit', metadata: 'metadata' } as const;
+const JSON_FIELDS = new Set(['filterTypes', 'channels', 'metadata']);
 const DEFAULT_LIMIT = 50;
 const LIST_OPERATION = 'advancedwebhook/endpoints/get';
 type ListCursor = { after: string } | { before: string };
@@ -125,15 +129,14 @@ export class WebhookEndpointsService {
   async update(principal: ApiKeyPrincipal, request: UpdateEndpointRequest): Promise<Endpoint> {
     const { apiKeyId } = principal;
     const { endpointId, ...fields } = request;
-    const columns: Record<string, string> = { url: 'url', description: 'description', filterTypes: 'filter_types', channels: 'channels', disabled: 'disabled', rateLimit: 'rate_limit', metadata: 'metadata' };
-    const sent = Object.entries(fields).filter(([, value]) => value !== undefined);
+    const sent = Object.entries(stripUndefined(fields));
     if (!sent.length) throw ConfigErrors.endpointNothingSent();
     await this.configs.requireAdvancedEnabled(apiKeyId);
-    const values = Object.fromEntries(sent.map(([field, value]) => [field, field === 'filterTypes' || field === 'channels' || field === 'metadata' ? jsonOrNull(value as object | null) : (value as string | number | boolean | null)]));
+    const values = Object.fromEntries(sent.map(([field, value]) => [field, JSON_FIELDS.has(field) ? jsonOrNull(value as object | null) : (value as string | number | boolean | null)]));
     const updated = await this.transactions.run((manager) =>
       this.sql.run<{ id: string }>(
         manager,
-        `UPDATE webhook_endpoint SET ${sent.map(([field]) => `${columns[field]} = :${field}`).join(', ')}, updated_at = :now WHERE api_key_id = :apiKeyId AND id = :endpointId RETURNING id`,
+        `UPDATE webhook_endpoint SET ${sent.map(([field]) => `${UPDATABLE_COLUMNS[field as keyof typeof UPDATABLE_COLUMNS]} = :${field}`).join(', ')}, updated_at = :now WHERE api_key_id = :apiKeyId AND id = :endpointId RETURNING id`,
         { ...values, now: Date.now(), apiKeyId, endpointId },
       ),
     );

@@ -113,7 +113,10 @@ export class CrdtService {
     });
   }
 
-  /** The row to store for `content`, refused when its view is over the size limit. */
+  /**
+   * The row to store for `content`, refused when its view is over the size limit. Every write
+   * (add, update, Yjs update) is measured here once, on the JSON it would store.
+   */
   private snapshot(place: EditorPlace, content: EditorContent, userId: string | null): StoredEditor {
     const dataJson = JSON.stringify(content.view());
     if (Buffer.byteLength(dataJson) > this.config.crdtMaxBytes) throw CrdtErrors.tooLarge(this.config.crdtMaxBytes);
@@ -131,11 +134,10 @@ export class CrdtService {
     };
   }
 
-  /** The request's data, refused with the contract's message when it does not match `type` or is too large. */
+  /** The request's data, refused with the contract's message when it does not match `type` (size: see `snapshot`). */
   private checkedData(request: WriteCrdtRequest): CrdtData {
     const problem = dataProblem(request.type, request.data);
     if (problem) throw new ApiError('INVALID_ARGUMENT', problem);
-    if (Buffer.byteLength(JSON.stringify(request.data)) > this.config.crdtMaxBytes) throw CrdtErrors.tooLarge(this.config.crdtMaxBytes);
     return request.data as CrdtData;
   }
 }
