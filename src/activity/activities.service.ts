@@ -53,7 +53,8 @@ export class ActivitiesService {
     await this.transactions.run(async (manager) => {
       await this.organizations.ensure(manager, apiKeyId, [organizationId]);
       await this.documents.ensureDocuments(manager, apiKeyId, [{ organizationId, id: documentId }]);
-      await this.log.write(manager, apiKeyId, activities);
+      // Ids the service made are new; a caller's id may overwrite an earlier record.
+      await this.log.write(manager, apiKeyId, activities, request.activities.every((a) => a.id === undefined));
     });
     return Object.fromEntries(activities.map((a) => [a.id, ok(a.id, ActivityMessages.added)]));
   }
@@ -118,7 +119,7 @@ export class ActivitiesService {
         const updates = Object.fromEntries(Object.entries(fields).filter(([field, value]) => value !== undefined && field in UPDATABLE_FIELDS));
         changed.push({ ...before, ...updates });
       }
-      if (changed.length) await this.log.write(manager, apiKeyId, changed);
+      if (changed.length) await this.log.write(manager, apiKeyId, changed, false);
       return Object.fromEntries(
         request.activities.map(({ id }) => [id, current.has(id) ? ok(id, ActivityMessages.updated) : failed(id, ActivityMessages.updateFailed)]),
       );

@@ -41,8 +41,11 @@ export type ActivityBody = Omit<Activity, 'id' | 'featureType' | 'actionType' | 
  * derive (memory's judgments, the event outbox) commits or rolls back with the activity itself.
  */
 export interface ActivityObserver {
-  /** Records added, overwritten or updated, as they now are. */
-  activitiesWritten(manager: EntityManager, apiKeyId: string, activities: Activity[]): Promise<void>;
+  /**
+   * Records added, overwritten or updated, as they now are. `fresh`: none of them existed
+   * before (their ids were just made), so nothing derived from an earlier version can exist.
+   */
+  activitiesWritten(manager: EntityManager, apiKeyId: string, activities: Activity[], fresh: boolean): Promise<void>;
   /** Records deleted, by id. */
   activitiesDeleted(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<void>;
 }
@@ -60,11 +63,11 @@ export class ActivityLog {
 
   constructor(private readonly sql: Sql) {}
 
-  /** Adds records, overwriting those whose id exists (idempotent retries). */
-  async write(manager: EntityManager, apiKeyId: string, activities: Activity[]): Promise<void> {
+  /** Adds records, overwriting those whose id exists (idempotent retries); `fresh` as observers read it. */
+  async write(manager: EntityManager, apiKeyId: string, activities: Activity[], fresh: boolean): Promise<void> {
     const rows = activities.map((a) => [apiKeyId, a.metadata.organizationId, a.id, a.metadata.documentId, a.featureType, a.actionType, a.actionUser.userId, a.targetEntityId ?? null, a.timestamp, bodyJson(a)]);
     await this.sql.insert(manager, 'activity', COLUMNS, rows, { target: ['api_key_id', 'organization_id', 'id'], update: COLUMNS.slice(3) });
-    await this.observers.notify((observer) => observer.activitiesWritten(manager, apiKeyId, activities));
+    await this.observers.notify((observer) => observer.activitiesWritten(manager, apiKeyId, activities, fresh));
   }
 
   /** Deletes the records matching every given condition; returns the ids deleted. */

@@ -24,15 +24,15 @@ export class JudgmentLog implements ActivityObserver, OnModuleInit {
     this.activities.observers.add(this);
   }
 
-  async activitiesWritten(manager: EntityManager, apiKeyId: string, activities: Activity[]): Promise<void> {
+  async activitiesWritten(manager: EntityManager, apiKeyId: string, activities: Activity[], fresh: boolean): Promise<void> {
     const rows = [];
     const notDecisions = new Map<string, string[]>();
     for (const activity of activities) {
       const { organizationId, documentId } = activity.metadata;
       const decision = decisionOf(activity);
       if (!decision) {
-        // An overwrite or update may have taken the decision away.
-        notDecisions.set(organizationId, [...(notDecisions.get(organizationId) ?? []), activity.id]);
+        // An overwrite or update may have taken the decision away; a new record had none.
+        if (!fresh) (notDecisions.get(organizationId) ?? notDecisions.set(organizationId, []).get(organizationId)!).push(activity.id);
         continue;
       }
       const { text, reason } = judgmentText(activity);
