@@ -60,9 +60,14 @@ function commentTexts(value: unknown): string[] {
   if (typeof value === 'string') return [value];
   const object = objectOf(value);
   if (!object) return [];
-  const own = TEXT_KEYS.flatMap((key) => (typeof object[key] === 'string' ? [object[key] as string] : []));
-  const nested = Array.isArray(object.comments) ? object.comments.flatMap((comment) => TEXT_KEYS.flatMap((key) => (typeof objectOf(comment)?.[key] === 'string' ? [objectOf(comment)![key] as string] : []))) : [];
-  return [...own, ...nested];
+  const comments = Array.isArray(object.comments) ? object.comments : [];
+  return [object, ...comments].flatMap(ownTexts);
+}
+
+/** The string values of an object's text keys. */
+function ownTexts(value: unknown): string[] {
+  const object = objectOf(value);
+  return TEXT_KEYS.flatMap((key) => (typeof object?.[key] === 'string' ? [object[key] as string] : []));
 }
 
 function objectOf(value: unknown): Record<string, unknown> | undefined {
