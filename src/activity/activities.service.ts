@@ -8,7 +8,6 @@ import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, type ItemResults } from '../directory/batch.js';
 import { DocumentsService } from '../directory/documents.service.js';
-import { OrganizationsService } from '../directory/organizations.service.js';
 import { ActivityLog, fromRow, rowJson, type Activity, type ActivityRow } from './activity-log.js';
 import { UPDATABLE_FIELDS, type AddActivitiesRequest, type DeleteActivitiesRequest, type GetActivitiesRequest, type UpdateActivitiesRequest } from './dto/activity.dto.js';
 
@@ -32,7 +31,6 @@ export class ActivitiesService {
     private readonly sql: Sql,
     private readonly log: ActivityLog,
     private readonly pageTokens: PageTokens,
-    private readonly organizations: OrganizationsService,
     private readonly documents: DocumentsService,
   ) {}
 
@@ -51,8 +49,7 @@ export class ActivitiesService {
       timestamp: timestamp ?? now,
     }));
     await this.transactions.run(async (manager) => {
-      await this.organizations.ensure(manager, apiKeyId, [organizationId]);
-      await this.documents.ensureDocuments(manager, apiKeyId, [{ organizationId, id: documentId }]);
+      await this.documents.ensureDocument(manager, apiKeyId, organizationId, documentId);
       // Ids the service made are new; a caller's id may overwrite an earlier record.
       await this.log.write(manager, apiKeyId, activities, request.activities.every((a) => a.id === undefined));
     });

@@ -6,7 +6,6 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
-import { OrganizationsService } from '../directory/organizations.service.js';
 import { CrdtStore, type EditorPlace, type StoredEditor } from './crdt-store.js';
 import type { DeleteCrdtRequest, GetCrdtRequest, GetCrdtStateRequest, UpdateCrdtStateRequest, WriteCrdtRequest } from './dto/crdt.dto.js';
 import { BadUpdateError, dataProblem, EditorContent, newClientId, type CrdtData } from './yjs-content.js';
@@ -32,7 +31,6 @@ export class CrdtService {
   constructor(
     private readonly transactions: Transactions,
     private readonly store: CrdtStore,
-    private readonly organizations: OrganizationsService,
     private readonly documents: DocumentsService,
     private readonly config: AppConfig,
   ) {}
@@ -44,8 +42,7 @@ export class CrdtService {
     const content = EditorContent.create(request.type, request.contentKey ?? DEFAULT_CONTENT_KEY, newClientId(), data);
     const editor = this.snapshot(request, content, request.userId ?? null);
     await this.transactions.run(async (manager) => {
-      await this.organizations.ensure(manager, apiKeyId, [request.organizationId]);
-      await this.documents.ensureDocuments(manager, apiKeyId, [{ organizationId: request.organizationId, id: request.documentId }]);
+      await this.documents.ensureDocument(manager, apiKeyId, request.organizationId, request.documentId);
       if (!(await this.store.create(manager, apiKeyId, editor))) throw CrdtErrors.exists();
     });
   }

@@ -130,6 +130,15 @@ export class DocumentsService {
   }
 
   /**
+   * The organization and the document a write names, each created when missing (contract part
+   * 4: activities add and CRDT writes); a created document is top level.
+   */
+  async ensureDocument(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string): Promise<void> {
+    await this.folders.requireOrganization(manager, apiKeyId, organizationId, true);
+    await this.ensureDocuments(manager, apiKeyId, [{ organizationId, id: documentId }]);
+  }
+
+  /**
    * Creates the named documents that do not exist yet, at top level (users add and permissions
    * add name documents the caller may not have added). One statement.
    */
