@@ -1,16 +1,10 @@
-import { TimestampedRecord } from './organization-scoped.record.js';
-import { Entity, PrimaryColumn } from 'typeorm';
+import { KeyScopedRecord } from './organization-scoped.record.js';
+import { Entity } from 'typeorm';
 import { JsonColumn, TextColumn } from '../../database/column-types.js';
 
 /** A user known to an API key; where they belong is held by grants. */
 @Entity('directory_user')
-export class DirectoryUserEntity extends TimestampedRecord {
-  @PrimaryColumn({ name: 'api_key_id', type: 'varchar', length: 24 })
-  apiKeyId!: string;
-
-  @PrimaryColumn({ type: 'varchar', length: 256 })
-  id!: string;
-
+export class DirectoryUserEntity extends KeyScopedRecord {
   @TextColumn('name', { nullable: true })
   name!: string | null;
 

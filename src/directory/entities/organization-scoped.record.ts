@@ -10,6 +10,15 @@ export abstract class TimestampedRecord {
   lastUpdated!: number;
 }
 
+/** A record of an API key known by the caller's id (organizations, users): its key starts with the key. */
+export abstract class KeyScopedRecord extends TimestampedRecord {
+  @PrimaryColumn({ name: 'api_key_id', type: 'varchar', length: 24 })
+  apiKeyId!: string;
+
+  @PrimaryColumn({ type: 'varchar', length: 256 })
+  id!: string;
+}
+
 /** A record inside an organization: its key starts with the owning API key and the organization. */
 export abstract class OrganizationScopedRecord extends TimestampedRecord {
   @PrimaryColumn({ name: 'api_key_id', type: 'varchar', length: 24 })

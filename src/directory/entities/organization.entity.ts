@@ -1,15 +1,9 @@
-import { TimestampedRecord } from './organization-scoped.record.js';
-import { Entity, PrimaryColumn } from 'typeorm';
+import { KeyScopedRecord } from './organization-scoped.record.js';
+import { Entity } from 'typeorm';
 import { BooleanColumn, JsonColumn, TextColumn } from '../../database/column-types.js';
 
 @Entity('organization')
-export class OrganizationEntity extends TimestampedRecord {
-  @PrimaryColumn({ name: 'api_key_id', type: 'varchar', length: 24 })
-  apiKeyId!: string;
-
-  @PrimaryColumn({ type: 'varchar', length: 256 })
-  id!: string;
-
+export class OrganizationEntity extends KeyScopedRecord {
   @TextColumn('name', { nullable: true })
   name!: string | null;
 
