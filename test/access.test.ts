@@ -81,6 +81,30 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
     assert.ok(!left.includes('via-users'), `still listed: ${left.join(', ')}`);
   });
 
+  it('a grant on a folder that inherits its access type reaches everything below it', async () => {
+    expectSuccess(await call('/v2/organizations/folders/add', { organizationId: org, folders: [{ folderId: 'r1a', parentFolderId: 'r1' }, { folderId: 'r1ab', parentFolderId: 'r1a' }] }));
+    expectSuccess(await call('/v2/organizations/documents/add', { organizationId: org, folderId: 'r1ab', documents: [{ documentId: 'deep' }] }));
+    expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'mid-user' }, permissions: { resources: [{ type: 'folder', id: 'r1', organizationId: org, accessRole: 'viewer' }] } }));
+    const data = await get({ userIds: ['mid-user', 'outsider'], folderIds: ['r1ab'], documentIds: ['deep'] });
+    assert.deepEqual(data['mid-user'].folders.r1ab, { accessRole: 'viewer', accessType: 'restricted' });
+    assert.deepEqual(data['mid-user'].documents.deep, { accessRole: 'viewer', accessType: 'restricted' });
+    assert.deepEqual(data.outsider.documents.deep, { accessType: 'restricted', error: 'User does not have access to this document', errorCode: 'permission_denied' });
+  });
+
+  it('users who resolve alike keep their own context, in answers and in NOT_FOUND details', async () => {
+    expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'ctx-a' }, organizationId: org, context: { accessFields: ['team:a'] }, permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org }] } }));
+    expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'ctx-b' }, permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org }] } }));
+    const data = await get({ userIds: ['ctx-a', 'ctx-b'], documentIds: ['secret'] });
+    assert.deepEqual(data['ctx-a'], { organization: data['ctx-b'].organization, documents: data['ctx-b'].documents, context: { accessFields: ['team:a'] } });
+    assert.deepEqual(Object.keys(data['ctx-a']), ['organization', 'documents', 'context']);
+    assert.deepEqual(data['ctx-b'].documents.secret, { accessRole: 'editor', accessType: 'restricted' });
+    assert.equal('context' in data['ctx-b'], false);
+    const missing = await call('/v2/auth/permissions/get', { organizationId: org, userIds: ['ctx-a', 'ctx-b'], documentIds: ['secret', 'gone'] });
+    expectError(missing, 404, 'NOT_FOUND', 'Folder or document does not exist');
+    assert.deepEqual(missing.body.error.details['ctx-a'].context, { accessFields: ['team:a'] });
+    assert.equal('context' in missing.body.error.details['ctx-b'], false);
+  });
+
   it('denies disabled documents and organizations', async () => {
     const data = await get({ userIds: ['member'], documentIds: ['off'] });
     assert.deepEqual(data.member.documents.off, { accessType: 'public', error: 'Access to this document is disabled', errorCode: 'permission_denied' });

@@ -16,7 +16,7 @@ export class AccessController {
 
   @Operation('/v2/auth/permissions/get', { auth: 'apiKey', message: 'User permissions retrieved successfully.' })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPermissionsRequest): Promise<JsonText> {
-    return this.access.getAsJson(caller, data);
+    return this.access.get(caller, data);
   }
 
   @Operation('/v2/auth/permissions/add', { auth: 'apiKey', message: 'Permissions added successfully.' })

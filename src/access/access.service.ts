@@ -23,11 +23,17 @@ type MissingEntry = { error: string; errorCode: 'does_not_exist' };
 type DocumentRow = { id: string; folder_id: string | null; access_type: AccessType | null; disabled: boolean | number; folder_path: string | null; folder_access_type: AccessType | null };
 type FolderRow = { id: string; path: string; accessType: AccessType | null };
 
-/** One user's answer in permissions get (rest-interface part 4). */
-export interface UserPermissions {
+/** One user's answer in permissions get (rest-interface part 4), but for their `context`. */
+interface UserPermissions {
   organization: Record<string, ReturnType<PermissionResolver['organizationEntry']>>;
   folders?: Record<string, PermissionEntry | MissingEntry>;
   documents?: Record<string, PermissionEntry | MissingEntry>;
+}
+
+/** A user's resolved answer, shared with every user of the same kind, and their own context. */
+interface ResolvedUser {
+  userId: string;
+  answer: UserPermissions;
   context?: { accessFields: string[] };
 }
 
@@ -45,10 +51,10 @@ export class AccessService {
 
   /**
    * Resolves every user on every requested folder and document. At most seven queries whatever
-   * the numbers: organization, documents with their folders, requested folders, ancestors,
-   * grants, contexts, key settings.
+   * the numbers: organization, documents with their folders, requested folders, the folders above
+   * them that set their own access type, grants, contexts, key settings.
    */
-  async get(principal: ApiKeyPrincipal, request: GetPermissionsRequest): Promise<Record<string, UserPermissions>> {
+  private async resolve(principal: ApiKeyPrincipal, request: GetPermissionsRequest): Promise<{ users: ResolvedUser[]; missing: boolean }> {
     const { apiKeyId } = principal;
     const { organizationId } = request;
     const folderIds = [...new Set(request.folderIds ?? [])];
@@ -62,8 +68,7 @@ export class AccessService {
       scope,
     );
     if (!organization) throw AccessErrors.organizationMissing();
-    // Documents come with their folders (one join), then the requested folders not yet known,
-    // then every folder above them all that is not yet known.
+    // Documents come with their folders (one join), then the requested folders not yet known.
     const documentRows = documentIds.length
       ? await this.sql.rows<DocumentRow>(
           `SELECT d.id, d.folder_id, d.access_type, d.disabled, f.path AS folder_path, f.access_type AS folder_access_type FROM document d
@@ -78,10 +83,13 @@ export class AccessService {
     const requestedFolders = await this.folderRows(apiKeyId, organizationId, folderIds.filter((id) => !known.has(id)));
     for (const f of requestedFolders) known.set(f.id, f);
     const folders = [...known.values()];
-    const ancestors = await this.folderRows(apiKeyId, organizationId, folders.flatMap((f) => idsOf(f.path).slice(0, -1)).filter((id) => !known.has(id)));
-    const allFolders = [...ancestors, ...folders];
+    // Every folder above them can hold grants, and their ids are in the paths. Of their rows only
+    // those that set their own access type matter: one that inherits changes no effective type.
+    const above = new Set<string>();
+    for (const f of folders) for (const id of idsOf(f.path).slice(0, -1)) if (!known.has(id)) above.add(id);
+    const typedAbove = await this.folderRows(apiKeyId, organizationId, [...above], { ownAccessTypeOnly: true });
     const [grants, contexts, settings] = await Promise.all([
-      this.grantRows(apiKeyId, organizationId, userIds, documentIds, allFolders.map((f) => f.id)),
+      this.grantRows(apiKeyId, organizationId, userIds, documentIds, [...known.keys(), ...above]),
       this.sql.rows<{ user_id: string; access_fields: string }>('SELECT user_id, access_fields FROM access_context WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id IN (:...userIds)', {
         ...scope,
         userIds,
@@ -92,7 +100,7 @@ export class AccessService {
     const world: PermissionWorld = {
       organization: { id: organization.id, disabled: Boolean(organization.disabled) },
       keyDefault: settings.defaultDocumentAccessType,
-      folders: new Map(allFolders.map((f) => [f.id, f])),
+      folders: new Map([...typedAbove, ...folders].map((f) => [f.id, f])),
       documents: new Map(documents.map((d) => [d.id, d])),
       grants,
       now: unixSeconds(),
@@ -104,37 +112,42 @@ export class AccessService {
     const missingFolder: MissingEntry = { error: 'Folder does not exist', errorCode: 'does_not_exist' };
     const missingDocument: MissingEntry = { error: 'Document does not exist', errorCode: 'does_not_exist' };
 
-    const result: Record<string, UserPermissions> = {};
-    for (const userId of userIds) {
-      const entry: UserPermissions = { organization: { [organizationId]: resolver.organizationEntry(userId) } };
-      if (request.folderIds) entry.folders = resolver.entries(userId, 'folder', folderIds, (id) => foundFolders.has(id), missingFolder);
-      if (request.documentIds) entry.documents = resolver.entries(userId, 'document', documentIds, (id) => foundDocuments.has(id), missingDocument);
+    // Users of one kind (see `PermissionResolver.kindOf`) share one answer object: 100 users
+    // cost the few kinds among them, and `getAsJson` encodes each shared answer once.
+    const answers = new Map<string, UserPermissions>();
+    const users = userIds.map((userId): ResolvedUser => {
+      const kind = resolver.kindOf(userId);
+      let answer = answers.get(kind);
+      if (!answer) {
+        answer = { organization: { [organizationId]: resolver.organizationEntry(userId) } };
+        if (request.folderIds) answer.folders = resolver.entries(userId, 'folder', folderIds, (id) => foundFolders.has(id), missingFolder);
+        if (request.documentIds) answer.documents = resolver.entries(userId, 'document', documentIds, (id) => foundDocuments.has(id), missingDocument);
+        answers.set(kind, answer);
+      }
       const accessFields = contextByUser.get(userId);
-      if (accessFields) entry.context = { accessFields };
-      result[userId] = entry;
-    }
+      return accessFields ? { userId, answer, context: { accessFields } } : { userId, answer };
+    });
     const missing = folderIds.some((id) => !foundFolders.has(id)) || documentIds.some((id) => !foundDocuments.has(id));
-    if (missing) throw AccessErrors.resourcesMissing(result);
-    return result;
+    return { users, missing };
   }
 
-  /** `get`, serialised with each shared entries object encoded once (see `JsonText`). */
-  async getAsJson(principal: ApiKeyPrincipal, request: GetPermissionsRequest): Promise<JsonText> {
-    const result = await this.get(principal, request);
-    const encoded = new Map<unknown, Buffer>();
-    const once = (value: unknown) => {
-      let bytes = encoded.get(value);
-      if (bytes === undefined) encoded.set(value, (bytes = Buffer.from(JSON.stringify(value))));
-      return bytes;
-    };
+  /**
+   * Every user's permissions as JSON, each shared answer encoded once (see `JsonText`). A missing
+   * folder or document answers NOT_FOUND with the whole map in its details.
+   */
+  async get(principal: ApiKeyPrincipal, request: GetPermissionsRequest): Promise<JsonText> {
+    const { users, missing } = await this.resolve(principal, request);
+    if (missing) throw AccessErrors.resourcesMissing(Object.fromEntries(users.map((u) => [u.userId, u.context ? { ...u.answer, context: u.context } : u.answer])));
+    const encoded = new Map<UserPermissions, Buffer>();
     const json = new JsonText().text('{');
     let separator = '';
-    for (const [userId, entry] of Object.entries(result)) {
-      json.text(`${separator}${JSON.stringify(userId)}:{"organization":${JSON.stringify(entry.organization)}`);
-      if (entry.folders) json.text(',"folders":').bytes(once(entry.folders));
-      if (entry.documents) json.text(',"documents":').bytes(once(entry.documents));
-      if (entry.context) json.text(`,"context":${JSON.stringify(entry.context)}`);
-      json.text('}');
+    for (const { userId, answer, context } of users) {
+      let bytes = encoded.get(answer);
+      if (bytes === undefined) encoded.set(answer, (bytes = Buffer.from(JSON.stringify(answer))));
+      json.text(`${separator}${JSON.stringify(userId)}:`);
+      // A user's own context goes inside their answer, before its closing brace.
+      if (context) json.bytes(bytes.subarray(0, -1)).text(`,"context":${JSON.stringify(context)}}`);
+      else json.bytes(bytes);
       separator = ',';
     }
     return json.text('}');
@@ -214,13 +227,15 @@ export class AccessService {
     return { type: resource.type, id: resource.id, organizationId: resource.organizationId };
   }
 
-  /** Folders by id as resolution needs them (plain SQL: this read is on the hot path). */
-  private async folderRows(apiKeyId: string, organizationId: string, ids: string[]): Promise<FolderRow[]> {
-    const unique = [...new Set(ids)];
-    if (!unique.length) return [];
+  /**
+   * Folders by id as resolution needs them (plain SQL: this read is on the hot path); with
+   * `ownAccessTypeOnly`, only those that set their own access type.
+   */
+  private async folderRows(apiKeyId: string, organizationId: string, ids: string[], { ownAccessTypeOnly = false } = {}): Promise<FolderRow[]> {
+    if (!ids.length) return [];
     const rows = await this.sql.rows<{ id: string; path: string; access_type: AccessType | null }>(
-      'SELECT id, path, access_type FROM folder WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)',
-      { apiKeyId, organizationId, ids: unique },
+      `SELECT id, path, access_type FROM folder WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)${ownAccessTypeOnly ? ' AND access_type IS NOT NULL' : ''}`,
+      { apiKeyId, organizationId, ids },
     );
     return rows.map((f) => ({ id: f.id, path: f.path, accessType: f.access_type }));
   }
@@ -233,7 +248,7 @@ export class AccessService {
     const rows = await this.sql.rows<{ user_id: string; resource_type: GrantResourceType; resource_id: string; temporary: boolean | number; access_role: AccessRole; expires_at: number | string | null }>(
       `SELECT user_id, resource_type, resource_id, temporary, access_role, expires_at FROM access_grant
         WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id IN (:...userIds) AND (${places.join(' OR ')})`,
-      { apiKeyId, organizationId, userIds, documentIds, folderIds: [...new Set(folderIds)] },
+      { apiKeyId, organizationId, userIds, documentIds, folderIds },
     );
     return rows.map((g) => ({
       userId: g.user_id,

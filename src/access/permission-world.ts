@@ -40,16 +40,13 @@ interface UserGrants {
 
 /**
  * Resolves any number of users on the world's folders and documents. What does not depend on
- * the user (folder chains, effective access types) is worked out once per resource, and users
- * with the same grants share their answers, so 100 users × 100 resources cost little more than
- * the distinct kinds of user among them.
+ * the user (folder chains, effective access types) is worked out once per resource, and
+ * `kindOf` tells which users resolve alike, so callers work out one answer per kind.
  */
 export class PermissionResolver {
   private readonly users = new Map<string, UserGrants>();
   private readonly nodes: Map<string, FolderAccessNode>;
   private readonly resources = new Map<string, { above: string[]; accessType: AccessType; disabled: boolean }>();
-  private readonly shared = new Map<string, PermissionEntry>();
-  private readonly sharedEntries = new Map<string, Record<string, unknown>>();
   private readonly signatures = new Map<string, string>();
 
   constructor(private readonly world: PermissionWorld) {
@@ -72,42 +69,35 @@ export class PermissionResolver {
     return resolveOrganization(this.world.organization.disabled, this.organizationRole(userId));
   }
 
+  /**
+   * Users of the same kind get the same answers everywhere: resolution reads nothing of a user
+   * but their live organization role and their grants on folders and documents. Most users
+   * hold no grants below the organization, so 100 users are typically two or three kinds.
+   */
+  kindOf(userId: string): string {
+    return `${this.organizationRole(userId) ?? ''}\u0000${this.signature(userId)}`;
+  }
+
   /** One user's entry for one existing folder or document (the caller checks existence). */
   permission(userId: string, resource: { type: 'folder' | 'document'; id: string }): PermissionEntry {
     const facts = this.facts(resource);
     const user = this.users.get(userId);
-    const organizationRole = this.organizationRole(userId);
-    const personal = user !== undefined && (user.folder.size > 0 || user.document.size > 0);
-    const sharedKey = personal ? undefined : `${resource.type}\u0000${resource.id}\u0000${organizationRole ?? ''}`;
-    const cached = sharedKey === undefined ? undefined : this.shared.get(sharedKey);
-    if (cached) return cached;
-    const entry = resolvePermission({
+    return resolvePermission({
       kind: resource.type,
       organizationDisabled: this.world.organization.disabled,
       documentDisabled: facts.disabled,
       own: user?.[resource.type].get(resource.id) ?? NO_GRANTS,
-      above: personal ? facts.above.map((id) => user!.folder.get(id) ?? NO_GRANTS) : [],
+      above: user ? facts.above.map((id) => user.folder.get(id) ?? NO_GRANTS) : [],
       accessType: facts.accessType,
-      organizationRole,
+      organizationRole: this.organizationRole(userId),
       now: this.world.now,
     });
-    if (sharedKey !== undefined) this.shared.set(sharedKey, entry);
-    return entry;
   }
 
-  /**
-   * One user's entries for a list of resources, missing ones given by `missing`. Users whose
-   * grants below the organization are the same (most hold none) and who share an organization
-   * role get the same answers, so they share one computed object per resource type.
-   */
+  /** One user's entries for a list of resources, missing ones given by `missing`. */
   entries<M>(userId: string, type: 'folder' | 'document', ids: readonly string[], exists: (id: string) => boolean, missing: M): Record<string, PermissionEntry | M> {
-    const sharedKey = `${type}\u0000${this.organizationRole(userId) ?? ''}\u0000${this.signature(userId)}`;
-    const cached = this.sharedEntries.get(sharedKey);
-    if (cached) return cached as Record<string, PermissionEntry | M>;
-    const result: Record<string, PermissionEntry | M> = {};
-    for (const id of ids) result[id] = exists(id) ? this.permission(userId, { type, id }) : missing;
-    this.sharedEntries.set(sharedKey, result);
-    return result;
+    // Own properties whatever the ids (an id of `__proto__` included).
+    return Object.fromEntries(ids.map((id) => [id, exists(id) ? this.permission(userId, { type, id }) : missing]));
   }
 
   /** The user's grants on folders and documents, as a comparable string ('' when none). */
