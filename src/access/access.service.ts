@@ -113,7 +113,7 @@ export class AccessService {
     const missingDocument: MissingEntry = { error: 'Document does not exist', errorCode: 'does_not_exist' };
 
     // Users of one kind (see `PermissionResolver.kindOf`) share one answer object: 100 users
-    // cost the few kinds among them, and `getAsJson` encodes each shared answer once.
+    // cost the few kinds among them, and `get` encodes each shared answer once.
     const answers = new Map<string, UserPermissions>();
     const users = userIds.map((userId): ResolvedUser => {
       const kind = resolver.kindOf(userId);

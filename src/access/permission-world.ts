@@ -21,7 +21,10 @@ export interface GrantRow {
 export interface PermissionWorld {
   organization: { id: string; disabled: boolean };
   keyDefault: AccessType;
-  /** Requested folders, the documents' folders and all their ancestors, by id. */
+  /**
+   * Requested folders and the documents' folders, by id, with every folder above them that sets
+   * its own access type (one that inherits may be left out: it changes no effective type).
+   */
   folders: ReadonlyMap<string, { id: string; path: string; accessType: AccessType | null }>;
   documents: ReadonlyMap<string, { id: string; folderId: string | null; accessType: AccessType | null; disabled: boolean }>;
   grants: readonly GrantRow[];
