@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { JsonText } from '../common/envelope.js';
+import type { JsonText } from '../common/envelope.js';
 import { unixSeconds } from '../common/time.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { KeySettingsReader } from '../configs/key-settings.reader.js';
@@ -17,25 +17,10 @@ import { MAX_PERMISSION_RESOURCES } from './dto/permissions.dto.js';
 import { AccessContextEntity } from './entities/access-context.entity.js';
 import { GrantEntity, type AccessRole, type GrantResourceType } from './entities/grant.entity.js';
 import { PermissionResolver, type GrantRow, type PermissionWorld } from './permission-world.js';
-import type { PermissionEntry } from './resolve-permission.js';
+import { permissionsJson, permissionsMap, type KindAnswer, type MissingEntry, type PermissionsLayout, type ResolvedUser } from './permissions-answer.js';
 
-type MissingEntry = { error: string; errorCode: 'does_not_exist' };
 type DocumentRow = { id: string; folder_id: string | null; access_type: AccessType | null; disabled: boolean | number; folder_path: string | null; folder_access_type: AccessType | null };
 type FolderRow = { id: string; path: string; accessType: AccessType | null };
-
-/** One user's answer in permissions get (rest-interface part 4), but for their `context`. */
-interface UserPermissions {
-  organization: Record<string, ReturnType<PermissionResolver['organizationEntry']>>;
-  folders?: Record<string, PermissionEntry | MissingEntry>;
-  documents?: Record<string, PermissionEntry | MissingEntry>;
-}
-
-/** A user's resolved answer, shared with every user of the same kind, and their own context. */
-interface ResolvedUser {
-  userId: string;
-  answer: UserPermissions;
-  context?: { accessFields: string[] };
-}
 
 /** Grants and permission resolution (contract part 5). */
 @Injectable()
@@ -54,7 +39,7 @@ export class AccessService {
    * the numbers: organization, documents with their folders, requested folders, the folders above
    * them that set their own access type, grants, contexts, key settings.
    */
-  private async resolve(principal: ApiKeyPrincipal, request: GetPermissionsRequest): Promise<{ users: ResolvedUser[]; missing: boolean }> {
+  private async resolve(principal: ApiKeyPrincipal, request: GetPermissionsRequest): Promise<{ layout: PermissionsLayout; users: ResolvedUser[]; missing: boolean }> {
     const { apiKeyId } = principal;
     const { organizationId } = request;
     const folderIds = [...new Set(request.folderIds ?? [])];
@@ -114,12 +99,12 @@ export class AccessService {
 
     // Users of one kind (see `PermissionResolver.kindOf`) share one answer object: 100 users
     // cost the few kinds among them, and `get` encodes each shared answer once.
-    const answers = new Map<string, UserPermissions>();
+    const answers = new Map<string, KindAnswer>();
     const users = userIds.map((userId): ResolvedUser => {
       const kind = resolver.kindOf(userId);
       let answer = answers.get(kind);
       if (!answer) {
-        answer = { organization: { [organizationId]: resolver.organizationEntry(userId) } };
+        answer = { organization: resolver.organizationEntry(userId) };
         if (request.folderIds) answer.folders = resolver.entries(userId, 'folder', folderIds, (id) => foundFolders.has(id), missingFolder);
         if (request.documentIds) answer.documents = resolver.entries(userId, 'document', documentIds, (id) => foundDocuments.has(id), missingDocument);
         answers.set(kind, answer);
@@ -128,7 +113,8 @@ export class AccessService {
       return accessFields ? { userId, answer, context: { accessFields } } : { userId, answer };
     });
     const missing = folderIds.some((id) => !foundFolders.has(id)) || documentIds.some((id) => !foundDocuments.has(id));
-    return { users, missing };
+    const layout = { organizationId, ...(request.folderIds ? { folderIds } : {}), ...(request.documentIds ? { documentIds } : {}) };
+    return { layout, users, missing };
   }
 
   /**
@@ -136,21 +122,9 @@ export class AccessService {
    * folder or document answers NOT_FOUND with the whole map in its details.
    */
   async get(principal: ApiKeyPrincipal, request: GetPermissionsRequest): Promise<JsonText> {
-    const { users, missing } = await this.resolve(principal, request);
-    if (missing) throw AccessErrors.resourcesMissing(Object.fromEntries(users.map((u) => [u.userId, u.context ? { ...u.answer, context: u.context } : u.answer])));
-    const encoded = new Map<UserPermissions, Buffer>();
-    const json = new JsonText().text('{');
-    let separator = '';
-    for (const { userId, answer, context } of users) {
-      let bytes = encoded.get(answer);
-      if (bytes === undefined) encoded.set(answer, (bytes = Buffer.from(JSON.stringify(answer))));
-      json.text(`${separator}${JSON.stringify(userId)}:`);
-      // A user's own context goes inside their answer, before its closing brace.
-      if (context) json.bytes(bytes.subarray(0, -1)).text(`,"context":${JSON.stringify(context)}}`);
-      else json.bytes(bytes);
-      separator = ',';
-    }
-    return json.text('}');
+    const { layout, users, missing } = await this.resolve(principal, request);
+    if (missing) throw AccessErrors.resourcesMissing(permissionsMap(layout, users));
+    return permissionsJson(layout, users);
   }
 
   /**

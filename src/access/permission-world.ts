@@ -41,15 +41,26 @@ interface UserGrants {
   document: Map<string, GrantsAt>;
 }
 
+/** What resolution knows of one folder or document whoever asks. */
+interface ResourceFacts {
+  /** Folders above it, nearest first. */
+  above: string[];
+  accessType: AccessType;
+  disabled: boolean;
+  /** Entries of users with no grant on it or above it, which depend on their role alone. */
+  byRole: Map<AccessRole | '', PermissionEntry>;
+}
+
 /**
  * Resolves any number of users on the world's folders and documents. What does not depend on
- * the user (folder chains, effective access types) is worked out once per resource, and
- * `kindOf` tells which users resolve alike, so callers work out one answer per kind.
+ * the user (folder chains, effective access types) is worked out once per resource; users
+ * without grants on a resource or above it share its entry by organization role; and `kindOf`
+ * tells which users resolve alike everywhere, so callers work out one answer per kind.
  */
 export class PermissionResolver {
   private readonly users = new Map<string, UserGrants>();
   private readonly nodes: Map<string, FolderAccessNode>;
-  private readonly resources = new Map<string, { above: string[]; accessType: AccessType; disabled: boolean }>();
+  private readonly facts = { folder: new Map<string, ResourceFacts>(), document: new Map<string, ResourceFacts>() };
   private readonly signatures = new Map<string, string>();
 
   constructor(private readonly world: PermissionWorld) {
@@ -83,24 +94,31 @@ export class PermissionResolver {
 
   /** One user's entry for one existing folder or document (the caller checks existence). */
   permission(userId: string, resource: { type: 'folder' | 'document'; id: string }): PermissionEntry {
-    const facts = this.facts(resource);
+    const facts = this.factsOf(resource.type, resource.id);
     const user = this.users.get(userId);
-    return resolvePermission({
+    const organizationRole = this.organizationRole(userId);
+    const own = user?.[resource.type].get(resource.id);
+    const above = user?.folder.size ? facts.above.map((id) => user.folder.get(id) ?? NO_GRANTS) : [];
+    const personal = own !== undefined || above.some((place) => place !== NO_GRANTS);
+    const shared = personal ? undefined : facts.byRole.get(organizationRole ?? '');
+    if (shared) return shared;
+    const entry = resolvePermission({
       kind: resource.type,
       organizationDisabled: this.world.organization.disabled,
       documentDisabled: facts.disabled,
-      own: user?.[resource.type].get(resource.id) ?? NO_GRANTS,
-      above: user ? facts.above.map((id) => user.folder.get(id) ?? NO_GRANTS) : [],
+      own: own ?? NO_GRANTS,
+      above,
       accessType: facts.accessType,
-      organizationRole: this.organizationRole(userId),
+      organizationRole,
       now: this.world.now,
     });
+    if (!personal) facts.byRole.set(organizationRole ?? '', entry);
+    return entry;
   }
 
-  /** One user's entries for a list of resources, missing ones given by `missing`. */
-  entries<M>(userId: string, type: 'folder' | 'document', ids: readonly string[], exists: (id: string) => boolean, missing: M): Record<string, PermissionEntry | M> {
-    // Own properties whatever the ids (an id of `__proto__` included).
-    return Object.fromEntries(ids.map((id) => [id, exists(id) ? this.permission(userId, { type, id }) : missing]));
+  /** One user's entries for a list of resources, in its order; missing ones given by `missing`. */
+  entries<M>(userId: string, type: 'folder' | 'document', ids: readonly string[], exists: (id: string) => boolean, missing: M): (PermissionEntry | M)[] {
+    return ids.map((id) => (exists(id) ? this.permission(userId, { type, id }) : missing));
   }
 
   /** The user's grants on folders and documents, as a comparable string ('' when none). */
@@ -120,25 +138,25 @@ export class PermissionResolver {
     return signature;
   }
 
-  /** Folders above the resource (nearest first), its effective type and disabled flag; cached. */
-  private facts(resource: { type: 'folder' | 'document'; id: string }) {
-    const key = `${resource.type}\u0000${resource.id}`;
-    let facts = this.resources.get(key);
+  /** Folders above the resource, its effective type and disabled flag; worked out once. */
+  private factsOf(type: 'folder' | 'document', id: string): ResourceFacts {
+    let facts = this.facts[type].get(id);
     if (!facts) {
       const keyDefault = this.world.keyDefault;
-      if (resource.type === 'folder') {
-        const node = this.nodes.get(resource.id)!;
-        facts = { above: node.pathIds.slice(0, -1).reverse(), accessType: effectiveFolderAccess(node, this.nodes, keyDefault), disabled: false };
+      if (type === 'folder') {
+        const node = this.nodes.get(id)!;
+        facts = { above: node.pathIds.slice(0, -1).reverse(), accessType: effectiveFolderAccess(node, this.nodes, keyDefault), disabled: false, byRole: new Map() };
       } else {
-        const document = this.world.documents.get(resource.id)!;
+        const document = this.world.documents.get(id)!;
         const folder = document.folderId ? this.nodes.get(document.folderId) : undefined;
         facts = {
           above: folder ? [...folder.pathIds].reverse() : [],
           accessType: effectiveDocumentAccess(document.accessType, folder ? effectiveFolderAccess(folder, this.nodes, keyDefault) : undefined, keyDefault),
           disabled: document.disabled,
+          byRole: new Map(),
         };
       }
-      this.resources.set(key, facts);
+      this.facts[type].set(id, facts);
     }
     return facts;
   }
