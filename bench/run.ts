@@ -215,8 +215,10 @@ async function main(): Promise<void> {
   if (first && last) log(`documents/get: the last page costs ${(first / last).toFixed(2)}× the first (service throughput first/last)`);
   const p50 = (name: string) => rows.find((r) => r.target === 'service' && String(r.scenario).startsWith(name))?.['p50 ms'] as number | undefined;
   const one = p50('permissions/get, 1 user');
-  const hundred = p50('permissions/get, 100 users');
+  const hundred = p50('permissions/get, 100 users × 100 resources');
   if (one !== undefined && hundred !== undefined) log(`permissions/get: p50 of 100×100 is ${(hundred / Math.max(one, 0.01)).toFixed(1)}× the p50 of 1×1 (${hundred} ms vs ${one} ms)`);
+  const solo = p50('permissions/get, 100 users with grants');
+  if (one !== undefined && solo !== undefined) log(`permissions/get: p50 of 100×100 with no two users alike is ${(solo / Math.max(one, 0.01)).toFixed(1)}× the p50 of 1×1 (${solo} ms vs ${one} ms)`);
   const at10k = p50('activities/get, documentId, page of 100, at 10k');
   const at1m = p50('activities/get, documentId, page of 100, at 1M');
   if (at10k !== undefined && at1m !== undefined) log(`activities/get: p50 at 1M records is ${(at1m / Math.max(at10k, 0.01)).toFixed(2)}× the p50 at 10k (${at1m} ms vs ${at10k} ms)`);

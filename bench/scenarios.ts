@@ -37,6 +37,8 @@ export interface Seed {
   permissionUserIds: string[];
   permissionFolderIds: string[];
   permissionDocumentIds: string[];
+  /** 100 other users, each with grants of their own on two of those documents (no two alike). */
+  soloUserIds: string[];
   /** Organization of the activity log; its documents hold 1,000 activities each. */
   activityOrganizationId: string;
   activityDocumentId: string;
@@ -251,6 +253,14 @@ export const SCENARIOS: Scenario[] = [
     path: '/v2/auth/permissions/get',
     message: 'User permissions retrieved successfully.',
     body: (seed) => ({ data: { organizationId: seed.bigOrganizationId, userIds: seed.permissionUserIds, folderIds: seed.permissionFolderIds, documentIds: seed.permissionDocumentIds } }),
+    headers: keyHeaders,
+  },
+  {
+    // No two users resolve alike here, so nothing is shared between users: the worst case.
+    name: 'permissions/get, 100 users with grants of their own × 100 resources',
+    path: '/v2/auth/permissions/get',
+    message: 'User permissions retrieved successfully.',
+    body: (seed) => ({ data: { organizationId: seed.bigOrganizationId, userIds: seed.soloUserIds, folderIds: seed.permissionFolderIds, documentIds: seed.permissionDocumentIds } }),
     headers: keyHeaders,
   },
   {

@@ -56,6 +56,12 @@ export async function seed(post: Post): Promise<Seed> {
   const permissionUserIds = users.map((u) => u.userId);
   const permissionFolderIds = Array.from({ length: 50 }, (_, i) => `leaf${i * 7}`);
   const permissionDocumentIds = Array.from({ length: 50 }, (_, i) => `doc-${String(i * 1999).padStart(6, '0')}`);
+  // 100 more users, each granted two of those documents: a pair no other user holds.
+  const soloUserIds = Array.from({ length: 100 }, (_, i) => `solo${i}`);
+  for (const [i, userId] of soloUserIds.entries()) {
+    const resources = [i % 50, (i + 1 + Math.floor(i / 50)) % 50].map((d) => ({ type: 'document', id: permissionDocumentIds[d], organizationId, accessRole: 'viewer' }));
+    await post('/v2/auth/permissions/add', { user: { userId }, permissions: { resources } }, headers);
+  }
   return {
     apiKey,
     authToken,
@@ -66,6 +72,7 @@ export async function seed(post: Post): Promise<Seed> {
     permissionUserIds,
     permissionFolderIds,
     permissionDocumentIds,
+    soloUserIds,
     activityOrganizationId: ACTIVITY_ORGANIZATION,
     activityDocumentId: activityDocumentId(5),
     crdtDocumentId: CRDT_DOCUMENT,
