@@ -4,8 +4,12 @@ import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { runMigrations } from './migrate.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
-/** The one DataSource of the app, migrated at start-up unless `MIGRATIONS_RUN=false`; closed on shutdown. */
+/**
+ * The one DataSource of the app, migrated at start-up unless `MIGRATIONS_RUN=false`; closed on
+ * shutdown. A file-backed embedded database gets its log checkpoints in a worker thread.
+ */
 @Module({})
 export class DatabaseModule {
   static forConfig(config: AppConfig): DynamicModule {
@@ -21,6 +25,8 @@ export class DatabaseModule {
           },
         }),
       ],
+      providers: [WalCheckpointer],
+      exports: [WalCheckpointer],
     };
   }
 }

@@ -1,0 +1,78 @@
+import { Worker } from 'node:worker_threads';
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config.js';
+
+/** How often the worker looks for log frames to copy. */
+const INTERVAL_MS = 250;
+/**
+ * The embedded connection's own automatic checkpoint, kept as a backstop at ~40 MB of log (4 KiB
+ * pages): it only fires if the worker falls that far behind or is gone.
+ */
+const BACKSTOP_PAGES = 10_000;
+/** SQLite's default, restored if the worker stops unasked. */
+const DEFAULT_PAGES = 1_000;
+
+export interface CheckpointReport {
+  /** Frames in the write-ahead log, and how many of them are now in the database file. */
+  log: number;
+  checkpointed: number;
+  busy: number;
+}
+
+/**
+ * On a file-backed embedded database, checkpoints of the write-ahead log run in a worker thread.
+ * SQLite otherwise runs them inside the commit that crosses 1,000 log pages, on the event loop:
+ * under a steady write load that was a quarter of the service's time (measured by the activity
+ * seeding of `npm run bench`), and it stalled every request waiting behind that commit.
+ */
+@Injectable()
+export class WalCheckpointer implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('WalCheckpointer');
+  private worker: Worker | undefined;
+  private stopping = false;
+  /** The latest checkpoint that found frames in the log. */
+  latest: CheckpointReport | undefined;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    if (this.config.dialect !== 'sqlite' || this.config.database === ':memory:') return;
+    this.setAutomaticCheckpoint(BACKSTOP_PAGES);
+    const worker = new Worker(new URL('./wal-checkpoint.worker.js', import.meta.url), { workerData: { file: this.config.database, intervalMs: INTERVAL_MS } });
+    worker.unref();
+    worker.on('message', (message: { kind: 'checkpoint' } & CheckpointReport | { kind: 'error'; message: string }) => {
+      if (message.kind === 'checkpoint') this.latest = { log: message.log, checkpointed: message.checkpointed, busy: message.busy };
+      else this.logger.warn({ error: message.message }, 'background checkpoint failed');
+    });
+    worker.on('error', (error) => this.logger.error({ err: error }, 'checkpoint worker failed'));
+    worker.on('exit', () => {
+      this.worker = undefined;
+      if (this.stopping) return;
+      // Without the worker, the connection checkpoints by itself again.
+      this.logger.warn('checkpoint worker stopped; checkpoints run inline again');
+      this.setAutomaticCheckpoint(DEFAULT_PAGES);
+    });
+    this.worker = worker;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    this.stopping = true;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage({ kind: 'stop' });
+    const timeout = setTimeout(() => void worker.terminate(), 2000);
+    await exited;
+    clearTimeout(timeout);
+  }
+
+  private setAutomaticCheckpoint(pages: number): void {
+    const connection = (this.dataSource.driver as unknown as { databaseConnection: { pragma(sql: string): unknown } }).databaseConnection;
+    connection.pragma(`wal_autocheckpoint = ${pages}`);
+  }
+}

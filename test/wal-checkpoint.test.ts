@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { WalCheckpointer } from '../src/database/wal-checkpointer.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
+
+/** Always on a file-backed embedded database: the checkpointer exists for that case only. */
+describe('embedded database: write-ahead log checkpoints in a worker thread', () => {
+  let app: TestApp;
+  const autocheckpoint = async () => ((await app.dataSource.query('PRAGMA wal_autocheckpoint')) as { wal_autocheckpoint: number }[])[0]!.wal_autocheckpoint;
+
+  before(async () => {
+    app = await startApp({ DATABASE_URL: undefined, SQLITE_FILE: join(mkdtempSync(join(tmpdir(), 'svc-wal-')), 'svc.sqlite') });
+  });
+  after(() => app.close());
+
+  it('copies committed writes into the database file off the event loop', async () => {
+    assert.equal(await autocheckpoint(), 10_000, 'the connection keeps only a backstop of its own');
+    const call = agentFor(app, await createKey(app));
+    const activities = Array.from({ length: 500 }, (_, i) => ({ featureType: 'comment', actionType: 'comment.add', actionUser: { userId: `u${i}` }, entityData: { text: `note ${i}` } }));
+    for (let batch = 0; batch < 3; batch++) expectSuccess(await call('/v2/activities/add', { organizationId: 'wal-org', documentId: `doc-${batch}`, activities }));
+    const checkpointer = app.app.get(WalCheckpointer);
+    const deadline = Date.now() + 5000;
+    while (!(checkpointer.latest && checkpointer.latest.checkpointed === checkpointer.latest.log) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(checkpointer.latest, 'the worker reported a checkpoint');
+    assert.ok(checkpointer.latest.log > 0);
+    assert.equal(checkpointer.latest.checkpointed, checkpointer.latest.log, 'every frame reached the database file');
+  });
+
+  it('hands checkpoints back to the connection if the worker stops unasked', async () => {
+    const checkpointer = app.app.get(WalCheckpointer) as unknown as { worker?: { terminate(): Promise<number> } };
+    await checkpointer.worker!.terminate();
+    const deadline = Date.now() + 2000;
+    while ((await autocheckpoint()) !== 1000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(await autocheckpoint(), 1000);
+    assert.equal(checkpointer.worker, undefined);
+  });
+});
+
+describe('checkpoint worker lifetime', () => {
+  it('stops with the app', async () => {
+    const app = await startApp({ DATABASE_URL: undefined, SQLITE_FILE: join(mkdtempSync(join(tmpdir(), 'svc-wal-')), 'svc.sqlite') });
+    const worker = (app.app.get(WalCheckpointer) as unknown as { worker?: { threadId: number; once(event: 'exit', listener: () => void): void } }).worker!;
+    let exited = false;
+    worker.once('exit', () => (exited = true));
+    await app.close();
+    assert.equal(exited, true, 'the worker had exited when close resolved');
+  });
+
+  it('starts no checkpoint worker in memory', async () => {
+    const app = await startApp({ DATABASE_URL: undefined });
+    try {
+      assert.equal((app.app.get(WalCheckpointer) as unknown as { worker?: unknown }).worker, undefined);
+    } finally {
+      await app.close();
+    }
+  });
+});
