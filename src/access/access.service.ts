@@ -34,19 +34,50 @@ export class AccessService {
     private readonly keySettings: KeySettingsReader,
   ) {}
 
-  /**
-   * Resolves every user on every requested folder and document. At most seven queries whatever
-   * the numbers: organization, documents with their folders, requested folders, the folders above
-   * them that set their own access type, grants, contexts, key settings.
-   */
+  /** Resolves every user on every requested folder and document (contract part 5). */
   private async resolve(principal: ApiKeyPrincipal, request: GetPermissionsRequest): Promise<{ layout: PermissionsLayout; users: ResolvedUser[]; missing: boolean }> {
-    const { apiKeyId } = principal;
     const { organizationId } = request;
     const folderIds = [...new Set(request.folderIds ?? [])];
     const documentIds = [...new Set(request.documentIds ?? [])];
     if (folderIds.length + documentIds.length > MAX_PERMISSION_RESOURCES) throw AccessErrors.tooManyResources(MAX_PERMISSION_RESOURCES);
     const userIds = [...new Set(request.userIds)];
+    const { world, foundFolders, contextByUser } = await this.loadWorld(principal.apiKeyId, organizationId, userIds, folderIds, documentIds);
+    const resolver = new PermissionResolver(world);
+    const missingFolder: MissingEntry = { error: 'Folder does not exist', errorCode: 'does_not_exist' };
+    const missingDocument: MissingEntry = { error: 'Document does not exist', errorCode: 'does_not_exist' };
 
+    // Users of one kind (see `PermissionResolver.kindOf`) share one answer object: 100 users
+    // cost the few kinds among them, and `get` encodes each shared answer once.
+    const answers = new Map<string, KindAnswer>();
+    const users = userIds.map((userId): ResolvedUser => {
+      const kind = resolver.kindOf(userId);
+      let answer = answers.get(kind);
+      if (!answer) {
+        answer = { organization: resolver.organizationEntry(userId) };
+        if (request.folderIds) answer.folders = resolver.entries(userId, 'folder', folderIds, (id) => foundFolders.has(id), missingFolder);
+        if (request.documentIds) answer.documents = resolver.entries(userId, 'document', documentIds, (id) => world.documents.has(id), missingDocument);
+        answers.set(kind, answer);
+      }
+      const accessFields = contextByUser.get(userId);
+      return accessFields ? { userId, answer, context: { accessFields } } : { userId, answer };
+    });
+    const missing = folderIds.some((id) => !foundFolders.has(id)) || documentIds.some((id) => !world.documents.has(id));
+    const layout = { organizationId, ...(request.folderIds ? { folderIds } : {}), ...(request.documentIds ? { documentIds } : {}) };
+    return { layout, users, missing };
+  }
+
+  /**
+   * What resolution reads, in at most seven queries whatever the numbers: organization,
+   * documents with their folders, requested folders, the folders above them that set their own
+   * access type, grants, contexts, key settings.
+   */
+  private async loadWorld(
+    apiKeyId: string,
+    organizationId: string,
+    userIds: string[],
+    folderIds: string[],
+    documentIds: string[],
+  ): Promise<{ world: PermissionWorld; foundFolders: Set<string>; contextByUser: Map<string, string[]> }> {
     const scope = { apiKeyId, organizationId };
     const [organization] = await this.sql.rows<{ id: string; disabled: boolean | number }>(
       'SELECT id, disabled FROM organization WHERE api_key_id = :apiKeyId AND id = :organizationId',
@@ -62,16 +93,15 @@ export class AccessService {
           { ...scope, ids: documentIds },
         )
       : [];
-    const documents = documentRows.map((d) => ({ id: d.id, folderId: d.folder_id, accessType: d.access_type, disabled: Boolean(d.disabled) }));
     const known = new Map<string, FolderRow>();
     for (const d of documentRows) if (d.folder_id && d.folder_path !== null) known.set(d.folder_id, { id: d.folder_id, path: d.folder_path, accessType: d.folder_access_type });
     const requestedFolders = await this.folderRows(apiKeyId, organizationId, folderIds.filter((id) => !known.has(id)));
     for (const f of requestedFolders) known.set(f.id, f);
-    const folders = [...known.values()];
+    const foundFolders = new Set(folderIds.filter((id) => known.has(id)));
     // Every folder above them can hold grants, and their ids are in the paths. Of their rows only
     // those that set their own access type matter: one that inherits changes no effective type.
     const above = new Set<string>();
-    for (const f of folders) for (const id of idsOf(f.path).slice(0, -1)) if (!known.has(id)) above.add(id);
+    for (const f of known.values()) for (const id of idsOf(f.path).slice(0, -1)) if (!known.has(id)) above.add(id);
     const typedAbove = await this.folderRows(apiKeyId, organizationId, [...above], { ownAccessTypeOnly: true });
     const [grants, contexts, settings] = await Promise.all([
       this.grantRows(apiKeyId, organizationId, userIds, documentIds, [...known.keys(), ...above]),
@@ -81,40 +111,16 @@ export class AccessService {
       }),
       this.keySettings.settings(apiKeyId),
     ]);
-
     const world: PermissionWorld = {
       organization: { id: organization.id, disabled: Boolean(organization.disabled) },
       keyDefault: settings.defaultDocumentAccessType,
-      folders: new Map([...typedAbove, ...folders].map((f) => [f.id, f])),
-      documents: new Map(documents.map((d) => [d.id, d])),
+      folders: new Map([...typedAbove, ...known.values()].map((f) => [f.id, f])),
+      documents: new Map(documentRows.map((d) => [d.id, { id: d.id, folderId: d.folder_id, accessType: d.access_type, disabled: Boolean(d.disabled) }])),
       grants,
       now: unixSeconds(),
     };
-    const resolver = new PermissionResolver(world);
-    const foundFolders = new Set(folders.map((f) => f.id));
-    const foundDocuments = new Set(documents.map((d) => d.id));
     const contextByUser = new Map(contexts.map((c) => [c.user_id, JSON.parse(c.access_fields) as string[]]));
-    const missingFolder: MissingEntry = { error: 'Folder does not exist', errorCode: 'does_not_exist' };
-    const missingDocument: MissingEntry = { error: 'Document does not exist', errorCode: 'does_not_exist' };
-
-    // Users of one kind (see `PermissionResolver.kindOf`) share one answer object: 100 users
-    // cost the few kinds among them, and `get` encodes each shared answer once.
-    const answers = new Map<string, KindAnswer>();
-    const users = userIds.map((userId): ResolvedUser => {
-      const kind = resolver.kindOf(userId);
-      let answer = answers.get(kind);
-      if (!answer) {
-        answer = { organization: resolver.organizationEntry(userId) };
-        if (request.folderIds) answer.folders = resolver.entries(userId, 'folder', folderIds, (id) => foundFolders.has(id), missingFolder);
-        if (request.documentIds) answer.documents = resolver.entries(userId, 'document', documentIds, (id) => foundDocuments.has(id), missingDocument);
-        answers.set(kind, answer);
-      }
-      const accessFields = contextByUser.get(userId);
-      return accessFields ? { userId, answer, context: { accessFields } } : { userId, answer };
-    });
-    const missing = folderIds.some((id) => !foundFolders.has(id)) || documentIds.some((id) => !foundDocuments.has(id));
-    const layout = { organizationId, ...(request.folderIds ? { folderIds } : {}), ...(request.documentIds ? { documentIds } : {}) };
-    return { layout, users, missing };
+    return { world, foundFolders, contextByUser };
   }
 
   /**
