@@ -18,6 +18,17 @@ interface EmbeddedStatement {
   run(...values: unknown[]): { changes: number };
 }
 
+/** The embedded driver's own connection (better-sqlite3), the one TypeORM uses. */
+export interface EmbeddedConnection {
+  prepare(text: string): EmbeddedStatement;
+  pragma(sql: string): unknown;
+}
+
+/** The embedded database's connection, or `undefined` on PostgreSQL. */
+export function embeddedConnection(dataSource: DataSource): EmbeddedConnection | undefined {
+  return dataSource.options.type === 'better-sqlite3' ? (dataSource.driver as unknown as { databaseConnection: EmbeddedConnection }).databaseConnection : undefined;
+}
+
 /**
  * Plain SQL for the hottest reads (credential lookups, simple lists), where building a query
  * through TypeORM's query builder costs more than running it. `:name` parameters (scalars) are
@@ -33,11 +44,10 @@ interface EmbeddedStatement {
 export class Sql {
   private readonly prepared = new Map<string, PreparedText>();
   private readonly statements = new Map<string, EmbeddedStatement>();
-  private readonly embedded: { prepare(text: string): EmbeddedStatement } | undefined;
+  private readonly embedded: EmbeddedConnection | undefined;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.embedded =
-      dataSource.options.type === 'better-sqlite3' ? (dataSource.driver as unknown as { databaseConnection: { prepare(text: string): EmbeddedStatement } }).databaseConnection : undefined;
+    this.embedded = embeddedConnection(dataSource);
   }
 
   /**

@@ -3,6 +3,7 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } fro
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
+import { embeddedConnection } from './sql.js';
 
 /** How often the worker looks for log frames to copy. */
 const INTERVAL_MS = 250;
@@ -72,7 +73,6 @@ export class WalCheckpointer implements OnModuleInit, OnApplicationShutdown {
   }
 
   private setAutomaticCheckpoint(pages: number): void {
-    const connection = (this.dataSource.driver as unknown as { databaseConnection: { pragma(sql: string): unknown } }).databaseConnection;
-    connection.pragma(`wal_autocheckpoint = ${pages}`);
+    embeddedConnection(this.dataSource)!.pragma(`wal_autocheckpoint = ${pages}`);
   }
 }
