@@ -8,8 +8,9 @@ import { loadAppConfig, readProcessEnv } from './config/load-config.js';
 async function main(): Promise<void> {
   const env = readProcessEnv();
   try {
-    // Commands print their own results; the log stays quiet unless asked.
-    const config = loadAppConfig((name) => (name === 'LOG_LEVEL' ? (env(name) ?? 'warn') : env(name)));
+    // Commands print their own results; the log stays quiet unless asked. A command never
+    // delivers events: that is the service's work.
+    const config = loadAppConfig((name) => (name === 'LOG_LEVEL' ? (env(name) ?? 'warn') : name === 'DELIVERY_CONCURRENCY' ? '0' : env(name)));
     await CommandFactory.run(CliModule.forConfig(config), {
       logger: ['error', 'warn'],
       cliName: 'svc',

@@ -19,6 +19,7 @@ const overrides: Record<string, string | undefined> = {
   MASTER_KEY: randomBytes(32).toString('base64'),
   LOG_LEVEL: 'warn',
   REDIS_URL: undefined,
+  DELIVERY_CONCURRENCY: '0',
 };
 const config = loadAppConfig((name) => (name in overrides ? overrides[name] : env(name)));
 const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config), createHttpAdapter(config), { logger: false, bodyParser: false });

@@ -8,5 +8,6 @@ import { AccessService } from './access.service.js';
   imports: [DirectoryModule],
   controllers: [AccessController],
   providers: [AccessService],
+  exports: [AccessService],
 })
 export class AccessModule {}

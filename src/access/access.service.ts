@@ -134,6 +134,38 @@ export class AccessService {
   }
 
   /**
+   * The known users who may see a document (contract 6.4's recipients): every user holding a
+   * live grant on its organization, on it, or on a folder above it, resolved as permissions get
+   * resolves them (a disabled document or organization shows to no one). A fixed number of
+   * queries whatever the number of users; empty when the document does not exist.
+   */
+  async documentAudience(apiKeyId: string, organizationId: string, documentId: string): Promise<{ userId: string; accessRole: AccessRole }[]> {
+    const [document] = await this.sql.rows<{ folder_path: string | null }>(
+      `SELECT f.path AS folder_path FROM document d
+        LEFT JOIN folder f ON f.api_key_id = d.api_key_id AND f.organization_id = d.organization_id AND f.id = d.folder_id
+        WHERE d.api_key_id = :apiKeyId AND d.organization_id = :organizationId AND d.id = :documentId`,
+      { apiKeyId, organizationId, documentId },
+    );
+    if (!document) return [];
+    const folderIds = document.folder_path === null ? [] : idsOf(document.folder_path);
+    const places = ["(resource_type = 'organization' AND resource_id = :organizationId)", "(resource_type = 'document' AND resource_id = :documentId)"];
+    if (folderIds.length) places.push("(resource_type = 'folder' AND resource_id IN (:...folderIds))");
+    const candidates = await this.sql.rows<{ user_id: string }>(
+      `SELECT DISTINCT user_id FROM access_grant WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND (${places.join(' OR ')})
+        AND (expires_at IS NULL OR expires_at > :now) ORDER BY user_id`,
+      { apiKeyId, organizationId, documentId, ...(folderIds.length ? { folderIds } : {}), now: unixSeconds() },
+    );
+    if (!candidates.length) return [];
+    const userIds = candidates.map((row) => row.user_id);
+    const { world } = await this.loadWorld(apiKeyId, organizationId, userIds, [], [documentId]);
+    const resolver = new PermissionResolver(world);
+    return userIds.flatMap((userId) => {
+      const entry = resolver.permission(userId, { type: 'document', id: documentId });
+      return 'accessRole' in entry ? [{ userId, accessRole: entry.accessRole }] : [];
+    });
+  }
+
+  /**
    * Grants a user access (the same grants users add makes). An `expiresAt` makes the grant
    * temporary, a row of its own beside any regular one; re-adding replaces role and expiry.
    * Missing organizations and documents are created (documents at top level); folders must exist.

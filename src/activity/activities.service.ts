@@ -51,7 +51,7 @@ export class ActivitiesService {
     await this.transactions.run(async (manager) => {
       await this.documents.ensureDocument(manager, apiKeyId, organizationId, documentId);
       // Ids the service made are new; a caller's id may overwrite an earlier record.
-      await this.log.write(manager, apiKeyId, activities, request.activities.every((a) => a.id === undefined));
+      await this.log.write(manager, apiKeyId, activities, { added: true, fresh: request.activities.every((a) => a.id === undefined) });
     });
     return Object.fromEntries(activities.map((a) => [a.id, ok(a.id, ActivityMessages.added)]));
   }
@@ -116,7 +116,7 @@ export class ActivitiesService {
         const updates = Object.fromEntries(Object.entries(fields).filter(([field, value]) => value !== undefined && field in UPDATABLE_FIELDS));
         changed.push({ ...before, ...updates });
       }
-      if (changed.length) await this.log.write(manager, apiKeyId, changed, false);
+      if (changed.length) await this.log.write(manager, apiKeyId, changed, { added: false, fresh: false });
       return Object.fromEntries(
         request.activities.map(({ id }) => [id, current.has(id) ? ok(id, ActivityMessages.updated) : failed(id, ActivityMessages.updateFailed)]),
       );

@@ -36,16 +36,21 @@ export interface ActivityRow {
 /** Everything of a record that has no column of its own (it always holds `actionUser`). */
 export type ActivityBody = Omit<Activity, 'id' | 'featureType' | 'actionType' | 'targetEntityId' | 'metadata' | 'timestamp'>;
 
+/** How records came to be written. */
+export interface ActivityWrite {
+  /** By activities add (each is an event of contract 6.2), rather than by activities update. */
+  added: boolean;
+  /** None of them existed before (their ids were just made): nothing derived from an earlier version exists. */
+  fresh: boolean;
+}
+
 /**
  * What other modules learn about activity writes, inside the writing transaction, so what they
  * derive (memory's judgments, the event outbox) commits or rolls back with the activity itself.
  */
 export interface ActivityObserver {
-  /**
-   * Records added, overwritten or updated, as they now are. `fresh`: none of them existed
-   * before (their ids were just made), so nothing derived from an earlier version can exist.
-   */
-  activitiesWritten(manager: EntityManager, apiKeyId: string, activities: Activity[], fresh: boolean): Promise<void>;
+  /** Records added, overwritten or updated, as they now are. */
+  activitiesWritten(manager: EntityManager, apiKeyId: string, activities: Activity[], write: ActivityWrite): Promise<void>;
   /** Records deleted, by id. */
   activitiesDeleted(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<void>;
 }
@@ -63,11 +68,11 @@ export class ActivityLog {
 
   constructor(private readonly sql: Sql) {}
 
-  /** Adds records, overwriting those whose id exists (idempotent retries); `fresh` as observers read it. */
-  async write(manager: EntityManager, apiKeyId: string, activities: Activity[], fresh: boolean): Promise<void> {
+  /** Adds records, overwriting those whose id exists (idempotent retries); `write` as observers read it. */
+  async write(manager: EntityManager, apiKeyId: string, activities: Activity[], write: ActivityWrite): Promise<void> {
     const rows = activities.map((a) => [apiKeyId, a.metadata.organizationId, a.id, a.metadata.documentId, a.featureType, a.actionType, a.actionUser.userId, a.targetEntityId ?? null, a.timestamp, bodyJson(a)]);
     await this.sql.insert(manager, 'activity', COLUMNS, rows, { target: ['api_key_id', 'organization_id', 'id'], update: COLUMNS.slice(3) });
-    await this.observers.notify((observer) => observer.activitiesWritten(manager, apiKeyId, activities, fresh));
+    await this.observers.notify((observer) => observer.activitiesWritten(manager, apiKeyId, activities, write));
   }
 
   /** Deletes the records matching every given condition; returns the ids deleted. */

@@ -1,8 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AppModule } from '../app.module.js';
 import { WorkspaceModule } from '../workspace/workspace.module.js';
+import { EventsModule } from '../events/events.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ApiKeyCommand, CreateApiKeyCommand } from './apikey.command.js';
+import { DeliveriesCommand, DeliveryProblemsCommand } from './deliveries.command.js';
 import { MigrationCommand, RunMigrationsCommand } from './migration.command.js';
 import { CreateWorkspaceCommand, SetPlanCommand, WorkspaceCommand } from './workspace.command.js';
 
@@ -12,7 +14,7 @@ export class CliModule {
   static forConfig(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [AppModule.forConfig(config), WorkspaceModule],
+      imports: [AppModule.forConfig(config), WorkspaceModule, EventsModule],
       providers: [
         WorkspaceCommand,
         CreateWorkspaceCommand,
@@ -21,6 +23,8 @@ export class CliModule {
         CreateApiKeyCommand,
         MigrationCommand,
         RunMigrationsCommand,
+        DeliveriesCommand,
+        DeliveryProblemsCommand,
       ],
     };
   }

@@ -41,6 +41,13 @@ export class AppConfig {
   readonly webhookAllowPrivateNetworks!: boolean;
   /** Offer advanced webhooks (`ADVANCED_WEBHOOKS`). */
   readonly advancedWebhooks!: boolean;
+  /** Longest wait for a webhook receiver's whole answer, in ms (`WEBHOOK_TIMEOUT_MS`, contract 6.3: 15 s). */
+  readonly webhookTimeoutMs!: number;
+  /**
+   * Delivery attempts this instance runs at once (`DELIVERY_CONCURRENCY`); a quarter of them at
+   * most to one destination. 0: this instance delivers nothing (others sharing the database do).
+   */
+  readonly deliveryConcurrency!: number;
   /**
    * Which proxies to believe about the client address (`TRUST_PROXY`): `false` (default),
    * `true`, a hop count, or a comma-separated list of addresses/CIDRs. Per-IP rate limits
@@ -99,6 +106,8 @@ export const CONFIG_VARIABLES = [
   'EMAIL_PROVIDER_URL',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
   'ADVANCED_WEBHOOKS',
+  'WEBHOOK_TIMEOUT_MS',
+  'DELIVERY_CONCURRENCY',
   'BODY_LIMIT',
   'CRDT_MAX_BYTES',
   'TRUST_PROXY',
@@ -140,6 +149,8 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     emailProviderUrl: parseUrl(read, 'EMAIL_PROVIDER_URL', 'https://api.sendgrid.com/v3/mail/send', ['http:', 'https:'])!,
     webhookAllowPrivateNetworks: parseBool(read, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     advancedWebhooks: parseBool(read, 'ADVANCED_WEBHOOKS', true),
+    webhookTimeoutMs: parseInteger(read, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+    deliveryConcurrency: parseInteger(read, 'DELIVERY_CONCURRENCY', 64, 0, 10_000),
     bodyLimitBytes: parseBytes(read, 'BODY_LIMIT', '1mb'),
     crdtMaxBytes: parseBytes(read, 'CRDT_MAX_BYTES', '1mb'),
     trustProxy: parseTrustProxy(read, 'TRUST_PROXY'),

@@ -8,6 +8,6 @@ import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 @Module({
   controllers: [ConfigsController],
   providers: [ConfigCodec, ConfigsService, WebhookEndpointsService],
-  exports: [ConfigCodec, ConfigsService],
+  exports: [ConfigCodec, ConfigsService, WebhookEndpointsService],
 })
 export class ConfigsModule {}

@@ -24,7 +24,7 @@ import {
 } from './key-configs.js';
 
 /** The configs as stored on the key's row. */
-interface KeyConfigs {
+export interface KeyConfigs {
   email: StoredEmailConfig;
   webhook: StoredWebhookConfig;
   notification: StoredNotificationConfig;
@@ -125,6 +125,25 @@ export class ConfigsService {
     if (advanced === null) throw ConfigErrors.advancedNotConfigured();
     if (!advanced.isEnabled) throw ConfigErrors.advancedDisabled();
     return advanced;
+  }
+
+  /**
+   * The stored configs of several keys (secrets still sealed), for the delivery pipeline. With
+   * `ADVANCED_WEBHOOKS=false`, advanced webhooks read as never configured: nothing goes out.
+   * Given a unit of work's `manager`, reads on its connection (a writer must not wait for a
+   * second pooled connection while holding one).
+   */
+  async storedConfigs(apiKeyIds: readonly string[], manager?: EntityManager): Promise<Map<string, KeyConfigs>> {
+    if (!apiKeyIds.length) return new Map();
+    const text = 'SELECT id, email_config, webhook_config, notification_config, advanced_webhook_config FROM api_key WHERE id IN (:...apiKeyIds)';
+    const parameters = { apiKeyIds: [...apiKeyIds] };
+    const rows = manager ? await this.sql.run<ConfigRow & { id: string }>(manager, text, parameters) : await this.sql.rows<ConfigRow & { id: string }>(text, parameters);
+    return new Map(
+      rows.map((row) => {
+        const configs = parseConfigs(row);
+        return [row.id, this.config.advancedWebhooks ? configs : { ...configs, advanced: null }];
+      }),
+    );
   }
 
   private requireAdvancedAvailable(): void {

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Observers } from '../common/observers.js';
 import { newSortableId } from '../common/ids.js';
 import { PageTokens } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
@@ -40,6 +42,24 @@ type EndpointRow = {
   updated_at: number | string;
 };
 
+/** What other modules learn of endpoint deletions (the outbox stops their deliveries), in the deleting transaction. */
+export interface EndpointObserver {
+  endpointDeleted(manager: EntityManager, apiKeyId: string, endpointId: string): Promise<void>;
+}
+
+/** An endpoint as the delivery pipeline needs it, secret opened. */
+export interface DeliveryEndpoint {
+  id: string;
+  url: string;
+  disabled: boolean;
+  /** Deliveries per second, when limited. */
+  rateLimit: number | null;
+  secret: string;
+}
+
+/** An endpoint with no success for this long is disabled (contract 6.3). */
+export const FAILING_ENDPOINT_DISABLED_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+
 const COLUMNS = 'id, url, description, filter_types, channels, disabled, rate_limit, uid, metadata, created_at, updated_at';
 /** Columns of the fields an update may change; the JSON ones are stored as text. */
 const UPDATABLE_COLUMNS = { url: 'url', description: 'description', filterTypes: 'filter_types', channels: 'channels', disabled: 'disabled', rateLimit: 'rate_limit', metadata: 'metadata' } as const;
@@ -54,6 +74,8 @@ type ListCursor = { after: string } | { before: string };
  */
 @Injectable()
 export class WebhookEndpointsService {
+  readonly observers = new Observers<EndpointObserver>();
+
   constructor(
     private readonly sql: Sql,
     private readonly transactions: Transactions,
@@ -154,11 +176,64 @@ export class WebhookEndpointsService {
   /** Permanent: the row and its secret are gone, so nothing further can be signed or sent. */
   async delete(principal: ApiKeyPrincipal, endpointId: string): Promise<{ endpointId: string; deleted: true }> {
     await this.configs.requireAdvancedEnabled(principal.apiKeyId);
-    const deleted = await this.transactions.run((manager) =>
-      this.sql.run<{ id: string }>(manager, 'DELETE FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :endpointId RETURNING id', { apiKeyId: principal.apiKeyId, endpointId }),
-    );
-    if (!deleted.length) throw ConfigErrors.endpointMissing();
+    const { apiKeyId } = principal;
+    await this.transactions.run(async (manager) => {
+      const deleted = await this.sql.run<{ id: string }>(manager, 'DELETE FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :endpointId RETURNING id', { apiKeyId, endpointId });
+      if (!deleted.length) throw ConfigErrors.endpointMissing();
+      await this.observers.notify((observer) => observer.endpointDeleted(manager, apiKeyId, endpointId));
+    });
     return { endpointId, deleted: true };
+  }
+
+  /**
+   * The key's endpoints that receive events (not disabled). Given a unit of work's `manager`
+   * (one writing an event), read on its connection.
+   */
+  async routable(apiKeyId: string, manager?: EntityManager): Promise<{ id: string; filterTypes: string[] | null }[]> {
+    const text = 'SELECT id, filter_types FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND disabled = :disabled ORDER BY id';
+    const parameters = { apiKeyId, disabled: false };
+    const rows = manager
+      ? await this.sql.run<{ id: string; filter_types: string | null }>(manager, text, parameters)
+      : await this.sql.rows<{ id: string; filter_types: string | null }>(text, parameters);
+    return rows.map((row) => ({ id: row.id, filterTypes: row.filter_types === null ? null : (JSON.parse(row.filter_types) as string[]) }));
+  }
+
+  /** Endpoints by key and id as deliveries need them now (deleted ones are absent). */
+  async forDelivery(endpoints: readonly { apiKeyId: string; endpointId: string }[]): Promise<Map<string, DeliveryEndpoint>> {
+    const byKey = new Map<string, string[]>();
+    for (const { apiKeyId, endpointId } of endpoints) (byKey.get(apiKeyId) ?? byKey.set(apiKeyId, []).get(apiKeyId)!).push(endpointId);
+    const found = new Map<string, DeliveryEndpoint>();
+    for (const [apiKeyId, ids] of byKey) {
+      const rows = await this.sql.rows<{ id: string; url: string; disabled: boolean | number; rate_limit: number | null; secret_enc: string }>(
+        'SELECT id, url, disabled, rate_limit, secret_enc FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id IN (:...ids)',
+        { apiKeyId, ids: [...new Set(ids)] },
+      );
+      for (const row of rows) {
+        found.set(row.id, { id: row.id, url: row.url, disabled: Boolean(row.disabled), rateLimit: row.rate_limit === null ? null : Number(row.rate_limit), secret: this.secrets.decrypt(row.secret_enc) });
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Keeps an endpoint's health from its latest attempt: a success clears its failing streak; a
+   * failure starts one, and disables the endpoint when the receiver answered 410 Gone or the
+   * streak has lasted `FAILING_ENDPOINT_DISABLED_AFTER_MS`. Returns whether it was disabled now.
+   */
+  async recordHealth(manager: EntityManager, apiKeyId: string, endpointId: string, outcome: { succeeded: boolean; gone: boolean; at: number }): Promise<boolean> {
+    const place = { apiKeyId, endpointId };
+    if (outcome.succeeded) {
+      await this.sql.run(manager, 'UPDATE webhook_endpoint SET failing_since = NULL WHERE api_key_id = :apiKeyId AND id = :endpointId AND failing_since IS NOT NULL', place);
+      return false;
+    }
+    await this.sql.run(manager, 'UPDATE webhook_endpoint SET failing_since = :at WHERE api_key_id = :apiKeyId AND id = :endpointId AND failing_since IS NULL', { ...place, at: outcome.at });
+    const disabled = await this.sql.run<{ id: string }>(
+      manager,
+      `UPDATE webhook_endpoint SET disabled = :disabled, updated_at = :at
+        WHERE api_key_id = :apiKeyId AND id = :endpointId AND disabled = :enabled${outcome.gone ? '' : ' AND failing_since <= :cutoff'} RETURNING id`,
+      { ...place, disabled: true, enabled: false, at: outcome.at, ...(outcome.gone ? {} : { cutoff: outcome.at - FAILING_ENDPOINT_DISABLED_AFTER_MS }) },
+    );
+    return disabled.length > 0;
   }
 
   private async get(apiKeyId: string, id: string): Promise<Endpoint> {

@@ -5,6 +5,12 @@ import type { DataSource, EntityManager } from 'typeorm';
 type Scalar = string | number | boolean | null | Uint8Array;
 export type Parameters = Record<string, Scalar | readonly Scalar[]>;
 
+/** A column of `Sql.updateRows`, with its PostgreSQL type. */
+export interface Column {
+  name: string;
+  type: 'varchar' | 'text' | 'int' | 'bigint';
+}
+
 interface PreparedText {
   text: string;
   /** Parameter name (and list index) of each placeholder, in order. */
@@ -92,6 +98,50 @@ export class Sql {
   }
 
   /**
+   * Rows a worker takes for itself in this unit of work: on PostgreSQL locked, skipping rows
+   * another worker holds (`FOR UPDATE SKIP LOCKED`), so workers sharing the database never take
+   * the same row; the embedded database has one worker, and one unit of work at a time.
+   */
+  async claimRows<T>(manager: EntityManager, sql: string, parameters: Parameters): Promise<T[]> {
+    return this.run<T>(manager, this.embedded ? sql : `${sql} FOR UPDATE SKIP LOCKED`, parameters);
+  }
+
+  /**
+   * Updates many rows, each with values of its own, where every `match` column equals the row's
+   * value; returns the first match column of the rows updated. PostgreSQL: one statement over
+   * `unnest` of typed arrays (one round trip for the batch); embedded: a cached statement per row.
+   * Column types are PostgreSQL's (`varchar`, `int`, `bigint`, `text`).
+   */
+  async updateRows(manager: EntityManager, table: string, columns: { match: readonly Column[]; set: readonly Column[] }, rows: readonly (readonly Scalar[])[]): Promise<Scalar[]> {
+    if (!rows.length) return [];
+    const all = [...columns.match, ...columns.set];
+    const key = columns.match[0]!.name;
+    if (this.embedded) {
+      const text = `UPDATE ${table} SET ${columns.set.map((c) => `${c.name} = ?`).join(', ')} WHERE ${columns.match.map((c) => `${c.name} = ?`).join(' AND ')} RETURNING ${key}`;
+      const statement = this.cached(text, [`${rows.length} rows`]);
+      const updated: Scalar[] = [];
+      for (const row of rows) {
+        const values = row.map(toDriverValue);
+        const set = values.slice(columns.match.length);
+        const match = values.slice(0, columns.match.length);
+        const [hit] = statement.all(...set, ...match) as Record<string, Scalar>[];
+        if (hit) updated.push(hit[key]!);
+      }
+      return updated;
+    }
+    // Columns are named by position, so one may be both matched and set (a guard it clears).
+    const unnest = all.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
+    const set = columns.set.map((c, i) => `${c.name} = r.c${columns.match.length + i}`).join(', ');
+    const where = columns.match.map((c, i) => `t.${c.name} = r.c${i}`).join(' AND ');
+    const text = `UPDATE ${table} AS t SET ${set} FROM unnest(${unnest}) AS r(${all.map((_, i) => `c${i}`).join(', ')}) WHERE ${where} RETURNING t.${key}`;
+    const arrays = all.map((_, i) => rows.map((row) => row[i] ?? null));
+    const result = (await manager.query(text, arrays)) as [Record<string, Scalar>[], number] | Record<string, Scalar>[];
+    // TypeORM answers an UPDATE with [rows, count].
+    const records = Array.isArray(result[0]) ? (result[0] as Record<string, Scalar>[]) : (result as Record<string, Scalar>[]);
+    return records.map((record) => record[key]!);
+  }
+
+  /**
    * Inserts rows (each a list of values in `columns` order), optionally upserting on `conflict`.
    * Embedded: one cached single-row statement run per row, which in-process costs microseconds
    * and keeps one statement text whatever the batch size. PostgreSQL: multi-row statements, so
@@ -113,6 +163,29 @@ export class Sql {
       const tuples = chunk.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
       await manager.query(`${head}${tuples.join(', ')}${onConflict}`, chunk.flat());
     }
+  }
+
+  /**
+   * Inserts the rows that do not conflict on `target` (`ON CONFLICT DO NOTHING`) and returns the
+   * `returned` column of those inserted, so a caller learns which of its rows were new.
+   */
+  async insertNew(manager: EntityManager, table: string, columns: readonly string[], rows: readonly (readonly Scalar[])[], target: readonly string[], returned: string): Promise<Scalar[]> {
+    if (!rows.length) return [];
+    const tail = ` ON CONFLICT (${target.join(', ')}) DO NOTHING RETURNING ${returned}`;
+    const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;
+    if (this.embedded) {
+      const statement = this.cached(`${head}(${columns.map(() => '?').join(', ')})${tail}`, [`${rows.length} rows`]);
+      return rows.flatMap((row) => (statement.all(...row.map(toDriverValue)) as Record<string, Scalar>[]).map((record) => record[returned]!));
+    }
+    const inserted: Scalar[] = [];
+    const perStatement = Math.floor(10_000 / columns.length);
+    for (let start = 0; start < rows.length; start += perStatement) {
+      const chunk = rows.slice(start, start + perStatement);
+      const tuples = chunk.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
+      const records = (await manager.query(`${head}${tuples.join(', ')}${tail}`, chunk.flat())) as Record<string, Scalar>[];
+      inserted.push(...records.map((record) => record[returned]!));
+    }
+    return inserted;
   }
 
   private bind(sql: string, parameters: Parameters): { text: string; values: (string | number | null | Buffer)[] } {

@@ -13,6 +13,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 export class Transactions {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly serialise: boolean;
+  /** Callbacks `afterCommit` registered, by the unit of work's manager. */
+  private readonly afterCommitCallbacks = new WeakMap<EntityManager, (() => void)[]>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.serialise = dataSource.options.type === 'better-sqlite3';
@@ -29,9 +31,28 @@ export class Transactions {
   }
 
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (!this.serialise) return this.dataSource.transaction(work);
-    const result = this.tail.then(() => this.dataSource.transaction(work));
+    const unit = async (): Promise<T> => {
+      const callbacks: (() => void)[] = [];
+      const result = await this.dataSource.transaction((manager) => {
+        this.afterCommitCallbacks.set(manager, callbacks);
+        return work(manager);
+      });
+      for (const callback of callbacks) callback();
+      return result;
+    };
+    if (!this.serialise) return unit();
+    const result = this.tail.then(unit);
     this.tail = result.catch(() => undefined);
     return result;
+  }
+
+  /**
+   * Runs `callback` once the unit of work of `manager` has committed, and never when it rolls
+   * back: what it announces (new outbox rows, say) is visible to every connection by then.
+   */
+  afterCommit(manager: EntityManager, callback: () => void): void {
+    const callbacks = this.afterCommitCallbacks.get(manager);
+    if (!callbacks) throw new Error('Transactions.afterCommit needs the manager of a unit of work of Transactions.run');
+    callbacks.push(callback);
   }
 }

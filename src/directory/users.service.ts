@@ -6,6 +6,7 @@ import { ApiError } from '../common/errors.js';
 import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import { unixSeconds } from '../common/time.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, splitMetadata, type ItemResults } from './batch.js';
 import { DirectoryErrors } from './directory.errors.js';
@@ -50,6 +51,7 @@ export class UsersService {
     private readonly folders: FoldersService,
     private readonly documents: DocumentsService,
     private readonly pageTokens: PageTokens,
+    private readonly sql: Sql,
     @InjectRepository(GrantEntity) private readonly grants: Repository<GrantEntity>,
   ) {}
 
@@ -127,6 +129,16 @@ export class UsersService {
     const rows = await query.getRawMany<{ user_id: string; name: string | null; email: string | null }>();
     const page = this.pageTokens.page(rows, pageSize, apiKeyId, 'users/get', filters, (last) => last.user_id);
     return { users: page.items.map((row) => ({ userId: row.user_id, name: row.name, email: row.email })), nextPageToken: page.next };
+  }
+
+  /** Names and e-mail addresses of known users, by id (users never added are absent). */
+  async profiles(apiKeyId: string, userIds: readonly string[]): Promise<Map<string, { name: string | null; email: string | null }>> {
+    if (!userIds.length) return new Map();
+    const rows = await this.sql.rows<{ id: string; name: string | null; email: string | null }>('SELECT id, name, email FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)', {
+      apiKeyId,
+      userIds,
+    });
+    return new Map(rows.map((row) => [row.id, { name: row.name, email: row.email }]));
   }
 
   /** Updates details (and, with accessRole, the role in the scope) of users in the scope. */

@@ -1,13 +1,29 @@
 import { Module } from '@nestjs/common';
+import { AccessModule } from '../access/access.module.js';
+import { ActivityModule } from '../activity/activity.module.js';
 import { ConfigsModule } from '../configs/configs.module.js';
+import { CrdtModule } from '../crdt/crdt.module.js';
+import { DirectoryModule } from '../directory/directory.module.js';
+import { DeliveryWorker } from './delivery-worker.js';
+import { EventRecorder } from './event-recorder.js';
+import { MessageLogController } from './message-log.controller.js';
+import { MessageLogService } from './message-log.service.js';
 import { NotificationPreferencesService } from './notification-preferences.service.js';
+import { NotificationRecipients } from './notification-recipients.js';
 import { NotificationsController } from './notifications.controller.js';
+import { OutboxStore } from './outbox-store.js';
+import { WebhookHttp } from './webhook-http.js';
+import { WebhookSender } from './webhook-sender.js';
 
-/** Events and what decides their delivery: for now, users' notification preferences (contract 6.4). */
+/**
+ * Events and their delivery (contract 6.2–6.4): users' notification preferences, the outbox
+ * that activity and CRDT writes fill (through `EventRecorder`), the worker that delivers it as
+ * basic and advanced webhooks, and the advanced webhook message log.
+ */
 @Module({
-  imports: [ConfigsModule],
-  controllers: [NotificationsController],
-  providers: [NotificationPreferencesService],
-  exports: [NotificationPreferencesService],
+  imports: [ConfigsModule, ActivityModule, CrdtModule, AccessModule, DirectoryModule],
+  controllers: [NotificationsController, MessageLogController],
+  providers: [NotificationPreferencesService, NotificationRecipients, OutboxStore, WebhookHttp, WebhookSender, DeliveryWorker, EventRecorder, MessageLogService],
+  exports: [NotificationPreferencesService, OutboxStore, DeliveryWorker],
 })
 export class EventsModule {}

@@ -62,6 +62,24 @@ export class NotificationPreferencesService {
     ];
   }
 
+  /**
+   * Effective preferences of many users for one document (document, else organization, else
+   * the default), in one query; the notification service switch does not apply (contract 6.4).
+   */
+  async effective(apiKeyId: string, organizationId: string, documentId: string, userIds: readonly string[]): Promise<Map<string, Record<Channel, PreferenceValue>>> {
+    const rows = userIds.length
+      ? await this.sql.rows<PreferenceRow & { user_id: string }>(
+          `SELECT user_id, document_id, inbox, email, chat FROM notification_preference
+            WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id IN (:...documentIds) AND user_id IN (:...userIds)`,
+          { apiKeyId, organizationId, documentIds: [ORGANIZATION_LEVEL, documentId], userIds },
+        )
+      : [];
+    const organizationLevel = new Map<string, PreferenceRow>();
+    const documentLevel = new Map<string, PreferenceRow>();
+    for (const row of rows) (row.document_id === ORGANIZATION_LEVEL ? organizationLevel : documentLevel).set(row.user_id, row);
+    return new Map(userIds.map((userId) => [userId, resolve(documentLevel.get(userId), resolve(organizationLevel.get(userId), DEFAULT_PREFERENCE))]));
+  }
+
   /** Sets the sent channels for every user on every document (or at organization level), atomically. */
   async set(principal: ApiKeyPrincipal, request: { organizationId: string; userIds: string[]; documentIds?: string[]; config: PreferenceConfig }): Promise<Record<string, PreferenceSetResult>> {
     const { apiKeyId } = principal;

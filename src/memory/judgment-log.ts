@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ActivityLog, type Activity, type ActivityObserver } from '../activity/activity-log.js';
+import { ActivityLog, type Activity, type ActivityObserver, type ActivityWrite } from '../activity/activity-log.js';
 import { Sql } from '../database/sql.js';
 import { decisionOf, judgmentText, sideOf } from './decisions.js';
 import { scopeTokens } from './judgment-search.js';
@@ -24,7 +24,7 @@ export class JudgmentLog implements ActivityObserver, OnModuleInit {
     this.activities.observers.add(this);
   }
 
-  async activitiesWritten(manager: EntityManager, apiKeyId: string, activities: Activity[], fresh: boolean): Promise<void> {
+  async activitiesWritten(manager: EntityManager, apiKeyId: string, activities: Activity[], { fresh }: ActivityWrite): Promise<void> {
     const rows = [];
     const notDecisions = new Map<string, string[]>();
     for (const activity of activities) {

@@ -8,6 +8,7 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { AppModule } from '../../src/app.module.js';
+import { Clock } from '../../src/common/clock.js';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
 import { createHttpAdapter } from '../../src/common/http-pipeline.js';
@@ -40,15 +41,35 @@ export function testEnvironment(overrides: Record<string, string | undefined> = 
     RATE_LIMIT_LOGIN_LINK_EMAIL: '0',
     RATE_LIMIT_WORKSPACE_GET: '0',
     RATE_LIMIT_API_KEY: '0',
+    // Suites that test delivery start the worker; the others keep the database to themselves.
+    DELIVERY_CONCURRENCY: '0',
     ...overrides,
   };
 }
 
-/** The real `AppModule` and `configureApp`, as `main.ts` builds them, on an ephemeral port-less server. */
-export async function startApp(overrides: Record<string, string | undefined> = {}): Promise<TestApp> {
+/** A clock tests move by hand, to step through retry schedules of hours without waiting. */
+export class ManualClock extends Clock {
+  private at = Date.now();
+
+  override now(): number {
+    return this.at;
+  }
+
+  advance(ms: number): void {
+    this.at += ms;
+  }
+}
+
+/**
+ * The real `AppModule` and `configureApp`, as `main.ts` builds them, on an ephemeral port-less
+ * server; `clock` replaces the delivery pipeline's clock.
+ */
+export async function startApp(overrides: Record<string, string | undefined> = {}, options: { clock?: Clock } = {}): Promise<TestApp> {
   const environment = testEnvironment(overrides);
   const config = loadAppConfig((name) => environment[name]);
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forConfig(config)] }).compile();
+  const builder = Test.createTestingModule({ imports: [AppModule.forConfig(config)] });
+  if (options.clock) builder.overrideProvider(Clock).useValue(options.clock);
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(config), { logger: false, bodyParser: false });
   configureApp(app);
   await app.init();

@@ -1,0 +1,67 @@
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { Clock } from '../common/clock.js';
+import { OutboxStore } from '../events/outbox-store.js';
+import { print, runCommand } from './output.js';
+
+/** A pending delivery due longer ago than this is stuck: no worker is getting to it. */
+const STUCK_AFTER_MS = 5 * 60 * 1000;
+
+interface ProblemsOptions {
+  apiKey?: string;
+  limit: number;
+}
+
+@SubCommand({ name: 'problems', description: 'List failed deliveries, and stuck ones (due over 5 minutes ago), per API key' })
+export class DeliveryProblemsCommand extends CommandRunner {
+  constructor(
+    private readonly store: OutboxStore,
+    private readonly clock: Clock,
+  ) {
+    super();
+  }
+
+  async run(_: string[], options: ProblemsOptions): Promise<void> {
+    await runCommand(async () => {
+      const now = this.clock.now();
+      const rows = await this.store.troubled(now - STUCK_AFTER_MS, options.apiKey, options.limit);
+      if (!rows.length) {
+        print('No failed or stuck deliveries.');
+        return;
+      }
+      const lines: string[] = [];
+      let key: string | undefined;
+      for (const row of rows) {
+        if (row.apiKeyId !== key) {
+          key = row.apiKeyId;
+          const mine = rows.filter((r) => r.apiKeyId === key);
+          lines.push(`API key ${key}: ${mine.filter((r) => r.status === 'failed').length} failed, ${mine.filter((r) => r.status === 'pending').length} stuck`);
+        }
+        const state = row.status === 'failed' ? 'failed' : `stuck, due ${new Date(row.nextAttemptAt!).toISOString()}`;
+        lines.push(
+          `  ${row.messageId}  ${row.channel}:${row.target}  ${row.eventType}  ${state}  after ${row.attempts} attempt(s)${row.lastError ? `  last error: ${row.lastError}` : ''}`,
+        );
+      }
+      if (rows.length === options.limit) lines.push(`(first ${options.limit}; --limit shows more)`);
+      print(lines);
+    });
+  }
+
+  @Option({ flags: '--api-key <apiKey>', description: 'only this API key' })
+  parseApiKey(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--limit <n>', description: 'at most this many deliveries (default 100)', defaultValue: 100 })
+  parseLimit(value: string): number {
+    const limit = Number(value);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new Error('--limit must be an integer between 1 and 10000');
+    return limit;
+  }
+}
+
+@Command({ name: 'deliveries', description: 'Inspect the event outbox (webhook deliveries)', subCommands: [DeliveryProblemsCommand] })
+export class DeliveriesCommand extends CommandRunner {
+  async run(): Promise<void> {
+    this.command.help();
+  }
+}

@@ -1,0 +1,66 @@
+import type { StoredAdvancedWebhookConfig, StoredWebhookConfig } from '../configs/key-configs.js';
+import { ADVANCED_RETRY_DELAYS_MS, BASIC_RETRY_DELAYS_MS } from './retry-schedule.js';
+
+/** Delivery channels of the outbox; e-mail joins them as a third. */
+export type DeliveryChannel = 'webhook' | 'advanced_webhook';
+
+/** The two URLs of a key's basic webhook config. */
+export type BasicTarget = 'raw' | 'processed';
+
+/** One destination an event goes to. */
+export interface Destination {
+  channel: DeliveryChannel;
+  /** `raw` / `processed` for basic webhooks, the endpoint id for advanced ones. */
+  target: string;
+  /**
+   * Deliveries of one route share a concurrency cap and an order: a slow or hanging receiver
+   * holds back only its own route.
+   */
+  route: string;
+  /** Attempts before the delivery is given up: the first plus the channel's retries. */
+  maxAttempts: number;
+}
+
+/** What decides where a key's events go, read in the transaction of the write. */
+export interface RoutingConfig {
+  webhook: StoredWebhookConfig;
+  /** Null until advanced webhooks are first enabled. */
+  advanced: StoredAdvancedWebhookConfig | null;
+  /** The key's advanced endpoints that are not disabled. */
+  endpoints: readonly { id: string; filterTypes: readonly string[] | null }[];
+}
+
+export const BASIC_MAX_ATTEMPTS = BASIC_RETRY_DELAYS_MS.length + 1;
+export const ADVANCED_MAX_ATTEMPTS = ADVANCED_RETRY_DELAYS_MS.length + 1;
+
+export function basicRoute(apiKeyId: string, target: BasicTarget): string {
+  return `webhook:${apiKeyId}:${target}`;
+}
+
+export function advancedRoute(endpointId: string): string {
+  return `advanced_webhook:${endpointId}`;
+}
+
+/**
+ * Where an event of `type` goes (contract 6.3): each basic URL that is set, when the key's
+ * webhook service and the event's trigger are on; each enabled advanced endpoint whose
+ * `filterTypes` are absent or name the event, when advanced webhooks are on. Custom action
+ * types have no trigger, so only advanced endpoints without `filterTypes` receive them.
+ */
+export function destinationsOf(apiKeyId: string, type: string, routing: RoutingConfig): Destination[] {
+  const destinations: Destination[] = [];
+  const { useWebhookService, webhookServiceConfig } = routing.webhook;
+  if (useWebhookService && webhookServiceConfig.triggers?.[type] === true) {
+    const urls: Record<BasicTarget, string> = { raw: webhookServiceConfig.rawNotificationUrl, processed: webhookServiceConfig.processedNotificationUrl };
+    for (const target of ['raw', 'processed'] as const) {
+      if (urls[target]) destinations.push({ channel: 'webhook', target, route: basicRoute(apiKeyId, target), maxAttempts: BASIC_MAX_ATTEMPTS });
+    }
+  }
+  if (routing.advanced?.isEnabled) {
+    for (const endpoint of routing.endpoints) {
+      if (endpoint.filterTypes && !endpoint.filterTypes.includes(type)) continue;
+      destinations.push({ channel: 'advanced_webhook', target: endpoint.id, route: advancedRoute(endpoint.id), maxAttempts: ADVANCED_MAX_ATTEMPTS });
+    }
+  }
+  return destinations;
+}

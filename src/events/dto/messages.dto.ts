@@ -1,0 +1,53 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { checkId, checkInteger, checkOneOf, checkString, Optional, Satisfies } from '../../common/validation.js';
+import { DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from '../outbox-store.js';
+
+export class ListMessagesRequest {
+  /** Only deliveries to this endpoint. */
+  @ApiPropertyOptional() @Optional() @Satisfies(checkId) endpointId?: string;
+  @ApiPropertyOptional({ enum: DELIVERY_STATUSES }) @Optional() @Satisfies(checkOneOf(DELIVERY_STATUSES)) status?: DeliveryStatus;
+  @ApiPropertyOptional({ minimum: 1, maximum: 250, default: 50 }) @Optional() @Satisfies(checkInteger(1, 250)) limit?: number;
+  /** `iterator` of a previous answer. */
+  @ApiPropertyOptional() @Optional() @Satisfies(checkString({ max: 4000 })) iterator?: string;
+}
+
+export class RetryMessageRequest {
+  /** `webhook-id` of the message (`msg_…`). */
+  @ApiProperty() @Satisfies(checkId) messageId!: string;
+  /** Only to this endpoint; absent: to every enabled endpoint the message went to. */
+  @ApiPropertyOptional() @Optional() @Satisfies(checkId) endpointId?: string;
+}
+
+/** One message on its way to one endpoint, as the message log lists it (times ISO 8601). */
+export interface MessageEntry {
+  messageId: string;
+  endpointId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  attemptLog: { attempt: number; timestamp: string; statusCode: number | null; durationMs: number; error: string | null; nextAttemptAt: string | null }[];
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function toMessageEntry(record: DeliveryRecord): MessageEntry {
+  return {
+    messageId: record.messageId,
+    endpointId: record.target,
+    eventType: record.eventType,
+    status: record.status,
+    attempts: record.attempts,
+    // While an attempt runs, the due time is its claim's lease end, which is nobody's business.
+    nextAttemptAt: record.status === 'pending' ? iso(record.nextAttemptAt) : null,
+    lastStatusCode: record.lastStatusCode,
+    lastError: record.lastError,
+    createdAt: iso(record.createdAt)!,
+    updatedAt: iso(record.updatedAt)!,
+    attemptLog: record.attemptLog.map((a) => ({ attempt: a.attempt, timestamp: iso(a.attemptedAt)!, statusCode: a.statusCode, durationMs: a.durationMs, error: a.error, nextAttemptAt: iso(a.nextAttemptAt) })),
+  };
+}

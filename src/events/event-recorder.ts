@@ -1,0 +1,81 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ActivityLog, type Activity, type ActivityObserver, type ActivityWrite } from '../activity/activity-log.js';
+import { Clock } from '../common/clock.js';
+import { ConfigsService } from '../configs/configs.service.js';
+import { WebhookEndpointsService, type EndpointObserver } from '../configs/webhook-endpoints.service.js';
+import { CrdtStore, type CrdtObserver, type StoredEditor } from '../crdt/crdt-store.js';
+import { Transactions } from '../database/transactions.js';
+import { advancedRoute, destinationsOf, type RoutingConfig } from './delivery-routes.js';
+import { DeliveryWorker } from './delivery-worker.js';
+import { CRDT_EVENTS } from './event-catalogue.js';
+import { activityEvent, crdtEvent, type OutboxEvent } from './outbox-event.js';
+import { OutboxStore } from './outbox-store.js';
+
+/**
+ * Turns writes into events in the outbox (contract 6.2–6.3), inside the writing transaction:
+ * an activity added or a CRDT write commits with its deliveries, or neither does. Where an event
+ * goes is decided here, from the key's configs as the transaction reads them; a key with nothing
+ * switched on writes nothing. Once the transaction commits, the local worker is woken.
+ */
+@Injectable()
+export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointObserver, OnModuleInit {
+  constructor(
+    private readonly activities: ActivityLog,
+    private readonly crdt: CrdtStore,
+    private readonly endpoints: WebhookEndpointsService,
+    private readonly configs: ConfigsService,
+    private readonly store: OutboxStore,
+    private readonly transactions: Transactions,
+    private readonly worker: DeliveryWorker,
+    private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    this.activities.observers.add(this);
+    this.crdt.observers.add(this);
+    this.endpoints.observers.add(this);
+  }
+
+  /** Every activity added is an event (updates are not). */
+  async activitiesWritten(manager: EntityManager, apiKeyId: string, activities: Activity[], write: ActivityWrite): Promise<void> {
+    if (write.added) await this.record(manager, apiKeyId, activities.map((activity) => ({ type: activity.actionType, event: () => activityEvent(activity) })));
+  }
+
+  async activitiesDeleted(): Promise<void> {
+    // Deleting history is not an event of the catalogue.
+  }
+
+  /** Every CRDT write is a `crdt.update_data` event. */
+  async crdtWritten(manager: EntityManager, apiKeyId: string, editor: StoredEditor): Promise<void> {
+    await this.record(manager, apiKeyId, [{ type: CRDT_EVENTS[0], event: () => crdtEvent(apiKeyId, editor) }]);
+  }
+
+  /** A deleted endpoint gets nothing more, retries included; attempts in flight are aborted. */
+  async endpointDeleted(manager: EntityManager, apiKeyId: string, endpointId: string): Promise<void> {
+    await this.store.cancelTarget(manager, apiKeyId, 'advanced_webhook', endpointId, 'The endpoint was deleted.', this.clock.now());
+    this.transactions.afterCommit(manager, () => this.worker.abortRoute(advancedRoute(endpointId)));
+  }
+
+  /** Writes the events that have somewhere to go; `event` builds one only then. */
+  private async record(manager: EntityManager, apiKeyId: string, items: { type: string; event: () => OutboxEvent }[]): Promise<void> {
+    const routing = await this.routing(manager, apiKeyId);
+    if (!routing) return;
+    const entries = items.flatMap((item) => {
+      const destinations = destinationsOf(apiKeyId, item.type, routing);
+      return destinations.length ? [{ event: item.event(), destinations }] : [];
+    });
+    if (!entries.length) return;
+    const written = await this.store.append(manager, apiKeyId, entries, this.clock.now());
+    if (written) this.transactions.afterCommit(manager, () => this.worker.wake());
+  }
+
+  /** The key's routing, or `undefined` when no webhook of either kind is on (the common case: one read). */
+  private async routing(manager: EntityManager, apiKeyId: string): Promise<RoutingConfig | undefined> {
+    const configs = (await this.configs.storedConfigs([apiKeyId], manager)).get(apiKeyId);
+    if (!configs) return undefined;
+    const advancedOn = configs.advanced?.isEnabled === true;
+    if (!configs.webhook.useWebhookService && !advancedOn) return undefined;
+    return { webhook: configs.webhook, advanced: configs.advanced, endpoints: advancedOn ? await this.endpoints.routable(apiKeyId, manager) : [] };
+  }
+}

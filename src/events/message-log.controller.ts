@@ -1,0 +1,25 @@
+import { Controller } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Operation } from '../common/decorators/operation.decorator.js';
+import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
+import { RequestData } from '../common/decorators/request-data.decorator.js';
+import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
+import { ListMessagesRequest, RetryMessageRequest } from './dto/messages.dto.js';
+import { MessageLogService } from './message-log.service.js';
+
+/** The advanced webhook message log and replay (contract 6.3). */
+@ApiTags('configs')
+@Controller()
+export class MessageLogController {
+  constructor(private readonly messages: MessageLogService) {}
+
+  @Operation('/v2/workspace/advancedwebhook/messages/get', { auth: 'apiKey', message: 'Advanced webhook messages retrieved successfully.' })
+  list(@ApiKeyPrincipal() caller: Caller, @RequestData() data: ListMessagesRequest) {
+    return this.messages.list(caller, data);
+  }
+
+  @Operation('/v2/workspace/advancedwebhook/messages/retry', { auth: 'apiKey', message: 'Advanced webhook message retry scheduled successfully.' })
+  retry(@ApiKeyPrincipal() caller: Caller, @RequestData() data: RetryMessageRequest) {
+    return this.messages.retry(caller, data);
+  }
+}

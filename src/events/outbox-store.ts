@@ -1,0 +1,400 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { newSortableId } from '../common/ids.js';
+import { Conditions, Sql } from '../database/sql.js';
+import { Transactions } from '../database/transactions.js';
+import type { DeliveryChannel, Destination } from './delivery-routes.js';
+import type { OutboxEvent } from './outbox-event.js';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed', 'cancelled'];
+
+/** A delivery a worker has claimed: it alone attempts it until it settles or the lease ends. */
+export interface ClaimedDelivery {
+  id: string;
+  apiKeyId: string;
+  /** The message id: `webhook-id`, the same on every attempt and for every destination. */
+  messageId: string;
+  channel: DeliveryChannel;
+  target: string;
+  route: string;
+  /** Attempts made before this one. */
+  attempts: number;
+  maxAttempts: number;
+  /** Proves the claim is still this worker's when the outcome is written. */
+  leaseToken: string;
+  event: OutboxEvent;
+}
+
+/** What became of a claimed delivery. */
+export interface DeliveryOutcome {
+  delivery: ClaimedDelivery;
+  /** False when it settled without a request (its endpoint was deleted, say). */
+  attempted: boolean;
+  attemptedAt: number;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  /** `pending` with `nextAttemptAt` for a retry, else final. */
+  status: DeliveryStatus;
+  nextAttemptAt: number | null;
+  /** The receiver answered 410 Gone (an advanced endpoint is disabled at once). */
+  gone: boolean;
+}
+
+/** A delivery as the message log lists it. */
+export interface DeliveryRecord {
+  id: string;
+  messageId: string;
+  target: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: number | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+  attemptLog: AttemptRecord[];
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  attemptedAt: number;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  nextAttemptAt: number | null;
+}
+
+type DeliveryRow = {
+  id: string;
+  api_key_id: string;
+  message_id: string;
+  channel: DeliveryChannel;
+  target: string;
+  route: string;
+  attempts: number | string;
+  max_attempts: number | string;
+};
+
+type ListedRow = {
+  id: string;
+  message_id: string;
+  target: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: number | string;
+  next_attempt_at: number | string | null;
+  last_status_code: number | string | null;
+  last_error: string | null;
+  created_at: number | string;
+  updated_at: number | string;
+};
+
+type AttemptRow = {
+  delivery_id: string;
+  attempt: number | string;
+  attempted_at: number | string;
+  status_code: number | string | null;
+  duration_ms: number | string;
+  error: string | null;
+  next_attempt_at: number | string | null;
+};
+
+const MESSAGE_COLUMNS = ['id', 'api_key_id', 'event_key', 'event_type', 'payload', 'created_at'] as const;
+const DELIVERY_COLUMNS = ['id', 'api_key_id', 'message_id', 'channel', 'target', 'route', 'status', 'attempts', 'max_attempts', 'next_attempt_at', 'created_at', 'updated_at'] as const;
+const ATTEMPT_COLUMNS = ['delivery_id', 'attempt', 'attempted_at', 'status_code', 'duration_ms', 'error', 'next_attempt_at'] as const;
+/** Longest error text kept per attempt. */
+const MAX_ERROR_LENGTH = 1000;
+
+const numberOrNull = (value: number | string | null): number | null => (value === null ? null : Number(value));
+
+/**
+ * The outbox tables (messages, deliveries, attempts): the only place their SQL lives. Writes of
+ * events happen in the caller's unit of work; claims and outcomes in units of their own.
+ */
+@Injectable()
+export class OutboxStore {
+  constructor(
+    private readonly sql: Sql,
+    private readonly transactions: Transactions,
+  ) {}
+
+  /**
+   * Writes each event that is new, with one pending delivery per destination, due at `now`. An
+   * event whose key was written before (an activity added again) is not written twice.
+   * Returns how many deliveries were written.
+   */
+  async append(manager: EntityManager, apiKeyId: string, entries: readonly { event: OutboxEvent; destinations: readonly Destination[] }[], now: number): Promise<number> {
+    const messages = entries.map((entry) => ({ id: newSortableId('msg_'), ...entry }));
+    const inserted = new Set(
+      await this.sql.insertNew(
+        manager,
+        'outbox_message',
+        MESSAGE_COLUMNS,
+        messages.map(({ id, event }) => [id, apiKeyId, event.key, event.type, JSON.stringify(event), now]),
+        ['api_key_id', 'event_key'],
+        'id',
+      ),
+    );
+    const deliveries = messages
+      .filter((message) => inserted.has(message.id))
+      .flatMap((message) =>
+        message.destinations.map((d) => [newSortableId('dlv_'), apiKeyId, message.id, d.channel, d.target, d.route, 'pending', 0, d.maxAttempts, now, now, now]),
+      );
+    await this.sql.insert(manager, 'outbox_delivery', DELIVERY_COLUMNS, deliveries);
+    return deliveries.length;
+  }
+
+  /**
+   * Claims up to `limit` due deliveries, oldest first, at most `freeSlots(route)` per route and
+   * none of `fullRoutes`, until `leaseUntil`: their due time moves to the lease end, so a worker
+   * that dies leaves them due again then.
+   */
+  async claim(now: number, leaseUntil: number, limit: number, fullRoutes: readonly string[], freeSlots: (route: string) => number): Promise<ClaimedDelivery[]> {
+    const token = randomUUID();
+    const claimed = await this.transactions.run(async (manager) => {
+      const candidates = await this.sql.claimRows<{ id: string; route: string }>(
+        manager,
+        // Reading a few more than needed lets routes that are not full fill the batch.
+        `SELECT id, route FROM outbox_delivery WHERE status = 'pending' AND next_attempt_at <= :now AND route NOT IN (:...fullRoutes) ORDER BY next_attempt_at, id LIMIT :scan`,
+        { now, fullRoutes: fullRoutes.length ? fullRoutes : [''], scan: limit * 4 },
+      );
+      const taken = new Map<string, number>();
+      const ids: string[] = [];
+      for (const candidate of candidates) {
+        if (ids.length === limit) break;
+        const count = taken.get(candidate.route) ?? 0;
+        if (count >= freeSlots(candidate.route)) continue;
+        taken.set(candidate.route, count + 1);
+        ids.push(candidate.id);
+      }
+      if (!ids.length) return [];
+      return this.sql.run<DeliveryRow>(
+        manager,
+        `UPDATE outbox_delivery SET next_attempt_at = :leaseUntil, lease_token = :token, updated_at = :now WHERE id IN (:...ids)
+          RETURNING id, api_key_id, message_id, channel, target, route, attempts, max_attempts`,
+        { leaseUntil, token, now, ids },
+      );
+    });
+    if (!claimed.length) return [];
+    const payloads = new Map(
+      (await this.sql.rows<{ id: string; payload: string }>('SELECT id, payload FROM outbox_message WHERE id IN (:...ids)', { ids: [...new Set(claimed.map((row) => row.message_id))] })).map((row) => [
+        row.id,
+        row.payload,
+      ]),
+    );
+    const events = new Map<string, OutboxEvent>();
+    const eventOf = (messageId: string) => events.get(messageId) ?? events.set(messageId, JSON.parse(payloads.get(messageId)!) as OutboxEvent).get(messageId)!;
+    return claimed
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .map((row) => ({
+        id: row.id,
+        apiKeyId: row.api_key_id,
+        messageId: row.message_id,
+        channel: row.channel,
+        target: row.target,
+        route: row.route,
+        attempts: Number(row.attempts),
+        maxAttempts: Number(row.max_attempts),
+        leaseToken: token,
+        event: eventOf(row.message_id),
+      }));
+  }
+
+  /**
+   * Writes outcomes whose claim still holds (a delivery cancelled or re-claimed meanwhile is
+   * left as it is), with an attempt record for each request made. Returns the outcomes written.
+   */
+  async settle(manager: EntityManager, outcomes: readonly DeliveryOutcome[], now: number): Promise<DeliveryOutcome[]> {
+    const rows = outcomes.map((o) => [
+      o.delivery.id,
+      o.delivery.leaseToken,
+      o.status,
+      o.delivery.attempts + (o.attempted ? 1 : 0),
+      o.nextAttemptAt,
+      null,
+      o.statusCode,
+      truncate(o.error),
+      now,
+    ]);
+    const written = new Set(
+      await this.sql.updateRows(
+        manager,
+        'outbox_delivery',
+        {
+          match: [
+            { name: 'id', type: 'varchar' },
+            { name: 'lease_token', type: 'varchar' },
+          ],
+          set: [
+            { name: 'status', type: 'varchar' },
+            { name: 'attempts', type: 'int' },
+            { name: 'next_attempt_at', type: 'bigint' },
+            { name: 'lease_token', type: 'varchar' },
+            { name: 'last_status_code', type: 'int' },
+            { name: 'last_error', type: 'text' },
+            { name: 'updated_at', type: 'bigint' },
+          ],
+        },
+        rows,
+      ),
+    );
+    const settled = outcomes.filter((o) => written.has(o.delivery.id));
+    await this.sql.insert(
+      manager,
+      'delivery_attempt',
+      ATTEMPT_COLUMNS,
+      settled.filter((o) => o.attempted).map((o) => [o.delivery.id, o.delivery.attempts + 1, o.attemptedAt, o.statusCode, o.durationMs, truncate(o.error), o.nextAttemptAt]),
+    );
+    return settled;
+  }
+
+  /** Hands claimed deliveries back, due now: a worker stopping before it attempted them. */
+  async release(deliveries: readonly ClaimedDelivery[], now: number): Promise<void> {
+    if (!deliveries.length) return;
+    await this.transactions.run((manager) =>
+      this.sql.run(manager, 'UPDATE outbox_delivery SET next_attempt_at = :now, lease_token = NULL WHERE id IN (:...ids) AND lease_token IN (:...tokens)', {
+        now,
+        ids: deliveries.map((d) => d.id),
+        tokens: [...new Set(deliveries.map((d) => d.leaseToken))],
+      }),
+    );
+  }
+
+  /** Stops every pending delivery of one destination (an endpoint deleted): nothing more is sent. */
+  async cancelTarget(manager: EntityManager, apiKeyId: string, channel: DeliveryChannel, target: string, reason: string, now: number): Promise<void> {
+    await this.sql.run(
+      manager,
+      `UPDATE outbox_delivery SET status = 'cancelled', next_attempt_at = NULL, lease_token = NULL, last_error = :reason, updated_at = :now
+        WHERE api_key_id = :apiKeyId AND channel = :channel AND target = :target AND status = 'pending'`,
+      { apiKeyId, channel, target, reason, now },
+    );
+  }
+
+  /**
+   * Makes every claimed delivery due now. Only for a database one process owns (the embedded
+   * one): at start-up, every claim there belonged to a process that is gone.
+   */
+  async releaseClaims(now: number): Promise<number> {
+    const released = await this.transactions.run((manager) =>
+      this.sql.run<{ id: string }>(manager, `UPDATE outbox_delivery SET next_attempt_at = :now, lease_token = NULL WHERE status = 'pending' AND lease_token IS NOT NULL RETURNING id`, { now }),
+    );
+    return released.length;
+  }
+
+  /**
+   * Queues one message's deliveries on `channel` (to `targets`, or all) for an attempt now. A
+   * settled one gets one more attempt; a pending one keeps its schedule but is due now; one in
+   * flight is left alone. Returns the targets queued.
+   */
+  async requeue(manager: EntityManager, apiKeyId: string, messageId: string, channel: DeliveryChannel, targets: readonly string[] | undefined, now: number): Promise<string[]> {
+    const where = new Conditions().equal('api_key_id', apiKeyId).equal('message_id', messageId).equal('channel', channel).among('target', targets);
+    const rows = await this.sql.run<{ target: string }>(
+      manager,
+      `UPDATE outbox_delivery SET max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempts + 1 END,
+          status = 'pending', next_attempt_at = :now, updated_at = :now
+        WHERE ${where} AND NOT (status = 'pending' AND lease_token IS NOT NULL) RETURNING target`,
+      { ...where.parameters, now },
+    );
+    return rows.map((row) => row.target).sort();
+  }
+
+  /** Whether a message of the key has deliveries on the channel (to `target`, when given). */
+  async hasDeliveries(apiKeyId: string, messageId: string, channel: DeliveryChannel, target?: string): Promise<boolean> {
+    const where = new Conditions().equal('api_key_id', apiKeyId).equal('message_id', messageId).equal('channel', channel).equal('target', target);
+    return (await this.sql.rows(`SELECT 1 AS found FROM outbox_delivery WHERE ${where} LIMIT 1`, where.parameters)).length > 0;
+  }
+
+  /**
+   * One page of a key's deliveries on a channel, newest message first, with their attempts:
+   * keyset over (message id, target).
+   */
+  async list(apiKeyId: string, channel: DeliveryChannel, filters: { target?: string; status?: DeliveryStatus }, after: [messageId: string, target: string] | undefined, limit: number): Promise<DeliveryRecord[]> {
+    const where = new Conditions().equal('d.api_key_id', apiKeyId).equal('d.channel', channel).equal('d.target', filters.target).equal('d.status', filters.status);
+    if (after) where.add('(d.message_id < :afterMessage OR (d.message_id = :afterMessage AND d.target < :afterTarget))', { afterMessage: after[0], afterTarget: after[1] });
+    const rows = await this.sql.rows<ListedRow>(
+      `SELECT d.id, d.message_id, d.target, m.event_type, d.status, d.attempts, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at
+        FROM outbox_delivery d JOIN outbox_message m ON m.id = d.message_id
+        WHERE ${where} ORDER BY d.message_id DESC, d.target DESC LIMIT :limit`,
+      { ...where.parameters, limit },
+    );
+    const attempts = await this.attemptsOf(rows.map((row) => row.id));
+    return rows.map((row) => ({
+      id: row.id,
+      messageId: row.message_id,
+      target: row.target,
+      eventType: row.event_type,
+      status: row.status,
+      attempts: Number(row.attempts),
+      nextAttemptAt: numberOrNull(row.next_attempt_at),
+      lastStatusCode: numberOrNull(row.last_status_code),
+      lastError: row.last_error,
+      createdAt: Number(row.created_at),
+      updatedAt: Number(row.updated_at),
+      attemptLog: attempts.get(row.id) ?? [],
+    }));
+  }
+
+  /**
+   * Deliveries an operator should look at, of every key and channel: failed ones, and pending
+   * ones overdue since before `overdueBefore` (no worker is getting to them), newest first.
+   */
+  async troubled(overdueBefore: number, apiKeyId: string | undefined, limit: number): Promise<(Omit<DeliveryRecord, 'attemptLog'> & { apiKeyId: string; channel: DeliveryChannel })[]> {
+    const where = new Conditions().equal('d.api_key_id', apiKeyId).add("(d.status = 'failed' OR (d.status = 'pending' AND d.next_attempt_at < :overdueBefore))", { overdueBefore });
+    const rows = await this.sql.rows<ListedRow & { api_key_id: string; channel: DeliveryChannel }>(
+      `SELECT d.id, d.api_key_id, d.channel, d.message_id, d.target, m.event_type, d.status, d.attempts, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at
+        FROM outbox_delivery d JOIN outbox_message m ON m.id = d.message_id
+        WHERE ${where} ORDER BY d.api_key_id, d.message_id DESC LIMIT :limit`,
+      { ...where.parameters, limit },
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      apiKeyId: row.api_key_id,
+      channel: row.channel,
+      messageId: row.message_id,
+      target: row.target,
+      eventType: row.event_type,
+      status: row.status,
+      attempts: Number(row.attempts),
+      nextAttemptAt: numberOrNull(row.next_attempt_at),
+      lastStatusCode: numberOrNull(row.last_status_code),
+      lastError: row.last_error,
+      createdAt: Number(row.created_at),
+      updatedAt: Number(row.updated_at),
+    }));
+  }
+
+  /** Deliveries waiting for an attempt (claimed ones included), for the operator's counters. */
+  async pendingCount(): Promise<number> {
+    const [row] = await this.sql.rows<{ pending: number | string }>("SELECT count(*) AS pending FROM outbox_delivery WHERE status = 'pending'", {});
+    return Number(row?.pending ?? 0);
+  }
+
+  private async attemptsOf(deliveryIds: string[]): Promise<Map<string, AttemptRecord[]>> {
+    const byDelivery = new Map<string, AttemptRecord[]>();
+    if (!deliveryIds.length) return byDelivery;
+    const rows = await this.sql.rows<AttemptRow>(
+      'SELECT delivery_id, attempt, attempted_at, status_code, duration_ms, error, next_attempt_at FROM delivery_attempt WHERE delivery_id IN (:...deliveryIds) ORDER BY delivery_id, attempt',
+      { deliveryIds },
+    );
+    for (const row of rows) {
+      const list = byDelivery.get(row.delivery_id) ?? byDelivery.set(row.delivery_id, []).get(row.delivery_id)!;
+      list.push({
+        attempt: Number(row.attempt),
+        attemptedAt: Number(row.attempted_at),
+        statusCode: numberOrNull(row.status_code),
+        durationMs: Number(row.duration_ms),
+        error: row.error,
+        nextAttemptAt: numberOrNull(row.next_attempt_at),
+      });
+    }
+    return byDelivery;
+  }
+}
+
+function truncate(text: string | null): string | null {
+  return text === null || text.length <= MAX_ERROR_LENGTH ? text : `${text.slice(0, MAX_ERROR_LENGTH - 1)}…`;
+}

@@ -1,0 +1,128 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import ipaddr from 'ipaddr.js';
+import { AppConfig } from '../config/app-config.js';
+
+/** What one POST came to. */
+export interface PostResult {
+  /** The receiver's HTTP status, when it answered. */
+  statusCode?: number;
+  /** Why there is no usable answer (refused address, timeout, connection error), or what was wrong with it. */
+  error?: string;
+  /** The receiver's `Retry-After` header, as sent. */
+  retryAfter?: string;
+  durationMs: number;
+}
+
+/** At most this much of an answer is read (and thrown away); a receiver has nothing to tell us. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+const USER_AGENT = 'collab-backend-webhooks/1';
+
+/**
+ * Why a webhook may not be sent to `address`, or `undefined` when it may. Only global unicast
+ * addresses pass: loopback, private, link-local, CGNAT, multicast, reserved, documentation and
+ * every other special range are refused (ipaddr.js keeps the IANA registries' ranges); an
+ * IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
+ */
+export function refusedAddress(address: string): string | undefined {
+  if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  const range = parsed.range();
+  return range === 'unicast' ? undefined : `${address} is a ${range} address; webhooks go to public addresses only (WEBHOOK_ALLOW_PRIVATE_NETWORKS)`;
+}
+
+/**
+ * A DNS lookup that drops refused addresses from the answer, so the connection can only go to
+ * an address that was checked (no window for DNS rebinding between check and connect).
+ */
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, '', 0);
+    const allowed = addresses.filter((entry) => refusedAddress(entry.address) === undefined);
+    if (!allowed.length) {
+      const reason = refusedAddress(addresses[0]?.address ?? '') ?? 'no address';
+      return callback(Object.assign(new Error(`${hostname} resolves to no public address: ${reason}`), { code: 'EADDRREFUSED' }), '', 0);
+    }
+    if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, allowed);
+    callback(null, allowed[0]!.address, allowed[0]!.family);
+  });
+};
+
+/**
+ * POSTs webhook bodies: keep-alive connections, no redirects followed (a 3xx is the answer),
+ * the whole exchange bounded by `WEBHOOK_TIMEOUT_MS`, and unless
+ * `WEBHOOK_ALLOW_PRIVATE_NETWORKS` every address checked before connecting (contract 6.3).
+ */
+@Injectable()
+export class WebhookHttp implements OnApplicationShutdown {
+  private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 60_000 });
+  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 60_000 });
+
+  constructor(private readonly config: AppConfig) {}
+
+  post(url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<PostResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return Promise.resolve({ error: `Invalid URL: ${url}`, durationMs: 0 });
+    }
+    const secure = target.protocol === 'https:';
+    if (!secure && target.protocol !== 'http:') return Promise.resolve({ error: `Unsupported protocol ${target.protocol}`, durationMs: 0 });
+    const hostname = target.hostname.replace(/^\[|\]$/g, '');
+    if (!this.config.webhookAllowPrivateNetworks && isIP(hostname)) {
+      const refused = refusedAddress(hostname);
+      if (refused) return Promise.resolve({ error: `Refused: ${refused}`, durationMs: 0 });
+    }
+    const payload = Buffer.from(body, 'utf8');
+    return new Promise<PostResult>((resolve) => {
+      let settled = false;
+      const finish = (result: Omit<PostResult, 'durationMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve({ ...result, durationMs: elapsed() });
+      };
+      const send = secure ? httpsRequest : httpRequest;
+      const req = send(target, {
+        method: 'POST',
+        agent: secure ? this.httpsAgent : this.httpAgent,
+        headers: { 'content-type': 'application/json', 'content-length': String(payload.length), 'user-agent': USER_AGENT, ...headers },
+        ...(this.config.webhookAllowPrivateNetworks ? {} : { lookup: publicOnlyLookup }),
+      });
+      const timer = setTimeout(() => req.destroy(new Error(`No answer within ${this.config.webhookTimeoutMs} ms`)), this.config.webhookTimeoutMs);
+      const onAbort = () => req.destroy(new Error('Delivery cancelled'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('error', (error: NodeJS.ErrnoException) => finish({ error: error.code === 'EADDRREFUSED' ? `Refused: ${error.message}` : error.message }));
+      req.on('response', (res: IncomingMessage) => {
+        const retryAfter = res.headers['retry-after'];
+        const answer = { statusCode: res.statusCode, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) };
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          // The status is all we need; a receiver streaming a large answer does not hold us.
+          if (read > MAX_RESPONSE_BYTES) {
+            finish(answer);
+            res.destroy();
+          }
+        });
+        res.on('end', () => finish(answer));
+        res.on('error', (error) => finish({ ...answer, error: error.message }));
+      });
+      if (signal?.aborted) onAbort();
+      req.end(payload);
+    });
+  }
+
+  onApplicationShutdown(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+}

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigCodec } from '../configs/config-codec.js';
+import type { KeyConfigs } from '../configs/configs.service.js';
+import type { DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
+import type { AttemptResult } from './delivery-outcome.js';
+import { NotificationRecipients } from './notification-recipients.js';
+import type { ClaimedDelivery } from './outbox-store.js';
+import { advancedPayload, basicPayload, signature, wirePayload } from './webhook-payloads.js';
+import { WebhookHttp } from './webhook-http.js';
+
+/** What a delivery is sent with, read when it was claimed. */
+export interface DeliveryContext {
+  /** The key's configs; absent when the key is gone. */
+  configs?: KeyConfigs;
+  /** The advanced endpoint; absent when it was deleted (or for basic webhooks). */
+  endpoint?: DeliveryEndpoint;
+}
+
+/**
+ * Makes one attempt at a webhook delivery (contract 6.3): the body for its kind, the payload
+ * options, the credentials (basic `Authorization`, or Standard Webhooks signature headers), and
+ * the POST. Destinations that are gone or switched off settle without a request.
+ */
+@Injectable()
+export class WebhookSender {
+  constructor(
+    private readonly http: WebhookHttp,
+    private readonly codec: ConfigCodec,
+    private readonly recipients: NotificationRecipients,
+  ) {}
+
+  async attempt(delivery: ClaimedDelivery, context: DeliveryContext, signal?: AbortSignal): Promise<AttemptResult> {
+    const { configs } = context;
+    if (!configs) return { sent: false, status: 'cancelled', reason: 'The API key no longer exists.' };
+    return delivery.channel === 'webhook' ? this.basic(delivery, configs, signal) : this.advanced(delivery, configs, context.endpoint, signal);
+  }
+
+  private async basic(delivery: ClaimedDelivery, configs: KeyConfigs, signal?: AbortSignal): Promise<AttemptResult> {
+    const { useWebhookService, webhookServiceConfig } = this.codec.webhookView(configs.webhook);
+    if (!useWebhookService) return { sent: false, status: 'cancelled', reason: 'The webhook service is off.' };
+    const processed = delivery.target === 'processed';
+    const url = processed ? webhookServiceConfig.processedNotificationUrl : webhookServiceConfig.rawNotificationUrl;
+    if (!url) return { sent: false, status: 'cancelled', reason: `No ${delivery.target} notification URL is set.` };
+    const notifyUsers = processed ? await this.recipients.of(delivery.apiKeyId, delivery.event) : undefined;
+    const body = wirePayload(basicPayload(delivery.messageId, delivery.apiKeyId, delivery.event, notifyUsers), webhookServiceConfig);
+    const headers: Record<string, string> = webhookServiceConfig.authToken ? { authorization: `Basic ${webhookServiceConfig.authToken}` } : {};
+    return { sent: true, ...(await this.http.post(url, headers, body, signal)) };
+  }
+
+  private async advanced(delivery: ClaimedDelivery, configs: KeyConfigs, endpoint: DeliveryEndpoint | undefined, signal?: AbortSignal): Promise<AttemptResult> {
+    if (!configs.advanced?.isEnabled) return { sent: false, status: 'failed', reason: 'Advanced webhooks are disabled for this workspace.' };
+    if (!endpoint) return { sent: false, status: 'cancelled', reason: 'The endpoint was deleted.' };
+    if (endpoint.disabled) return { sent: false, status: 'failed', reason: 'The endpoint is disabled.' };
+    const body = wirePayload(advancedPayload(delivery.messageId, delivery.event), configs.advanced);
+    // Seconds of the wall clock, per attempt: receivers check it against their own clocks.
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = { 'webhook-id': delivery.messageId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature(endpoint.secret, delivery.messageId, timestamp, body) };
+    return { sent: true, ...(await this.http.post(endpoint.url, headers, body, signal)) };
+  }
+}
