@@ -3,30 +3,14 @@ import { constants, createDecipheriv, generateKeyPairSync, privateDecrypt } from
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { defaultTriggers } from '../src/events/event-catalogue.js';
+import { ownDatabase, type OwnDatabase } from './helpers/database.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
-
-type Call = ReturnType<typeof agentFor>;
+import { addActivities, advancedEndpoint, commentActivity, waitForStatus, type Call } from './helpers/webhooks.js';
 
 const user = (userId: string, extra: Record<string, unknown> = {}) => ({ userId, ...extra });
-
-/** Turns advanced webhooks on for the caller's key and creates an endpoint; returns its id and secret. */
-export async function advancedEndpoint(call: Call, url: string, fields: Record<string, unknown> = {}): Promise<{ id: string; secret: string }> {
-  const config = await call('/v2/workspace/advancedwebhookconfig/get', {});
-  if (!config.body.result?.data?.isEnabled) expectSuccess(await call('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }));
-  const id = expectSuccess(await call('/v2/workspace/advancedwebhook/endpoints/create', { url, ...fields })).data.id as string;
-  const secret = expectSuccess(await call('/v2/workspace/advancedwebhook/endpoints/secret/get', { endpointId: id })).data.secret as string;
-  return { id, secret };
-}
-
-/** Adds activities to a document (both created when missing); returns their ids. */
-export async function addActivities(call: Call, organizationId: string, documentId: string, activities: Record<string, unknown>[]): Promise<string[]> {
-  const result = expectSuccess(await call('/v2/activities/add', { organizationId, documentId, activities }));
-  return Object.keys(result.data);
-}
-
-const comment = (actionType: string, actor = 'ana', extra: Record<string, unknown> = {}) => ({ featureType: 'comment', actionType, actionUser: user(actor, { name: 'Ana', email: 'ana@example.com' }), ...extra });
+const comment = commentActivity;
 
 describe('webhook delivery (contract 6.3)', () => {
   let app: TestApp;
@@ -34,14 +18,18 @@ describe('webhook delivery (contract 6.3)', () => {
   let call: Call;
   const receiver = new WebhookReceiver();
 
+  let database: OwnDatabase;
+
   before(async () => {
     await receiver.start();
-    app = await startApp({ DELIVERY_CONCURRENCY: '8', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    database = await ownDatabase();
+    app = await startApp({ DATABASE_URL: database.url, DELIVERY_CONCURRENCY: '8', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
     key = await createKey(app);
     call = agentFor(app, key);
   });
   after(async () => {
     await app.close();
+    await database.drop();
     await receiver.stop();
   });
 
@@ -242,15 +230,3 @@ describe('webhook delivery (contract 6.3)', () => {
     assert.equal(expectSuccess(await own('/v2/workspace/advancedwebhook/messages/get', {})).data.messages.length, 1);
   });
 });
-
-/** Waits until the message log shows the message in `status`. */
-export async function waitForStatus(call: Call, messageId: string, status: string, timeoutMs = 10_000): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const messages = expectSuccess(await call('/v2/workspace/advancedwebhook/messages/get', {})).data.messages as Record<string, any>[];
-    const found = messages.find((m) => m.messageId === messageId && m.status === status);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`message ${messageId} not ${status}: ${JSON.stringify(messages)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -143,6 +143,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     for (const controller of this.inFlight.get(route) ?? []) controller.abort();
   }
 
+  /** Outcomes written since start, by kind. */
+  get counts(): Readonly<typeof this.counters> {
+    return { ...this.counters };
+  }
+
   /** Attempts running and deliveries claimed but not yet started, for tests and reports. */
   get load(): { inFlight: number; queued: number } {
     return { inFlight: this.inFlightCount, queued: this.queuedCount };

@@ -51,6 +51,8 @@ export interface DeliveryRecord {
   eventType: string;
   status: DeliveryStatus;
   attempts: number;
+  /** A worker holds it and is attempting it now. */
+  inFlight: boolean;
   nextAttemptAt: number | null;
   lastStatusCode: number | null;
   lastError: string | null;
@@ -86,6 +88,7 @@ type ListedRow = {
   event_type: string;
   status: DeliveryStatus;
   attempts: number | string;
+  lease_token: string | null;
   next_attempt_at: number | string | null;
   last_status_code: number | string | null;
   last_error: string | null;
@@ -316,7 +319,7 @@ export class OutboxStore {
     const where = new Conditions().equal('d.api_key_id', apiKeyId).equal('d.channel', channel).equal('d.target', filters.target).equal('d.status', filters.status);
     if (after) where.add('(d.message_id < :afterMessage OR (d.message_id = :afterMessage AND d.target < :afterTarget))', { afterMessage: after[0], afterTarget: after[1] });
     const rows = await this.sql.rows<ListedRow>(
-      `SELECT d.id, d.message_id, d.target, m.event_type, d.status, d.attempts, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at
+      `SELECT d.id, d.message_id, d.target, m.event_type, d.status, d.attempts, d.lease_token, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at
         FROM outbox_delivery d JOIN outbox_message m ON m.id = d.message_id
         WHERE ${where} ORDER BY d.message_id DESC, d.target DESC LIMIT :limit`,
       { ...where.parameters, limit },
@@ -329,12 +332,14 @@ export class OutboxStore {
       eventType: row.event_type,
       status: row.status,
       attempts: Number(row.attempts),
+      inFlight: row.status === 'pending' && row.lease_token !== null,
       nextAttemptAt: numberOrNull(row.next_attempt_at),
       lastStatusCode: numberOrNull(row.last_status_code),
       lastError: row.last_error,
       createdAt: Number(row.created_at),
       updatedAt: Number(row.updated_at),
-      attemptLog: attempts.get(row.id) ?? [],
+      // The attempts are read after the rows: an outcome written in between adds one the row does not count yet.
+      attemptLog: (attempts.get(row.id) ?? []).filter((attempt) => attempt.attempt <= Number(row.attempts)),
     }));
   }
 
@@ -342,10 +347,10 @@ export class OutboxStore {
    * Deliveries an operator should look at, of every key and channel: failed ones, and pending
    * ones overdue since before `overdueBefore` (no worker is getting to them), newest first.
    */
-  async troubled(overdueBefore: number, apiKeyId: string | undefined, limit: number): Promise<(Omit<DeliveryRecord, 'attemptLog'> & { apiKeyId: string; channel: DeliveryChannel })[]> {
+  async troubled(overdueBefore: number, apiKeyId: string | undefined, limit: number): Promise<(Omit<DeliveryRecord, 'attemptLog' | 'inFlight'> & { apiKeyId: string; channel: DeliveryChannel })[]> {
     const where = new Conditions().equal('d.api_key_id', apiKeyId).add("(d.status = 'failed' OR (d.status = 'pending' AND d.next_attempt_at < :overdueBefore))", { overdueBefore });
     const rows = await this.sql.rows<ListedRow & { api_key_id: string; channel: DeliveryChannel }>(
-      `SELECT d.id, d.api_key_id, d.channel, d.message_id, d.target, m.event_type, d.status, d.attempts, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at
+      `SELECT d.id, d.api_key_id, d.channel, d.message_id, d.target, m.event_type, d.status, d.attempts, d.lease_token, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at
         FROM outbox_delivery d JOIN outbox_message m ON m.id = d.message_id
         WHERE ${where} ORDER BY d.api_key_id, d.message_id DESC LIMIT :limit`,
       { ...where.parameters, limit },

@@ -21,6 +21,9 @@ export function retryDelay(delays: readonly number[], attemptsMade: number, retr
   return Math.round(scheduled * (1 - JITTER + 2 * JITTER * random()));
 }
 
+/** An HTTP date as senders write it (RFC 9110's IMF-fixdate): `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
 /**
  * `Retry-After` in milliseconds: delay-seconds or an HTTP date (RFC 9110); `undefined` when
  * absent or unreadable.
@@ -29,6 +32,7 @@ export function parseRetryAfter(header: string | undefined, now: number): number
   if (header === undefined) return undefined;
   const text = header.trim();
   if (/^\d{1,10}$/.test(text)) return Number(text) * SECOND;
+  if (!HTTP_DATE.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

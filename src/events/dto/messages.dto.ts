@@ -42,8 +42,8 @@ export function toMessageEntry(record: DeliveryRecord): MessageEntry {
     eventType: record.eventType,
     status: record.status,
     attempts: record.attempts,
-    // While an attempt runs, the due time is its claim's lease end, which is nobody's business.
-    nextAttemptAt: record.status === 'pending' ? iso(record.nextAttemptAt) : null,
+    // While an attempt runs, the due time is its claim's lease end: none to show.
+    nextAttemptAt: record.status === 'pending' && !record.inFlight ? iso(record.nextAttemptAt) : null,
     lastStatusCode: record.lastStatusCode,
     lastError: record.lastError,
     createdAt: iso(record.createdAt)!,

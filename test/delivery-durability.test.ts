@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { DeliveryWorker } from '../src/events/delivery-worker.js';
+import { ownDatabase, type OwnDatabase } from './helpers/database.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { freePort, postTo, startService, waitForHealth, type ServiceProcess } from './helpers/service-process.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
+import { advancedEndpoint, commentActivity } from './helpers/webhooks.js';
+import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
+
+/** Waits until every id in `expected` has arrived at `path` (as the activity id of a delivery). */
+async function allArrived(receiver: WebhookReceiver, path: string, expected: Set<string>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const arrived = new Set(receiver.at(path).map((hook) => hook.json?.data?.id as string));
+    const missing = [...expected].filter((id) => !arrived.has(id));
+    if (!missing.length) return;
+    if (Date.now() > deadline) throw new Error(`${missing.length} of ${expected.size} acknowledged events never arrived, e.g. ${missing.slice(0, 5).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Every arrival of one activity carries one webhook-id: a receiver can drop the duplicates. */
+function assertStableWebhookIds(receiver: WebhookReceiver, path: string): number {
+  const idsByActivity = new Map<string, Set<string>>();
+  for (const hook of receiver.at(path)) {
+    const ids = idsByActivity.get(hook.json.data.id) ?? idsByActivity.set(hook.json.data.id, new Set()).get(hook.json.data.id)!;
+    ids.add(String(hook.headers['webhook-id']));
+  }
+  for (const [activity, ids] of idsByActivity) assert.equal(ids.size, 1, `${activity} arrived with ${[...ids].join(', ')}`);
+  return receiver.at(path).length - idsByActivity.size;
+}
+
+describe('delivery durability (contract 6.3)', () => {
+  const receiver = new WebhookReceiver();
+  let database: OwnDatabase;
+  before(async () => {
+    await receiver.start();
+    database = await ownDatabase();
+  });
+  after(async () => {
+    await database.drop();
+    await receiver.stop();
+  });
+
+  it('kill -9 while events flow, restart: every acknowledged event arrives, duplicates keep their webhook-id', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-crash-'));
+    const env = {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      SQLITE_FILE: join(dataDir, 'svc.sqlite'),
+      ...(database.url ? { DATABASE_URL: database.url } : {}),
+      MASTER_KEY: randomBytes(32).toString('base64'),
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      // Short enough that claims a killed process held come due again soon (2 × 1 s + 5 s).
+      WEBHOOK_TIMEOUT_MS: '1000',
+      DELIVERY_CONCURRENCY: '16',
+      RATE_LIMIT_WORKSPACE_CREATE: '0',
+      RATE_LIMIT_API_KEY: '0',
+    };
+    // Receivers take a moment, so attempts are in flight when the process dies.
+    receiver.answers.set('/crash', { delayMs: 15 });
+    let service: ServiceProcess = startService(env);
+    try {
+      await waitForHealth(port);
+      const created = await postTo(port, '/v2/workspace/create', { ownerEmail: `crash.${randomBytes(4).toString('hex')}@example.com` });
+      const apiKey = Object.keys(created.body.result.data.apiKeyList)[0]!;
+      const workspace = { 'x-svc-workspace-id': created.body.result.data.id, 'x-svc-workspace-auth-token': created.body.result.data.authToken };
+      const token = (await postTo(port, '/v2/workspace/authtokens/get', { apiKey }, workspace)).body.result.data.authTokens[0].token as string;
+      const headers = { 'x-svc-api-key': apiKey, 'x-svc-auth-token': token };
+      assert.equal((await postTo(port, '/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, headers)).status, 200);
+      assert.equal((await postTo(port, '/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url('/crash') }, headers)).status, 200);
+
+      const acknowledged = new Set<string>();
+      for (let round = 0; round < 2; round++) {
+        let writing = true;
+        const writer = async (name: string) => {
+          for (let batch = 0; writing; batch++) {
+            const ids = Array.from({ length: 5 }, (_, i) => `r${round}-${name}-${batch}-${i}`);
+            try {
+              const answer = await postTo(port, '/v2/activities/add', { organizationId: 'org-crash', documentId: 'doc', activities: ids.map((id) => ({ id, ...commentActivity() })) }, headers);
+              if (answer.status === 200) ids.forEach((id) => acknowledged.add(id));
+            } catch {
+              return; // the process is gone: this batch was never acknowledged
+            }
+          }
+        };
+        const writers = [writer('a'), writer('b')];
+        await new Promise((resolve) => setTimeout(resolve, 1200));
+        service.child.kill('SIGKILL');
+        await service.exited;
+        writing = false;
+        await Promise.all(writers);
+        service = startService(env);
+        await waitForHealth(port);
+      }
+      assert.ok(acknowledged.size > 100, `only ${acknowledged.size} events acknowledged`);
+      await allArrived(receiver, '/crash', acknowledged, 30_000);
+      const duplicates = assertStableWebhookIds(receiver, '/crash');
+      // At-least-once: a kill between an answer and its record sends that one again, no more.
+      assert.ok(duplicates <= 2 * 32, `${duplicates} duplicates`);
+    } finally {
+      service.child.kill('SIGKILL');
+      await service.exited;
+    }
+  });
+
+  it('two instances on one PostgreSQL database share the work and never send one attempt twice', { skip: process.env.DATABASE_URL ? false : 'needs PostgreSQL (the embedded database has one process)' }, async () => {
+    const shared = { DATABASE_URL: database.url, MASTER_KEY: randomBytes(32).toString('base64'), DELIVERY_CONCURRENCY: '16', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+    const apps: TestApp[] = [await startApp(shared), await startApp(shared)];
+    try {
+      receiver.answers.set('/pair/a', { delayMs: 5 });
+      receiver.answers.set('/pair/b', { delayMs: 5 });
+      const key = await createKey(apps[0]!);
+      const calls = apps.map((app) => agentFor(app, key));
+      await advancedEndpoint(calls[0]!, receiver.url('/pair/a'));
+      await advancedEndpoint(calls[0]!, receiver.url('/pair/b'));
+      const ids = new Set<string>();
+      await Promise.all(
+        Array.from({ length: 60 }, async (_, n) => {
+          const activities = Array.from({ length: 5 }, (_, i) => ({ id: `pair-${n}-${i}`, ...commentActivity() }));
+          expectSuccess(await calls[n % 2]!('/v2/activities/add', { organizationId: 'org-pair', documentId: 'doc', activities }));
+          activities.forEach((a) => ids.add(a.id));
+        }),
+      );
+      await allArrived(receiver, '/pair/a', ids, 20_000);
+      await allArrived(receiver, '/pair/b', ids, 20_000);
+      for (const path of ['/pair/a', '/pair/b']) {
+        assert.equal(receiver.at(path).length, 300, `${path}: ${receiver.at(path).length} arrivals for 300 events`);
+        assert.equal(new Set(receiver.at(path).map((hook) => hook.headers['webhook-id'])).size, 300);
+      }
+      const count = async (sql: string) => Number((await apps[0]!.dataSource.query(sql))[0].n);
+      const deadline = Date.now() + 10_000;
+      while ((await count(`SELECT count(*) AS n FROM outbox_delivery WHERE api_key_id = '${key.apiKey}' AND status = 'succeeded'`)) < 600) {
+        assert.ok(Date.now() < deadline, 'outcomes not all written');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(await count(`SELECT count(*) AS n FROM delivery_attempt a JOIN outbox_delivery d ON d.id = a.delivery_id WHERE d.api_key_id = '${key.apiKey}'`), 600);
+      for (const app of apps) assert.ok(app.app.get(DeliveryWorker).counts.succeeded > 0, 'both instances delivered');
+    } finally {
+      for (const app of apps) await app.close();
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { ownDatabase, type OwnDatabase } from './helpers/database.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
+import { addActivities, advancedEndpoint, commentActivity, type Call } from './helpers/webhooks.js';
+import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
+
+type Message = Record<string, any>;
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Waits until the endpoint's newest message has settled its first attempt. */
+async function firstAttempt(call: Call, endpointId: string): Promise<Message> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const [message] = expectSuccess(await call('/v2/workspace/advancedwebhook/messages/get', { endpointId })).data.messages as Message[];
+    if (message?.attemptLog.length) return message;
+    if (Date.now() > deadline) throw new Error(`no attempt to ${endpointId}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('webhooks and the network (contract 6.3)', () => {
+  const receiver = new WebhookReceiver();
+  let database: OwnDatabase;
+  before(async () => {
+    await receiver.start();
+    database = await ownDatabase();
+  });
+  after(async () => {
+    await database.drop();
+    await receiver.stop();
+  });
+
+  describe('SSRF guard (WEBHOOK_ALLOW_PRIVATE_NETWORKS unset)', () => {
+    let app: TestApp;
+    before(async () => (app = await startApp({ DATABASE_URL: database.url, DELIVERY_CONCURRENCY: '4' })));
+    after(() => app.close());
+
+    it('refuses loopback and private addresses, literal or resolved, before connecting', async () => {
+      const key = await createKey(app);
+      const call = agentFor(app, key);
+      const literal = await advancedEndpoint(call, receiver.url('/ssrf/literal'));
+      const named = await advancedEndpoint(call, `http://localhost:${receiver.port}/ssrf/named`);
+      const metadata = await advancedEndpoint(call, 'http://169.254.169.254/latest/meta-data');
+      expectSuccess(await call('/v2/workspace/webhookconfig/update', { useWebhookService: true, webhookServiceConfig: { rawNotificationUrl: 'http://[::1]:9/raw' } }));
+      await addActivities(call, 'org-ssrf', 'doc', [commentActivity()]);
+      assert.match((await firstAttempt(call, literal.id)).lastError, /^Refused: 127\.0\.0\.1 is a loopback address/);
+      assert.match((await firstAttempt(call, named.id)).lastError, /^Refused: localhost resolves to no public address: .* is a loopback address/);
+      assert.match((await firstAttempt(call, metadata.id)).lastError, /^Refused: 169\.254\.169\.254 is a linkLocal address/);
+      const deadline = Date.now() + 10_000;
+      let basic: { last_error: string } | undefined;
+      while (!basic?.last_error) {
+        assert.ok(Date.now() < deadline, 'no basic attempt');
+        [basic] = await app.dataSource.query(`SELECT last_error FROM outbox_delivery WHERE api_key_id = '${key.apiKey}' AND channel = 'webhook'`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.match(basic.last_error, /^Refused: ::1 is a loopback address/);
+      assert.equal(receiver.received.filter((hook) => hook.path.startsWith('/ssrf/')).length, 0);
+    });
+  });
+
+  describe('receivers that hang, are slow, fail or are not there', () => {
+    let app: TestApp;
+    before(async () => (app = await startApp({ DATABASE_URL: database.url, DELIVERY_CONCURRENCY: '8', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '400' })));
+    after(() => app.close());
+
+    it('never hold back other endpoints, nor the API write that caused the event', async () => {
+      const call = agentFor(app, await createKey(app));
+      receiver.answers.set('/net/hang', 'hang');
+      receiver.answers.set('/net/slow', { delayMs: 1500 });
+      receiver.answers.set('/net/error', { status: 500 });
+      const hang = await advancedEndpoint(call, receiver.url('/net/hang'));
+      const slow = await advancedEndpoint(call, receiver.url('/net/slow'));
+      const error = await advancedEndpoint(call, receiver.url('/net/error'));
+      const absent = await advancedEndpoint(call, `http://127.0.0.1:${await closedPort()}/nobody`);
+      await advancedEndpoint(call, receiver.url('/net/good'));
+      const started = Date.now();
+      const slowest = { ms: 0 };
+      for (let i = 0; i < 20; i++) {
+        const before = Date.now();
+        await addActivities(call, 'org-net', 'doc', [commentActivity()]);
+        slowest.ms = Math.max(slowest.ms, Date.now() - before);
+      }
+      await receiver.waitFor('/net/good', 20, 5000);
+      // 20 events to an endpoint that hangs take ten rounds of 400 ms at two at a time; the good
+      // endpoint had all of its own well before that.
+      assert.ok(Date.now() - started < 3000, `good endpoint took ${Date.now() - started} ms`);
+      assert.ok(slowest.ms < 1000, `an API write took ${slowest.ms} ms`);
+      assert.match((await firstAttempt(call, hang.id)).lastError, /^No answer within 400 ms/);
+      assert.match((await firstAttempt(call, slow.id)).lastError, /^No answer within 400 ms/);
+      assert.equal((await firstAttempt(call, error.id)).lastStatusCode, 500);
+      assert.match((await firstAttempt(call, absent.id)).lastError, /ECONNREFUSED/);
+      for (const endpoint of [hang, slow, error, absent]) assert.equal((await firstAttempt(call, endpoint.id)).status, 'pending');
+    });
+  });
+});
