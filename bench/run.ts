@@ -9,6 +9,7 @@ import autocannon from 'autocannon';
 import { SCENARIOS, type Scenario, type Seed } from './scenarios.js';
 import { openBareDatabase } from './bare-database.js';
 import { activitiesPageToken, seed, seedActivities, seedCrdt, seedJudgments } from './seed.js';
+import { measureDeliveries } from './deliveries.js';
 
 type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
 
@@ -140,6 +141,8 @@ async function main(): Promise<void> {
       RATE_LIMIT_WORKSPACE_GET: '0',
       // Room for a full-size (1 MiB) editor in one request.
       BODY_LIMIT: '2mb',
+      // The delivery runs' receiver listens on loopback.
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -151,10 +154,12 @@ async function main(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const idleRssMb = residentMb(service.pid!);
   log(`service idle RSS after start: ${idleRssMb.toFixed(1)} MB`);
-  log('seeding through the API…');
-  const seedStarted = Date.now();
+  const selected = SCENARIOS.filter((s) => s.name.includes(process.env.BENCH_ONLY ?? ''));
   const postToService: Post = (path, data, headers) => post(servicePort, path, data, headers);
-  const seeded = await seed(postToService);
+  const seedStarted = Date.now();
+  // The delivery runs make keys of their own: alone (BENCH_ONLY=deliveries) they need no seed.
+  log(selected.length ? 'seeding through the API…' : 'no request scenario selected: not seeding');
+  const seeded = selected.length ? await seed(postToService) : ({} as Seed);
   log(`seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
   const analyse = async () => {
     if (!database.startsWith('postgres')) return;
@@ -177,7 +182,6 @@ async function main(): Promise<void> {
   const measure = async (scenarios: Scenario[]) => {
     for (const scenario of scenarios) rows.push(...(await measureScenario(scenario, seeded, servicePort, baselinePort)));
   };
-  const selected = SCENARIOS.filter((s) => s.name.includes(process.env.BENCH_ONLY ?? ''));
   const notes: string[] = [];
   // The activity log grows in two steps, so the same read is measured at 10,000 and 1,000,000.
   if (selected.some((s) => s.path.startsWith('/v2/activities/'))) {
@@ -208,6 +212,12 @@ async function main(): Promise<void> {
     await analyse();
   }
   await measure(selected.filter((s) => s.phase === undefined));
+  // Last: the hang run leaves attempts hanging until the service stops.
+  if ('deliveries'.includes(process.env.BENCH_ONLY ?? '')) {
+    const deliveries = await measureDeliveries(postToService, servicePort);
+    rows.push(...deliveries.rows);
+    notes.push(...deliveries.notes);
+  }
   console.table(rows);
   const serviceRate = (name: string) => (rows.find((r) => r.target === 'service' && String(r.scenario).startsWith(name))?.['req/s'] as number | undefined);
   const first = serviceRate('documents/get, first page');

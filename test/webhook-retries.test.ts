@@ -244,6 +244,14 @@ describe('webhook retries, disabling and the message log (contract 6.3)', () => 
       assert.deepEqual(replay.data, { messageId: delivered.messageId, endpointIds: [endpointA] });
       const hooks = await receiver.waitFor('/log/a', before + 1);
       assert.equal(hooks.at(-1)!.headers['webhook-id'], delivered.messageId);
+      // Its outcome is written: a second attempt, succeeded (while in flight, a replay leaves it be).
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const replayed = (await messages(call, { endpointId: endpointA })).find((m) => m.messageId === delivered.messageId)!;
+        if (replayed.attemptLog.length === 2 && replayed.status === 'succeeded') break;
+        assert.ok(Date.now() < deadline, `replay not settled: ${JSON.stringify(replayed)}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
 
       // The message B failed once: a retry to all sends it to A again and to B now (not in 5 s).
       const pending = (await messages(call, { endpointId: endpointB }))[0]!;

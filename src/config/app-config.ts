@@ -44,8 +44,9 @@ export class AppConfig {
   /** Longest wait for a webhook receiver's whole answer, in ms (`WEBHOOK_TIMEOUT_MS`, contract 6.3: 15 s). */
   readonly webhookTimeoutMs!: number;
   /**
-   * Delivery attempts this instance runs at once (`DELIVERY_CONCURRENCY`); a quarter of them at
-   * most to one destination. 0: this instance delivers nothing (others sharing the database do).
+   * Delivery attempts this instance runs at once (`DELIVERY_CONCURRENCY`); to one destination at
+   * most 16 (or a quarter, when smaller), and 2 while it is slow. 0: this instance delivers
+   * nothing (others sharing the database do).
    */
   readonly deliveryConcurrency!: number;
   /**
@@ -150,7 +151,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     webhookAllowPrivateNetworks: parseBool(read, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     advancedWebhooks: parseBool(read, 'ADVANCED_WEBHOOKS', true),
     webhookTimeoutMs: parseInteger(read, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
-    deliveryConcurrency: parseInteger(read, 'DELIVERY_CONCURRENCY', 64, 0, 10_000),
+    deliveryConcurrency: parseInteger(read, 'DELIVERY_CONCURRENCY', 256, 0, 10_000),
     bodyLimitBytes: parseBytes(read, 'BODY_LIMIT', '1mb'),
     crdtMaxBytes: parseBytes(read, 'CRDT_MAX_BYTES', '1mb'),
     trustProxy: parseTrustProxy(read, 'TRUST_PROXY'),

@@ -98,12 +98,12 @@ export class Sql {
   }
 
   /**
-   * Rows a worker takes for itself in this unit of work: on PostgreSQL locked, skipping rows
-   * another worker holds (`FOR UPDATE SKIP LOCKED`), so workers sharing the database never take
-   * the same row; the embedded database has one worker, and one unit of work at a time.
+   * A subquery selecting rows a worker takes for itself: on PostgreSQL they are locked, skipping
+   * rows another worker holds (`FOR UPDATE SKIP LOCKED`), so workers sharing the database never
+   * take the same row; the embedded database has one worker, and one unit of work at a time.
    */
-  async claimRows<T>(manager: EntityManager, sql: string, parameters: Parameters): Promise<T[]> {
-    return this.run<T>(manager, this.embedded ? sql : `${sql} FOR UPDATE SKIP LOCKED`, parameters);
+  claimable(select: string): string {
+    return this.embedded ? select : `${select} FOR UPDATE SKIP LOCKED`;
   }
 
   /**

@@ -1,6 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+
+/**
+ * A connection held by a background worker (PostgreSQL), so its units of work never queue
+ * behind requests waiting for the pool; its units run one at a time. On the embedded database
+ * there is one connection anyway, and units on this one take their turn with all the others.
+ */
+export class WorkerConnection {
+  /** The end of the last unit queued on it. */
+  tail: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly runner: QueryRunner | undefined) {}
+}
 
 /**
  * The one way to write. The embedded SQLite driver shares a single connection, so two
@@ -30,20 +42,48 @@ export class Transactions {
     return this.serialise ? {} : { lock: { mode: 'pessimistic_write' } };
   }
 
-  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  /** Runs `work` as one transaction: on a pooled connection, or on a worker's own (`on`). */
+  run<T>(work: (manager: EntityManager) => Promise<T>, on?: WorkerConnection): Promise<T> {
     const unit = async (): Promise<T> => {
       const callbacks: (() => void)[] = [];
-      const result = await this.dataSource.transaction((manager) => {
+      const inTransaction = (manager: EntityManager) => {
         this.afterCommitCallbacks.set(manager, callbacks);
         return work(manager);
-      });
+      };
+      // A manager bound to a query runner runs its transaction on that runner.
+      const result = on?.runner ? await on.runner.manager.transaction(inTransaction) : await this.dataSource.transaction(inTransaction);
       for (const callback of callbacks) callback();
       return result;
     };
+    if (on?.runner) {
+      const result = on.tail.then(unit);
+      on.tail = result.catch(() => undefined);
+      return result;
+    }
     if (!this.serialise) return unit();
     const result = this.tail.then(unit);
     this.tail = result.catch(() => undefined);
     return result;
+  }
+
+  /**
+   * A connection of its own for a background worker (see `WorkerConnection`); `release` it when
+   * done. With `relaxedDurability`, its commits do not wait for the disk (PostgreSQL
+   * `synchronous_commit = off`): a database crash may forget its last moments of work, never
+   * break consistency. Only for bookkeeping that a redo makes good, such as delivery claims.
+   */
+  async workerConnection(options: { relaxedDurability?: boolean } = {}): Promise<WorkerConnection> {
+    if (this.serialise) return new WorkerConnection(undefined);
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    if (options.relaxedDurability) await runner.query('SET synchronous_commit = off');
+    return new WorkerConnection(runner);
+  }
+
+  /** Gives a worker's connection back to the pool once its last unit of work ended. */
+  async release(connection: WorkerConnection): Promise<void> {
+    await connection.tail;
+    await connection.runner?.release();
   }
 
   /**

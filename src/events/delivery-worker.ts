@@ -1,20 +1,28 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock.js';
 import { AppConfig } from '../config/app-config.js';
 import { ConfigsService } from '../configs/configs.service.js';
 import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
-import { Transactions } from '../database/transactions.js';
+import { Transactions, type WorkerConnection } from '../database/transactions.js';
 import { judge, type AttemptResult } from './delivery-outcome.js';
 import { OutboxStore, type ClaimedDelivery, type DeliveryOutcome } from './outbox-store.js';
+import { Cancellation } from './webhook-http.js';
 import { WebhookSender, type DeliveryContext } from './webhook-sender.js';
 
 /** How often an idle worker looks for work it was not told of (other instances' events, retries coming due). */
 const POLL_MS = 1000;
 /** Outcomes are written together: after this long, or as soon as this many wait. */
-const SETTLE_DELAY_MS = 2;
+const SETTLE_DELAY_MS = 10;
 const SETTLE_BATCH = 128;
+/** Attempts one route runs at once while its receiver answers promptly. */
+const ROUTE_CONCURRENCY = 16;
+/** ... and once it is slow (an attempt took over `SLOW_ATTEMPT_MS`, or got no answer). */
+const SLOW_ROUTE_CONCURRENCY = 2;
+const SLOW_ATTEMPT_MS = 2000;
+/** How long wake-ups wait to be claimed together. */
+const WAKE_DELAY_MS = 2;
 /** Room left in a lease after its attempt's longest run, for writing the outcome. */
 const LEASE_MARGIN_MS = 5000;
 /** How often the delivery counters are logged (when they moved). */
@@ -66,15 +74,28 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly routeCapacity: number;
   private readonly leaseMs: number;
   private running = false;
+  /**
+   * Database connections of its own, so claims and outcomes never wait behind requests for
+   * the pool; one each, so writing outcomes never holds up the next claim.
+   */
+  private claims: WorkerConnection | undefined;
+  private outcomes: WorkerConnection | undefined;
   /** Claimed and waiting for a slot, per route, in claim order. */
   private readonly queued = new Map<string, Queued[]>();
   private queuedCount = 0;
-  private readonly inFlight = new Map<string, Set<AbortController>>();
+  private readonly inFlight = new Map<string, Set<Cancellation>>();
   private inFlightCount = 0;
   private readonly attempts = new Set<Promise<void>>();
   private readonly buckets = new Map<string, RateBucket>();
+  /** Routes whose receivers are slow or unreachable (see `capacityOf`). */
+  private readonly slowRoutes = new Set<string>();
   private pumping = false;
   private pumpAgain = false;
+  private wakeTimer: NodeJS.Timeout | undefined;
+  /** Routes known to have deliveries due (woken, or found by `OutboxStore.dueRoutes`). */
+  private readonly active = new Set<string>();
+  /** The next pump first asks which routes have work due. */
+  private discover = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private drainTimer: NodeJS.Timeout | undefined;
   private reportTimer: NodeJS.Timeout | undefined;
@@ -95,7 +116,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {
     this.capacity = config.deliveryConcurrency;
-    this.routeCapacity = Math.max(1, Math.ceil(config.deliveryConcurrency / 4));
+    this.routeCapacity = Math.min(ROUTE_CONCURRENCY, Math.max(1, Math.ceil(config.deliveryConcurrency / 4)));
     this.leaseMs = 2 * config.webhookTimeoutMs + LEASE_MARGIN_MS;
   }
 
@@ -112,7 +133,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       const released = await this.store.releaseClaims(this.clock.now());
       if (released) this.logger.log({ released }, 'Claims of a previous run released');
     }
+    // A claim or outcome a database crash forgets only means one more attempt (at-least-once),
+    // so they need not wait for the disk; the events themselves were written durably.
+    this.claims = await this.transactions.workerConnection({ relaxedDurability: true });
+    this.outcomes = await this.transactions.workerConnection({ relaxedDurability: true });
     this.running = true;
+    // Retries coming due and other instances' events are found by looking every second.
     this.pollTimer = setInterval(() => this.wake(), POLL_MS);
     this.pollTimer.unref();
     this.reportTimer = setInterval(() => void this.report(), REPORT_MS);
@@ -120,14 +146,20 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.wake();
   }
 
-  /** Looks for due deliveries now: called when new ones commit, and when slots free up. */
-  wake(): void {
+  /**
+   * Looks for due deliveries in a moment: on `routes` (new deliveries committed there), or on
+   * every route that has some due (the poll, a replay, a test moving the clock). Calls within
+   * `WAKE_DELAY_MS` share one claim: 500 commits a second are not 500 claims.
+   */
+  wake(routes?: Iterable<string>): void {
     if (!this.running) return;
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    void this.pump();
+    if (routes) for (const route of routes) this.active.add(route);
+    else this.discover = true;
+    this.wakeTimer ??= setTimeout(() => {
+      this.wakeTimer = undefined;
+      if (this.pumping) this.pumpAgain = true;
+      else void this.pump();
+    }, WAKE_DELAY_MS);
   }
 
   /**
@@ -135,12 +167,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
    * aborted, claimed ones dropped. The outbox rows were cancelled in the deleting transaction.
    */
   abortRoute(route: string): void {
+    this.active.delete(route);
     const queued = this.queued.get(route);
     if (queued) {
       this.queuedCount -= queued.length;
       this.queued.delete(route);
     }
-    for (const controller of this.inFlight.get(route) ?? []) controller.abort();
+    for (const cancellation of this.inFlight.get(route) ?? []) cancellation.cancel();
   }
 
   /** Outcomes written since start, by kind. */
@@ -156,28 +189,35 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   async beforeApplicationShutdown(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    for (const timer of [this.pollTimer, this.drainTimer, this.reportTimer]) clearInterval(timer);
+    for (const timer of [this.pollTimer, this.drainTimer, this.reportTimer, this.wakeTimer]) clearInterval(timer);
     // Claimed but not started: back to the outbox, due now, for whichever worker runs next.
     const unstarted = [...this.queued.values()].flat().map((item) => item.delivery);
     this.queued.clear();
     this.queuedCount = 0;
-    await this.store.release(unstarted, this.clock.now()).catch((error: unknown) => this.logger.warn({ err: error }, 'Releasing claims failed; they come due when their leases end'));
+    await this.releaseClaims(unstarted);
     // Attempts in flight end within the webhook timeout; their outcomes are written.
     await Promise.allSettled([...this.attempts]);
     await this.settleNow();
     await this.report();
+    for (const connection of [this.claims!, this.outcomes!]) await this.transactions.release(connection);
   }
 
-  /** Claims while there is room, until nothing more is due. */
+  /**
+   * Claims while there is room and something is due: first, when asked, which routes have work
+   * due; then each active route's oldest due deliveries, up to its room. A route that gives
+   * less than asked is drained and leaves the active set until it is woken or found again.
+   */
   private async pump(): Promise<void> {
     this.pumping = true;
     try {
       do {
         this.pumpAgain = false;
-        while (this.running && this.room() > 0) {
-          const claimed = await this.claim();
-          if (!claimed) break;
+        if (this.discover) {
+          this.discover = false;
+          const due = await this.transactions.run((manager) => this.store.dueRoutes(manager, this.clock.now()), this.claims);
+          for (const route of due) this.active.add(route);
         }
+        while (this.running && (await this.claim()));
       } while (this.pumpAgain && this.running);
     } catch (error) {
       this.logger.warn({ err: error }, 'Claiming deliveries failed; trying again shortly');
@@ -191,18 +231,53 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     return 2 * this.capacity - this.inFlightCount - this.queuedCount;
   }
 
+  /**
+   * Attempts a route may run at once: the full share while its receiver answers promptly, and
+   * `SLOW_ROUTE_CONCURRENCY` once it is slow or unreachable, so endpoints that hang cannot take
+   * up the worker between them.
+   */
+  private capacityOf(route: string): number {
+    return this.slowRoutes.has(route) ? Math.min(SLOW_ROUTE_CONCURRENCY, this.routeCapacity) : this.routeCapacity;
+  }
+
+  /**
+   * Claimed work a route may hold: one batch running and three ready to start as slots free, so
+   * the route keeps running while the next claim is made; a slow route, one batch waiting.
+   */
+  private roomOf(route: string): number {
+    return (this.slowRoutes.has(route) ? 2 : 4) * this.capacityOf(route);
+  }
+
   private routeLoad(route: string): number {
     return (this.inFlight.get(route)?.size ?? 0) + (this.queued.get(route)?.length ?? 0);
   }
 
-  /** One claim of due deliveries, with what they are sent with; returns how many were claimed. */
-  private async claim(): Promise<number> {
-    const routeRoom = 2 * this.routeCapacity;
-    const fullRoutes = [...new Set([...this.inFlight.keys(), ...this.queued.keys()])].filter((route) => this.routeLoad(route) >= routeRoom);
+  /**
+   * One claim across the active routes with room, in turn (a route served moves to the back),
+   * with what the deliveries are sent with; returns whether it claimed anything.
+   */
+  private async claim(): Promise<boolean> {
+    const wanted = new Map<string, number>();
+    let room = this.room();
+    for (const route of this.active) {
+      const free = Math.min(this.roomOf(route) - this.routeLoad(route), room);
+      if (free <= 0) continue;
+      wanted.set(route, free);
+      room -= free;
+      if (!room) break;
+    }
+    if (!wanted.size) return false;
     const now = this.clock.now();
-    const claimed = await this.store.claim(now, now + this.leaseMs, this.room(), fullRoutes, (route) => routeRoom - this.routeLoad(route));
-    if (!claimed.length) return 0;
-    const contexts = await this.contextsOf(claimed);
+    const { claimed, drained, contexts } = await this.transactions.run(async (manager) => {
+      const result = await this.store.claim(manager, now, now + this.leaseMs, wanted);
+      return { ...result, contexts: await this.contextsOf(manager, result.claimed) };
+    }, this.claims);
+    for (const route of wanted.keys()) {
+      this.active.delete(route);
+      if (!drained.includes(route)) this.active.add(route);
+    }
+    this.logger.debug({ routes: wanted.size, claimed: claimed.length, drained: drained.length, inFlight: this.inFlightCount, queued: this.queuedCount }, 'Claimed deliveries');
+    if (!claimed.length) return false;
     const startBy = performance.now() + this.leaseMs - this.config.webhookTimeoutMs - LEASE_MARGIN_MS;
     for (const delivery of claimed) {
       const list = this.queued.get(delivery.route) ?? this.queued.set(delivery.route, []).get(delivery.route)!;
@@ -210,14 +285,15 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       this.queuedCount++;
     }
     this.drain();
-    return claimed.length;
+    return true;
   }
 
-  /** Key configs and endpoints of a claimed batch: one query each, whatever its size. */
-  private async contextsOf(claimed: readonly ClaimedDelivery[]): Promise<Map<string, DeliveryContext>> {
-    const configs = await this.configs.storedConfigs([...new Set(claimed.map((d) => d.apiKeyId))]);
+  /** Key configs and endpoints of a claimed batch: one query each (per key), whatever its size. */
+  private async contextsOf(manager: EntityManager, claimed: readonly ClaimedDelivery[]): Promise<Map<string, DeliveryContext>> {
+    if (!claimed.length) return new Map();
+    const configs = await this.configs.storedConfigs([...new Set(claimed.map((d) => d.apiKeyId))], manager);
     const advanced = claimed.filter((d) => d.channel === 'advanced_webhook');
-    const endpoints = advanced.length ? await this.endpoints.forDelivery(advanced.map((d) => ({ apiKeyId: d.apiKeyId, endpointId: d.target }))) : new Map();
+    const endpoints = advanced.length ? await this.endpoints.forDelivery(advanced.map((d) => ({ apiKeyId: d.apiKeyId, endpointId: d.target })), manager) : new Map();
     return new Map(
       claimed.map((d) => [d.id, { configs: configs.get(d.apiKeyId), ...(d.channel === 'advanced_webhook' && endpoints.has(d.target) ? { endpoint: endpoints.get(d.target) } : {}) }]),
     );
@@ -236,7 +312,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         expired.push(list.shift()!.delivery);
         this.queuedCount--;
       }
-      while (list.length && this.inFlightCount < this.capacity && (this.inFlight.get(route)?.size ?? 0) < this.routeCapacity) {
+      while (list.length && this.inFlightCount < this.capacity && (this.inFlight.get(route)?.size ?? 0) < this.capacityOf(route)) {
         const rateLimit = list[0]!.context.endpoint?.rateLimit ?? null;
         if (rateLimit !== null) {
           let bucket = this.buckets.get(route);
@@ -252,7 +328,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       }
       if (!list.length) this.queued.delete(route);
     }
-    if (expired.length) void this.store.release(expired, this.clock.now()).catch((error: unknown) => this.logger.warn({ err: error }, 'Releasing claims failed; they come due when their leases end'));
+    if (expired.length) void this.releaseClaims(expired);
     if (wait !== Infinity && !this.drainTimer) {
       this.drainTimer = setTimeout(() => {
         this.drainTimer = undefined;
@@ -261,16 +337,25 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
+  /** Hands claimed deliveries back to the outbox, due now; on failure their leases end anyway. */
+  private async releaseClaims(deliveries: ClaimedDelivery[]): Promise<void> {
+    if (!deliveries.length) return;
+    await this.transactions
+      .run((manager) => this.store.release(manager, deliveries, this.clock.now()), this.claims)
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'Releasing claims failed; they come due when their leases end'));
+  }
+
   private launch({ delivery, context }: Queued): void {
-    const controller = new AbortController();
+    const cancellation = new Cancellation();
     const running = this.inFlight.get(delivery.route) ?? this.inFlight.set(delivery.route, new Set()).get(delivery.route)!;
-    running.add(controller);
+    running.add(cancellation);
     this.inFlightCount++;
     const attemptedAt = this.clock.now();
     const attempt = this.sender
-      .attempt(delivery, context, controller.signal)
+      .attempt(delivery, context, cancellation)
       .catch((error: unknown): AttemptResult => ({ sent: true, error: `Delivery failed: ${(error as Error).message}`, durationMs: 0 }))
       .then((result) => {
+        this.noteSpeed(delivery.route, result);
         const judged = judge(delivery, result, this.clock.now());
         this.settleSoon({
           delivery,
@@ -285,15 +370,23 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         });
       })
       .finally(() => {
-        running.delete(controller);
+        running.delete(cancellation);
         if (!running.size) this.inFlight.delete(delivery.route);
         this.inFlightCount--;
         this.attempts.delete(attempt);
         this.drain();
-        // Refill once half the claimed work is done, so claims stay batches.
-        if (this.room() >= this.capacity) this.wake();
+        // Refill a route with more due once half its room is free: claims stay batches rather
+        // than one per finished attempt, and come before the route runs dry.
+        if (this.active.has(delivery.route) && this.routeLoad(delivery.route) <= this.roomOf(delivery.route) / 2) this.wake([]);
       });
     this.attempts.add(attempt);
+  }
+
+  /** A route is slow while its latest attempt ran past `SLOW_ATTEMPT_MS` or got no answer. */
+  private noteSpeed(route: string, result: AttemptResult): void {
+    if (!result.sent) return;
+    if (result.statusCode === undefined || result.durationMs > SLOW_ATTEMPT_MS) this.slowRoutes.add(route);
+    else this.slowRoutes.delete(route);
   }
 
   private settleSoon(outcome: DeliveryOutcome): void {
@@ -330,7 +423,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         }
         for (const outcome of written) this.count(outcome);
         return disabledNow;
-      });
+      }, this.outcomes);
       for (const endpointId of disabled) {
         this.counters.endpointsDisabled++;
         this.logger.warn({ endpointId }, 'Advanced webhook endpoint disabled (410 Gone, or failing for 5 days)');

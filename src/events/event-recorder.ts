@@ -67,7 +67,9 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
     });
     if (!entries.length) return;
     const written = await this.store.append(manager, apiKeyId, entries, this.clock.now());
-    if (written) this.transactions.afterCommit(manager, () => this.worker.wake());
+    if (!written) return;
+    const routes = new Set(entries.flatMap((entry) => entry.destinations.map((destination) => destination.route)));
+    this.transactions.afterCommit(manager, () => this.worker.wake(routes));
   }
 
   /** The key's routing, or `undefined` when no webhook of either kind is on (the common case: one read). */

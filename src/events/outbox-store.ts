@@ -88,7 +88,7 @@ type ListedRow = {
   event_type: string;
   status: DeliveryStatus;
   attempts: number | string;
-  lease_token: string | null;
+  lease_until: number | string | null;
   next_attempt_at: number | string | null;
   last_status_code: number | string | null;
   last_error: string | null;
@@ -152,43 +152,62 @@ export class OutboxStore {
   }
 
   /**
-   * Claims up to `limit` due deliveries, oldest first, at most `freeSlots(route)` per route and
-   * none of `fullRoutes`, until `leaseUntil`: their due time moves to the lease end, so a worker
-   * that dies leaves them due again then.
+   * The routes with a delivery due by `now`, in route order: a skip scan over the route index
+   * (one seek per route that has pending deliveries, and one for its earliest), so the cost
+   * follows the number of destinations with work, not the number of deliveries waiting.
    */
-  async claim(now: number, leaseUntil: number, limit: number, fullRoutes: readonly string[], freeSlots: (route: string) => number): Promise<ClaimedDelivery[]> {
-    const token = randomUUID();
-    const claimed = await this.transactions.run(async (manager) => {
-      const candidates = await this.sql.claimRows<{ id: string; route: string }>(
-        manager,
-        // Reading a few more than needed lets routes that are not full fill the batch.
-        `SELECT id, route FROM outbox_delivery WHERE status = 'pending' AND next_attempt_at <= :now AND route NOT IN (:...fullRoutes) ORDER BY next_attempt_at, id LIMIT :scan`,
-        { now, fullRoutes: fullRoutes.length ? fullRoutes : [''], scan: limit * 4 },
-      );
-      const taken = new Map<string, number>();
-      const ids: string[] = [];
-      for (const candidate of candidates) {
-        if (ids.length === limit) break;
-        const count = taken.get(candidate.route) ?? 0;
-        if (count >= freeSlots(candidate.route)) continue;
-        taken.set(candidate.route, count + 1);
-        ids.push(candidate.id);
-      }
-      if (!ids.length) return [];
-      return this.sql.run<DeliveryRow>(
-        manager,
-        `UPDATE outbox_delivery SET next_attempt_at = :leaseUntil, lease_token = :token, updated_at = :now WHERE id IN (:...ids)
-          RETURNING id, api_key_id, message_id, channel, target, route, attempts, max_attempts`,
-        { leaseUntil, token, now, ids },
-      );
-    });
-    if (!claimed.length) return [];
-    const payloads = new Map(
-      (await this.sql.rows<{ id: string; payload: string }>('SELECT id, payload FROM outbox_message WHERE id IN (:...ids)', { ids: [...new Set(claimed.map((row) => row.message_id))] })).map((row) => [
-        row.id,
-        row.payload,
-      ]),
+  async dueRoutes(manager: EntityManager, now: number): Promise<string[]> {
+    const rows = await this.sql.run<{ route: string }>(
+      manager,
+      `WITH RECURSIVE routes(route) AS (
+          SELECT (SELECT min(route) FROM outbox_delivery WHERE status = 'pending')
+          UNION ALL
+          SELECT (SELECT min(d.route) FROM outbox_delivery d WHERE d.status = 'pending' AND d.route > routes.route) FROM routes WHERE routes.route IS NOT NULL
+        )
+        SELECT route FROM routes
+        WHERE route IS NOT NULL AND (SELECT min(d.next_attempt_at) FROM outbox_delivery d WHERE d.status = 'pending' AND d.route = routes.route) <= :now`,
+      { now },
     );
+    return rows.map((row) => row.route);
+  }
+
+  /**
+   * Claims each route's oldest due deliveries that no live lease holds, up to the number asked
+   * of it, leased until `leaseUntil`: a worker that dies leaves them to be claimed again then.
+   * `drained`: the routes that gave fewer than asked (nothing more due there now). In the
+   * caller's unit of work, which the claim commits with.
+   */
+  async claim(manager: EntityManager, now: number, leaseUntil: number, wanted: ReadonlyMap<string, number>): Promise<{ claimed: ClaimedDelivery[]; drained: string[] }> {
+    const token = randomUUID();
+    const drained: string[] = [];
+    const claimed: DeliveryRow[] = [];
+    for (const [route, count] of wanted) {
+      // One statement a route: its oldest due rows, taken (and on PostgreSQL locked, skipping
+      // those another worker holds) and leased.
+      const rows = await this.sql.run<DeliveryRow>(
+        manager,
+        `UPDATE outbox_delivery SET lease_until = :leaseUntil, lease_token = :token, updated_at = :now
+          WHERE id IN (${this.sql.claimable(
+            `SELECT id FROM outbox_delivery WHERE status = 'pending' AND route = :route AND next_attempt_at <= :now AND (lease_until IS NULL OR lease_until <= :now)
+              ORDER BY next_attempt_at, id LIMIT :count`,
+          )})
+          RETURNING id, api_key_id, message_id, channel, target, route, attempts, max_attempts`,
+        { leaseUntil, token, now, route, count },
+      );
+      if (rows.length < count) drained.push(route);
+      claimed.push(...rows);
+    }
+    if (!claimed.length) return { claimed: [], drained };
+    return { claimed: await this.withEvents(manager, claimed, token), drained };
+  }
+
+  /** Claimed rows with their events, read from their messages in one query. */
+  private async withEvents(manager: EntityManager, claimed: DeliveryRow[], token: string): Promise<ClaimedDelivery[]> {
+    if (!claimed.length) return [];
+    const messages = await this.sql.run<{ id: string; payload: string }>(manager, 'SELECT id, payload FROM outbox_message WHERE id IN (:...ids)', {
+      ids: [...new Set(claimed.map((row) => row.message_id))],
+    });
+    const payloads = new Map(messages.map((row) => [row.id, row.payload]));
     const events = new Map<string, OutboxEvent>();
     const eventOf = (messageId: string) => events.get(messageId) ?? events.set(messageId, JSON.parse(payloads.get(messageId)!) as OutboxEvent).get(messageId)!;
     return claimed
@@ -219,6 +238,7 @@ export class OutboxStore {
       o.delivery.attempts + (o.attempted ? 1 : 0),
       o.nextAttemptAt,
       null,
+      null,
       o.statusCode,
       truncate(o.error),
       now,
@@ -237,6 +257,7 @@ export class OutboxStore {
             { name: 'attempts', type: 'int' },
             { name: 'next_attempt_at', type: 'bigint' },
             { name: 'lease_token', type: 'varchar' },
+            { name: 'lease_until', type: 'bigint' },
             { name: 'last_status_code', type: 'int' },
             { name: 'last_error', type: 'text' },
             { name: 'updated_at', type: 'bigint' },
@@ -256,34 +277,32 @@ export class OutboxStore {
   }
 
   /** Hands claimed deliveries back, due now: a worker stopping before it attempted them. */
-  async release(deliveries: readonly ClaimedDelivery[], now: number): Promise<void> {
+  async release(manager: EntityManager, deliveries: readonly ClaimedDelivery[], now: number): Promise<void> {
     if (!deliveries.length) return;
-    await this.transactions.run((manager) =>
-      this.sql.run(manager, 'UPDATE outbox_delivery SET next_attempt_at = :now, lease_token = NULL WHERE id IN (:...ids) AND lease_token IN (:...tokens)', {
-        now,
-        ids: deliveries.map((d) => d.id),
-        tokens: [...new Set(deliveries.map((d) => d.leaseToken))],
-      }),
-    );
+    await this.sql.run(manager, 'UPDATE outbox_delivery SET lease_until = NULL, lease_token = NULL, updated_at = :now WHERE id IN (:...ids) AND lease_token IN (:...tokens)', {
+      now,
+      ids: deliveries.map((d) => d.id),
+      tokens: [...new Set(deliveries.map((d) => d.leaseToken))],
+    });
   }
 
   /** Stops every pending delivery of one destination (an endpoint deleted): nothing more is sent. */
   async cancelTarget(manager: EntityManager, apiKeyId: string, channel: DeliveryChannel, target: string, reason: string, now: number): Promise<void> {
     await this.sql.run(
       manager,
-      `UPDATE outbox_delivery SET status = 'cancelled', next_attempt_at = NULL, lease_token = NULL, last_error = :reason, updated_at = :now
+      `UPDATE outbox_delivery SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL, lease_token = NULL, last_error = :reason, updated_at = :now
         WHERE api_key_id = :apiKeyId AND channel = :channel AND target = :target AND status = 'pending'`,
       { apiKeyId, channel, target, reason, now },
     );
   }
 
   /**
-   * Makes every claimed delivery due now. Only for a database one process owns (the embedded
-   * one): at start-up, every claim there belonged to a process that is gone.
+   * Ends every claim. Only for a database one process owns (the embedded one): at start-up,
+   * every claim there belonged to a process that is gone.
    */
   async releaseClaims(now: number): Promise<number> {
     const released = await this.transactions.run((manager) =>
-      this.sql.run<{ id: string }>(manager, `UPDATE outbox_delivery SET next_attempt_at = :now, lease_token = NULL WHERE status = 'pending' AND lease_token IS NOT NULL RETURNING id`, { now }),
+      this.sql.run<{ id: string }>(manager, `UPDATE outbox_delivery SET lease_until = NULL, lease_token = NULL, updated_at = :now WHERE status = 'pending' AND lease_token IS NOT NULL RETURNING id`, { now }),
     );
     return released.length;
   }
@@ -299,7 +318,7 @@ export class OutboxStore {
       manager,
       `UPDATE outbox_delivery SET max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempts + 1 END,
           status = 'pending', next_attempt_at = :now, updated_at = :now
-        WHERE ${where} AND NOT (status = 'pending' AND lease_token IS NOT NULL) RETURNING target`,
+        WHERE ${where} AND NOT (status = 'pending' AND COALESCE(lease_until, 0) > :now) RETURNING target`,
       { ...where.parameters, now },
     );
     return rows.map((row) => row.target).sort();
@@ -315,11 +334,11 @@ export class OutboxStore {
    * One page of a key's deliveries on a channel, newest message first, with their attempts:
    * keyset over (message id, target).
    */
-  async list(apiKeyId: string, channel: DeliveryChannel, filters: { target?: string; status?: DeliveryStatus }, after: [messageId: string, target: string] | undefined, limit: number): Promise<DeliveryRecord[]> {
+  async list(apiKeyId: string, channel: DeliveryChannel, filters: { target?: string; status?: DeliveryStatus }, after: [messageId: string, target: string] | undefined, limit: number, now: number): Promise<DeliveryRecord[]> {
     const where = new Conditions().equal('d.api_key_id', apiKeyId).equal('d.channel', channel).equal('d.target', filters.target).equal('d.status', filters.status);
     if (after) where.add('(d.message_id < :afterMessage OR (d.message_id = :afterMessage AND d.target < :afterTarget))', { afterMessage: after[0], afterTarget: after[1] });
     const rows = await this.sql.rows<ListedRow>(
-      `SELECT d.id, d.message_id, d.target, m.event_type, d.status, d.attempts, d.lease_token, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at
+      `SELECT d.id, d.message_id, d.target, m.event_type, d.status, d.attempts, d.lease_until, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at
         FROM outbox_delivery d JOIN outbox_message m ON m.id = d.message_id
         WHERE ${where} ORDER BY d.message_id DESC, d.target DESC LIMIT :limit`,
       { ...where.parameters, limit },
@@ -332,7 +351,7 @@ export class OutboxStore {
       eventType: row.event_type,
       status: row.status,
       attempts: Number(row.attempts),
-      inFlight: row.status === 'pending' && row.lease_token !== null,
+      inFlight: row.status === 'pending' && row.lease_until !== null && Number(row.lease_until) > now,
       nextAttemptAt: numberOrNull(row.next_attempt_at),
       lastStatusCode: numberOrNull(row.last_status_code),
       lastError: row.last_error,
@@ -348,9 +367,11 @@ export class OutboxStore {
    * ones overdue since before `overdueBefore` (no worker is getting to them), newest first.
    */
   async troubled(overdueBefore: number, apiKeyId: string | undefined, limit: number): Promise<(Omit<DeliveryRecord, 'attemptLog' | 'inFlight'> & { apiKeyId: string; channel: DeliveryChannel })[]> {
-    const where = new Conditions().equal('d.api_key_id', apiKeyId).add("(d.status = 'failed' OR (d.status = 'pending' AND d.next_attempt_at < :overdueBefore))", { overdueBefore });
+    const where = new Conditions()
+      .equal('d.api_key_id', apiKeyId)
+      .add("(d.status = 'failed' OR (d.status = 'pending' AND d.next_attempt_at < :overdueBefore AND (d.lease_until IS NULL OR d.lease_until < :overdueBefore)))", { overdueBefore });
     const rows = await this.sql.rows<ListedRow & { api_key_id: string; channel: DeliveryChannel }>(
-      `SELECT d.id, d.api_key_id, d.channel, d.message_id, d.target, m.event_type, d.status, d.attempts, d.lease_token, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at
+      `SELECT d.id, d.api_key_id, d.channel, d.message_id, d.target, m.event_type, d.status, d.attempts, d.lease_until, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at
         FROM outbox_delivery d JOIN outbox_message m ON m.id = d.message_id
         WHERE ${where} ORDER BY d.api_key_id, d.message_id DESC LIMIT :limit`,
       { ...where.parameters, limit },

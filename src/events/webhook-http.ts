@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
@@ -16,6 +16,28 @@ export interface PostResult {
   retryAfter?: string;
   durationMs: number;
 }
+
+/**
+ * Stops one attempt in flight (its endpoint was deleted). Lighter than an AbortController,
+ * which matters at one per attempt.
+ */
+export class Cancellation {
+  private handler: (() => void) | undefined;
+  cancelled = false;
+
+  cancel(): void {
+    this.cancelled = true;
+    this.handler?.();
+  }
+
+  /** What `cancel` does to the request under way (set by `WebhookHttp.post`). */
+  onCancel(handler: (() => void) | undefined): void {
+    this.handler = handler;
+  }
+}
+
+/** How often requests are checked against their deadlines: one timer for all of them, not one each. */
+const DEADLINE_SWEEP_MS = 100;
 
 /** At most this much of an answer is read (and thrown away); a receiver has nothing to tell us. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -61,10 +83,13 @@ export const publicOnlyLookup: LookupFunction = (hostname, options, callback) =>
 export class WebhookHttp implements OnApplicationShutdown {
   private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 60_000 });
   private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 60_000 });
+  /** Requests under way and when each must have been answered (`performance.now()`). */
+  private readonly deadlines = new Map<ClientRequest, number>();
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(private readonly config: AppConfig) {}
 
-  post(url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<PostResult> {
+  post(url: string, headers: Record<string, string>, body: string, cancellation?: Cancellation): Promise<PostResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     let target: URL;
@@ -86,8 +111,8 @@ export class WebhookHttp implements OnApplicationShutdown {
       const finish = (result: Omit<PostResult, 'durationMs'>) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        this.deadlines.delete(req);
+        cancellation?.onCancel(undefined);
         resolve({ ...result, durationMs: elapsed() });
       };
       const send = secure ? httpsRequest : httpRequest;
@@ -97,9 +122,9 @@ export class WebhookHttp implements OnApplicationShutdown {
         headers: { 'content-type': 'application/json', 'content-length': String(payload.length), 'user-agent': USER_AGENT, ...headers },
         ...(this.config.webhookAllowPrivateNetworks ? {} : { lookup: publicOnlyLookup }),
       });
-      const timer = setTimeout(() => req.destroy(new Error(`No answer within ${this.config.webhookTimeoutMs} ms`)), this.config.webhookTimeoutMs);
-      const onAbort = () => req.destroy(new Error('Delivery cancelled'));
-      signal?.addEventListener('abort', onAbort, { once: true });
+      this.deadlines.set(req, started + this.config.webhookTimeoutMs);
+      this.sweeper ??= setInterval(() => this.sweep(), DEADLINE_SWEEP_MS).unref();
+      cancellation?.onCancel(() => req.destroy(new Error('Delivery cancelled')));
       req.on('error', (error: NodeJS.ErrnoException) => finish({ error: error.code === 'EADDRREFUSED' ? `Refused: ${error.message}` : error.message }));
       req.on('response', (res: IncomingMessage) => {
         const retryAfter = res.headers['retry-after'];
@@ -116,12 +141,23 @@ export class WebhookHttp implements OnApplicationShutdown {
         res.on('end', () => finish(answer));
         res.on('error', (error) => finish({ ...answer, error: error.message }));
       });
-      if (signal?.aborted) onAbort();
+      if (cancellation?.cancelled) req.destroy(new Error('Delivery cancelled'));
       req.end(payload);
     });
   }
 
+  /** Ends requests past their deadline; stops when none are under way. */
+  private sweep(): void {
+    const now = performance.now();
+    for (const [req, deadline] of this.deadlines) if (deadline <= now) req.destroy(new Error(`No answer within ${this.config.webhookTimeoutMs} ms`));
+    if (!this.deadlines.size) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
+  }
+
   onApplicationShutdown(): void {
+    clearInterval(this.sweeper);
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }

@@ -6,7 +6,7 @@ import type { AttemptResult } from './delivery-outcome.js';
 import { NotificationRecipients } from './notification-recipients.js';
 import type { ClaimedDelivery } from './outbox-store.js';
 import { advancedPayload, basicPayload, signature, wirePayload } from './webhook-payloads.js';
-import { WebhookHttp } from './webhook-http.js';
+import { WebhookHttp, type Cancellation } from './webhook-http.js';
 
 /** What a delivery is sent with, read when it was claimed. */
 export interface DeliveryContext {
@@ -29,13 +29,13 @@ export class WebhookSender {
     private readonly recipients: NotificationRecipients,
   ) {}
 
-  async attempt(delivery: ClaimedDelivery, context: DeliveryContext, signal?: AbortSignal): Promise<AttemptResult> {
+  async attempt(delivery: ClaimedDelivery, context: DeliveryContext, cancellation?: Cancellation): Promise<AttemptResult> {
     const { configs } = context;
     if (!configs) return { sent: false, status: 'cancelled', reason: 'The API key no longer exists.' };
-    return delivery.channel === 'webhook' ? this.basic(delivery, configs, signal) : this.advanced(delivery, configs, context.endpoint, signal);
+    return delivery.channel === 'webhook' ? this.basic(delivery, configs, cancellation) : this.advanced(delivery, configs, context.endpoint, cancellation);
   }
 
-  private async basic(delivery: ClaimedDelivery, configs: KeyConfigs, signal?: AbortSignal): Promise<AttemptResult> {
+  private async basic(delivery: ClaimedDelivery, configs: KeyConfigs, cancellation?: Cancellation): Promise<AttemptResult> {
     const { useWebhookService, webhookServiceConfig } = this.codec.webhookView(configs.webhook);
     if (!useWebhookService) return { sent: false, status: 'cancelled', reason: 'The webhook service is off.' };
     const processed = delivery.target === 'processed';
@@ -44,10 +44,10 @@ export class WebhookSender {
     const notifyUsers = processed ? await this.recipients.of(delivery.apiKeyId, delivery.event) : undefined;
     const body = wirePayload(basicPayload(delivery.messageId, delivery.apiKeyId, delivery.event, notifyUsers), webhookServiceConfig);
     const headers: Record<string, string> = webhookServiceConfig.authToken ? { authorization: `Basic ${webhookServiceConfig.authToken}` } : {};
-    return { sent: true, ...(await this.http.post(url, headers, body, signal)) };
+    return { sent: true, ...(await this.http.post(url, headers, body, cancellation)) };
   }
 
-  private async advanced(delivery: ClaimedDelivery, configs: KeyConfigs, endpoint: DeliveryEndpoint | undefined, signal?: AbortSignal): Promise<AttemptResult> {
+  private async advanced(delivery: ClaimedDelivery, configs: KeyConfigs, endpoint: DeliveryEndpoint | undefined, cancellation?: Cancellation): Promise<AttemptResult> {
     if (!configs.advanced?.isEnabled) return { sent: false, status: 'failed', reason: 'Advanced webhooks are disabled for this workspace.' };
     if (!endpoint) return { sent: false, status: 'cancelled', reason: 'The endpoint was deleted.' };
     if (endpoint.disabled) return { sent: false, status: 'failed', reason: 'The endpoint is disabled.' };
@@ -55,6 +55,6 @@ export class WebhookSender {
     // Seconds of the wall clock, per attempt: receivers check it against their own clocks.
     const timestamp = Math.floor(Date.now() / 1000);
     const headers = { 'webhook-id': delivery.messageId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature(endpoint.secret, delivery.messageId, timestamp, body) };
-    return { sent: true, ...(await this.http.post(endpoint.url, headers, body, signal)) };
+    return { sent: true, ...(await this.http.post(endpoint.url, headers, body, cancellation)) };
   }
 }
