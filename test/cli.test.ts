@@ -7,7 +7,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { startApp } from './helpers/app.js';
-import { expectSuccess } from './factories/workspace.js';
+import { ownDatabase } from './helpers/database.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
+import { advancedEndpoint, commentActivity } from './helpers/webhooks.js';
+import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
 
 const CLI = new URL('../src/cli.js', import.meta.url).pathname;
 const run = promisify(execFile);
@@ -51,5 +54,34 @@ describe('admin CLI', () => {
       assert.match(error.stderr ?? '', /Workspace not found/);
       return true;
     });
+  });
+
+  it('lists failed deliveries per API key (deliveries problems)', async () => {
+    const database = await ownDatabase();
+    const receiver = await new WebhookReceiver().start();
+    const own = { ...env, ...(database.url ? { DATABASE_URL: database.url } : {}) };
+    const app = await startApp({ ...own, DATA_DIR: dataDir, DELIVERY_CONCURRENCY: '4', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    try {
+      receiver.answers.set('/gone', { status: 410 });
+      const key = await createKey(app);
+      const call = agentFor(app, key);
+      await advancedEndpoint(call, receiver.url('/gone'));
+      expectSuccess(await call('/v2/activities/add', { organizationId: 'org-cli', documentId: 'doc', activities: [commentActivity()] }));
+      const [hook] = await receiver.waitFor('/gone');
+      const deadline = Date.now() + 10_000;
+      let output = '';
+      while (!output.includes('failed')) {
+        assert.ok(Date.now() < deadline, output);
+        output = (await run(process.execPath, [CLI, 'deliveries', 'problems', '--api-key', key.apiKey], { env: own })).stdout;
+      }
+      assert.match(output, new RegExp(`API key ${key.apiKey}: 1 failed, 0 stuck`));
+      assert.match(output, new RegExp(`${hook!.headers['webhook-id']}  advanced_webhook:ep_\\w+  comment\\.add  failed  after 1 attempt\\(s\\)  last error: The receiver answered 410 Gone\\.`));
+      const other = (await run(process.execPath, [CLI, 'deliveries', 'problems', '--api-key', 'someone-else'], { env: own })).stdout;
+      assert.equal(other.trim(), 'No failed or stuck deliveries.');
+    } finally {
+      await app.close();
+      await receiver.stop();
+      await database.drop();
+    }
   });
 });

@@ -111,6 +111,43 @@ describe('delivery durability (contract 6.3)', () => {
     }
   });
 
+  it('stopping hands attempts still in flight back unjudged, and the next start delivers them', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-stop-'));
+    const env = {
+      DATABASE_URL: database.url,
+      SQLITE_FILE: join(dataDir, 'svc.sqlite'),
+      DATA_DIR: dataDir,
+      MASTER_KEY: randomBytes(32).toString('base64'),
+      DELIVERY_CONCURRENCY: '8',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_TIMEOUT_MS: '30000',
+      SHUTDOWN_TIMEOUT_MS: '2000',
+    };
+    let hang = true;
+    receiver.answers.set('/stop', () => (hang ? 'hang' : {}));
+    const first = await startApp(env);
+    const key = await createKey(first);
+    await advancedEndpoint(agentFor(first, key), receiver.url('/stop'));
+    expectSuccess(await agentFor(first, key)('/v2/activities/add', { organizationId: 'org-stop', documentId: 'doc', activities: [{ id: 'stop-1', ...commentActivity() }] }));
+    await receiver.waitFor('/stop', 1);
+    const closing = Date.now();
+    await first.close();
+    // The grace is half of SHUTDOWN_TIMEOUT_MS, not the 30 s the attempt could take.
+    assert.ok(Date.now() - closing < 5000, `closing took ${Date.now() - closing} ms`);
+
+    hang = false;
+    const second = await startApp(env);
+    try {
+      const [row] = await second.dataSource.query(`SELECT status, attempts, lease_token FROM outbox_delivery WHERE api_key_id = '${key.apiKey}'`);
+      assert.equal(row.status, 'pending');
+      assert.equal(Number(row.attempts), 0, 'the stopped attempt is not counted');
+      await receiver.waitFor('/stop', 2);
+      assert.equal(receiver.at('/stop')[1]!.json.data.id, 'stop-1');
+    } finally {
+      await second.close();
+    }
+  });
+
   it('two instances on one PostgreSQL database share the work and never send one attempt twice', { skip: process.env.DATABASE_URL ? false : 'needs PostgreSQL (the embedded database has one process)' }, async () => {
     const shared = { DATABASE_URL: database.url, MASTER_KEY: randomBytes(32).toString('base64'), DELIVERY_CONCURRENCY: '16', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
     const apps: TestApp[] = [await startApp(shared), await startApp(shared)];

@@ -21,6 +21,8 @@ const ROUTE_CONCURRENCY = 16;
 /** ... and once it is slow (an attempt took over `SLOW_ATTEMPT_MS`, or got no answer). */
 const SLOW_ROUTE_CONCURRENCY = 2;
 const SLOW_ATTEMPT_MS = 2000;
+/** How long shutdown waits for attempts in flight (at most half of `SHUTDOWN_TIMEOUT_MS`). */
+const SHUTDOWN_GRACE_MS = 5000;
 /** How long wake-ups wait to be claimed together. */
 const WAKE_DELAY_MS = 2;
 /** Room left in a lease after its attempt's longest run, for writing the outcome. */
@@ -87,6 +89,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private inFlightCount = 0;
   private readonly attempts = new Set<Promise<void>>();
   private readonly buckets = new Map<string, RateBucket>();
+  /** Attempts stopped by shutdown, to be handed back unjudged. */
+  private readonly abandoned: ClaimedDelivery[] = [];
   /** Routes whose receivers are slow or unreachable (see `capacityOf`). */
   private readonly slowRoutes = new Set<string>();
   private pumping = false;
@@ -173,7 +177,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       this.queuedCount -= queued.length;
       this.queued.delete(route);
     }
-    for (const cancellation of this.inFlight.get(route) ?? []) cancellation.cancel();
+    for (const cancellation of this.inFlight.get(route) ?? []) cancellation.cancel('deleted');
   }
 
   /** Outcomes written since start, by kind. */
@@ -195,8 +199,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.queued.clear();
     this.queuedCount = 0;
     await this.releaseClaims(unstarted);
-    // Attempts in flight end within the webhook timeout; their outcomes are written.
+    // Attempts in flight get a moment to end and have their outcomes written; those still
+    // running then are stopped and handed back unjudged, for an attempt after the restart.
+    const grace = new Promise((resolve) => setTimeout(resolve, Math.min(SHUTDOWN_GRACE_MS, this.config.shutdownTimeoutMs / 2)).unref());
+    await Promise.race([Promise.allSettled([...this.attempts]), grace]);
+    for (const running of this.inFlight.values()) for (const cancellation of running) cancellation.cancel('stopping');
     await Promise.allSettled([...this.attempts]);
+    await this.releaseClaims(this.abandoned.splice(0));
     await this.settleNow();
     await this.report();
     for (const connection of [this.claims!, this.outcomes!]) await this.transactions.release(connection);
@@ -355,6 +364,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       .attempt(delivery, context, cancellation)
       .catch((error: unknown): AttemptResult => ({ sent: true, error: `Delivery failed: ${(error as Error).message}`, durationMs: 0 }))
       .then((result) => {
+        if (cancellation.reason === 'stopping') {
+          this.abandoned.push(delivery);
+          return;
+        }
         this.noteSpeed(delivery.route, result);
         const judged = judge(delivery, result, this.clock.now());
         this.settleSoon({

@@ -23,10 +23,15 @@ export interface PostResult {
  */
 export class Cancellation {
   private handler: (() => void) | undefined;
-  cancelled = false;
+  /** Why it was cancelled: its destination was deleted, or the worker is stopping. */
+  reason: 'deleted' | 'stopping' | undefined;
 
-  cancel(): void {
-    this.cancelled = true;
+  get cancelled(): boolean {
+    return this.reason !== undefined;
+  }
+
+  cancel(reason: 'deleted' | 'stopping'): void {
+    this.reason = reason;
     this.handler?.();
   }
 
