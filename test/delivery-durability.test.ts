@@ -184,4 +184,29 @@ describe('delivery durability (contract 6.3)', () => {
       for (const app of apps) await app.close();
     }
   });
+
+  it('an endpoint deleted through one instance gets nothing more from the other', { skip: process.env.DATABASE_URL ? false : 'needs PostgreSQL (the embedded database has one process)' }, async () => {
+    const shared = { DATABASE_URL: database.url, MASTER_KEY: randomBytes(32).toString('base64'), DELIVERY_CONCURRENCY: '64', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '1500' };
+    const apps: TestApp[] = [await startApp(shared), await startApp(shared)];
+    try {
+      receiver.answers.set('/deleted-elsewhere', 'hang');
+      const key = await createKey(apps[0]!);
+      const calls = apps.map((app) => agentFor(app, key));
+      const { id } = await advancedEndpoint(calls[0]!, receiver.url('/deleted-elsewhere'));
+      for (let n = 0; n < 20; n++) {
+        const activities = Array.from({ length: 10 }, () => commentActivity());
+        expectSuccess(await calls[n % 2]!('/v2/activities/add', { organizationId: 'org-deleted-elsewhere', documentId: 'doc', activities }));
+      }
+      // Both instances have attempts hanging and more claimed behind them.
+      await receiver.waitFor('/deleted-elsewhere', 32);
+      expectSuccess(await calls[1]!('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: id }));
+      const arrived = receiver.at('/deleted-elsewhere').length;
+      // The attempts hanging end within 1.5 s; had the first instance kept what it had queued, it
+      // would send it then.
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      assert.equal(receiver.at('/deleted-elsewhere').length, arrived);
+    } finally {
+      for (const app of apps) await app.close();
+    }
+  });
 });

@@ -114,17 +114,23 @@ describe('webhook retries, disabling and the message log (contract 6.3)', () => 
     assert.equal(Number(row.attempts), 4);
   });
 
-  it('honours Retry-After up to twice the scheduled wait', async () => {
+  it('lets Retry-After lengthen the wait up to twice the scheduled one', async () => {
     const call = await freshCall();
-    receiver.answers.set('/retry/after-2', { status: 503, headers: { 'retry-after': '2' } });
+    receiver.answers.set('/retry/after-8', { status: 503, headers: { 'retry-after': '8' } });
     receiver.answers.set('/retry/after-hour', { status: 429, headers: { 'retry-after': '3600' } });
-    const soon = await advancedEndpoint(call, receiver.url('/retry/after-2'));
-    const late = await advancedEndpoint(call, receiver.url('/retry/after-hour'));
+    receiver.answers.set('/retry/after-0', { status: 429, headers: { 'retry-after': '0' } });
+    const longer = await advancedEndpoint(call, receiver.url('/retry/after-8'));
+    const capped = await advancedEndpoint(call, receiver.url('/retry/after-hour'));
+    const sooner = await advancedEndpoint(call, receiver.url('/retry/after-0'));
     await addActivities(call, 'org-after', 'doc', [comment()]);
-    const first = await settled(call, soon.id, 1);
-    assert.equal(Date.parse(first.nextAttemptAt) - Date.parse(first.attemptLog[0].timestamp), 2000);
-    const capped = await settled(call, late.id, 1);
-    assert.equal(Date.parse(capped.nextAttemptAt) - Date.parse(capped.attemptLog[0].timestamp), 10_000);
+    const waited = async (endpointId: string) => {
+      const message = await settled(call, endpointId, 1);
+      return Date.parse(message.nextAttemptAt) - Date.parse(message.attemptLog[0].timestamp);
+    };
+    assert.equal(await waited(longer.id), 8000);
+    assert.equal(await waited(capped.id), 10_000);
+    const scheduled = await waited(sooner.id);
+    assert.ok(scheduled >= 4000 && scheduled <= 6000, `Retry-After: 0 waited ${scheduled} ms, not the schedule's 5 s ±20%`);
   });
 
   it('a redirect is a failure and is not followed', async () => {
@@ -198,6 +204,32 @@ describe('webhook retries, disabling and the message log (contract 6.3)', () => 
     const [message] = await messages(call, { endpointId: id });
     assert.equal(message!.status, 'cancelled');
     assert.equal(message!.lastError, 'The endpoint was deleted.');
+  });
+
+  it('deletes settled messages with their attempts after DELIVERY_RETENTION_DAYS (30); those still pending stay', async () => {
+    const { key, call } = await freshKey();
+    receiver.answers.set('/retention/failing', { status: 500 });
+    const ok = await advancedEndpoint(call, receiver.url('/retention/ok'), { filterTypes: ['comment.add'] });
+    const failing = await advancedEndpoint(call, receiver.url('/retention/failing'), { filterTypes: ['comment.update'] });
+    await addActivities(call, 'org-retention', 'doc', [comment('comment.add'), comment('comment.update')]);
+    assert.equal((await settled(call, ok.id, 1)).status, 'succeeded');
+    assert.equal((await settled(call, failing.id, 1)).status, 'pending');
+    const count = async (sql: string) => Number((await app.dataSource.query(sql))[0].n);
+    // Messages and deliveries of this key, and attempts whose delivery is gone (none may be).
+    const stored = async () => [
+      await count(`SELECT count(*) AS n FROM outbox_message WHERE api_key_id = '${key.apiKey}'`),
+      await count(`SELECT count(*) AS n FROM outbox_delivery WHERE api_key_id = '${key.apiKey}'`),
+      await count('SELECT count(*) AS n FROM delivery_attempt WHERE delivery_id NOT IN (SELECT id FROM outbox_delivery)'),
+    ];
+    assert.deepEqual(await stored(), [2, 2, 0]);
+    clock.advance(29 * DAY);
+    await worker.prune();
+    assert.equal((await messages(call)).length, 2, 'kept within the retention');
+    clock.advance(2 * DAY);
+    await worker.prune();
+    const left = await messages(call);
+    assert.deepEqual(left.map((m) => [m.endpointId, m.status]), [[failing.id, 'pending']]);
+    assert.deepEqual(await stored(), [1, 1, 0]);
   });
 
   describe('message log and replay', () => {

@@ -89,6 +89,16 @@ describe('webhook delivery (contract 6.3)', () => {
       expectSuccess(await call('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: endpoint.id }));
     });
 
+    it('paces an endpoint with a rateLimit to that many deliveries a second', async () => {
+      const paced = await advancedEndpoint(call, receiver.url('/adv/paced'), { rateLimit: 2 });
+      await addActivities(call, 'org-paced', 'doc', Array.from({ length: 6 }, () => comment('comment.add')));
+      const hooks = await receiver.waitFor('/adv/paced', 6);
+      // Two at once (a second's worth), then one every 500 ms.
+      const span = hooks[5]!.at - hooks[0]!.at;
+      assert.ok(span >= 1800 && span < 4000, `6 deliveries at 2/s arrived over ${span} ms`);
+      expectSuccess(await call('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: paced.id }));
+    });
+
     it('sends nothing to disabled endpoints, nor while advanced webhooks are switched off', async () => {
       const off = await advancedEndpoint(call, receiver.url('/adv/disabled'), { disabled: true });
       const on = await advancedEndpoint(call, receiver.url('/adv/enabled'));

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { JsonText } from '../common/envelope.js';
+import { ApiError } from '../common/errors.js';
 import { unixSeconds } from '../common/time.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { KeySettingsReader } from '../configs/key-settings.reader.js';
@@ -74,7 +75,8 @@ export class AccessService {
   private async loadWorld(
     apiKeyId: string,
     organizationId: string,
-    userIds: string[],
+    /** Whose grants to read; `undefined`: everyone's who holds one at these places (no access fields then). */
+    userIds: string[] | undefined,
     folderIds: string[],
     documentIds: string[],
   ): Promise<{ world: PermissionWorld; foundFolders: Set<string>; contextByUser: Map<string, string[]> }> {
@@ -105,10 +107,12 @@ export class AccessService {
     const typedAbove = await this.folderRows(apiKeyId, organizationId, [...above], { ownAccessTypeOnly: true });
     const [grants, contexts, settings] = await Promise.all([
       this.grantRows(apiKeyId, organizationId, userIds, documentIds, [...known.keys(), ...above]),
-      this.sql.rows<{ user_id: string; access_fields: string }>('SELECT user_id, access_fields FROM access_context WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id IN (:...userIds)', {
-        ...scope,
-        userIds,
-      }),
+      userIds
+        ? this.sql.rows<{ user_id: string; access_fields: string }>('SELECT user_id, access_fields FROM access_context WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id IN (:...userIds)', {
+            ...scope,
+            userIds,
+          })
+        : [],
       this.keySettings.settings(apiKeyId),
     ]);
     const world: PermissionWorld = {
@@ -136,29 +140,21 @@ export class AccessService {
   /**
    * The known users who may see a document (contract 6.4's recipients): every user holding a
    * live grant on its organization, on it, or on a folder above it, resolved as permissions get
-   * resolves them (a disabled document or organization shows to no one). A fixed number of
-   * queries whatever the number of users; empty when the document does not exist.
+   * resolves them (a disabled document or organization shows to no one). The same fixed number
+   * of queries as permissions get, whatever the number of users; empty when the organization or
+   * the document does not exist.
    */
   async documentAudience(apiKeyId: string, organizationId: string, documentId: string): Promise<{ userId: string; accessRole: AccessRole }[]> {
-    const [document] = await this.sql.rows<{ folder_path: string | null }>(
-      `SELECT f.path AS folder_path FROM document d
-        LEFT JOIN folder f ON f.api_key_id = d.api_key_id AND f.organization_id = d.organization_id AND f.id = d.folder_id
-        WHERE d.api_key_id = :apiKeyId AND d.organization_id = :organizationId AND d.id = :documentId`,
-      { apiKeyId, organizationId, documentId },
-    );
-    if (!document) return [];
-    const folderIds = document.folder_path === null ? [] : idsOf(document.folder_path);
-    const places = ["(resource_type = 'organization' AND resource_id = :organizationId)", "(resource_type = 'document' AND resource_id = :documentId)"];
-    if (folderIds.length) places.push("(resource_type = 'folder' AND resource_id IN (:...folderIds))");
-    const candidates = await this.sql.rows<{ user_id: string }>(
-      `SELECT DISTINCT user_id FROM access_grant WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND (${places.join(' OR ')})
-        AND (expires_at IS NULL OR expires_at > :now) ORDER BY user_id`,
-      { apiKeyId, organizationId, documentId, ...(folderIds.length ? { folderIds } : {}), now: unixSeconds() },
-    );
-    if (!candidates.length) return [];
-    const userIds = candidates.map((row) => row.user_id);
-    const { world } = await this.loadWorld(apiKeyId, organizationId, userIds, [], [documentId]);
+    let world: PermissionWorld;
+    try {
+      ({ world } = await this.loadWorld(apiKeyId, organizationId, undefined, [], [documentId]));
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'NOT_FOUND') return [];
+      throw error;
+    }
+    if (!world.documents.has(documentId)) return [];
     const resolver = new PermissionResolver(world);
+    const userIds = [...new Set(world.grants.map((grant) => grant.userId))].sort();
     return userIds.flatMap((userId) => {
       const entry = resolver.permission(userId, { type: 'document', id: documentId });
       return 'accessRole' in entry ? [{ userId, accessRole: entry.accessRole }] : [];
@@ -252,15 +248,15 @@ export class AccessService {
     return rows.map((f) => ({ id: f.id, path: f.path, accessType: f.access_type }));
   }
 
-  /** The users' grants on the organization and on the given documents and folders, in one query. */
-  private async grantRows(apiKeyId: string, organizationId: string, userIds: string[], documentIds: string[], folderIds: string[]): Promise<GrantRow[]> {
+  /** The users' (or everyone's) grants on the organization and on the given documents and folders, in one query. */
+  private async grantRows(apiKeyId: string, organizationId: string, userIds: string[] | undefined, documentIds: string[], folderIds: string[]): Promise<GrantRow[]> {
     const places = ["(resource_type = 'organization' AND resource_id = :organizationId)"];
     if (documentIds.length) places.push("(resource_type = 'document' AND resource_id IN (:...documentIds))");
     if (folderIds.length) places.push("(resource_type = 'folder' AND resource_id IN (:...folderIds))");
     const rows = await this.sql.rows<{ user_id: string; resource_type: GrantResourceType; resource_id: string; temporary: boolean | number; access_role: AccessRole; expires_at: number | string | null }>(
       `SELECT user_id, resource_type, resource_id, temporary, access_role, expires_at FROM access_grant
-        WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id IN (:...userIds) AND (${places.join(' OR ')})`,
-      { apiKeyId, organizationId, userIds, documentIds, folderIds },
+        WHERE api_key_id = :apiKeyId AND organization_id = :organizationId${userIds ? ' AND user_id IN (:...userIds)' : ''} AND (${places.join(' OR ')})`,
+      { apiKeyId, organizationId, documentIds, folderIds, ...(userIds ? { userIds } : {}) },
     );
     return rows.map((g) => ({
       userId: g.user_id,

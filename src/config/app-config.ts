@@ -49,6 +49,8 @@ export class AppConfig {
    * nothing (others sharing the database do).
    */
   readonly deliveryConcurrency!: number;
+  /** Days settled webhook messages and their attempts are kept (`DELIVERY_RETENTION_DAYS`); 0 keeps them. */
+  readonly deliveryRetentionDays!: number;
   /**
    * Which proxies to believe about the client address (`TRUST_PROXY`): `false` (default),
    * `true`, a hop count, or a comma-separated list of addresses/CIDRs. Per-IP rate limits
@@ -109,6 +111,7 @@ export const CONFIG_VARIABLES = [
   'ADVANCED_WEBHOOKS',
   'WEBHOOK_TIMEOUT_MS',
   'DELIVERY_CONCURRENCY',
+  'DELIVERY_RETENTION_DAYS',
   'BODY_LIMIT',
   'CRDT_MAX_BYTES',
   'TRUST_PROXY',
@@ -152,6 +155,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     advancedWebhooks: parseBool(read, 'ADVANCED_WEBHOOKS', true),
     webhookTimeoutMs: parseInteger(read, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
     deliveryConcurrency: parseInteger(read, 'DELIVERY_CONCURRENCY', 256, 0, 10_000),
+    deliveryRetentionDays: parseInteger(read, 'DELIVERY_RETENTION_DAYS', 30, 0, 3650),
     bodyLimitBytes: parseBytes(read, 'BODY_LIMIT', '1mb'),
     crdtMaxBytes: parseBytes(read, 'CRDT_MAX_BYTES', '1mb'),
     trustProxy: parseTrustProxy(read, 'TRUST_PROXY'),

@@ -158,7 +158,8 @@ export class WebhookEndpointsService {
     const updated = await this.transactions.run((manager) =>
       this.sql.run<{ id: string }>(
         manager,
-        `UPDATE webhook_endpoint SET ${sent.map(([field]) => `${UPDATABLE_COLUMNS[field as keyof typeof UPDATABLE_COLUMNS]} = :${field}`).join(', ')}, updated_at = :now WHERE api_key_id = :apiKeyId AND id = :endpointId RETURNING id`,
+        // Enabling or disabling an endpoint by hand starts its failure count afresh.
+        `UPDATE webhook_endpoint SET ${sent.map(([field]) => `${UPDATABLE_COLUMNS[field as keyof typeof UPDATABLE_COLUMNS]} = :${field}`).join(', ')}${fields.disabled !== undefined ? ', failing_since = NULL' : ''}, updated_at = :now WHERE api_key_id = :apiKeyId AND id = :endpointId RETURNING id`,
         { ...values, now: Date.now(), apiKeyId, endpointId },
       ),
     );

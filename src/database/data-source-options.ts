@@ -25,7 +25,8 @@ export function dataSourceOptions(config: Pick<AppConfig, 'dialect' | 'database'
       migrations: POSTGRES_MIGRATIONS,
       parseInt8: true,
       connectTimeoutMS: 5000,
-      extra: { max: 10 },
+      // Ten for requests, and two the delivery worker holds for its claims and outcomes.
+      extra: { max: 12 },
     };
   }
   return {

@@ -4,14 +4,19 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
 /**
  * A connection held by a background worker (PostgreSQL), so its units of work never queue
- * behind requests waiting for the pool; its units run one at a time. On the embedded database
+ * behind requests waiting for the pool; its units run one at a time. It connects when first
+ * used, and again after a unit failed (the database restarted, say). On the embedded database
  * there is one connection anyway, and units on this one take their turn with all the others.
  */
 export class WorkerConnection {
   /** The end of the last unit queued on it. */
   tail: Promise<unknown> = Promise.resolve();
+  runner: QueryRunner | undefined;
 
-  constructor(readonly runner: QueryRunner | undefined) {}
+  constructor(
+    /** Commits do not wait for the disk (see `Transactions.workerConnection`). */
+    readonly relaxedDurability: boolean,
+  ) {}
 }
 
 /**
@@ -50,12 +55,24 @@ export class Transactions {
         this.afterCommitCallbacks.set(manager, callbacks);
         return work(manager);
       };
-      // A manager bound to a query runner runs its transaction on that runner.
-      const result = on?.runner ? await on.runner.manager.transaction(inTransaction) : await this.dataSource.transaction(inTransaction);
+      let result: T;
+      if (on && !this.serialise) {
+        const runner = await this.connected(on);
+        try {
+          // A manager bound to a query runner runs its transaction on that runner.
+          result = await runner.manager.transaction(inTransaction);
+        } catch (error) {
+          // The connection may be what failed: the next unit starts on a new one.
+          await this.disconnect(on);
+          throw error;
+        }
+      } else {
+        result = await this.dataSource.transaction(inTransaction);
+      }
       for (const callback of callbacks) callback();
       return result;
     };
-    if (on?.runner) {
+    if (on && !this.serialise) {
       const result = on.tail.then(unit);
       on.tail = result.catch(() => undefined);
       return result;
@@ -72,18 +89,32 @@ export class Transactions {
    * `synchronous_commit = off`): a database crash may forget its last moments of work, never
    * break consistency. Only for bookkeeping that a redo makes good, such as delivery claims.
    */
-  async workerConnection(options: { relaxedDurability?: boolean } = {}): Promise<WorkerConnection> {
-    if (this.serialise) return new WorkerConnection(undefined);
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    if (options.relaxedDurability) await runner.query('SET synchronous_commit = off');
-    return new WorkerConnection(runner);
+  workerConnection(options: { relaxedDurability?: boolean } = {}): WorkerConnection {
+    return new WorkerConnection(options.relaxedDurability === true);
   }
 
   /** Gives a worker's connection back to the pool once its last unit of work ended. */
   async release(connection: WorkerConnection): Promise<void> {
     await connection.tail;
-    await connection.runner?.release();
+    await this.disconnect(connection);
+  }
+
+  private async connected(connection: WorkerConnection): Promise<QueryRunner> {
+    if (connection.runner && !connection.runner.isReleased) return connection.runner;
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    if (connection.relaxedDurability) await runner.query('SET synchronous_commit = off');
+    connection.runner = runner;
+    return runner;
+  }
+
+  /** Back to the pool as the pool handed it out: durable commits again for whoever comes next. */
+  private async disconnect(connection: WorkerConnection): Promise<void> {
+    const runner = connection.runner;
+    connection.runner = undefined;
+    if (!runner || runner.isReleased) return;
+    if (connection.relaxedDurability) await runner.query('RESET synchronous_commit').catch(() => undefined);
+    await runner.release().catch(() => undefined);
   }
 
   /**

@@ -133,12 +133,16 @@ export class UsersService {
 
   /** Names and e-mail addresses of known users, by id (users never added are absent). */
   async profiles(apiKeyId: string, userIds: readonly string[]): Promise<Map<string, { name: string | null; email: string | null }>> {
-    if (!userIds.length) return new Map();
-    const rows = await this.sql.rows<{ id: string; name: string | null; email: string | null }>('SELECT id, name, email FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)', {
-      apiKeyId,
-      userIds,
-    });
-    return new Map(rows.map((row) => [row.id, { name: row.name, email: row.email }]));
+    const profiles = new Map<string, { name: string | null; email: string | null }>();
+    // In chunks of 1,000: a list can be longer than a statement's parameter limit.
+    for (let start = 0; start < userIds.length; start += 1000) {
+      const rows = await this.sql.rows<{ id: string; name: string | null; email: string | null }>('SELECT id, name, email FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)', {
+        apiKeyId,
+        userIds: userIds.slice(start, start + 1000),
+      });
+      for (const row of rows) profiles.set(row.id, { name: row.name, email: row.email });
+    }
+    return profiles;
   }
 
   /** Updates details (and, with accessRole, the role in the scope) of users in the scope. */

@@ -7,105 +7,83 @@ import { ConfigsService } from '../configs/configs.service.js';
 import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
 import { Transactions, type WorkerConnection } from '../database/transactions.js';
 import { judge, type AttemptResult } from './delivery-outcome.js';
+import { advancedRoute } from './delivery-routes.js';
 import { OutboxStore, type ClaimedDelivery, type DeliveryOutcome } from './outbox-store.js';
+import { RoutePacing } from './route-pacing.js';
 import { Cancellation } from './webhook-http.js';
 import { WebhookSender, type DeliveryContext } from './webhook-sender.js';
 
-/** How often an idle worker looks for work it was not told of (other instances' events, retries coming due). */
+/** How often the worker looks for work it was not told of (other instances' events, retries coming due). */
 const POLL_MS = 1000;
+/** How long wake-ups wait to be claimed together. */
+const WAKE_DELAY_MS = 2;
 /** Outcomes are written together: after this long, or as soon as this many wait. */
 const SETTLE_DELAY_MS = 10;
 const SETTLE_BATCH = 128;
-/** Attempts one route runs at once while its receiver answers promptly. */
-const ROUTE_CONCURRENCY = 16;
-/** ... and once it is slow (an attempt took over `SLOW_ATTEMPT_MS`, or got no answer). */
-const SLOW_ROUTE_CONCURRENCY = 2;
-const SLOW_ATTEMPT_MS = 2000;
-/** How long shutdown waits for attempts in flight (at most half of `SHUTDOWN_TIMEOUT_MS`). */
-const SHUTDOWN_GRACE_MS = 5000;
-/** How long wake-ups wait to be claimed together. */
-const WAKE_DELAY_MS = 2;
+/** Claiming pauses while claimed events take this much memory, or this many outcomes wait to be written. */
+const HELD_BYTES_LIMIT = 64 * 1024 * 1024;
+const UNWRITTEN_OUTCOMES_LIMIT = 4096;
 /** Room left in a lease after its attempt's longest run, for writing the outcome. */
 const LEASE_MARGIN_MS = 5000;
+/** How long shutdown waits for attempts in flight (at most half of `SHUTDOWN_TIMEOUT_MS`). */
+const SHUTDOWN_GRACE_MS = 5000;
+/** Messages past their retention are deleted a minute or two after start, then hourly, in batches. */
+const PRUNE_FIRST_MS = 60_000;
+const PRUNE_MS = 60 * 60 * 1000;
+const PRUNE_BATCH = 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 /** How often the delivery counters are logged (when they moved). */
 const REPORT_MS = 60_000;
 
 interface Queued {
   delivery: ClaimedDelivery;
   context: DeliveryContext;
-  /** `performance.now()` after which it may not start: its lease must outlast its attempt. */
+  /** `performance.now()` by which its request must start for its lease to outlast it. */
   startBy: number;
 }
 
-/** Deliveries per second to one route, for endpoints with a `rateLimit`. */
-class RateBucket {
-  private tokens: number;
-  private at: number;
-
-  constructor(readonly perSecond: number) {
-    this.tokens = perSecond;
-    this.at = performance.now();
-  }
-
-  /** Takes a token if one is there; otherwise says how many ms until one is. */
-  take(): number {
-    const now = performance.now();
-    this.tokens = Math.min(this.perSecond, this.tokens + ((now - this.at) * this.perSecond) / 1000);
-    this.at = now;
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
-      return 0;
-    }
-    return Math.ceil(((1 - this.tokens) * 1000) / this.perSecond);
-  }
-}
-
 /**
- * Delivers the outbox (contract 6.3). Claims due deliveries in batches (on PostgreSQL with
- * `SKIP LOCKED`, so instances sharing a database never take the same one), runs up to
- * `DELIVERY_CONCURRENCY` attempts at once and at most a quarter of them on one route (one
- * destination), so a receiver that hangs holds back only itself, and writes outcomes in
- * batches. A claim is a lease: longer than two attempts can take, so a live worker always
- * settles first; a dead worker's claims come due again when it ends. At-least-once: a crash
- * between a receiver's answer and its record means one more attempt, with the same `webhook-id`.
+ * Delivers the outbox (contract 6.3). Finds the routes (destinations) with work due, claims
+ * their oldest deliveries in batches (on PostgreSQL with `SKIP LOCKED`, so instances sharing a
+ * database never take the same one), runs up to `DELIVERY_CONCURRENCY` attempts at once, paced
+ * per route by `RoutePacing`, and writes outcomes in batches. A claim is a lease longer than two
+ * attempts can take: a live worker settles first, and a dead worker's claims are taken again
+ * when they end. At-least-once: a crash between a receiver's answer and its record means one
+ * more attempt, with the same `webhook-id`.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Deliveries');
   private readonly capacity: number;
-  private readonly routeCapacity: number;
   private readonly leaseMs: number;
+  private readonly pacing: RoutePacing;
   private running = false;
   /**
-   * Database connections of its own, so claims and outcomes never wait behind requests for
-   * the pool; one each, so writing outcomes never holds up the next claim.
+   * Database connections of its own, so claims and outcomes never wait behind requests for the
+   * pool; one each, so writing outcomes never holds up the next claim.
    */
   private claims: WorkerConnection | undefined;
   private outcomes: WorkerConnection | undefined;
-  /** Claimed and waiting for a slot, per route, in claim order. */
+  /** Routes known to have deliveries due (woken, or found by `OutboxStore.dueRoutes`). */
+  private readonly active = new Set<string>();
+  /** The next pump first asks which routes have work due. */
+  private discover = false;
+  private pump: Promise<void> | undefined;
+  private pumpAgain = false;
+  /** Every claim this worker holds (queued, in flight or waiting to be written), by delivery id. */
+  private readonly held = new Map<string, ClaimedDelivery>();
+  private heldBytes = 0;
+  /** Claimed and waiting to start, per route, in claim order. */
   private readonly queued = new Map<string, Queued[]>();
   private queuedCount = 0;
   private readonly inFlight = new Map<string, Set<Cancellation>>();
   private inFlightCount = 0;
   private readonly attempts = new Set<Promise<void>>();
-  private readonly buckets = new Map<string, RateBucket>();
   /** Attempts stopped by shutdown, to be handed back unjudged. */
   private readonly abandoned: ClaimedDelivery[] = [];
-  /** Routes whose receivers are slow or unreachable (see `capacityOf`). */
-  private readonly slowRoutes = new Set<string>();
-  private pumping = false;
-  private pumpAgain = false;
-  private wakeTimer: NodeJS.Timeout | undefined;
-  /** Routes known to have deliveries due (woken, or found by `OutboxStore.dueRoutes`). */
-  private readonly active = new Set<string>();
-  /** The next pump first asks which routes have work due. */
-  private discover = false;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private drainTimer: NodeJS.Timeout | undefined;
-  private reportTimer: NodeJS.Timeout | undefined;
   private readonly toSettle: DeliveryOutcome[] = [];
-  private settleTimer: NodeJS.Timeout | undefined;
   private settling: Promise<void> | undefined;
+  private readonly timers: { wake?: NodeJS.Timeout; drain?: NodeJS.Timeout; settle?: NodeJS.Timeout; poll?: NodeJS.Timeout; report?: NodeJS.Timeout; prune?: NodeJS.Timeout } = {};
   private readonly counters = { succeeded: 0, retried: 0, failed: 0, cancelled: 0, endpointsDisabled: 0 };
   private reported = '';
 
@@ -120,8 +98,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {
     this.capacity = config.deliveryConcurrency;
-    this.routeCapacity = Math.min(ROUTE_CONCURRENCY, Math.max(1, Math.ceil(config.deliveryConcurrency / 4)));
     this.leaseMs = 2 * config.webhookTimeoutMs + LEASE_MARGIN_MS;
+    this.pacing = new RoutePacing(config.deliveryConcurrency);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -139,14 +117,20 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     }
     // A claim or outcome a database crash forgets only means one more attempt (at-least-once),
     // so they need not wait for the disk; the events themselves were written durably.
-    this.claims = await this.transactions.workerConnection({ relaxedDurability: true });
-    this.outcomes = await this.transactions.workerConnection({ relaxedDurability: true });
+    this.claims = this.transactions.workerConnection({ relaxedDurability: true });
+    this.outcomes = this.transactions.workerConnection({ relaxedDurability: true });
     this.running = true;
-    // Retries coming due and other instances' events are found by looking every second.
-    this.pollTimer = setInterval(() => this.wake(), POLL_MS);
-    this.pollTimer.unref();
-    this.reportTimer = setInterval(() => void this.report(), REPORT_MS);
-    this.reportTimer.unref();
+    this.timers.poll = setInterval(() => this.poll(), POLL_MS).unref();
+    this.timers.report = setInterval(() => void this.report(), REPORT_MS).unref();
+    if (this.config.deliveryRetentionDays > 0) {
+      this.timers.prune = setTimeout(
+        () => {
+          void this.prune();
+          this.timers.prune = setInterval(() => void this.prune(), PRUNE_MS).unref();
+        },
+        PRUNE_FIRST_MS * (1 + Math.random()),
+      ).unref();
+    }
     this.wake();
   }
 
@@ -159,24 +143,24 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     if (!this.running) return;
     if (routes) for (const route of routes) this.active.add(route);
     else this.discover = true;
-    this.wakeTimer ??= setTimeout(() => {
-      this.wakeTimer = undefined;
-      if (this.pumping) this.pumpAgain = true;
-      else void this.pump();
+    this.timers.wake ??= setTimeout(() => {
+      this.timers.wake = undefined;
+      if (this.pump) this.pumpAgain = true;
+      else this.pump = this.claimWhileDue().finally(() => (this.pump = undefined));
     }, WAKE_DELAY_MS);
   }
 
   /**
-   * Stops a route's deliveries at once (its endpoint was deleted): attempts in flight are
-   * aborted, claimed ones dropped. The outbox rows were cancelled in the deleting transaction.
+   * Stops a route's deliveries at once (its endpoint was deleted, here or on another instance):
+   * attempts in flight are aborted and claimed ones dropped. The outbox rows were cancelled in
+   * the deleting transaction, so nothing of theirs is written back.
    */
   abortRoute(route: string): void {
     this.active.delete(route);
-    const queued = this.queued.get(route);
-    if (queued) {
-      this.queuedCount -= queued.length;
-      this.queued.delete(route);
-    }
+    this.pacing.forget(route);
+    for (const item of this.queued.get(route) ?? []) this.unhold(item.delivery);
+    this.queuedCount -= this.queued.get(route)?.length ?? 0;
+    this.queued.delete(route);
     for (const cancellation of this.inFlight.get(route) ?? []) cancellation.cancel('deleted');
   }
 
@@ -185,20 +169,16 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     return { ...this.counters };
   }
 
-  /** Attempts running and deliveries claimed but not yet started, for tests and reports. */
-  get load(): { inFlight: number; queued: number } {
-    return { inFlight: this.inFlightCount, queued: this.queuedCount };
-  }
-
   async beforeApplicationShutdown(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    for (const timer of [this.pollTimer, this.drainTimer, this.reportTimer, this.wakeTimer]) clearInterval(timer);
-    // Claimed but not started: back to the outbox, due now, for whichever worker runs next.
-    const unstarted = [...this.queued.values()].flat().map((item) => item.delivery);
+    for (const timer of Object.values(this.timers)) clearTimeout(timer);
+    // A claim under way hands back what it took (it sees the worker stopping).
+    await this.pump;
+    // Claimed but not started: back to the outbox, for whichever worker runs next.
+    await this.releaseClaims([...this.queued.values()].flat().map((item) => item.delivery));
     this.queued.clear();
     this.queuedCount = 0;
-    await this.releaseClaims(unstarted);
     // Attempts in flight get a moment to end and have their outcomes written; those still
     // running then are stopped and handed back unjudged, for an attempt after the restart.
     const grace = new Promise((resolve) => setTimeout(resolve, Math.min(SHUTDOWN_GRACE_MS, this.config.shutdownTimeoutMs / 2)).unref());
@@ -211,13 +191,18 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     for (const connection of [this.claims!, this.outcomes!]) await this.transactions.release(connection);
   }
 
+  /** Every second: look for work due anywhere, and drop queued claims that were cancelled meanwhile. */
+  private poll(): void {
+    this.wake();
+    void this.dropLostClaims();
+  }
+
   /**
    * Claims while there is room and something is due: first, when asked, which routes have work
    * due; then each active route's oldest due deliveries, up to its room. A route that gives
    * less than asked is drained and leaves the active set until it is woken or found again.
    */
-  private async pump(): Promise<void> {
-    this.pumping = true;
+  private async claimWhileDue(): Promise<void> {
     try {
       do {
         this.pumpAgain = false;
@@ -230,31 +215,16 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       } while (this.pumpAgain && this.running);
     } catch (error) {
       this.logger.warn({ err: error }, 'Claiming deliveries failed; trying again shortly');
-    } finally {
-      this.pumping = false;
     }
   }
 
-  /** Claimed work may reach twice the concurrency: half running, half ready to start the moment a slot frees. */
+  /**
+   * Claimed work may reach twice the concurrency (half running, half ready to start the moment
+   * a slot frees), while what it holds stays within memory bounds.
+   */
   private room(): number {
+    if (this.heldBytes > HELD_BYTES_LIMIT || this.toSettle.length > UNWRITTEN_OUTCOMES_LIMIT) return 0;
     return 2 * this.capacity - this.inFlightCount - this.queuedCount;
-  }
-
-  /**
-   * Attempts a route may run at once: the full share while its receiver answers promptly, and
-   * `SLOW_ROUTE_CONCURRENCY` once it is slow or unreachable, so endpoints that hang cannot take
-   * up the worker between them.
-   */
-  private capacityOf(route: string): number {
-    return this.slowRoutes.has(route) ? Math.min(SLOW_ROUTE_CONCURRENCY, this.routeCapacity) : this.routeCapacity;
-  }
-
-  /**
-   * Claimed work a route may hold: one batch running and three ready to start as slots free, so
-   * the route keeps running while the next claim is made; a slow route, one batch waiting.
-   */
-  private roomOf(route: string): number {
-    return (this.slowRoutes.has(route) ? 2 : 4) * this.capacityOf(route);
   }
 
   private routeLoad(route: string): number {
@@ -269,32 +239,44 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const wanted = new Map<string, number>();
     let room = this.room();
     for (const route of this.active) {
-      const free = Math.min(this.roomOf(route) - this.routeLoad(route), room);
+      const free = Math.min(this.pacing.roomOf(route) - this.routeLoad(route), room);
       if (free <= 0) continue;
       wanted.set(route, free);
       room -= free;
       if (!room) break;
     }
     if (!wanted.size) return false;
+    // The lease runs from before the claim: time spent claiming comes out of the margin.
+    const startBy = performance.now() + this.leaseMs - this.config.webhookTimeoutMs - LEASE_MARGIN_MS;
     const now = this.clock.now();
     const { claimed, drained, contexts } = await this.transactions.run(async (manager) => {
       const result = await this.store.claim(manager, now, now + this.leaseMs, wanted);
       return { ...result, contexts: await this.contextsOf(manager, result.claimed) };
     }, this.claims);
+    if (!this.running) {
+      await this.releaseClaims(claimed);
+      return false;
+    }
     for (const route of wanted.keys()) {
       this.active.delete(route);
       if (!drained.includes(route)) this.active.add(route);
     }
     this.logger.debug({ routes: wanted.size, claimed: claimed.length, drained: drained.length, inFlight: this.inFlightCount, queued: this.queuedCount }, 'Claimed deliveries');
-    if (!claimed.length) return false;
-    const startBy = performance.now() + this.leaseMs - this.config.webhookTimeoutMs - LEASE_MARGIN_MS;
     for (const delivery of claimed) {
+      const mine = this.held.get(delivery.id);
+      if (mine) {
+        // Still ours, from a claim whose lease ran out before its outcome was written: the new
+        // claim carries on that attempt rather than starting a second one.
+        mine.leaseToken = delivery.leaseToken;
+        continue;
+      }
+      this.hold(delivery);
       const list = this.queued.get(delivery.route) ?? this.queued.set(delivery.route, []).get(delivery.route)!;
       list.push({ delivery, context: contexts.get(delivery.id)!, startBy });
       this.queuedCount++;
     }
     this.drain();
-    return true;
+    return claimed.length > 0;
   }
 
   /** Key configs and endpoints of a claimed batch: one query each (per key), whatever its size. */
@@ -308,11 +290,23 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     );
   }
 
+  private hold(delivery: ClaimedDelivery): void {
+    this.held.set(delivery.id, delivery);
+    this.heldBytes += delivery.eventBytes;
+  }
+
+  private unhold(delivery: ClaimedDelivery): void {
+    if (this.held.get(delivery.id) !== delivery) return;
+    this.held.delete(delivery.id);
+    this.heldBytes -= delivery.eventBytes;
+  }
+
   /**
-   * Starts queued deliveries on routes with a free slot (and, for rate-limited endpoints, a
-   * token). One that waited so long its lease could end during its attempt goes back instead.
+   * Starts queued deliveries as their routes' pacing allows. One that waited so long its lease
+   * could end during its attempt goes back to the outbox instead.
    */
   private drain(): void {
+    if (!this.running) return;
     let wait = Infinity;
     const expired: ClaimedDelivery[] = [];
     const now = performance.now();
@@ -321,54 +315,73 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         expired.push(list.shift()!.delivery);
         this.queuedCount--;
       }
-      while (list.length && this.inFlightCount < this.capacity && (this.inFlight.get(route)?.size ?? 0) < this.capacityOf(route)) {
-        const rateLimit = list[0]!.context.endpoint?.rateLimit ?? null;
-        if (rateLimit !== null) {
-          let bucket = this.buckets.get(route);
-          if (!bucket || bucket.perSecond !== rateLimit) this.buckets.set(route, (bucket = new RateBucket(rateLimit)));
-          const ms = bucket.take();
-          if (ms > 0) {
-            wait = Math.min(wait, ms);
-            break;
-          }
+      while (list.length && this.inFlightCount < this.capacity) {
+        const ms = this.pacing.waitToStart(route, this.inFlight.get(route)?.size ?? 0, list[0]!.context.endpoint?.rateLimit ?? null);
+        if (ms > 0) {
+          wait = Math.min(wait, ms);
+          break;
         }
         this.launch(list.shift()!);
         this.queuedCount--;
       }
       if (!list.length) this.queued.delete(route);
     }
-    if (expired.length) void this.releaseClaims(expired);
-    if (wait !== Infinity && !this.drainTimer) {
-      this.drainTimer = setTimeout(() => {
-        this.drainTimer = undefined;
+    void this.releaseClaims(expired);
+    if (wait !== Infinity && !this.timers.drain) {
+      this.timers.drain = setTimeout(() => {
+        this.timers.drain = undefined;
         this.drain();
       }, wait);
     }
   }
 
-  /** Hands claimed deliveries back to the outbox, due now; on failure their leases end anyway. */
+  /** Hands claims back to the outbox; on failure their leases end anyway. */
   private async releaseClaims(deliveries: ClaimedDelivery[]): Promise<void> {
     if (!deliveries.length) return;
+    for (const delivery of deliveries) this.unhold(delivery);
     await this.transactions
       .run((manager) => this.store.release(manager, deliveries, this.clock.now()), this.claims)
       .catch((error: unknown) => this.logger.warn({ err: error }, 'Releasing claims failed; they come due when their leases end'));
   }
 
-  private launch({ delivery, context }: Queued): void {
+  /**
+   * Drops queued deliveries whose claims no longer hold: their endpoint was deleted or their
+   * delivery cancelled, perhaps through another instance.
+   */
+  private async dropLostClaims(): Promise<void> {
+    const checked = [...this.queued.values()].flat();
+    if (!checked.length) return;
+    try {
+      const held = await this.transactions.run((manager) => this.store.stillClaimed(manager, checked.map((item) => item.delivery)), this.claims);
+      // Only what was checked can be lost: the queues may have gained claims meanwhile.
+      const lost = new Set(checked.filter((item) => !held.has(item.delivery.id)));
+      if (!lost.size) return;
+      for (const [route, list] of this.queued) {
+        const kept = list.filter((item) => !lost.has(item));
+        for (const item of list) if (lost.has(item)) this.unhold(item.delivery);
+        this.queuedCount -= list.length - kept.length;
+        if (kept.length) this.queued.set(route, kept);
+        else this.queued.delete(route);
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Checking claims failed; trying again shortly');
+    }
+  }
+
+  private launch({ delivery, context, startBy }: Queued): void {
     const cancellation = new Cancellation();
     const running = this.inFlight.get(delivery.route) ?? this.inFlight.set(delivery.route, new Set()).get(delivery.route)!;
     running.add(cancellation);
     this.inFlightCount++;
+    const ended = this.pacing.started(delivery.route);
     const attemptedAt = this.clock.now();
     const attempt = this.sender
-      .attempt(delivery, context, cancellation)
+      .attempt(delivery, context, startBy, cancellation)
       .catch((error: unknown): AttemptResult => ({ sent: true, error: `Delivery failed: ${(error as Error).message}`, durationMs: 0 }))
       .then((result) => {
-        if (cancellation.reason === 'stopping') {
-          this.abandoned.push(delivery);
-          return;
-        }
-        this.noteSpeed(delivery.route, result);
+        if ('released' in result) return void this.releaseClaims([delivery]);
+        if (cancellation.reason === 'stopping') return void this.abandoned.push(delivery);
+        if (!cancellation.cancelled) this.pacing.noteSpeed(delivery.route, result);
         const judged = judge(delivery, result, this.clock.now());
         this.settleSoon({
           delivery,
@@ -383,6 +396,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         });
       })
       .finally(() => {
+        ended();
         running.delete(cancellation);
         if (!running.size) this.inFlight.delete(delivery.route);
         this.inFlightCount--;
@@ -390,31 +404,24 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         this.drain();
         // Refill a route with more due once half its room is free: claims stay batches rather
         // than one per finished attempt, and come before the route runs dry.
-        if (this.active.has(delivery.route) && this.routeLoad(delivery.route) <= this.roomOf(delivery.route) / 2) this.wake([]);
+        if (this.active.has(delivery.route) && this.routeLoad(delivery.route) <= this.pacing.roomOf(delivery.route) / 2) this.wake([]);
       });
     this.attempts.add(attempt);
-  }
-
-  /** A route is slow while its latest attempt ran past `SLOW_ATTEMPT_MS` or got no answer. */
-  private noteSpeed(route: string, result: AttemptResult): void {
-    if (!result.sent) return;
-    if (result.statusCode === undefined || result.durationMs > SLOW_ATTEMPT_MS) this.slowRoutes.add(route);
-    else this.slowRoutes.delete(route);
   }
 
   private settleSoon(outcome: DeliveryOutcome): void {
     this.toSettle.push(outcome);
     if (this.toSettle.length >= SETTLE_BATCH) void this.settleNow();
-    else this.settleTimer ??= setTimeout(() => void this.settleNow(), SETTLE_DELAY_MS);
+    else this.timers.settle ??= setTimeout(() => void this.settleNow(), SETTLE_DELAY_MS);
   }
 
   /** Writes the waiting outcomes in one unit of work; on failure they wait for the next try. */
   private async settleNow(): Promise<void> {
-    clearTimeout(this.settleTimer);
-    this.settleTimer = undefined;
+    clearTimeout(this.timers.settle);
+    this.timers.settle = undefined;
     // One writer at a time keeps outcomes of one delivery in order.
     while (this.settling) await this.settling;
-    const batch = this.toSettle.splice(0) as DeliveryOutcome[];
+    const batch = this.toSettle.splice(0);
     if (!batch.length) return;
     this.settling = this.write(batch).finally(() => (this.settling = undefined));
     await this.settling;
@@ -424,27 +431,31 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     try {
       const disabled = await this.transactions.run(async (manager) => {
         const written = await this.store.settle(manager, batch, this.clock.now());
-        // An endpoint's health follows its latest attempt in the batch.
+        // An endpoint's health follows its latest attempt in the batch; endpoints are written in
+        // id order, so instances settling at once cannot deadlock on them.
         const latest = new Map<string, DeliveryOutcome>();
-        for (const outcome of written as DeliveryOutcome[]) {
-          if (outcome.attempted && outcome.delivery.channel === 'advanced_webhook') latest.set(`${outcome.delivery.apiKeyId}\u0000${outcome.delivery.target}`, outcome);
-        }
+        for (const outcome of written) if (outcome.attempted && outcome.delivery.channel === 'advanced_webhook') latest.set(outcome.delivery.target, outcome);
         const disabledNow: string[] = [];
-        for (const outcome of latest.values()) {
-          const { apiKeyId, target } = outcome.delivery;
-          if (await this.endpoints.recordHealth(manager, apiKeyId, target, { succeeded: outcome.status === 'succeeded', gone: outcome.gone, at: outcome.attemptedAt })) disabledNow.push(target);
+        for (const [endpointId, outcome] of [...latest].sort(([a], [b]) => (a < b ? -1 : 1))) {
+          if (await this.endpoints.recordHealth(manager, outcome.delivery.apiKeyId, endpointId, { succeeded: outcome.status === 'succeeded', gone: outcome.gone, at: outcome.attemptedAt })) disabledNow.push(endpointId);
         }
         for (const outcome of written) this.count(outcome);
         return disabledNow;
       }, this.outcomes);
+      for (const outcome of batch) this.unhold(outcome.delivery);
       for (const endpointId of disabled) {
         this.counters.endpointsDisabled++;
         this.logger.warn({ endpointId }, 'Advanced webhook endpoint disabled (410 Gone, or failing for 5 days)');
+        // What is queued for it goes back: claimed again, it fails as disabled without a request.
+        const queued = this.queued.get(advancedRoute(endpointId)) ?? [];
+        this.queued.delete(advancedRoute(endpointId));
+        this.queuedCount -= queued.length;
+        void this.releaseClaims(queued.map((item) => item.delivery));
       }
     } catch (error) {
       this.logger.warn({ err: error, outcomes: batch.length }, 'Writing delivery outcomes failed; trying again shortly');
       this.toSettle.unshift(...batch);
-      this.settleTimer ??= setTimeout(() => void this.settleNow(), POLL_MS);
+      this.timers.settle ??= setTimeout(() => void this.settleNow(), POLL_MS);
     }
   }
 
@@ -454,6 +465,26 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     else if (outcome.status === 'failed') this.counters.failed++;
     else this.counters.cancelled++;
     if (outcome.status === 'failed') this.logger.log({ deliveryId: outcome.delivery.id, messageId: outcome.delivery.messageId, route: outcome.delivery.route, error: outcome.error }, 'Delivery failed for good');
+  }
+
+  /**
+   * Deletes settled messages past `DELIVERY_RETENTION_DAYS`, a batch at a time (instances
+   * sharing a database each do it, passing by what another is deleting).
+   */
+  async prune(): Promise<number> {
+    const before = this.clock.now() - this.config.deliveryRetentionDays * DAY_MS;
+    let pruned = 0;
+    try {
+      for (;;) {
+        const deleted = await this.transactions.run((manager) => this.store.prune(manager, before, PRUNE_BATCH), this.outcomes);
+        pruned += deleted;
+        if (deleted < PRUNE_BATCH || !this.running) break;
+      }
+      if (pruned) this.logger.log({ pruned, retentionDays: this.config.deliveryRetentionDays }, 'Settled webhook messages past their retention deleted');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Deleting old webhook messages failed; trying again next hour');
+    }
+    return pruned;
   }
 
   /** Logs the counters since start when they moved, with the outbox's depth. */

@@ -52,8 +52,8 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
   }
 
   /** A deleted endpoint gets nothing more, retries included; attempts in flight are aborted. */
-  async endpointDeleted(manager: EntityManager, apiKeyId: string, endpointId: string): Promise<void> {
-    await this.store.cancelTarget(manager, apiKeyId, 'advanced_webhook', endpointId, 'The endpoint was deleted.', this.clock.now());
+  async endpointDeleted(manager: EntityManager, _apiKeyId: string, endpointId: string): Promise<void> {
+    await this.store.cancelRoute(manager, advancedRoute(endpointId), 'The endpoint was deleted.', this.clock.now());
     this.transactions.afterCommit(manager, () => this.worker.abortRoute(advancedRoute(endpointId)));
   }
 

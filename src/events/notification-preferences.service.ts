@@ -7,6 +7,8 @@ import { CHANNELS, type Channel, type PreferenceConfig, type PreferenceValue } f
 
 /** A user's preference when nothing is stored (contract 6.4). */
 export const DEFAULT_PREFERENCE: Record<Channel, PreferenceValue> = { inbox: 'ALL', email: 'MINE', chat: 'NONE' };
+/** Users per query when many users' preferences are read. */
+const USERS_PER_QUERY = 1000;
 /** `document_id` of the organization-level row. */
 const ORGANIZATION_LEVEL = '';
 
@@ -67,13 +69,17 @@ export class NotificationPreferencesService {
    * the default), in one query; the notification service switch does not apply (contract 6.4).
    */
   async effective(apiKeyId: string, organizationId: string, documentId: string, userIds: readonly string[]): Promise<Map<string, Record<Channel, PreferenceValue>>> {
-    const rows = userIds.length
-      ? await this.sql.rows<PreferenceRow & { user_id: string }>(
+    const rows: (PreferenceRow & { user_id: string })[] = [];
+    // In chunks: an audience can be larger than a statement's parameter limit.
+    for (let start = 0; start < userIds.length; start += USERS_PER_QUERY) {
+      rows.push(
+        ...(await this.sql.rows<PreferenceRow & { user_id: string }>(
           `SELECT user_id, document_id, inbox, email, chat FROM notification_preference
             WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id IN (:...documentIds) AND user_id IN (:...userIds)`,
-          { apiKeyId, organizationId, documentIds: [ORGANIZATION_LEVEL, documentId], userIds },
-        )
-      : [];
+          { apiKeyId, organizationId, documentIds: [ORGANIZATION_LEVEL, documentId], userIds: userIds.slice(start, start + USERS_PER_QUERY) },
+        )),
+      );
+    }
     const organizationLevel = new Map<string, PreferenceRow>();
     const documentLevel = new Map<string, PreferenceRow>();
     for (const row of rows) (row.document_id === ORGANIZATION_LEVEL ? organizationLevel : documentLevel).set(row.user_id, row);

@@ -25,6 +25,8 @@ export interface ClaimedDelivery {
   /** Proves the claim is still this worker's when the outcome is written. */
   leaseToken: string;
   event: OutboxEvent;
+  /** Size of the event as stored, for bounding what a worker holds in memory. */
+  eventBytes: number;
 }
 
 /** What became of a claimed delivery. */
@@ -223,6 +225,7 @@ export class OutboxStore {
         maxAttempts: Number(row.max_attempts),
         leaseToken: token,
         event: eventOf(row.message_id),
+        eventBytes: payloads.get(row.message_id)!.length,
       }));
   }
 
@@ -286,14 +289,24 @@ export class OutboxStore {
     });
   }
 
-  /** Stops every pending delivery of one destination (an endpoint deleted): nothing more is sent. */
-  async cancelTarget(manager: EntityManager, apiKeyId: string, channel: DeliveryChannel, target: string, reason: string, now: number): Promise<void> {
+  /** Stops every pending delivery on a route (an endpoint deleted): nothing more is sent there. */
+  async cancelRoute(manager: EntityManager, route: string, reason: string, now: number): Promise<void> {
     await this.sql.run(
       manager,
       `UPDATE outbox_delivery SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL, lease_token = NULL, last_error = :reason, updated_at = :now
-        WHERE api_key_id = :apiKeyId AND channel = :channel AND target = :target AND status = 'pending'`,
-      { apiKeyId, channel, target, reason, now },
+        WHERE status = 'pending' AND route = :route`,
+      { route, reason, now },
     );
+  }
+
+  /** Of these claimed deliveries, the ones whose claim still holds (none cancelled or taken over since). */
+  async stillClaimed(manager: EntityManager, claims: readonly ClaimedDelivery[]): Promise<Set<string>> {
+    if (!claims.length) return new Set();
+    const rows = await this.sql.run<{ id: string; lease_token: string | null }>(manager, "SELECT id, lease_token FROM outbox_delivery WHERE id IN (:...ids) AND status = 'pending'", {
+      ids: claims.map((claim) => claim.id),
+    });
+    const tokens = new Map(rows.map((row) => [row.id, row.lease_token]));
+    return new Set(claims.filter((claim) => tokens.get(claim.id) === claim.leaseToken).map((claim) => claim.id));
   }
 
   /**
@@ -313,6 +326,8 @@ export class OutboxStore {
    * flight is left alone. Returns the targets queued.
    */
   async requeue(manager: EntityManager, apiKeyId: string, messageId: string, channel: DeliveryChannel, targets: readonly string[] | undefined, now: number): Promise<string[]> {
+    // The message row is locked first, so deleting old messages (`prune`) passes it by meanwhile.
+    await this.sql.lockRows(manager, 'SELECT id FROM outbox_message WHERE api_key_id = :apiKeyId AND id = :messageId', { apiKeyId, messageId });
     const where = new Conditions().equal('api_key_id', apiKeyId).equal('message_id', messageId).equal('channel', channel).among('target', targets);
     const rows = await this.sql.run<{ target: string }>(
       manager,
@@ -391,6 +406,25 @@ export class OutboxStore {
       createdAt: Number(row.created_at),
       updatedAt: Number(row.updated_at),
     }));
+  }
+
+  /**
+   * Deletes up to `limit` messages made before `before` that no delivery waits on any more,
+   * oldest first, with their deliveries and attempts (passing by those another worker is
+   * deleting, or a replay holds). Returns how many went. A message deleted can no longer stop
+   * its activity, added again with its id, from being a new event.
+   */
+  async prune(manager: EntityManager, before: number, limit: number): Promise<number> {
+    const deleted = await this.sql.run<{ id: string }>(
+      manager,
+      `DELETE FROM outbox_message WHERE id IN (${this.sql.claimable(
+        `SELECT m.id FROM outbox_message m
+          WHERE m.created_at < :before AND NOT EXISTS (SELECT 1 FROM outbox_delivery d WHERE d.message_id = m.id AND d.status = 'pending')
+          ORDER BY m.created_at LIMIT :limit`,
+      )}) RETURNING id`,
+      { before, limit },
+    );
+    return deleted.length;
   }
 
   /** Deliveries waiting for an attempt (claimed ones included), for the operator's counters. */

@@ -11,14 +11,15 @@ const JITTER = 0.2;
 
 /**
  * How long to wait before the next attempt, after `attemptsMade` attempts (1-based) failed;
- * `undefined` when the schedule is spent. A `Retry-After` the receiver sent is honoured up to
- * twice the scheduled wait; otherwise the wait carries jitter. `random` returns [0, 1).
+ * `undefined` when the schedule is spent. The scheduled wait carries jitter; a `Retry-After`
+ * the receiver sent lengthens it, up to twice the scheduled wait (a shorter one cannot hurry
+ * the schedule along). `random` returns [0, 1).
  */
 export function retryDelay(delays: readonly number[], attemptsMade: number, retryAfterMs: number | undefined, random: () => number = Math.random): number | undefined {
   const scheduled = delays[attemptsMade - 1];
   if (scheduled === undefined) return undefined;
-  if (retryAfterMs !== undefined) return Math.min(Math.max(retryAfterMs, 0), 2 * scheduled);
-  return Math.round(scheduled * (1 - JITTER + 2 * JITTER * random()));
+  const jittered = Math.round(scheduled * (1 - JITTER + 2 * JITTER * random()));
+  return retryAfterMs === undefined ? jittered : Math.max(jittered, Math.min(retryAfterMs, 2 * scheduled));
 }
 
 /** An HTTP date as senders write it (RFC 9110's IMF-fixdate): `Sun, 06 Nov 1994 08:49:37 GMT`. */

@@ -58,9 +58,14 @@ export function refusedAddress(address: string): string | undefined {
   if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  const range = parsed.range();
+  let range = parsed.range();
+  // ipaddr.js calls all of IPv6 it has no name for unicast, IPv4-compatible `::a.b.c.d` and the
+  // rest of `::/8` included; only global unicast (2000::/3) is public.
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6)) range = 'reserved';
   return range === 'unicast' ? undefined : `${address} is a ${range} address; webhooks go to public addresses only (WEBHOOK_ALLOW_PRIVATE_NETWORKS)`;
 }
+
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /**
  * A DNS lookup that drops refused addresses from the answer, so the connection can only go to

@@ -8,6 +8,14 @@ import type { ClaimedDelivery } from './outbox-store.js';
 import { advancedPayload, basicPayload, signature, wirePayload } from './webhook-payloads.js';
 import { WebhookHttp, type Cancellation } from './webhook-http.js';
 
+/**
+ * An attempt given back unmade: its claim's lease could end before the request would, so it
+ * goes back to the outbox rather than risk a second worker sending it too.
+ */
+export interface Released {
+  released: true;
+}
+
 /** What a delivery is sent with, read when it was claimed. */
 export interface DeliveryContext {
   /** The key's configs; absent when the key is gone. */
@@ -29,28 +37,35 @@ export class WebhookSender {
     private readonly recipients: NotificationRecipients,
   ) {}
 
-  async attempt(delivery: ClaimedDelivery, context: DeliveryContext, cancellation?: Cancellation): Promise<AttemptResult> {
+  /**
+   * One attempt; `latestStart` (`performance.now()`) is when the request must have started for
+   * its claim to outlast it.
+   */
+  async attempt(delivery: ClaimedDelivery, context: DeliveryContext, latestStart: number, cancellation?: Cancellation): Promise<AttemptResult | Released> {
     const { configs } = context;
     if (!configs) return { sent: false, status: 'cancelled', reason: 'The API key no longer exists.' };
-    return delivery.channel === 'webhook' ? this.basic(delivery, configs, cancellation) : this.advanced(delivery, configs, context.endpoint, cancellation);
+    return delivery.channel === 'webhook' ? this.basic(delivery, configs, latestStart, cancellation) : this.advanced(delivery, configs, context.endpoint, latestStart, cancellation);
   }
 
-  private async basic(delivery: ClaimedDelivery, configs: KeyConfigs, cancellation?: Cancellation): Promise<AttemptResult> {
+  private async basic(delivery: ClaimedDelivery, configs: KeyConfigs, latestStart: number, cancellation?: Cancellation): Promise<AttemptResult | Released> {
     const { useWebhookService, webhookServiceConfig } = this.codec.webhookView(configs.webhook);
     if (!useWebhookService) return { sent: false, status: 'cancelled', reason: 'The webhook service is off.' };
     const processed = delivery.target === 'processed';
     const url = processed ? webhookServiceConfig.processedNotificationUrl : webhookServiceConfig.rawNotificationUrl;
     if (!url) return { sent: false, status: 'cancelled', reason: `No ${delivery.target} notification URL is set.` };
+    // Working out who to notify reads the database: it may take long enough to eat the lease.
     const notifyUsers = processed ? await this.recipients.of(delivery.apiKeyId, delivery.event) : undefined;
+    if (performance.now() > latestStart) return { released: true };
     const body = wirePayload(basicPayload(delivery.messageId, delivery.apiKeyId, delivery.event, notifyUsers), webhookServiceConfig);
     const headers: Record<string, string> = webhookServiceConfig.authToken ? { authorization: `Basic ${webhookServiceConfig.authToken}` } : {};
     return { sent: true, ...(await this.http.post(url, headers, body, cancellation)) };
   }
 
-  private async advanced(delivery: ClaimedDelivery, configs: KeyConfigs, endpoint: DeliveryEndpoint | undefined, cancellation?: Cancellation): Promise<AttemptResult> {
+  private async advanced(delivery: ClaimedDelivery, configs: KeyConfigs, endpoint: DeliveryEndpoint | undefined, latestStart: number, cancellation?: Cancellation): Promise<AttemptResult | Released> {
     if (!configs.advanced?.isEnabled) return { sent: false, status: 'failed', reason: 'Advanced webhooks are disabled for this workspace.' };
     if (!endpoint) return { sent: false, status: 'cancelled', reason: 'The endpoint was deleted.' };
     if (endpoint.disabled) return { sent: false, status: 'failed', reason: 'The endpoint is disabled.' };
+    if (performance.now() > latestStart) return { released: true };
     const body = wirePayload(advancedPayload(delivery.messageId, delivery.event), configs.advanced);
     // Seconds of the wall clock, per attempt: receivers check it against their own clocks.
     const timestamp = Math.floor(Date.now() / 1000);

@@ -26,16 +26,17 @@ describe('retry schedule (contract 6.3)', () => {
     assert.equal(retryDelay(ADVANCED_RETRY_DELAYS_MS, 8, undefined), undefined);
   });
 
-  it('honours Retry-After up to twice the scheduled wait, without jitter', () => {
-    const cases: [attempt: number, retryAfterMs: number, expected: number][] = [
-      [1, 2000, 2000],
-      [1, 0, 0],
-      [1, 10_000, 10_000],
-      [1, 60_000, 10_000],
-      [2, 9 * MINUTE, 9 * MINUTE],
-      [2, HOUR, 10 * MINUTE],
+  it('lets Retry-After lengthen the wait up to twice the scheduled one, never shorten it', () => {
+    const cases: [attempt: number, retryAfterMs: number, random: number, expected: number][] = [
+      [1, 2000, 0, 4000],
+      [1, 0, 0.5, 5000],
+      [1, 8000, 0, 8000],
+      [1, 10_000, 0.999, 10_000],
+      [1, 60_000, 0, 10_000],
+      [2, 9 * MINUTE, 0.5, 9 * MINUTE],
+      [2, HOUR, 0, 10 * MINUTE],
     ];
-    for (const [attempt, retryAfter, expected] of cases) assert.equal(retryDelay(ADVANCED_RETRY_DELAYS_MS, attempt, retryAfter, () => 0), expected, `${attempt}, ${retryAfter}`);
+    for (const [attempt, retryAfter, random, expected] of cases) assert.equal(retryDelay(ADVANCED_RETRY_DELAYS_MS, attempt, retryAfter, () => random), expected, `${attempt}, ${retryAfter}`);
   });
 
   it('reads Retry-After as seconds or an HTTP date', () => {
@@ -135,7 +136,7 @@ describe('payloads', () => {
 
 describe('SSRF guard', () => {
   it('lets only global unicast addresses through', () => {
-    for (const allowed of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:93.184.216.34']) assert.equal(refusedAddress(allowed), undefined, allowed);
+    for (const allowed of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '::ffff:93.184.216.34']) assert.equal(refusedAddress(allowed), undefined, allowed);
     const refused: [string, string][] = [
       ['127.0.0.1', 'loopback'],
       ['10.1.2.3', 'private'],
@@ -155,6 +156,12 @@ describe('SSRF guard', () => {
       ['::ffff:127.0.0.1', 'loopback'],
       ['::ffff:10.0.0.1', 'private'],
       ['2002:7f00:1::', '6to4'],
+      // IPv4-compatible and other addresses below 2000::/3 that ipaddr.js calls unicast.
+      ['::127.0.0.1', 'loopback'],
+      ['::7f00:1', 'reserved'],
+      ['::a00:1', 'reserved'],
+      ['1000::1', 'reserved'],
+      ['4000::1', 'reserved'],
     ];
     for (const [address, range] of refused) assert.match(refusedAddress(address) ?? '', new RegExp(` ${range} address`), address);
     assert.match(refusedAddress('example.com')!, /not an IP address/);

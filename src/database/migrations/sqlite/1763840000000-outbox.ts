@@ -22,6 +22,8 @@ export class Outbox1763840000000 implements MigrationInterface {
       payload text NOT NULL,
       created_at integer NOT NULL)`);
     await db.query('CREATE UNIQUE INDEX outbox_message_event_idx ON outbox_message (api_key_id, event_key)');
+    // Settled messages are deleted oldest first once past their retention.
+    await db.query('CREATE INDEX outbox_message_created_idx ON outbox_message (created_at)');
     await db.query(`CREATE TABLE outbox_delivery (
       id varchar(40) NOT NULL PRIMARY KEY,
       api_key_id varchar(24) NOT NULL,
@@ -44,6 +46,8 @@ export class Outbox1763840000000 implements MigrationInterface {
     await db.query("CREATE INDEX outbox_delivery_route_idx ON outbox_delivery (route, next_attempt_at, id) WHERE status = 'pending'");
     await db.query('CREATE UNIQUE INDEX outbox_delivery_target_idx ON outbox_delivery (api_key_id, channel, target, message_id)');
     await db.query('CREATE INDEX outbox_delivery_list_idx ON outbox_delivery (api_key_id, channel, message_id, target)');
+    // A message's deliveries: deleting a message (retention) cascades through it.
+    await db.query('CREATE INDEX outbox_delivery_message_idx ON outbox_delivery (message_id)');
     await db.query(`CREATE TABLE delivery_attempt (
       delivery_id varchar(40) NOT NULL REFERENCES outbox_delivery(id) ON DELETE CASCADE,
       attempt integer NOT NULL,
