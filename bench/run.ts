@@ -214,7 +214,7 @@ async function main(): Promise<void> {
   await measure(selected.filter((s) => s.phase === undefined));
   // Last: the hang run leaves attempts hanging until the service stops.
   if ('deliveries'.includes(process.env.BENCH_ONLY ?? '')) {
-    const deliveries = await measureDeliveries(postToService, servicePort);
+    const deliveries = await measureDeliveries(postToService, servicePort, analyse);
     rows.push(...deliveries.rows);
     notes.push(...deliveries.notes);
   }

@@ -14,6 +14,8 @@ const INTERVAL_MS = 250;
 const BACKSTOP_PAGES = 10_000;
 /** SQLite's default, restored if the worker stops unasked. */
 const DEFAULT_PAGES = 1_000;
+/** A log copied in full is started over by the worker once it is this long (~16 MB). */
+const RESTART_PAGES = 4_000;
 
 export interface CheckpointReport {
   /** Frames in the write-ahead log, and how many of them are now in the database file. */
@@ -44,7 +46,7 @@ export class WalCheckpointer implements OnModuleInit, OnApplicationShutdown {
   onModuleInit(): void {
     if (this.config.dialect !== 'sqlite' || this.config.database === ':memory:') return;
     this.setAutomaticCheckpoint(BACKSTOP_PAGES);
-    const worker = new Worker(new URL('./wal-checkpoint.worker.js', import.meta.url), { workerData: { file: this.config.database, intervalMs: INTERVAL_MS } });
+    const worker = new Worker(new URL('./wal-checkpoint.worker.js', import.meta.url), { workerData: { file: this.config.database, intervalMs: INTERVAL_MS, restartPages: RESTART_PAGES } });
     worker.unref();
     worker.on('message', (message: { kind: 'checkpoint' } & CheckpointReport | { kind: 'error'; message: string }) => {
       if (message.kind === 'checkpoint') this.latest = { log: message.log, checkpointed: message.checkpointed, busy: message.busy };

@@ -249,10 +249,15 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     // The lease runs from before the claim: time spent claiming comes out of the margin.
     const startBy = performance.now() + this.leaseMs - this.config.webhookTimeoutMs - LEASE_MARGIN_MS;
     const now = this.clock.now();
-    const { claimed, drained, contexts } = await this.transactions.run(async (manager) => {
-      const result = await this.store.claim(manager, now, now + this.leaseMs, wanted);
-      return { ...result, contexts: await this.contextsOf(manager, result.claimed) };
-    }, this.claims);
+    // Each route's claim is one statement, atomic alone; the reads after it need no transaction.
+    const { claimed, drained, contexts } = await this.transactions.run(
+      async (manager) => {
+        const result = await this.store.claim(manager, now, now + this.leaseMs, wanted);
+        return { ...result, contexts: await this.contextsOf(manager, result.claimed) };
+      },
+      this.claims,
+      { atomic: false },
+    );
     if (!this.running) {
       await this.releaseClaims(claimed);
       return false;

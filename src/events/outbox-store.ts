@@ -176,8 +176,8 @@ export class OutboxStore {
   /**
    * Claims each route's oldest due deliveries that no live lease holds, up to the number asked
    * of it, leased until `leaseUntil`: a worker that dies leaves them to be claimed again then.
-   * `drained`: the routes that gave fewer than asked (nothing more due there now). In the
-   * caller's unit of work, which the claim commits with.
+   * `drained`: the routes that gave fewer than asked (nothing more due there now). One statement
+   * a route, each atomic alone, so the caller need not hold a transaction around them.
    */
   async claim(manager: EntityManager, now: number, leaseUntil: number, wanted: ReadonlyMap<string, number>): Promise<{ claimed: ClaimedDelivery[]; drained: string[] }> {
     const token = randomUUID();

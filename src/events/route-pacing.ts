@@ -59,11 +59,12 @@ export class RoutePacing {
   }
 
   /**
-   * Claimed work the route may hold: one batch running and three ready to start as slots free,
-   * so it keeps running while the next claim is made; a slow route, one batch waiting.
+   * Claimed work the route may hold: a prompt route, eight times what it runs, so that claims
+   * (refilled at half) come in batches of four times that and it keeps running while the next is
+   * made; a slow route, one batch running and one waiting.
    */
   roomOf(route: string): number {
-    return (this.slow.has(route) ? 2 : 4) * this.capacityOf(route);
+    return (this.slow.has(route) ? 2 : 8) * this.capacityOf(route);
   }
 
   /**
