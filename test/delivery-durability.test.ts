@@ -3,13 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { DeliveryWorker } from '../src/events/delivery-worker.js';
-import { ownDatabase, type OwnDatabase } from './helpers/database.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { freePort, postTo, startService, waitForHealth, type ServiceProcess } from './helpers/service-process.js';
-import { WebhookReceiver } from './helpers/webhook-receiver.js';
-import { advancedEndpoint, commentActivity } from './helpers/webhooks.js';
+import type { WebhookReceiver } from './helpers/webhook-receiver.js';
+import { advancedEndpoint, commentActivity, deliverySuite } from './helpers/webhooks.js';
 import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
 
 /** Waits until every id in `expected` has arrived at `path` (as the activity id of a delivery). */
@@ -36,16 +35,8 @@ function assertStableWebhookIds(receiver: WebhookReceiver, path: string): number
 }
 
 describe('delivery durability (contract 6.3)', () => {
-  const receiver = new WebhookReceiver();
-  let database: OwnDatabase;
-  before(async () => {
-    await receiver.start();
-    database = await ownDatabase();
-  });
-  after(async () => {
-    await database.drop();
-    await receiver.stop();
-  });
+  const suite = deliverySuite();
+  const { receiver } = suite;
 
   it('kill -9 while events flow, restart: every acknowledged event arrives, duplicates keep their webhook-id', async () => {
     const port = await freePort();
@@ -55,7 +46,7 @@ describe('delivery durability (contract 6.3)', () => {
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       SQLITE_FILE: join(dataDir, 'svc.sqlite'),
-      ...(database.url ? { DATABASE_URL: database.url } : {}),
+      ...(suite.database.url ? { DATABASE_URL: suite.database.url } : {}),
       MASTER_KEY: randomBytes(32).toString('base64'),
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       // Short enough that claims a killed process held come due again soon (2 × 1 s + 5 s).
@@ -114,7 +105,7 @@ describe('delivery durability (contract 6.3)', () => {
   it('stopping hands attempts still in flight back unjudged, and the next start delivers them', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-stop-'));
     const env = {
-      DATABASE_URL: database.url,
+      DATABASE_URL: suite.database.url,
       SQLITE_FILE: join(dataDir, 'svc.sqlite'),
       DATA_DIR: dataDir,
       MASTER_KEY: randomBytes(32).toString('base64'),
@@ -149,7 +140,7 @@ describe('delivery durability (contract 6.3)', () => {
   });
 
   it('two instances on one PostgreSQL database share the work and never send one attempt twice', { skip: process.env.DATABASE_URL ? false : 'needs PostgreSQL (the embedded database has one process)' }, async () => {
-    const shared = { DATABASE_URL: database.url, MASTER_KEY: randomBytes(32).toString('base64'), DELIVERY_CONCURRENCY: '16', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+    const shared = { DATABASE_URL: suite.database.url, MASTER_KEY: randomBytes(32).toString('base64'), DELIVERY_CONCURRENCY: '16', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
     const apps: TestApp[] = [await startApp(shared), await startApp(shared)];
     try {
       receiver.answers.set('/pair/a', { delayMs: 5 });
@@ -186,7 +177,7 @@ describe('delivery durability (contract 6.3)', () => {
   });
 
   it('an endpoint deleted through one instance gets nothing more from the other', { skip: process.env.DATABASE_URL ? false : 'needs PostgreSQL (the embedded database has one process)' }, async () => {
-    const shared = { DATABASE_URL: database.url, MASTER_KEY: randomBytes(32).toString('base64'), DELIVERY_CONCURRENCY: '64', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '1500' };
+    const shared = { DATABASE_URL: suite.database.url, MASTER_KEY: randomBytes(32).toString('base64'), DELIVERY_CONCURRENCY: '64', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '1500' };
     const apps: TestApp[] = [await startApp(shared), await startApp(shared)];
     try {
       receiver.answers.set('/deleted-elsewhere', 'hang');

@@ -1,21 +1,11 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { ownDatabase, type OwnDatabase } from './helpers/database.js';
 import { startApp, type TestApp } from './helpers/app.js';
-import { WebhookReceiver } from './helpers/webhook-receiver.js';
-import { addActivities, advancedEndpoint, commentActivity, type Call } from './helpers/webhooks.js';
+import { freePort } from './helpers/service-process.js';
+import { addActivities, advancedEndpoint, commentActivity, deliverySuite, type Call } from './helpers/webhooks.js';
 import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
 
 type Message = Record<string, any>;
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Waits until the endpoint's newest message has settled its first attempt. */
 async function firstAttempt(call: Call, endpointId: string): Promise<Message> {
@@ -29,20 +19,12 @@ async function firstAttempt(call: Call, endpointId: string): Promise<Message> {
 }
 
 describe('webhooks and the network (contract 6.3)', () => {
-  const receiver = new WebhookReceiver();
-  let database: OwnDatabase;
-  before(async () => {
-    await receiver.start();
-    database = await ownDatabase();
-  });
-  after(async () => {
-    await database.drop();
-    await receiver.stop();
-  });
+  const suite = deliverySuite();
+  const { receiver } = suite;
 
   describe('SSRF guard (WEBHOOK_ALLOW_PRIVATE_NETWORKS unset)', () => {
     let app: TestApp;
-    before(async () => (app = await startApp({ DATABASE_URL: database.url, DELIVERY_CONCURRENCY: '4' })));
+    before(async () => (app = await startApp({ DATABASE_URL: suite.database.url, DELIVERY_CONCURRENCY: '4' })));
     after(() => app.close());
 
     it('refuses loopback and private addresses, literal or resolved, before connecting', async () => {
@@ -70,7 +52,7 @@ describe('webhooks and the network (contract 6.3)', () => {
 
   describe('receivers that hang, are slow, fail or are not there', () => {
     let app: TestApp;
-    before(async () => (app = await startApp({ DATABASE_URL: database.url, DELIVERY_CONCURRENCY: '32', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '400' })));
+    before(async () => (app = await startApp({ DATABASE_URL: suite.database.url, DELIVERY_CONCURRENCY: '32', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '400' })));
     after(() => app.close());
 
     it('never hold back other endpoints, nor the API write that caused the event', async () => {
@@ -81,7 +63,7 @@ describe('webhooks and the network (contract 6.3)', () => {
       const hang = await advancedEndpoint(call, receiver.url('/net/hang'));
       const slow = await advancedEndpoint(call, receiver.url('/net/slow'));
       const error = await advancedEndpoint(call, receiver.url('/net/error'));
-      const absent = await advancedEndpoint(call, `http://127.0.0.1:${await closedPort()}/nobody`);
+      const absent = await advancedEndpoint(call, `http://127.0.0.1:${await freePort()}/nobody`);
       await advancedEndpoint(call, receiver.url('/net/good'));
       const started = Date.now();
       const slowest = { ms: 0 };

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { DeliveryWorker } from '../src/events/delivery-worker.js';
 import { ADVANCED_RETRY_DELAYS_MS, BASIC_RETRY_DELAYS_MS } from '../src/events/retry-schedule.js';
-import { ownDatabase, type OwnDatabase } from './helpers/database.js';
 import { ManualClock, startApp, type TestApp } from './helpers/app.js';
-import { WebhookReceiver } from './helpers/webhook-receiver.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
-import { addActivities, advancedEndpoint, type Call } from './helpers/webhooks.js';
+import { addActivities, advancedEndpoint, deliverySuite, type Call } from './helpers/webhooks.js';
 
 type Message = Record<string, any>;
 
@@ -19,22 +17,12 @@ const comment = (actionType = 'comment.add') => ({ featureType: 'comment', actio
  */
 describe('webhook retries, disabling and the message log (contract 6.3)', () => {
   const clock = new ManualClock();
-  const receiver = new WebhookReceiver();
   let app: TestApp;
   let worker: DeliveryWorker;
-
-  let database: OwnDatabase;
-
-  before(async () => {
-    await receiver.start();
-    database = await ownDatabase();
+  const { receiver } = deliverySuite(async ({ database }) => {
     app = await startApp({ DATABASE_URL: database.url, DELIVERY_CONCURRENCY: '8', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }, { clock });
     worker = app.app.get(DeliveryWorker);
-  });
-  after(async () => {
-    await app.close();
-    await database.drop();
-    await receiver.stop();
+    return () => app.close();
   });
 
   const freshCall = async (): Promise<Call> => agentFor(app, await createKey(app));

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { constants, createDecipheriv, generateKeyPairSync, privateDecrypt } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { defaultTriggers } from '../src/events/event-catalogue.js';
-import { ownDatabase, type OwnDatabase } from './helpers/database.js';
 import { startApp, type TestApp } from './helpers/app.js';
-import { WebhookReceiver } from './helpers/webhook-receiver.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
-import { addActivities, advancedEndpoint, commentActivity, waitForStatus, type Call } from './helpers/webhooks.js';
+import { addActivities, advancedEndpoint, commentActivity, deliverySuite, waitForStatus, type Call } from './helpers/webhooks.js';
 
 const user = (userId: string, extra: Record<string, unknown> = {}) => ({ userId, ...extra });
 const comment = commentActivity;
@@ -16,21 +14,11 @@ describe('webhook delivery (contract 6.3)', () => {
   let app: TestApp;
   let key: TestKey;
   let call: Call;
-  const receiver = new WebhookReceiver();
-
-  let database: OwnDatabase;
-
-  before(async () => {
-    await receiver.start();
-    database = await ownDatabase();
+  const { receiver } = deliverySuite(async ({ database }) => {
     app = await startApp({ DATABASE_URL: database.url, DELIVERY_CONCURRENCY: '8', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
     key = await createKey(app);
     call = agentFor(app, key);
-  });
-  after(async () => {
-    await app.close();
-    await database.drop();
-    await receiver.stop();
+    return () => app.close();
   });
 
   describe('advanced webhooks', () => {

@@ -1,4 +1,7 @@
+import { after, before } from 'node:test';
 import { agentFor, expectSuccess } from '../factories/workspace.js';
+import { ownDatabase, type OwnDatabase } from './database.js';
+import { WebhookReceiver } from './webhook-receiver.js';
 
 export type Call = ReturnType<typeof agentFor>;
 
@@ -32,4 +35,31 @@ export async function waitForStatus(call: Call, messageId: string, status: strin
     if (Date.now() > deadline) throw new Error(`message ${messageId} not ${status}: ${JSON.stringify(messages)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** What a delivery suite runs against: a receiver, and a database of its own (see `ownDatabase`). */
+export interface DeliverySuite {
+  receiver: WebhookReceiver;
+  database: OwnDatabase;
+}
+
+/**
+ * Starts a receiver and a database of the suite's own before it, and stops them after it (call
+ * inside `describe`). `around` starts what uses them once they are up (an app, say), and its
+ * result stops that before they go down.
+ */
+export function deliverySuite(around?: (suite: DeliverySuite) => Promise<() => Promise<void>>): DeliverySuite {
+  const suite = { receiver: new WebhookReceiver() } as DeliverySuite;
+  let stop: (() => Promise<void>) | undefined;
+  before(async () => {
+    await suite.receiver.start();
+    suite.database = await ownDatabase();
+    stop = await around?.(suite);
+  });
+  after(async () => {
+    await stop?.();
+    await suite.database.drop();
+    await suite.receiver.stop();
+  });
+  return suite;
 }
