@@ -191,11 +191,18 @@ describe('delivery durability (contract 6.3)', () => {
       // Both instances have attempts hanging and more claimed behind them.
       await receiver.waitFor('/deleted-elsewhere', 32);
       expectSuccess(await calls[1]!('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: id }));
+      // The other instance learns of it within a second or so (a request it had sent just before
+      // may still arrive). From then on nothing: the attempts hanging end within 1.5 s, and had it
+      // kept what it had queued, it would send that as they do.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
       const arrived = receiver.at('/deleted-elsewhere').length;
-      // The attempts hanging end within 1.5 s; had the first instance kept what it had queued, it
-      // would send it then.
       await new Promise((resolve) => setTimeout(resolve, 4000));
       assert.equal(receiver.at('/deleted-elsewhere').length, arrived);
+      // Neither instance holds on to anything of it.
+      assert.deepEqual(
+        apps.map((app) => app.app.get(DeliveryWorker).claimsHeld),
+        [0, 0],
+      );
     } finally {
       for (const app of apps) await app.close();
     }

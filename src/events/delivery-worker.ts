@@ -23,6 +23,11 @@ const SETTLE_BATCH = 128;
 /** Claiming pauses while claimed events take this much memory, or this many outcomes wait to be written. */
 const HELD_BYTES_LIMIT = 64 * 1024 * 1024;
 const UNWRITTEN_OUTCOMES_LIMIT = 4096;
+/**
+ * A queued delivery starts only if its claim was known to hold this recently; older ones wait for
+ * the next check, so a delivery cancelled through another instance is not sent after it.
+ */
+const HELD_RECENTLY_MS = 1500;
 /** Room left in a lease after its attempt's longest run, for writing the outcome. */
 const LEASE_MARGIN_MS = 5000;
 /** How long shutdown waits for attempts in flight (at most half of `SHUTDOWN_TIMEOUT_MS`). */
@@ -40,6 +45,8 @@ interface Queued {
   context: DeliveryContext;
   /** `performance.now()` by which its request must start for its lease to outlast it. */
   startBy: number;
+  /** `performance.now()` when its claim was last known to hold (claimed, or checked since). */
+  heldAt: number;
 }
 
 /**
@@ -169,6 +176,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     return { ...this.counters };
   }
 
+  /** Claims this worker holds now: queued, in flight, or with their outcome not yet written. */
+  get claimsHeld(): number {
+    return this.held.size;
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     if (!this.running) return;
     this.running = false;
@@ -194,7 +206,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   /** Every second: look for work due anywhere, and drop queued claims that were cancelled meanwhile. */
   private poll(): void {
     this.wake();
-    void this.dropLostClaims();
+    void this.checkQueuedClaims();
   }
 
   /**
@@ -277,7 +289,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       }
       this.hold(delivery);
       const list = this.queued.get(delivery.route) ?? this.queued.set(delivery.route, []).get(delivery.route)!;
-      list.push({ delivery, context: contexts.get(delivery.id)!, startBy });
+      list.push({ delivery, context: contexts.get(delivery.id)!, startBy, heldAt: performance.now() });
       this.queuedCount++;
     }
     this.drain();
@@ -320,7 +332,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         expired.push(list.shift()!.delivery);
         this.queuedCount--;
       }
-      while (list.length && this.inFlightCount < this.capacity) {
+      while (list.length && this.inFlightCount < this.capacity && now - list[0]!.heldAt <= HELD_RECENTLY_MS) {
         const ms = this.pacing.waitToStart(route, this.inFlight.get(route)?.size ?? 0, list[0]!.context.endpoint?.rateLimit ?? null);
         if (ms > 0) {
           wait = Math.min(wait, ms);
@@ -350,17 +362,20 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * Drops queued deliveries whose claims no longer hold: their endpoint was deleted or their
-   * delivery cancelled, perhaps through another instance.
+   * Checks the claims of queued deliveries: those that no longer hold (their endpoint was
+   * deleted or their delivery cancelled, perhaps through another instance) are dropped, the
+   * others may start (see `HELD_RECENTLY_MS`).
    */
-  private async dropLostClaims(): Promise<void> {
+  private async checkQueuedClaims(): Promise<void> {
     const checked = [...this.queued.values()].flat();
     if (!checked.length) return;
     try {
+      const asked = performance.now();
       const held = await this.transactions.run((manager) => this.store.stillClaimed(manager, checked.map((item) => item.delivery)), this.claims);
+      for (const item of checked) if (held.has(item.delivery.id)) item.heldAt = asked;
       // Only what was checked can be lost: the queues may have gained claims meanwhile.
       const lost = new Set(checked.filter((item) => !held.has(item.delivery.id)));
-      if (!lost.size) return;
+      if (!lost.size) return this.drain();
       for (const [route, list] of this.queued) {
         const kept = list.filter((item) => !lost.has(item));
         for (const item of list) if (lost.has(item)) this.unhold(item.delivery);
@@ -368,6 +383,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         if (kept.length) this.queued.set(route, kept);
         else this.queued.delete(route);
       }
+      this.drain();
     } catch (error) {
       this.logger.warn({ err: error }, 'Checking claims failed; trying again shortly');
     }
