@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { ConfigError, parseBool, parseBytes, parseEnum, parseInteger, parseString, parseTrustProxy, parseUrl } from './parsers.js';
 
 /** Database engine in use: the embedded default or a PostgreSQL server. */
@@ -35,8 +36,10 @@ export class AppConfig {
   readonly smtpUrl!: string | undefined;
   /** Sender of the service's own mail (`MAIL_FROM`). */
   readonly mailFrom!: string;
-  /** Third-party e-mail provider API base (`EMAIL_PROVIDER_URL`). */
+  /** Third-party e-mail provider's mail-send endpoint (`EMAIL_PROVIDER_URL`). */
   readonly emailProviderUrl!: string;
+  /** Folder of the notification mail templates (`MAIL_TEMPLATES_DIR`; default: the bundled `templates/mail`). */
+  readonly mailTemplatesDir!: string;
   /** Allow webhook deliveries to private and loopback addresses (`WEBHOOK_ALLOW_PRIVATE_NETWORKS`). */
   readonly webhookAllowPrivateNetworks!: boolean;
   /** Offer advanced webhooks (`ADVANCED_WEBHOOKS`). */
@@ -92,6 +95,9 @@ export type EnvReader = (name: string) => string | undefined;
  * Every variable the service reads, with its default. The README's configuration table
  * lists exactly these (a unit test keeps the two in step).
  */
+/** The templates shipped with the service (`templates/mail` at the project's root, beside `dist`). */
+const BUNDLED_MAIL_TEMPLATES = fileURLToPath(new URL('../../../templates/mail', import.meta.url));
+
 export const CONFIG_VARIABLES = [
   'PORT',
   'HOST',
@@ -107,6 +113,7 @@ export const CONFIG_VARIABLES = [
   'SMTP_URL',
   'MAIL_FROM',
   'EMAIL_PROVIDER_URL',
+  'MAIL_TEMPLATES_DIR',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
   'ADVANCED_WEBHOOKS',
   'WEBHOOK_TIMEOUT_MS',
@@ -151,6 +158,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     smtpUrl: parseUrl(read, 'SMTP_URL', undefined, ['smtp:', 'smtps:']),
     mailFrom: parseString(read, 'MAIL_FROM', 'no-reply@localhost'),
     emailProviderUrl: parseUrl(read, 'EMAIL_PROVIDER_URL', 'https://api.sendgrid.com/v3/mail/send', ['http:', 'https:'])!,
+    mailTemplatesDir: parseString(read, 'MAIL_TEMPLATES_DIR', BUNDLED_MAIL_TEMPLATES),
     webhookAllowPrivateNetworks: parseBool(read, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     advancedWebhooks: parseBool(read, 'ADVANCED_WEBHOOKS', true),
     webhookTimeoutMs: parseInteger(read, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),

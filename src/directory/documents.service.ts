@@ -40,6 +40,11 @@ function toDocument(row: DocumentRow): Omit<DocumentEntity, 'apiKeyId' | 'organi
   };
 }
 
+/** How `DocumentsService.names` keys a document. */
+export function documentKey(organizationId: string, documentId: string): string {
+  return JSON.stringify([organizationId, documentId]);
+}
+
 /** A document as returned: caller metadata spread at the top level, known fields win. */
 export type DocumentRecord = Record<string, unknown> & { id: string; documentName: string | null; disabled: boolean; accessType: AccessType; folderId?: string };
 
@@ -53,6 +58,21 @@ export class DocumentsService {
     private readonly sql: Sql,
     @InjectRepository(DocumentEntity) private readonly documents: Repository<DocumentEntity>,
   ) {}
+
+  /**
+   * Names of documents of one key (`documentName`, null when unnamed), keyed by
+   * `organizationId` and document id; missing documents are absent. One query.
+   */
+  async names(apiKeyId: string, documents: readonly { organizationId: string; documentId: string }[]): Promise<Map<string, string | null>> {
+    const names = new Map<string, string | null>();
+    if (!documents.length) return names;
+    const rows = await this.sql.rows<{ organization_id: string; id: string; name: string | null }>(
+      'SELECT organization_id, id, name FROM document WHERE api_key_id = :apiKeyId AND organization_id IN (:...organizationIds) AND id IN (:...documentIds)',
+      { apiKeyId, organizationIds: [...new Set(documents.map((d) => d.organizationId))], documentIds: [...new Set(documents.map((d) => d.documentId))] },
+    );
+    for (const row of rows) names.set(documentKey(row.organization_id, row.id), row.name);
+    return names;
+  }
 
   /** Adds new documents (existing ones fail as items); one read and one insert for the batch. */
   async add(principal: ApiKeyPrincipal, request: AddDocumentsRequest): Promise<ItemResults> {

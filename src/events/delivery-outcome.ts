@@ -1,4 +1,4 @@
-import type { DeliveryChannel } from './delivery-routes.js';
+import type { DeliveryChannel, Destination } from './delivery-routes.js';
 import type { DeliveryStatus } from './outbox-store.js';
 import { ADVANCED_RETRY_DELAYS_MS, BASIC_RETRY_DELAYS_MS, parseRetryAfter, retryDelay } from './retry-schedule.js';
 
@@ -12,6 +12,13 @@ export type AttemptResult =
       error?: string;
       retryAfter?: string;
       durationMs: number;
+      /**
+       * Settles the delivery whatever the status code says, where there is no HTTP answer to
+       * judge: a mail accepted or kept (`succeeded`), or refused for good (`failed`, an SMTP 5xx).
+       */
+      verdict?: 'succeeded' | 'failed';
+      /** Deliveries this one leads to (an audience's mails), written with its outcome. */
+      followUps?: Destination[];
     }
   /** Settled without a request: the destination is gone (`cancelled`) or switched off (`failed`). */
   | { sent: false; status: 'cancelled' | 'failed'; reason: string };
@@ -28,10 +35,12 @@ export interface Judgment {
 /**
  * The retry rules of contract 6.3: a 2xx succeeds; 410 Gone fails for good; any other answer,
  * a redirect (never followed), a timeout or a refused address is retried on the channel's
- * schedule until `maxAttempts` attempts have been made.
+ * schedule (basic webhooks the short one) until `maxAttempts` attempts have been made. A
+ * `verdict` settles at once.
  */
 export function judge(delivery: { channel: DeliveryChannel; attempts: number; maxAttempts: number }, result: AttemptResult, now: number, random: () => number = Math.random): Judgment {
   if (!result.sent) return { status: result.status, nextAttemptAt: null, error: result.reason, gone: false };
+  if (result.verdict) return { status: result.verdict, nextAttemptAt: null, error: result.error ?? null, gone: false };
   const code = result.statusCode;
   if (code !== undefined && code >= 200 && code < 300) return { status: 'succeeded', nextAttemptAt: null, error: null, gone: false };
   if (code === 410) return { status: 'failed', nextAttemptAt: null, error: 'The receiver answered 410 Gone.', gone: true };

@@ -1,8 +1,15 @@
-import type { StoredAdvancedWebhookConfig, StoredWebhookConfig } from '../configs/key-configs.js';
+import type { StoredAdvancedWebhookConfig, StoredEmailConfig, StoredWebhookConfig } from '../configs/key-configs.js';
 import { ADVANCED_RETRY_DELAYS_MS, BASIC_RETRY_DELAYS_MS } from './retry-schedule.js';
 
-/** Delivery channels of the outbox; e-mail joins them as a third. */
-export type DeliveryChannel = 'webhook' | 'advanced_webhook';
+/**
+ * Delivery channels of the outbox: basic and advanced webhooks; `email_audience`, one per event
+ * that may be mailed, which works out who hears of it and queues their mails; and `email`, one
+ * mail to one user.
+ */
+export type DeliveryChannel = 'webhook' | 'advanced_webhook' | 'email_audience' | 'email';
+
+/** The target of an `email_audience` delivery (an `email` delivery's target is the user id). */
+export const AUDIENCE_TARGET = 'audience';
 
 /** The two URLs of a key's basic webhook config. */
 export type BasicTarget = 'raw' | 'processed';
@@ -23,6 +30,7 @@ export interface Destination {
 
 /** What decides where a key's events go, read in the transaction of the write. */
 export interface RoutingConfig {
+  email: StoredEmailConfig;
   webhook: StoredWebhookConfig;
   /** Null until advanced webhooks are first enabled. */
   advanced: StoredAdvancedWebhookConfig | null;
@@ -32,6 +40,8 @@ export interface RoutingConfig {
 
 export const BASIC_MAX_ATTEMPTS = BASIC_RETRY_DELAYS_MS.length + 1;
 export const ADVANCED_MAX_ATTEMPTS = ADVANCED_RETRY_DELAYS_MS.length + 1;
+/** Mail (working out the audience, and each mail) is retried on the full schedule. */
+export const EMAIL_MAX_ATTEMPTS = ADVANCED_MAX_ATTEMPTS;
 
 export function basicRoute(apiKeyId: string, target: BasicTarget): string {
   return `webhook:${apiKeyId}:${target}`;
@@ -42,13 +52,34 @@ export function advancedRoute(endpointId: string): string {
 }
 
 /**
- * Where an event of `type` goes (contract 6.3): each basic URL that is set, when the key's
+ * A key's mails share one route, and its audiences another: one key's flood of mail holds back
+ * neither other keys' mail nor its own next events' audiences.
+ */
+export function emailRoute(apiKeyId: string): string {
+  return `email:${apiKeyId}`;
+}
+
+export function audienceRoute(apiKeyId: string): string {
+  return `email_audience:${apiKeyId}`;
+}
+
+/** One mail of an event, to one user. */
+export function mailDestination(apiKeyId: string, userId: string): Destination {
+  return { channel: 'email', target: userId, route: emailRoute(apiKeyId), maxAttempts: EMAIL_MAX_ATTEMPTS };
+}
+
+/**
+ * Where an event of `type` goes (contracts 6.3–6.4): each basic URL that is set, when the key's
  * webhook service and the event's trigger are on; each enabled advanced endpoint whose
- * `filterTypes` are absent or name the event, when advanced webhooks are on. Custom action
+ * `filterTypes` are absent or name the event, when advanced webhooks are on; its audience, to
+ * be mailed, when the key's email service and the event's e-mail trigger are on. Custom action
  * types have no trigger, so only advanced endpoints without `filterTypes` receive them.
  */
 export function destinationsOf(apiKeyId: string, type: string, routing: RoutingConfig): Destination[] {
   const destinations: Destination[] = [];
+  if (routing.email.useEmailService && routing.email.emailServiceConfig.triggers?.[type] === true) {
+    destinations.push({ channel: 'email_audience', target: AUDIENCE_TARGET, route: audienceRoute(apiKeyId), maxAttempts: EMAIL_MAX_ATTEMPTS });
+  }
   const { useWebhookService, webhookServiceConfig } = routing.webhook;
   if (useWebhookService && webhookServiceConfig.triggers?.[type] === true) {
     const urls: Record<BasicTarget, string> = { raw: webhookServiceConfig.rawNotificationUrl, processed: webhookServiceConfig.processedNotificationUrl };

@@ -1,17 +1,16 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { Clock } from '../common/clock.js';
 import { AppConfig } from '../config/app-config.js';
-import { ConfigsService } from '../configs/configs.service.js';
 import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
 import { Transactions, type WorkerConnection } from '../database/transactions.js';
 import { judge, type AttemptResult } from './delivery-outcome.js';
 import { advancedRoute } from './delivery-routes.js';
+import { DeliverySenders, type DeliveryContext } from './delivery-senders.js';
 import { OutboxStore, type ClaimedDelivery, type DeliveryOutcome } from './outbox-store.js';
 import { RoutePacing } from './route-pacing.js';
 import { Cancellation } from './webhook-http.js';
-import { WebhookSender, type DeliveryContext } from './webhook-sender.js';
 
 /** How often the worker looks for work it was not told of (other instances' events, retries coming due). */
 const POLL_MS = 1000;
@@ -97,8 +96,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   constructor(
     private readonly config: AppConfig,
     private readonly store: OutboxStore,
-    private readonly sender: WebhookSender,
-    private readonly configs: ConfigsService,
+    private readonly senders: DeliverySenders,
     private readonly endpoints: WebhookEndpointsService,
     private readonly transactions: Transactions,
     private readonly clock: Clock,
@@ -265,7 +263,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const { claimed, drained, contexts } = await this.transactions.run(
       async (manager) => {
         const result = await this.store.claim(manager, now, now + this.leaseMs, wanted);
-        return { ...result, contexts: await this.contextsOf(manager, result.claimed) };
+        return { ...result, contexts: await this.senders.contextsOf(manager, result.claimed) };
       },
       this.claims,
       { atomic: false },
@@ -294,17 +292,6 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     }
     this.drain();
     return claimed.length > 0;
-  }
-
-  /** Key configs and endpoints of a claimed batch: one query each (per key), whatever its size. */
-  private async contextsOf(manager: EntityManager, claimed: readonly ClaimedDelivery[]): Promise<Map<string, DeliveryContext>> {
-    if (!claimed.length) return new Map();
-    const configs = await this.configs.storedConfigs([...new Set(claimed.map((d) => d.apiKeyId))], manager);
-    const advanced = claimed.filter((d) => d.channel === 'advanced_webhook');
-    const endpoints = advanced.length ? await this.endpoints.forDelivery(advanced.map((d) => ({ apiKeyId: d.apiKeyId, endpointId: d.target })), manager) : new Map();
-    return new Map(
-      claimed.map((d) => [d.id, { configs: configs.get(d.apiKeyId), ...(d.channel === 'advanced_webhook' && endpoints.has(d.target) ? { endpoint: endpoints.get(d.target) } : {}) }]),
-    );
   }
 
   private hold(delivery: ClaimedDelivery): void {
@@ -396,7 +383,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.inFlightCount++;
     const ended = this.pacing.started(delivery.route);
     const attemptedAt = this.clock.now();
-    const attempt = this.sender
+    const attempt = this.senders
       .attempt(delivery, context, startBy, cancellation)
       .catch((error: unknown): AttemptResult => ({ sent: true, error: `Delivery failed: ${(error as Error).message}`, durationMs: 0 }))
       .then((result) => {
@@ -414,6 +401,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
           status: judged.status,
           nextAttemptAt: judged.nextAttemptAt,
           gone: judged.gone,
+          ...(result.sent && result.followUps?.length ? { followUps: result.followUps } : {}),
         });
       })
       .finally(() => {
@@ -450,7 +438,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   private async write(batch: DeliveryOutcome[]): Promise<void> {
     try {
-      const disabled = await this.transactions.run(async (manager) => {
+      const { disabled, followUpRoutes } = await this.transactions.run(async (manager) => {
         const written = await this.store.settle(manager, batch, this.clock.now());
         // An endpoint's health follows its latest attempt in the batch; endpoints are written in
         // id order, so instances settling at once cannot deadlock on them.
@@ -461,9 +449,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
           if (await this.endpoints.recordHealth(manager, outcome.delivery.apiKeyId, endpointId, { succeeded: outcome.status === 'succeeded', gone: outcome.gone, at: outcome.attemptedAt })) disabledNow.push(endpointId);
         }
         for (const outcome of written) this.count(outcome);
-        return disabledNow;
+        const routes = new Set(written.flatMap((outcome) => (outcome.followUps ?? []).map((destination) => destination.route)));
+        return { disabled: disabledNow, followUpRoutes: routes };
       }, this.outcomes);
       for (const outcome of batch) this.unhold(outcome.delivery);
+      if (followUpRoutes.size) this.wake(followUpRoutes);
       for (const endpointId of disabled) {
         this.counters.endpointsDisabled++;
         this.logger.warn({ endpointId }, 'Advanced webhook endpoint disabled (410 Gone, or failing for 5 days)');

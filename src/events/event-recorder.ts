@@ -72,12 +72,12 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
     this.transactions.afterCommit(manager, () => this.worker.wake(routes));
   }
 
-  /** The key's routing, or `undefined` when no webhook of either kind is on (the common case: one read). */
+  /** The key's routing, or `undefined` when neither mail nor webhooks of either kind are on (the common case: one read). */
   private async routing(manager: EntityManager, apiKeyId: string): Promise<RoutingConfig | undefined> {
     const configs = (await this.configs.storedConfigs([apiKeyId], manager)).get(apiKeyId);
     if (!configs) return undefined;
     const advancedOn = configs.advanced?.isEnabled === true;
-    if (!configs.webhook.useWebhookService && !advancedOn) return undefined;
-    return { webhook: configs.webhook, advanced: configs.advanced, endpoints: advancedOn ? await this.endpoints.routable(apiKeyId, manager) : [] };
+    if (!configs.webhook.useWebhookService && !advancedOn && !configs.email.useEmailService) return undefined;
+    return { email: configs.email, webhook: configs.webhook, advanced: configs.advanced, endpoints: advancedOn ? await this.endpoints.routable(apiKeyId, manager) : [] };
   }
 }

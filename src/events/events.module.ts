@@ -4,8 +4,13 @@ import { ActivityModule } from '../activity/activity.module.js';
 import { ConfigsModule } from '../configs/configs.module.js';
 import { CrdtModule } from '../crdt/crdt.module.js';
 import { DirectoryModule } from '../directory/directory.module.js';
+import { MailModule } from '../mail/mail.module.js';
+import { WorkspaceModule } from '../workspace/workspace.module.js';
+import { DeliverySenders } from './delivery-senders.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { EventRecorder } from './event-recorder.js';
+import { MailAudience } from './mail-audience.js';
+import { MailSender } from './mail-sender.js';
 import { MessageLogController } from './message-log.controller.js';
 import { MessageLogService } from './message-log.service.js';
 import { NotificationPreferencesService } from './notification-preferences.service.js';
@@ -18,12 +23,24 @@ import { WebhookSender } from './webhook-sender.js';
 /**
  * Events and their delivery (contract 6.2–6.4): users' notification preferences, the outbox
  * that activity and CRDT writes fill (through `EventRecorder`), the worker that delivers it as
- * basic and advanced webhooks, and the advanced webhook message log.
+ * basic and advanced webhooks and as notification mail, and the advanced webhook message log.
  */
 @Module({
-  imports: [ConfigsModule, ActivityModule, CrdtModule, AccessModule, DirectoryModule],
+  imports: [ConfigsModule, ActivityModule, CrdtModule, AccessModule, DirectoryModule, WorkspaceModule, MailModule],
   controllers: [NotificationsController, MessageLogController],
-  providers: [NotificationPreferencesService, NotificationRecipients, OutboxStore, WebhookHttp, WebhookSender, DeliveryWorker, EventRecorder, MessageLogService],
+  providers: [
+    NotificationPreferencesService,
+    NotificationRecipients,
+    OutboxStore,
+    WebhookHttp,
+    WebhookSender,
+    MailAudience,
+    MailSender,
+    DeliverySenders,
+    DeliveryWorker,
+    EventRecorder,
+    MessageLogService,
+  ],
   exports: [NotificationPreferencesService, OutboxStore, DeliveryWorker],
 })
 export class EventsModule {}

@@ -16,16 +16,25 @@ export function involvedUsers(event: OutboxEvent): Set<string> {
   for (const id of Array.isArray(entity?.involvedUserIds) ? entity.involvedUserIds : []) if (typeof id === 'string') involved.add(id);
   const threadAuthor = userIdOf(entity?.from) ?? userIdOf(asObject(Array.isArray(entity?.comments) ? entity.comments[0] : undefined)?.from);
   if (threadAuthor) involved.add(threadAuthor);
-  for (const snapshot of [data.entityData, data.entityTargetData]) collectNamed(snapshot, involved, 0);
+  for (const snapshot of [data.entityData, data.entityTargetData]) collectNamed(snapshot, involved, { assignees: true }, 0);
   if (event.actionUser) involved.delete(event.actionUser.userId);
   return involved;
 }
 
-/** Users named by mention or assignment anywhere in a snapshot. */
-function collectNamed(value: unknown, into: Set<string>, depth: number): void {
+/** The users an event mentions (`taggedUserContacts`, a comment's `to`); never the acting user. */
+export function mentionedUsers(event: OutboxEvent): Set<string> {
+  const mentioned = new Set<string>();
+  const data = event.data as { entityData?: unknown; entityTargetData?: unknown };
+  for (const snapshot of [data.entityData, data.entityTargetData]) collectNamed(snapshot, mentioned, { assignees: false }, 0);
+  if (event.actionUser) mentioned.delete(event.actionUser.userId);
+  return mentioned;
+}
+
+/** Users named by mention (and, when asked, assignment) anywhere in a snapshot. */
+function collectNamed(value: unknown, into: Set<string>, options: { assignees: boolean }, depth: number): void {
   if (depth > MAX_DEPTH || typeof value !== 'object' || value === null) return;
   if (Array.isArray(value)) {
-    for (const item of value) collectNamed(item, into, depth + 1);
+    for (const item of value) collectNamed(item, into, options, depth + 1);
     return;
   }
   const record = value as Record<string, unknown>;
@@ -37,9 +46,9 @@ function collectNamed(value: unknown, into: Set<string>, depth: number): void {
     const id = userIdOf(recipient);
     if (id) into.add(id);
   }
-  const assignee = userIdOf(record.assignedTo);
+  const assignee = options.assignees ? userIdOf(record.assignedTo) : undefined;
   if (assignee) into.add(assignee);
-  for (const entry of Object.values(record)) collectNamed(entry, into, depth + 1);
+  for (const entry of Object.values(record)) collectNamed(entry, into, options, depth + 1);
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {

@@ -43,6 +43,8 @@ export interface DeliveryOutcome {
   nextAttemptAt: number | null;
   /** The receiver answered 410 Gone (an advanced endpoint is disabled at once). */
   gone: boolean;
+  /** Deliveries of the same message this one leads to (an audience's mails), due at once. */
+  followUps?: readonly Destination[];
 }
 
 /** A delivery as the message log lists it. */
@@ -276,6 +278,12 @@ export class OutboxStore {
       ATTEMPT_COLUMNS,
       settled.filter((o) => o.attempted).map((o) => [o.delivery.id, o.delivery.attempts + 1, o.attemptedAt, o.statusCode, o.durationMs, truncate(o.error), o.nextAttemptAt]),
     );
+    // In the same unit as the outcome that leads to them, so they exist exactly when it is
+    // settled; a destination the message already has (an attempt made twice) is not added again.
+    const followUps = settled.flatMap((o) =>
+      (o.followUps ?? []).map((d) => [newSortableId('dlv_'), o.delivery.apiKeyId, o.delivery.messageId, d.channel, d.target, d.route, 'pending', 0, d.maxAttempts, now, now, now]),
+    );
+    await this.sql.insertNew(manager, 'outbox_delivery', DELIVERY_COLUMNS, followUps, ['api_key_id', 'channel', 'target', 'message_id'], 'id');
     return settled;
   }
 

@@ -92,7 +92,8 @@ export class RoutePacing {
   /** A route turns slow when an attempt runs past `SLOW_ATTEMPT_MS` or gets no answer, and prompt with a prompt answer. */
   noteSpeed(route: string, result: AttemptResult): void {
     if (!result.sent) return;
-    if (result.statusCode === undefined || result.durationMs > SLOW_ATTEMPT_MS) this.slow.add(route);
+    const unanswered = result.statusCode === undefined && result.verdict === undefined;
+    if (unanswered || result.durationMs > SLOW_ATTEMPT_MS) this.slow.add(route);
     else this.slow.delete(route);
   }
 

@@ -14,8 +14,20 @@ export interface PostResult {
   error?: string;
   /** The receiver's `Retry-After` header, as sent. */
   retryAfter?: string;
+  /** The start of a non-2xx answer's body, when asked for (`keepAnswer`). */
+  answer?: string;
   durationMs: number;
 }
+
+export interface PostOptions {
+  /** The operator chose the address (the e-mail provider's): the private-network guard does not apply. */
+  trusted?: boolean;
+  /** Keep the start of a non-2xx answer's body (an API's error explains itself). */
+  keepAnswer?: boolean;
+}
+
+/** How much of an answer `keepAnswer` keeps. */
+const KEPT_ANSWER_CHARS = 500;
 
 /**
  * Stops one attempt in flight (its endpoint was deleted). Lighter than an AbortController,
@@ -99,7 +111,8 @@ export class WebhookHttp implements OnApplicationShutdown {
 
   constructor(private readonly config: AppConfig) {}
 
-  post(url: string, headers: Record<string, string>, body: string, cancellation?: Cancellation): Promise<PostResult> {
+  post(url: string, headers: Record<string, string>, body: string, cancellation?: Cancellation, options: PostOptions = {}): Promise<PostResult> {
+    const guarded = !this.config.webhookAllowPrivateNetworks && !options.trusted;
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     let target: URL;
@@ -111,7 +124,7 @@ export class WebhookHttp implements OnApplicationShutdown {
     const secure = target.protocol === 'https:';
     if (!secure && target.protocol !== 'http:') return Promise.resolve({ error: `Unsupported protocol ${target.protocol}`, durationMs: 0 });
     const hostname = target.hostname.replace(/^\[|\]$/g, '');
-    if (!this.config.webhookAllowPrivateNetworks && isIP(hostname)) {
+    if (guarded && isIP(hostname)) {
       const refused = refusedAddress(hostname);
       if (refused) return Promise.resolve({ error: `Refused: ${refused}`, durationMs: 0 });
     }
@@ -130,7 +143,7 @@ export class WebhookHttp implements OnApplicationShutdown {
         method: 'POST',
         agent: secure ? this.httpsAgent : this.httpAgent,
         headers: { 'content-type': 'application/json', 'content-length': String(payload.length), 'user-agent': USER_AGENT, ...headers },
-        ...(this.config.webhookAllowPrivateNetworks ? {} : { lookup: publicOnlyLookup }),
+        ...(guarded ? { lookup: publicOnlyLookup } : {}),
       });
       this.deadlines.set(req, started + this.config.webhookTimeoutMs);
       this.sweeper ??= setInterval(() => this.sweep(), DEADLINE_SWEEP_MS).unref();
@@ -138,10 +151,12 @@ export class WebhookHttp implements OnApplicationShutdown {
       req.on('error', (error: NodeJS.ErrnoException) => finish({ error: error.code === 'EADDRREFUSED' ? `Refused: ${error.message}` : error.message }));
       req.on('response', (res: IncomingMessage) => {
         const retryAfter = res.headers['retry-after'];
-        const answer = { statusCode: res.statusCode, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) };
+        const answer: Omit<PostResult, 'durationMs'> = { statusCode: res.statusCode, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) };
+        const keep = options.keepAnswer && (res.statusCode ?? 0) >= 300;
         let read = 0;
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
+          if (keep && (answer.answer?.length ?? 0) < KEPT_ANSWER_CHARS) answer.answer = ((answer.answer ?? '') + chunk.toString('utf8')).slice(0, KEPT_ANSWER_CHARS);
           // The status is all we need; a receiver streaming a large answer does not hold us.
           if (read > MAX_RESPONSE_BYTES) {
             finish(answer);

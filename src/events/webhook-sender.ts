@@ -3,26 +3,11 @@ import { ConfigCodec } from '../configs/config-codec.js';
 import type { KeyConfigs } from '../configs/configs.service.js';
 import type { DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
 import type { AttemptResult } from './delivery-outcome.js';
+import type { DeliveryContext, Released } from './delivery-senders.js';
 import { NotificationRecipients } from './notification-recipients.js';
 import type { ClaimedDelivery } from './outbox-store.js';
 import { advancedPayload, basicPayload, signature, wirePayload } from './webhook-payloads.js';
 import { WebhookHttp, type Cancellation } from './webhook-http.js';
-
-/**
- * An attempt given back unmade: its claim's lease could end before the request would, so it
- * goes back to the outbox rather than risk a second worker sending it too.
- */
-export interface Released {
-  released: true;
-}
-
-/** What a delivery is sent with, read when it was claimed. */
-export interface DeliveryContext {
-  /** The key's configs; absent when the key is gone. */
-  configs?: KeyConfigs;
-  /** The advanced endpoint; absent when it was deleted (or for basic webhooks). */
-  endpoint?: DeliveryEndpoint;
-}
 
 /**
  * Makes one attempt at a webhook delivery (contract 6.3): the body for its kind, the payload
@@ -41,9 +26,7 @@ export class WebhookSender {
    * One attempt; `latestStart` (`performance.now()`) is when the request must have started for
    * its claim to outlast it.
    */
-  async attempt(delivery: ClaimedDelivery, context: DeliveryContext, latestStart: number, cancellation?: Cancellation): Promise<AttemptResult | Released> {
-    const { configs } = context;
-    if (!configs) return { sent: false, status: 'cancelled', reason: 'The API key no longer exists.' };
+  async attempt(delivery: ClaimedDelivery, configs: KeyConfigs, context: DeliveryContext, latestStart: number, cancellation?: Cancellation): Promise<AttemptResult | Released> {
     return delivery.channel === 'webhook' ? this.basic(delivery, configs, latestStart, cancellation) : this.advanced(delivery, configs, context.endpoint, latestStart, cancellation);
   }
 

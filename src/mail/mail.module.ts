@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { MailTemplates } from './mail-templates.js';
 import { Mailer } from './mailer.service.js';
-import { OutgoingMailEntity } from './outgoing-mail.entity.js';
 
+/**
+ * Mail: the transport (SMTP, or keeping mail when there is none; it owns `outgoing_mail`) and
+ * the templates mail is rendered from.
+ */
 @Module({
-  imports: [TypeOrmModule.forFeature([OutgoingMailEntity])],
-  providers: [Mailer],
-  exports: [Mailer],
+  providers: [Mailer, MailTemplates],
+  exports: [Mailer, MailTemplates],
 })
 export class MailModule {}

@@ -50,6 +50,15 @@ export class DomainsService {
     return { allowedDomains: rows.map((row) => row.domain) };
   }
 
+  /** Allowed domains of each key (empty for a key with none), in one query. */
+  async domainsOf(apiKeyIds: readonly string[]): Promise<Map<string, string[]>> {
+    const domains = new Map(apiKeyIds.map((id) => [id, [] as string[]]));
+    if (!apiKeyIds.length) return domains;
+    const rows = await this.sql.rows<{ api_key_id: string; domain: string }>('SELECT api_key_id, domain FROM allowed_domain WHERE api_key_id IN (:...apiKeyIds)', { apiKeyIds: [...apiKeyIds] });
+    for (const row of rows) domains.get(row.api_key_id)?.push(row.domain);
+    return domains;
+  }
+
   async remove(principal: ApiKeyPrincipal, entries: string[]): Promise<{ domainsRemoved: string[] }> {
     const requested = this.normaliseAll(entries, 'data.domains');
     const domainsRemoved = await this.transactions.run(async (manager) => {

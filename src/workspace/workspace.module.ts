@@ -31,6 +31,6 @@ import { WorkspaceService } from './workspace.service.js';
     DomainsService,
     LoginService,
   ],
-  exports: [CredentialVerifier, WorkspaceService, ApiKeyService],
+  exports: [CredentialVerifier, WorkspaceService, ApiKeyService, DomainsService],
 })
 export class WorkspaceModule {}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { neverConfiguredWebhook } from '../../src/configs/key-configs.js';
+import { neverConfiguredEmail, neverConfiguredWebhook } from '../../src/configs/key-configs.js';
 import { judge } from '../../src/events/delivery-outcome.js';
 import { destinationsOf, type RoutingConfig } from '../../src/events/delivery-routes.js';
 import { defaultTriggers } from '../../src/events/event-catalogue.js';
@@ -94,7 +94,7 @@ describe('where an event goes', () => {
       { id: 'ep_all', filterTypes: null },
       { id: 'ep_comments', filterTypes: ['comment.add'] },
     ];
-    const routing: RoutingConfig = { webhook: on(), advanced: advancedOn, endpoints };
+    const routing: RoutingConfig = { email: neverConfiguredEmail(), webhook: on(), advanced: advancedOn, endpoints };
     assert.deepEqual(targets('comment.add', routing), ['webhook:raw:4', 'webhook:processed:4', 'advanced_webhook:ep_all:8', 'advanced_webhook:ep_comments:8']);
     assert.deepEqual(targets('crdt.update_data', routing), ['advanced_webhook:ep_all:8']);
     assert.deepEqual(targets('invoice.paid', routing), ['advanced_webhook:ep_all:8']);
@@ -104,11 +104,23 @@ describe('where an event goes', () => {
     assert.deepEqual(targets('comment.add', { ...routing, webhook: on({ 'comment.add': false }), endpoints: [] }), []);
     const rawOnly = on();
     rawOnly.webhookServiceConfig.processedNotificationUrl = '';
-    assert.deepEqual(targets('comment.add', { webhook: rawOnly, advanced: null, endpoints: [] }), ['webhook:raw:4']);
+    assert.deepEqual(targets('comment.add', { email: neverConfiguredEmail(), webhook: rawOnly, advanced: null, endpoints: [] }), ['webhook:raw:4']);
+  });
+
+  it('an event is mailed (its audience worked out first) when the email service and its e-mail trigger are on', () => {
+    const email = (useEmailService: boolean, triggers = defaultTriggers()): RoutingConfig['email'] => ({ useEmailService, emailServiceConfig: { ...neverConfiguredEmail().emailServiceConfig, triggers } });
+    const routing = (mail: RoutingConfig['email']): RoutingConfig => ({ email: mail, webhook: neverConfiguredWebhook(), advanced: null, endpoints: [] });
+    assert.deepEqual(targets('comment.add', routing(email(true))), ['email_audience:audience:8']);
+    assert.deepEqual(targets('comment.add', routing(email(false))), []);
+    assert.deepEqual(targets('comment.add', routing(email(true, { ...defaultTriggers(), 'comment.add': false }))), []);
+    assert.deepEqual(targets('crdt.update_data', routing(email(true))), []);
+    assert.deepEqual(targets('invoice.paid', routing(email(true))), []);
+    // Never enabled: no triggers stored, nothing is mailed.
+    assert.deepEqual(targets('comment.add', routing({ ...neverConfiguredEmail(), useEmailService: true })), []);
   });
 
   it('routes of one destination are one concurrency group', () => {
-    const [raw, processed, endpoint] = destinationsOf('key', 'comment.add', { webhook: on(), advanced: advancedOn, endpoints: [{ id: 'ep_1', filterTypes: null }] });
+    const [raw, processed, endpoint] = destinationsOf('key', 'comment.add', { email: neverConfiguredEmail(), webhook: on(), advanced: advancedOn, endpoints: [{ id: 'ep_1', filterTypes: null }] });
     assert.deepEqual([raw!.route, processed!.route, endpoint!.route], ['webhook:key:raw', 'webhook:key:processed', 'advanced_webhook:ep_1']);
   });
 });

@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ConfigsService, type KeyConfigs } from '../configs/configs.service.js';
+import { WebhookEndpointsService, type DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
+import { documentKey, DocumentsService } from '../directory/documents.service.js';
+import { UsersService } from '../directory/users.service.js';
+import { DomainsService } from '../workspace/domains.service.js';
+import type { AttemptResult } from './delivery-outcome.js';
+import { MailAudience } from './mail-audience.js';
+import { MailSender } from './mail-sender.js';
+import type { ClaimedDelivery } from './outbox-store.js';
+import type { Cancellation } from './webhook-http.js';
+import { WebhookSender } from './webhook-sender.js';
+
+/**
+ * An attempt given back unmade: its claim's lease could end before the attempt would, so it
+ * goes back to the outbox rather than risk a second worker making it too.
+ */
+export interface Released {
+  released: true;
+}
+
+/** What a mail is sent with. */
+export interface MailContext {
+  /** The recipient as the directory has them now; absent when the user is gone. */
+  recipient?: { name: string | null; email: string | null };
+  documentName: string | null;
+  /** The key's allowed domains: a mail links only to pages on them. */
+  allowedDomains: readonly string[];
+}
+
+/** What a delivery is sent with, read when it was claimed. */
+export interface DeliveryContext {
+  /** The key's configs; absent when the key is gone. */
+  configs?: KeyConfigs;
+  /** The advanced endpoint; absent when it was deleted (or for other channels). */
+  endpoint?: DeliveryEndpoint;
+  /** For a mail. */
+  mail?: MailContext;
+}
+
+/**
+ * The attempt of each channel, and what a claimed batch is sent with: one place that knows
+ * which sender handles which channel.
+ */
+@Injectable()
+export class DeliverySenders {
+  constructor(
+    private readonly webhooks: WebhookSender,
+    private readonly audiences: MailAudience,
+    private readonly mails: MailSender,
+    private readonly configs: ConfigsService,
+    private readonly endpoints: WebhookEndpointsService,
+    private readonly users: UsersService,
+    private readonly documents: DocumentsService,
+    private readonly domains: DomainsService,
+  ) {}
+
+  /**
+   * One attempt; `latestStart` (`performance.now()`) is when it must have started for its
+   * claim to outlast it.
+   */
+  attempt(delivery: ClaimedDelivery, context: DeliveryContext, latestStart: number, cancellation?: Cancellation): Promise<AttemptResult | Released> {
+    const { configs } = context;
+    if (!configs) return Promise.resolve({ sent: false, status: 'cancelled', reason: 'The API key no longer exists.' });
+    switch (delivery.channel) {
+      case 'webhook':
+      case 'advanced_webhook':
+        return this.webhooks.attempt(delivery, configs, context, latestStart, cancellation);
+      case 'email_audience':
+        return this.audiences.attempt(delivery, configs, latestStart);
+      case 'email':
+        return this.mails.attempt(delivery, configs, context.mail, latestStart, cancellation);
+    }
+  }
+
+  /**
+   * What a claimed batch is sent with: key configs, advanced endpoints, and for mails their
+   * recipients, documents and the keys' allowed domains; a fixed number of queries per key,
+   * whatever the batch's size.
+   */
+  async contextsOf(manager: EntityManager, claimed: readonly ClaimedDelivery[]): Promise<Map<string, DeliveryContext>> {
+    if (!claimed.length) return new Map();
+    const configs = await this.configs.storedConfigs([...new Set(claimed.map((d) => d.apiKeyId))], manager);
+    const advanced = claimed.filter((d) => d.channel === 'advanced_webhook');
+    const endpoints = advanced.length ? await this.endpoints.forDelivery(advanced.map((d) => ({ apiKeyId: d.apiKeyId, endpointId: d.target })), manager) : new Map<string, DeliveryEndpoint>();
+    const mails = await this.mailContexts(claimed.filter((d) => d.channel === 'email'));
+    return new Map(
+      claimed.map((d) => [
+        d.id,
+        {
+          configs: configs.get(d.apiKeyId),
+          ...(d.channel === 'advanced_webhook' && endpoints.has(d.target) ? { endpoint: endpoints.get(d.target) } : {}),
+          ...(mails.has(d.id) ? { mail: mails.get(d.id) } : {}),
+        },
+      ]),
+    );
+  }
+
+  private async mailContexts(mails: readonly ClaimedDelivery[]): Promise<Map<string, MailContext>> {
+    const contexts = new Map<string, MailContext>();
+    if (!mails.length) return contexts;
+    const byKey = new Map<string, ClaimedDelivery[]>();
+    for (const mail of mails) (byKey.get(mail.apiKeyId) ?? byKey.set(mail.apiKeyId, []).get(mail.apiKeyId)!).push(mail);
+    const domains = await this.domains.domainsOf([...byKey.keys()]);
+    for (const [apiKeyId, ofKey] of byKey) {
+      const [profiles, names] = await Promise.all([
+        this.users.profiles(apiKeyId, [...new Set(ofKey.map((mail) => mail.target))]),
+        this.documents.names(
+          apiKeyId,
+          ofKey.map((mail) => ({ organizationId: mail.event.organizationId, documentId: mail.event.documentId })),
+        ),
+      ]);
+      for (const mail of ofKey) {
+        const recipient = profiles.get(mail.target);
+        contexts.set(mail.id, {
+          ...(recipient ? { recipient } : {}),
+          documentName: names.get(documentKey(mail.event.organizationId, mail.event.documentId)) ?? null,
+          allowedDomains: domains.get(apiKeyId) ?? [],
+        });
+      }
+    }
+    return contexts;
+  }
+}
