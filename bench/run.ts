@@ -10,6 +10,7 @@ import { SCENARIOS, type Scenario, type Seed } from './scenarios.js';
 import { openBareDatabase } from './bare-database.js';
 import { activitiesPageToken, seed, seedActivities, seedCrdt, seedJudgments } from './seed.js';
 import { measureDeliveries } from './deliveries.js';
+import { MailReceiver, measureMail } from './mail.js';
 
 type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
 
@@ -124,6 +125,8 @@ async function main(): Promise<void> {
   process.on('exit', stopAll);
 
   log(`database: ${database.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}; ${CONNECTIONS} connections, ${DURATION} s per run`);
+  // The mail run's SMTP server: the service sends to it from the start.
+  const mailReceiver = 'mail'.includes(process.env.BENCH_ONLY ?? '') ? await new MailReceiver().start() : undefined;
   const started = Date.now();
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
   const service = spawn(process.execPath, ['--max-semi-space-size=4', ...profile, MAIN], {
@@ -143,6 +146,7 @@ async function main(): Promise<void> {
       BODY_LIMIT: '2mb',
       // The delivery runs' receiver listens on loopback.
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      ...(mailReceiver ? { SMTP_URL: mailReceiver.url } : {}),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -157,7 +161,7 @@ async function main(): Promise<void> {
   const selected = SCENARIOS.filter((s) => s.name.includes(process.env.BENCH_ONLY ?? ''));
   const postToService: Post = (path, data, headers) => post(servicePort, path, data, headers);
   const seedStarted = Date.now();
-  // The delivery runs make keys of their own: alone (BENCH_ONLY=deliveries) they need no seed.
+  // The delivery and mail runs make keys of their own: alone (BENCH_ONLY=deliveries or mail) they need no seed.
   log(selected.length ? 'seeding through the API…' : 'no request scenario selected: not seeding');
   const seeded = selected.length ? await seed(postToService) : ({} as Seed);
   log(`seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
@@ -212,6 +216,12 @@ async function main(): Promise<void> {
     await analyse();
   }
   await measure(selected.filter((s) => s.phase === undefined));
+  if (mailReceiver) {
+    const mail = await measureMail(postToService, mailReceiver);
+    rows.push(...mail.rows);
+    notes.push(...mail.notes);
+    await mailReceiver.stop();
+  }
   // Last: the hang run leaves attempts hanging until the service stops.
   if ('deliveries'.includes(process.env.BENCH_ONLY ?? '')) {
     const deliveries = await measureDeliveries(postToService, servicePort, analyse);

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { activityEvent } from '../src/events/outbox-event.js';
+import { NotificationRecipients } from '../src/events/notification-recipients.js';
+import type { Activity } from '../src/activity/activity-log.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { countQueries } from './helpers/query-counter.js';
+import { freePort, postTo, startService, waitForHealth, type ServiceProcess } from './helpers/service-process.js';
 import { SmtpReceiver, type ReceivedMail } from './helpers/smtp-receiver.js';
 import { addActivities, commentActivity, deliverySuite, type Call } from './helpers/webhooks.js';
 import { agentFor, createKey, expectSuccess, type TestKey } from './factories/workspace.js';
@@ -175,6 +184,37 @@ describe('e-mail notifications (contract 6.4)', () => {
     assert.match(deliveries[0]!.last_error!, /^SMTP: .*550/);
   });
 
+  it('works out an audience in a fixed number of statements, whatever its size', async () => {
+    const { key, call } = await mailingKey();
+    const add = async (documentId: string, count: number) => {
+      const users = Array.from({ length: count }, (_, i) => ({ userId: `${documentId}-u${i}`, name: `User ${i}`, email: `${documentId}-u${i}@example.com` }));
+      for (let start = 0; start < count; start += 500) expectSuccess(await call('/v2/users/add', { organizationId: 'org-mail', documentId, users: users.slice(start, start + 500) }));
+    };
+    await add('doc-small', 5);
+    await add('doc-large', 900);
+    const recipients = app.app.get(NotificationRecipients);
+    const counter = countQueries(app.dataSource);
+    // The worker's own statements (its poll, each second) are counted too: the fewest of three
+    // tries is the audience's alone.
+    const statementsFor = async (documentId: string) => {
+      const activity = { id: 'a', featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'ana' }, metadata: { apiKey: key.apiKey, organizationId: 'org-mail', documentId } } as unknown as Activity;
+      const event = { ...activityEvent(activity), data: { entityData: { involvedUserIds: [`${documentId}-u0`, `${documentId}-u1`] } } };
+      let fewest = Infinity;
+      let mailed = 0;
+      for (let i = 0; i < 3; i++) {
+        counter.reset();
+        mailed = (await recipients.of(key.apiKey, event)).filter((r) => r.channels.includes('email')).length;
+        fewest = Math.min(fewest, counter.count());
+      }
+      return { statements: fewest, mailed };
+    };
+    await settled(app, key.apiKey);
+    const small = await statementsFor('doc-small');
+    const large = await statementsFor('doc-large');
+    assert.deepEqual([small.mailed, large.mailed], [2, 2]);
+    assert.equal(large.statements, small.statements, `${large.statements} statements for 900 users, ${small.statements} for 5`);
+  });
+
   describe('the third-party provider', () => {
     it('posts each mail to the provider\'s mail-send API with the key\'s credentials, sender, template and dynamic data', async () => {
       const { key, call } = await mailingKey({ type: 'sendgrid', apiKey: 'SG.secret', fromEmail: 'team@acme.example', fromCompany: 'Acme', commentTemplateId: 'd-comment', tagTemplateId: 'd-tag' });
@@ -257,5 +297,89 @@ describe('e-mail notifications without SMTP_URL', () => {
     assert.equal(kept.length, 1);
     assert.deepEqual([kept[0]!.subject, kept[0]!.transport, kept[0]!.status], ['Ana mentioned you in a comment on doc', 'log', 'kept']);
     assert.doesNotMatch(kept[0]!.content_enc!, /private words/);
+  });
+});
+
+describe('e-mail durability', () => {
+  const smtp = new SmtpReceiver();
+  const suite = deliverySuite(async () => {
+    await smtp.start();
+    return () => smtp.stop();
+  });
+
+  it('kill -9 while comments flow, restart: every acknowledged comment is mailed to each recipient, duplicates keep their Message-ID', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-mail-crash-'));
+    const env = {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      SQLITE_FILE: join(dataDir, 'svc.sqlite'),
+      ...(suite.database.url ? { DATABASE_URL: suite.database.url } : {}),
+      MASTER_KEY: randomBytes(32).toString('base64'),
+      SMTP_URL: smtp.url,
+      // Short enough that claims a killed process held come due again soon.
+      WEBHOOK_TIMEOUT_MS: '1000',
+      DELIVERY_CONCURRENCY: '16',
+      RATE_LIMIT_WORKSPACE_CREATE: '0',
+      RATE_LIMIT_API_KEY: '0',
+    };
+    let service: ServiceProcess = startService(env);
+    try {
+      await waitForHealth(port);
+      const created = await postTo(port, '/v2/workspace/create', { ownerEmail: `mail.crash.${randomBytes(4).toString('hex')}@example.com` });
+      const apiKey = Object.keys(created.body.result.data.apiKeyList)[0]!;
+      const workspace = { 'x-svc-workspace-id': created.body.result.data.id, 'x-svc-workspace-auth-token': created.body.result.data.authToken };
+      const token = (await postTo(port, '/v2/workspace/authtokens/get', { apiKey }, workspace)).body.result.data.authTokens[0].token as string;
+      const headers = { 'x-svc-api-key': apiKey, 'x-svc-auth-token': token };
+      assert.equal((await postTo(port, '/v2/workspace/emailconfig/update', { useEmailService: true, emailServiceConfig: { type: 'default' } }, headers)).status, 200);
+      const users = [{ userId: 'bob', email: 'bob.crash@example.com' }, { userId: 'cara', email: 'cara.crash@example.com' }];
+      assert.equal((await postTo(port, '/v2/users/add', { organizationId: 'org-crash', users }, headers)).status, 200);
+
+      const acknowledged = new Set<string>();
+      for (let round = 0; round < 2; round++) {
+        let writing = true;
+        const writer = async (name: string) => {
+          for (let batch = 0; writing; batch++) {
+            const ids = Array.from({ length: 3 }, (_, i) => `r${round}-${name}-${batch}-${i}`);
+            const activities = ids.map((id) => ({ id, ...commentActivity('comment.add', 'ana', { entityData: { involvedUserIds: ['bob', 'cara'] }, entityTargetData: { commentText: `[${id}]` } }) }));
+            try {
+              const answer = await postTo(port, '/v2/activities/add', { organizationId: 'org-crash', documentId: 'doc', activities }, headers);
+              if (answer.status === 200) ids.forEach((id) => acknowledged.add(id));
+            } catch {
+              return; // the process is gone: this batch was never acknowledged
+            }
+          }
+        };
+        const writers = [writer('a'), writer('b')];
+        await new Promise((resolve) => setTimeout(resolve, 1200));
+        service.child.kill('SIGKILL');
+        await service.exited;
+        writing = false;
+        await Promise.all(writers);
+        service = startService(env);
+        await waitForHealth(port);
+      }
+      assert.ok(acknowledged.size > 30, `only ${acknowledged.size} comments acknowledged`);
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const missing = users.flatMap(({ email }) => [...acknowledged].filter((id) => !smtp.mails.some((mail) => mail.to.includes(email) && mail.text.includes(`[${id}]`))).map((id) => `${id} to ${email}`));
+        if (!missing.length) break;
+        if (Date.now() > deadline) throw new Error(`${missing.length} mails of acknowledged comments never arrived, e.g. ${missing.slice(0, 5).join(', ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // A mail handed over twice (killed between the server's answer and its record) keeps its Message-ID.
+      const ids = new Map<string, Set<string>>();
+      for (const mail of smtp.mails) {
+        const comment = /\[(r\d-[ab]-\d+-\d)\]/.exec(mail.text)?.[1];
+        if (!comment) continue;
+        const key = `${comment} ${mail.to.join()}`;
+        (ids.get(key) ?? ids.set(key, new Set()).get(key)!).add(mail.header('message-id')!);
+      }
+      for (const [mail, messageIds] of ids) assert.equal(messageIds.size, 1, `${mail} arrived with ${[...messageIds].join(', ')}`);
+    } finally {
+      service.child.kill('SIGKILL');
+      await service.exited;
+    }
   });
 });

@@ -37,6 +37,10 @@ export class SmtpReceiver {
         });
       },
     });
+    // A client killed mid-session (the crash tests) resets its connection: not the server's failure.
+    this.server.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ECONNRESET') throw error;
+    });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.server.address() as AddressInfo).port;
     return this;
