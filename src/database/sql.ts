@@ -91,10 +91,11 @@ export class Sql {
   /**
    * Rows read to be changed in this unit of work, locked until it ends, so concurrent writers of
    * the same rows take turns (PostgreSQL `FOR UPDATE`; the embedded database runs one unit at a
-   * time anyway).
+   * time anyway). `keysKept`: the row's key will not change, so rows referring to it may still be
+   * inserted meanwhile (`FOR NO KEY UPDATE`, which foreign-key checks do not wait for).
    */
-  async lockRows<T>(manager: EntityManager, sql: string, parameters: Parameters): Promise<T[]> {
-    return this.run<T>(manager, this.embedded ? sql : `${sql} FOR UPDATE`, parameters);
+  async lockRows<T>(manager: EntityManager, sql: string, parameters: Parameters, options: { keysKept?: boolean } = {}): Promise<T[]> {
+    return this.run<T>(manager, this.embedded ? sql : `${sql} ${options.keysKept ? 'FOR NO KEY UPDATE' : 'FOR UPDATE'}`, parameters);
   }
 
   /**

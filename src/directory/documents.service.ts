@@ -85,29 +85,22 @@ export class DocumentsService {
         if (request.createFolder) await this.folders.ensureTopLevel(manager, apiKeyId, organizationId, folderId);
         else if (!(await this.folders.findFolders(manager, apiKeyId, organizationId, [folderId])).length) throw DirectoryErrors.folderNotFound();
       }
+      // A document another write creates meanwhile (activities add names documents too) is
+      // passed over by the insert rather than failing it: it already exists, as for a re-add.
       const existing = await this.existingIds(manager, apiKeyId, organizationId, request.documents.map((d) => d.documentId));
       const now = Date.now();
-      const fresh = request.documents
-        .filter((d) => !existing.has(d.documentId))
-        .map(
-          (input): DocumentEntity => ({
-            apiKeyId,
-            organizationId,
-            id: input.documentId,
-            name: input.documentName ?? null,
-            folderId,
-            accessType: (input.accessType as AccessType | undefined) ?? null,
-            disabled: input.disabled ?? false,
-            metadata: splitMetadata(input, DOCUMENT_FIELDS),
-            createdAt: now,
-            lastUpdated: now,
-          }),
-        );
-      // TypeORM's partial-entity type cannot follow JSON columns typed as records.
-      if (fresh.length) await manager.insert(DocumentEntity, fresh as never[]);
-      return Object.fromEntries(
-        request.documents.map((d) => [d.documentId, existing.has(d.documentId) ? failed(d.documentId, DirectoryMessages.documentExists) : ok(d.documentId, DirectoryMessages.documentAdded)]),
+      const fresh = request.documents.filter((d) => !existing.has(d.documentId));
+      const inserted = new Set(
+        await this.sql.insertNew(
+          manager,
+          'document',
+          ['api_key_id', 'organization_id', 'id', 'name', 'folder_id', 'access_type', 'disabled', 'metadata', 'created_at', 'last_updated'],
+          fresh.map((input) => [apiKeyId, organizationId, input.documentId, input.documentName ?? null, folderId, (input.accessType as AccessType | undefined) ?? null, input.disabled ?? false, JSON.stringify(splitMetadata(input, DOCUMENT_FIELDS)), now, now]),
+          ['api_key_id', 'organization_id', 'id'],
+          'id',
+        ),
       );
+      return Object.fromEntries(request.documents.map((d) => [d.documentId, inserted.has(d.documentId) ? ok(d.documentId, DirectoryMessages.documentAdded) : failed(d.documentId, DirectoryMessages.documentExists)]));
     });
   }
 

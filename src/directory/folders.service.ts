@@ -135,7 +135,8 @@ export class FoldersService {
     const { organizationId } = request;
     return this.transactions.run(async (manager) => {
       const results: ItemResults = {};
-      if (!(await this.organizations.exists(manager, apiKeyId, organizationId))) {
+      // Moves read paths and then rewrite them: the organization's lock keeps two from crossing.
+      if (!(await this.organizations.lock(manager, apiKeyId, organizationId))) {
         for (const input of request.folders) results[input.folderId] = failed(input.folderId, DirectoryMessages.organizationMissing);
         return results;
       }
@@ -173,6 +174,8 @@ export class FoldersService {
   async delete(principal: ApiKeyPrincipal, organizationId: string, folderId: string): Promise<null> {
     const { apiKeyId } = principal;
     await this.transactions.run(async (manager) => {
+      // A subtree being deleted is not moved or added to meanwhile.
+      await this.organizations.lock(manager, apiKeyId, organizationId);
       const [folder] = await this.findFolders(manager, apiKeyId, organizationId, [folderId]);
       if (!folder) throw DirectoryErrors.folderNotFound();
       const range = descendantRange(folder.path);
@@ -277,9 +280,10 @@ export class FoldersService {
       .execute();
   }
 
+  /** The organization, created when asked, and locked for the rest of the transaction (see `OrganizationsService.lock`). */
   async requireOrganization(manager: EntityManager, apiKeyId: string, organizationId: string, create: boolean): Promise<void> {
     if (create) await this.organizations.ensure(manager, apiKeyId, [organizationId]);
-    else if (!(await this.organizations.exists(manager, apiKeyId, organizationId))) throw DirectoryErrors.organizationMissing();
+    if (!(await this.organizations.lock(manager, apiKeyId, organizationId))) throw DirectoryErrors.organizationMissing();
   }
 
   private async moveSubtree(manager: EntityManager, folder: FolderEntity, parent: FolderEntity | undefined, now: number): Promise<void> {

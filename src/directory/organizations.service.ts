@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { In, type EntityManager, type Repository } from 'typeorm';
 import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, splitMetadata, type ItemResults } from './batch.js';
 import { DirectoryMessages } from './directory.errors.js';
@@ -21,6 +22,7 @@ export class OrganizationsService {
   constructor(
     private readonly transactions: Transactions,
     private readonly pageTokens: PageTokens,
+    private readonly sql: Sql,
     @InjectRepository(OrganizationEntity) private readonly organizations: Repository<OrganizationEntity>,
   ) {}
 
@@ -94,6 +96,17 @@ export class OrganizationsService {
 
   async exists(manager: EntityManager, apiKeyId: string, id: string): Promise<boolean> {
     return manager.existsBy(OrganizationEntity, { apiKeyId, id });
+  }
+
+  /**
+   * Locks the organization's row until the transaction ends (on PostgreSQL; the embedded
+   * database runs one unit of work at a time) and says whether it exists. Writes that read an
+   * organization's folder tree or its documents before changing them take it first, so two of
+   * them never act on what the other is changing (two moves making a cycle, two adds of one id).
+   */
+  async lock(manager: EntityManager, apiKeyId: string, id: string): Promise<boolean> {
+    // Documents and grants referring to the organization may still be added by other writes.
+    return (await this.sql.lockRows(manager, 'SELECT id FROM organization WHERE api_key_id = :apiKeyId AND id = :id', { apiKeyId, id }, { keysKept: true })).length > 0;
   }
 
   private async existingIds(manager: EntityManager, apiKeyId: string, ids: string[]): Promise<Set<string>> {

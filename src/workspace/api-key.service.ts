@@ -15,6 +15,7 @@ import { PageTokens } from '../common/paging.js';
 import type { WorkspacePrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
 import { ConfigCodec } from '../configs/config-codec.js';
+import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { CredentialsService, type IssuedToken } from './credentials.service.js';
 import { DomainsService } from './domains.service.js';
@@ -41,6 +42,7 @@ export interface ApiKeyPage {
 export class ApiKeyService {
   constructor(
     private readonly transactions: Transactions,
+    private readonly sql: Sql,
     private readonly credentials: CredentialsService,
     private readonly domains: DomainsService,
     private readonly secrets: Secrets,
@@ -58,6 +60,8 @@ export class ApiKeyService {
   async create(principal: WorkspacePrincipal, request: CreateApiKeyRequest): Promise<CreatedApiKey> {
     const allowedDomains = this.domains.normaliseAll(request.allowedDomains ?? [], 'data.allowedDomains');
     return this.transactions.run(async (manager) => {
+      // Key creations of one workspace take turns on its row, so the production-key limit holds under concurrency.
+      await this.sql.lockRows(manager, 'SELECT id FROM workspace WHERE id = :id', { id: principal.workspaceId }, { keysKept: true });
       const workspace = await manager.findOneBy(WorkspaceEntity, { id: principal.workspaceId });
       if (!workspace) throw WorkspaceErrors.workspaceNotFound();
       if (request.type === 'production') {

@@ -74,17 +74,24 @@ export class DomainsService {
     return { domainsRemoved };
   }
 
-  /** Inserts the domains not yet present for the key; returns those it inserted. */
+  /**
+   * Inserts the domains not yet present for the key; returns those it inserted. One statement
+   * that passes over existing rows, so adds of the same domain at once cannot collide.
+   */
   async insertNew(manager: EntityManager, apiKeyId: string, domains: string[]): Promise<string[]> {
     const unique = [...new Set(domains)];
     if (unique.length === 0) return [];
-    const existing = await manager.find(AllowedDomainEntity, { where: { apiKeyId, domain: In(unique) }, select: { domain: true } });
-    const known = new Set(existing.map((row) => row.domain));
-    const fresh = unique.filter((domain) => !known.has(domain));
-    if (fresh.length) {
-      const now = Date.now();
-      await manager.insert(AllowedDomainEntity, fresh.map((domain) => ({ apiKeyId, domain, createdAt: now })));
-    }
-    return fresh;
+    const now = Date.now();
+    const inserted = new Set(
+      await this.sql.insertNew(
+        manager,
+        'allowed_domain',
+        ['api_key_id', 'domain', 'created_at'],
+        unique.map((domain) => [apiKeyId, domain, now]),
+        ['api_key_id', 'domain'],
+        'domain',
+      ),
+    );
+    return unique.filter((domain) => inserted.has(domain));
   }
 }

@@ -4,6 +4,7 @@ import { In, type EntityManager, type Repository } from 'typeorm';
 import { newSortableId, newWorkspaceAuthToken, newWorkspaceId } from '../common/ids.js';
 import type { WorkspacePrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
+import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { ApiKeyService } from './api-key.service.js';
 import { isDisposableEmail } from './disposable-email.js';
@@ -25,6 +26,7 @@ export interface CreatedWorkspace {
 export class WorkspaceService {
   constructor(
     private readonly transactions: Transactions,
+    private readonly sql: Sql,
     private readonly secrets: Secrets,
     private readonly apiKeys: ApiKeyService,
     @InjectRepository(WorkspaceEntity) private readonly workspaces: Repository<WorkspaceEntity>,
@@ -41,6 +43,8 @@ export class WorkspaceService {
     const now = Date.now();
     const created = await this.transactions.run(async (manager) => {
       const account = await this.findOrCreateAccount(manager, email, now);
+      // Creates for one e-mail take turns on its account, so the limit holds under concurrency.
+      await this.sql.lockRows(manager, 'SELECT id FROM account WHERE id = :id', { id: account.id }, { keysKept: true });
       const owned = await manager.count(WorkspaceEntity, { where: { accountId: account.id } });
       if (owned >= WORKSPACE_LIMITS.workspacesPerOwnerEmail) throw WorkspaceErrors.tooManyWorkspaces(WORKSPACE_LIMITS.workspacesPerOwnerEmail);
       const workspace: WorkspaceEntity = {

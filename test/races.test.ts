@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { WORKSPACE_LIMITS } from '../src/workspace/workspace.errors.js';
+import { WorkspaceService } from '../src/workspace/workspace.service.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { agentFor, createKey, expectSuccess, uniqueEmail, type TestKey } from './factories/workspace.js';
+
+/**
+ * The same write fired concurrently (PostgreSQL runs requests at once; the embedded database
+ * takes them in turn, and must give the same answers): what a sequential run would give, and
+ * never a 500.
+ */
+describe('concurrent writes', () => {
+  let app: TestApp;
+  let key: TestKey;
+  let call: ReturnType<typeof agentFor>;
+  before(async () => {
+    app = await startApp();
+    key = await createKey(app);
+    call = agentFor(app, key);
+  });
+  after(() => app.close());
+
+  const at = <T>(count: number, make: (i: number) => Promise<T>) => Promise.all(Array.from({ length: count }, (_, i) => make(i)));
+  const folderAdd = (organizationId: string, folders: Record<string, unknown>[]) => call('/v2/organizations/folders/add', { organizationId, createOrganization: true, folders });
+  const move = (organizationId: string, folderId: string, parentFolderId: string) => call('/v2/organizations/folders/update', { organizationId, folders: [{ folderId, parentFolderId }] });
+
+  /** Every folder's ancestors are its parent chain, and the chain has no cycle. */
+  async function assertTree(organizationId: string): Promise<void> {
+    const folders = expectSuccess(await call('/v2/organizations/folders/get', { organizationId })).data as { folderId: string; parentFolderId: string; ancestors: string[] }[];
+    const parents = new Map(folders.map((f) => [f.folderId, f.parentFolderId]));
+    for (const folder of folders) {
+      const chain: string[] = [];
+      for (let at = folder.parentFolderId; at !== 'root'; at = parents.get(at)!) {
+        assert.ok(!chain.includes(at) && at !== folder.folderId, `${organizationId}: a cycle through ${folder.folderId}`);
+        chain.unshift(at);
+      }
+      assert.deepEqual(folder.ancestors, ['root', ...chain], `${organizationId}: ${folder.folderId}'s ancestors disagree with its parents`);
+    }
+  }
+
+  it('moving a under b and b under a at once: one move wins, the other is refused, no cycle', async () => {
+    for (let trial = 0; trial < 10; trial++) {
+      const organizationId = `org-swap-${trial}`;
+      expectSuccess(await folderAdd(organizationId, [{ folderId: 'a' }, { folderId: 'b' }]));
+      const answers = await Promise.all([move(organizationId, 'a', 'b'), move(organizationId, 'b', 'a')]);
+      const moved = answers.map((answer) => expectSuccess(answer).data as Record<string, { success: boolean }>).filter((data) => Object.values(data)[0]!.success);
+      assert.equal(moved.length, 1, `trial ${trial}: ${JSON.stringify(answers.map((a) => a.body))}`);
+      await assertTree(organizationId);
+    }
+  });
+
+  it('20 clients moving 30 folders at random leave every ancestors list equal to its parent chain', async () => {
+    const organizationId = 'org-shuffle';
+    const ids = Array.from({ length: 30 }, (_, i) => `f${i}`);
+    expectSuccess(await folderAdd(organizationId, ids.map((folderId) => ({ folderId }))));
+    let seed = 7;
+    const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    await at(20, async () => {
+      for (let i = 0; i < 10; i++) {
+        const answer = await move(organizationId, ids[random(30)]!, random(10) === 0 ? 'root' : ids[random(30)]!);
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      }
+    });
+    await assertTree(organizationId);
+  });
+
+  it('10 identical folders/add, documents/add and domains/add: one adds, the others get the sequential duplicate\'s answer', async () => {
+    expectSuccess(await call('/v2/organizations/add', { organizations: [{ organizationId: 'org-dup' }] }));
+    const folders = await at(10, () => folderAdd('org-dup', [{ folderId: 'same-folder' }]));
+    const documents = await at(10, () => call('/v2/organizations/documents/add', { organizationId: 'org-dup', documents: [{ documentId: 'same-doc' }] }));
+    for (const answers of [folders, documents]) {
+      const items = answers.map((answer) => Object.values(expectSuccess(answer).data as Record<string, { success: boolean; message: string }>)[0]!);
+      assert.equal(items.filter((item) => item.success).length, 1, JSON.stringify(items));
+      assert.ok(items.filter((item) => !item.success).every((item) => /already exists/.test(item.message)), JSON.stringify(items));
+    }
+    const domains = await at(10, () => call('/v2/workspace/domains/add', { domains: ['same.example.com'] }));
+    assert.equal(domains.filter((answer) => answer.status === 200).length, 1, JSON.stringify(domains.map((a) => a.body)));
+    for (const answer of domains.filter((a) => a.status !== 200)) {
+      assert.equal(answer.body.error.status, 'INTERNAL');
+      assert.deepEqual(answer.body.error.details, { domainsAdded: [], skippedDomains: ['same.example.com'] });
+    }
+  });
+
+  it('workspaces per owner e-mail and production keys per workspace stay within their limits under concurrency', async () => {
+    const email = uniqueEmail('limits');
+    const created = await at(10, () => app.post('/v2/workspace/create', { data: { ownerEmail: email } }));
+    assert.equal(created.filter((answer) => answer.status === 200).length, WORKSPACE_LIMITS.workspacesPerOwnerEmail);
+    assert.ok(created.filter((answer) => answer.status !== 200).every((answer) => answer.body.error.status === 'RESOURCE_EXHAUSTED'));
+
+    const owner = await createKey(app);
+    await app.app.get(WorkspaceService).setPlan(owner.workspaceId, 'paid', true);
+    const keys = await at(10, () => app.post('/v2/workspace/apikey/create', { data: { ownerEmail: owner.ownerEmail, type: 'production' } }, owner.workspaceHeaders));
+    assert.equal(keys.filter((answer) => answer.status === 200).length, WORKSPACE_LIMITS.productionKeysPerWorkspace, JSON.stringify(keys.map((a) => a.body)));
+    assert.ok(keys.filter((answer) => answer.status !== 200).every((answer) => answer.body.error.status === 'RESOURCE_EXHAUSTED'));
+  });
+});
