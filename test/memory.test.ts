@@ -172,4 +172,25 @@ describe('memory: suggested decisions from past judgments (contract part 8)', ()
     assert.deepEqual(response.body, { result: { primary: null, conflict: null } });
     assert.deepEqual(expectSuccess(await other('/v2/memory/judgments/query', {})).data, []);
   });
+  it("a suggestion's confidence depends on the caller's key's judgments alone", async () => {
+    const at = Date.now() - 3 * DAY;
+    await judge('iso-org', 'checkout', 'reject', 'Broken link in the footer', { timestamp: at });
+    await judge('iso-org', 'checkout', 'reject', 'The footer link is broken again', { timestamp: at });
+    await judge('iso-org', 'checkout', 'approve', 'Footer looks fine now', { timestamp: at });
+    const query = { query: 'broken footer link', organizationId: 'iso-org', documentId: 'checkout' };
+    const before = (await suggest(query)).primary!;
+    // Another key's judgments use the same words, often.
+    const other = agentFor(keyed.app, await createKey(keyed.app));
+    for (let i = 0; i < 30; i++) {
+      expectSuccess(
+        await other('/v2/activities/add', {
+          organizationId: 'iso-org',
+          documentId: 'checkout',
+          activities: [{ featureType: 'comment', actionType: i % 3 ? 'comment_annotation.approve' : 'comment_annotation.suggestion_reject', actionUser: user(`other${i}`), entityData: { reasoning: `footer link ${i % 2 ? 'broken' : 'fine'} in build ${i}` } }],
+        }),
+      );
+    }
+    const after = (await suggest(query)).primary!;
+    assert.deepEqual([after.recommendation, after.confidence, after.basedOn, after.topReasons], [before.recommendation, before.confidence, before.basedOn, before.topReasons]);
+  });
 });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Transactions } from '../src/database/transactions.js';
+import { OrganizationsService } from '../src/directory/organizations.service.js';
 import { WORKSPACE_LIMITS } from '../src/workspace/workspace.errors.js';
 import { WorkspaceService } from '../src/workspace/workspace.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
@@ -80,6 +82,28 @@ describe('concurrent writes', () => {
       assert.equal(answer.body.error.status, 'INTERNAL');
       assert.deepEqual(answer.body.error.details, { domainsAdded: [], skippedDomains: ['same.example.com'] });
     }
+  });
+
+  it('a read while another request\'s transaction is open sees only committed rows (no ghost of a write that rolls back)', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const inserted = new Promise<void>((resolve) => (written = resolve));
+    const unit = app.app.get(Transactions).run(async (manager) => {
+      await app.app.get(OrganizationsService).ensure(manager, key.apiKey, ['org-ghost']);
+      written();
+      await gate;
+      throw new Error('rolled back');
+    });
+    await inserted;
+    try {
+      const seen = expectSuccess(await call('/v2/organizations/get', { organizationIds: ['org-ghost'] })).data as { id: string }[];
+      assert.deepEqual(seen, []);
+    } finally {
+      release();
+      await assert.rejects(unit, /rolled back/);
+    }
+    assert.deepEqual(expectSuccess(await call('/v2/organizations/get', { organizationIds: ['org-ghost'] })).data, []);
   });
 
   it('workspaces per owner e-mail and production keys per workspace stay within their limits under concurrency', async () => {

@@ -51,7 +51,7 @@ describe('checkpoint worker lifetime', () => {
   });
 
   it('starts no checkpoint worker in memory', async () => {
-    const app = await startApp({ DATABASE_URL: undefined });
+    const app = await startApp({ DATABASE_URL: undefined, SQLITE_FILE: ':memory:' });
     try {
       assert.equal((app.app.get(WalCheckpointer) as unknown as { worker?: unknown }).worker, undefined);
     } finally {

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { unitOfWork } from './embedded-reads.js';
 
 /** Arbitrary constant naming this service's migration lock on PostgreSQL. */
 const MIGRATION_LOCK_ID = 716_274_311;
@@ -10,7 +11,8 @@ const MIGRATION_LOCK_ID = 716_274_311;
  */
 export async function runMigrations(dataSource: DataSource): Promise<string[]> {
   if (dataSource.options.type !== 'postgres') {
-    return (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name);
+    // Its reads belong to its own transactions: on the writing connection (see `EmbeddedReads`).
+    return unitOfWork.run(true, async () => (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name));
   }
   const lockHolder = dataSource.createQueryRunner();
   await lockHolder.connect();

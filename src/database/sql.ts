@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { EmbeddedReads, inUnitOfWork } from './embedded-reads.js';
 
 type Scalar = string | number | boolean | null | Uint8Array;
 export type Parameters = Record<string, Scalar | readonly Scalar[]>;
@@ -47,23 +48,37 @@ export function embeddedConnection(dataSource: DataSource): EmbeddedConnection |
  * times the lookup itself; on PostgreSQL it goes through TypeORM's pool.
  */
 @Injectable()
-export class Sql {
+export class Sql implements OnApplicationShutdown {
   private readonly prepared = new Map<string, PreparedText>();
   private readonly statements = new Map<string, EmbeddedStatement>();
   private readonly embedded: EmbeddedConnection | undefined;
+  /** Committed reads outside units of work (see `EmbeddedReads`); undefined on PostgreSQL and in memory. */
+  private readonly reads: EmbeddedReads | undefined;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.embedded = embeddedConnection(dataSource);
+    this.reads = EmbeddedReads.attach(dataSource);
   }
 
   /**
-   * Rows of a read. Scalar parameters are `:name`, lists `:...name`. The translation to the
-   * driver's placeholders is done once per statement text and list lengths.
+   * Rows of a read, as committed (inside a unit of work: as that unit sees them). Scalar
+   * parameters are `:name`, lists `:...name`. The translation to the driver's placeholders is
+   * done once per statement text and list lengths.
    */
   async rows<T>(sql: string, parameters: Parameters): Promise<T[]> {
     const { text, values } = this.bind(sql, parameters);
-    if (this.embedded) return this.cached(text, values).all(...values) as T[];
+    if (this.embedded) {
+      if (this.reads && !inUnitOfWork()) {
+        this.dataSource.logger.logQuery(text, values);
+        return this.reads.prepared<EmbeddedStatement>(text).all(...values) as T[];
+      }
+      return this.cached(text, values).all(...values) as T[];
+    }
     return this.dataSource.query(text, values);
+  }
+
+  onApplicationShutdown(): void {
+    this.reads?.close();
   }
 
   /**

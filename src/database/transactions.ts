@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { unitOfWork } from './embedded-reads.js';
 
 /**
  * A connection held by a background worker (PostgreSQL), so its units of work never queue
@@ -62,7 +63,8 @@ export class Transactions {
       const callbacks: (() => void)[] = [];
       const inTransaction = (manager: EntityManager) => {
         this.afterCommitCallbacks.set(manager, callbacks);
-        return work(manager);
+        // Reads made by the work, however they are made, belong to its transaction (see `EmbeddedReads`).
+        return unitOfWork.run(true, () => work(manager));
       };
       let result: T;
       if (on && !this.serialise) {

@@ -24,17 +24,27 @@ export abstract class JudgmentSearch {
   abstract matches(scope: SearchScope, terms: string[]): MatchQuery;
 }
 
-/** SQLite: FTS5 with the Porter stemmer, ranked by bm25, scoped through tokens in the index. */
+/**
+ * SQLite: FTS5 with the Porter stemmer, scoped through tokens in the index. Relevance is 0.1 per
+ * query term the judgment contains, read from the judgment alone, as PostgreSQL's `ts_rank_cd`
+ * is: FTS5's bm25 would weigh terms by how rare they are across the whole index, every key's
+ * judgments included, so one tenant's data would move another's confidence.
+ */
 export class EmbeddedJudgmentSearch extends JudgmentSearch {
   matches(scope: SearchScope, terms: string[]): MatchQuery {
+    const token = scopeToken(scope);
     const words = terms.map((term) => `text : "${term}"`).join(' OR ');
-    const match = `scope_tokens : "${scopeToken(scope)}" AND (${words})`;
+    const parameters: Parameters = { match: `scope_tokens : "${token}" AND (${words})` };
+    // One set of the scope's judgments containing each term, each looked up once by the index.
+    const contains = terms.map((term, i) => {
+      parameters[`term${i}`] = `scope_tokens : "${token}" AND text : "${term}"`;
+      return `(CASE WHEN j.rowid IN (SELECT rowid FROM judgment_fts WHERE judgment_fts MATCH :term${i}) THEN 1 ELSE 0 END)`;
+    });
     return {
-      // bm25 ranks lower-is-better and only the text column counts.
-      sql: `SELECT j.side, j.reviewer_id, j.reason, j.timestamp, -bm25(judgment_fts, 1.0, 0.0) AS relevance
+      sql: `SELECT j.side, j.reviewer_id, j.reason, j.timestamp, 0.1 * (${contains.join(' + ')}) AS relevance
         FROM judgment_fts JOIN judgment j ON j.rowid = judgment_fts.rowid
         WHERE judgment_fts MATCH :match AND j.side IS NOT NULL`,
-      parameters: { match },
+      parameters,
     };
   }
 }

@@ -106,12 +106,10 @@ export class MemoryService {
 
   /**
    * Per side: counts and sums of the relevant judgments, and the top reasons, in one statement,
-   * so the engine ranks the matches once (bm25 reads every matching term's document count).
-   * A judgment weighs between half and all of its recency, 1 / (1 + age / six months), by its
-   * relevance r: 0.5 + 0.5 r / (1 + r). The bounds keep a barely relevant judgment from
-   * vanishing: bm25 scores terms found in most judgments close to zero. The matches are a
-   * materialised CTE, because SQLite's ranking function may not run inside an aggregate, where a
-   * flattened subquery would put it.
+   * so the engine finds and ranks the matches once. A judgment weighs between half and all of
+   * its recency, 1 / (1 + age / six months), by its relevance r: 0.5 + 0.5 r / (1 + r). The
+   * bounds keep a barely relevant judgment from vanishing. The matches are a materialised CTE,
+   * read by both halves of the statement without being searched twice.
    */
   private async scopeEvidence(matches: MatchQuery, now: number): Promise<{ evidence: Evidence; reasons: Record<Side, string[]> }> {
     const rows = await this.sql.rows<EvidenceRow & { kind: 'evidence' | 'reason'; reason: string | null }>(

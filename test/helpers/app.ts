@@ -24,14 +24,16 @@ export interface TestApp {
 }
 
 /**
- * Environment every test app starts from: in-memory SQLite (or the CI's PostgreSQL when
+ * Environment every test app starts from: SQLite in a fresh temporary folder (or the CI's PostgreSQL when
  * `DATABASE_URL` is set), a fresh master key, silent logs and rate limits off unless a test
  * turns one on. `overrides` win; `undefined` removes a variable.
  */
 export function testEnvironment(overrides: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-test-'));
   return {
-    SQLITE_FILE: ':memory:',
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-test-')),
+    // A file, as in production: reads outside transactions then use their own connection.
+    SQLITE_FILE: join(dataDir, 'svc.sqlite'),
+    DATA_DIR: dataDir,
     DATABASE_URL: process.env.DATABASE_URL,
     MASTER_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'silent',

@@ -1,0 +1,68 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import Database from 'better-sqlite3';
+import type { DataSource } from 'typeorm';
+
+/**
+ * Marks the work of a unit of work (`Transactions.run`), across its awaits: what runs inside
+ * it is part of its transaction.
+ */
+export const unitOfWork = new AsyncLocalStorage<true>();
+
+/** Whether the caller runs inside a unit of work. */
+export function inUnitOfWork(): boolean {
+  return unitOfWork.getStore() === true;
+}
+
+/** A statement that reads data (not a PRAGMA, whose answer belongs to its connection). */
+const DATA_QUERY = /^\s*(SELECT|WITH)\b/i;
+
+interface Statement {
+  readonly reader: boolean;
+}
+
+/**
+ * Committed reads for the embedded database. TypeORM's SQLite driver runs everything on one
+ * connection, so a read made while another request's transaction is open (between its BEGIN and
+ * COMMIT, across its awaits) would see that transaction's uncommitted rows, and show them even
+ * if it then rolls back. Reads made outside a unit of work therefore run on a second, read-only
+ * connection to the same file, which in WAL mode sees exactly what was committed; reads inside a
+ * unit stay on the writing connection and see their own writes.
+ *
+ * An in-memory database (`SQLITE_FILE=:memory:`) cannot be opened twice: there, reads share the
+ * one connection (for throwaway use only; the default is a file).
+ */
+export class EmbeddedReads {
+  private readonly statements = new Map<string, Statement>();
+
+  private constructor(private readonly reader: Database.Database) {}
+
+  /** Routes the driver's reads outside units of work to a reader connection; undefined when it cannot (in memory). */
+  static attach(dataSource: DataSource): EmbeddedReads | undefined {
+    const file = dataSource.options.database;
+    if (dataSource.options.type !== 'better-sqlite3' || typeof file !== 'string' || file === ':memory:' || file === '') return undefined;
+    const reader = new Database(file, { readonly: true, fileMustExist: true });
+    reader.pragma('busy_timeout = 5000');
+    const reads = new EmbeddedReads(reader);
+    // The driver's one query runner serves every query; its statement lookup is where a read is
+    // sent to the reader connection when it is not part of a unit of work.
+    const runner = dataSource.driver.createQueryRunner('master') as unknown as { getStmt: (query: string) => Promise<Statement> };
+    const writerStatement = runner.getStmt.bind(runner);
+    runner.getStmt = async (query: string) => {
+      const statement = await writerStatement(query);
+      // Queries of data only: a PRAGMA reads the state of the connection it runs on.
+      return statement.reader && DATA_QUERY.test(query) && !inUnitOfWork() ? reads.prepared(query) : statement;
+    };
+    return reads;
+  }
+
+  /** The statement on the reader connection (cached by text). */
+  prepared<T extends Statement>(text: string): T {
+    let statement = this.statements.get(text);
+    if (!statement) this.statements.set(text, (statement = this.reader.prepare(text)));
+    return statement as T;
+  }
+
+  close(): void {
+    this.reader.close();
+  }
+}
