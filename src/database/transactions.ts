@@ -40,6 +40,7 @@ export class Transactions {
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.serialise = dataSource.options.type === 'better-sqlite3';
+    if (this.serialise) beginImmediately(dataSource);
   }
 
   /**
@@ -163,4 +164,18 @@ export class Transactions {
     if (!callbacks) throw new Error('Transactions.afterCommit needs the manager of a unit of work of Transactions.run');
     callbacks.push(callback);
   }
+}
+
+/**
+ * Embedded database: units of work take the write lock when they begin (`BEGIN IMMEDIATE`),
+ * waiting for it through the busy timeout. A deferred transaction that has read would have to
+ * upgrade when it first writes, and SQLite answers such an upgrade SQLITE_BUSY at once, without
+ * waiting, if another connection holds the lock at that moment (the checkpoint worker does,
+ * briefly, when it restarts the log). Units run one at a time, so taking the lock early costs
+ * nothing.
+ */
+function beginImmediately(dataSource: DataSource): void {
+  const runner = dataSource.driver.createQueryRunner('master') as unknown as { query: (query: string, ...rest: unknown[]) => Promise<unknown> };
+  const query = runner.query.bind(runner);
+  runner.query = (text: string, ...rest: unknown[]) => query(text === 'BEGIN TRANSACTION' ? 'BEGIN IMMEDIATE TRANSACTION' : text, ...rest);
 }
