@@ -18,6 +18,7 @@ for (const store of ['memory', 'redis'] as const) {
         RATE_LIMIT_WORKSPACE_GET: '2',
         RATE_LIMIT_WORKSPACE_CREATE: '4',
         RATE_LIMIT_LOGIN_LINK: '2',
+        RATE_LIMIT_LOGIN_VERIFY: '3',
       });
     });
     after(() => app.close());
@@ -60,11 +61,40 @@ for (const store of ['memory', 'redis'] as const) {
       expectSuccess(await app.post('/v2/workspace/email/send-login-link', { data: link }));
       expectSuccess(await app.post('/v2/workspace/email/send-login-link', { data: link }));
       expectError(await app.post('/v2/workspace/email/send-login-link', { data: link }), 429, 'RESOURCE_EXHAUSTED', 'Rate limit exceeded for this endpoint. Try again later.');
+      // Verify counts on its own: a user who asked for several links can still verify one.
+      for (let i = 0; i < 3; i++) expectError(await app.post('/v2/workspace/login/verify', { data: { token: `made-up-${i}` } }), 403, 'PERMISSION_DENIED');
+      expectError(await app.post('/v2/workspace/login/verify', { data: { token: 'made-up' } }), 429, 'RESOURCE_EXHAUSTED');
     });
   });
 }
 
 describe('rate limit counters', () => {
+  it('Redis unreachable: answers within a command timeout, counts in this process meanwhile, and says so in /health', async () => {
+    const store = new RedisRateLimitStore('redis://127.0.0.1:1', 'test:down:');
+    try {
+      const started = performance.now();
+      const results = [];
+      for (let i = 0; i < 4; i++) results.push(await store.increment('k', 60_000, 2));
+      assert.ok(performance.now() - started < 1500, `${Math.round(performance.now() - started)} ms for 4 hits`);
+      assert.deepEqual(results.map((r) => r.isBlocked), [false, false, true, true], 'limits still hold, counted in this process');
+      assert.equal(store.state().degraded, true);
+    } finally {
+      await store.close();
+    }
+    const app = await startApp({ REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_API_KEY: '1000' });
+    try {
+      const key = await createKey(app);
+      const started = performance.now();
+      for (let i = 0; i < 20; i++) expectSuccess(await app.post('/v2/organizations/get', { data: {} }, key.headers));
+      assert.ok(performance.now() - started < 3000, `${Math.round(performance.now() - started)} ms for 20 requests`);
+      const health = await app.app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/health' });
+      assert.equal(health.statusCode, 200);
+      assert.equal(health.json().info.rateLimiter.degraded, true);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('fixed windows: hits over the limit are refused until the window closes', async () => {
     const stores = [new MemoryRateLimitStore(), new RedisRateLimitStore(REDIS_URL, `test:${Date.now()}:${Math.random()}:`)];
     for (const store of stores) {

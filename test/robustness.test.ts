@@ -2,8 +2,49 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { withKeyedApp } from './factories/workspace.js';
 
-/** Values of every JSON type and a few edges, each sent where a field expects something else. */
-const ODD_VALUES: unknown[] = [null, 0, -1, 1.5, 2 ** 53, '', ' ', 'x', 'y'.repeat(5000), true, [], [null], ['x', 'x'], {}, { nested: { deeper: [1] } }];
+/** A value nested `levels` deep: objects in objects, or arrays in arrays. */
+function nested(levels: number, kind: 'object' | 'array'): unknown {
+  let value: unknown = 'bottom';
+  for (let i = 0; i < levels; i++) value = kind === 'object' ? { a: value } : [value];
+  return value;
+}
+
+/**
+ * Values of every JSON type and a few edges, each sent where a field expects something else:
+ * text PostgreSQL cannot store (NUL), text that is not Unicode (an unpaired surrogate), nesting
+ * far past what validators can recurse through, arrays where objects are expected, and the keys
+ * and ids that touch JavaScript's prototype machinery.
+ */
+const ODD_VALUES: unknown[] = [
+  null,
+  0,
+  -1,
+  1.5,
+  2 ** 53,
+  '',
+  ' ',
+  'x',
+  'y'.repeat(5000),
+  'nul\u0000inside',
+  'lone \ud800 surrogate',
+  '__proto__',
+  true,
+  [],
+  [null],
+  [[]],
+  ['x', 'x'],
+  ['nul\u0000'],
+  {},
+  { nested: { deeper: [1] } },
+  { constructor: 1 },
+  JSON.parse('{"__proto__": {"polluted": true}}'),
+  [{ constructor: 'x' }],
+  nested(5000, 'object'),
+  nested(5000, 'array'),
+];
+
+/** Content types that do not parse as a media type; bodies are JSON whatever they say. */
+const ODD_CONTENT_TYPES = ['x', '', ';', '/', 'application/json; charset', 'text/plain'];
 
 interface Schema {
   properties?: Record<string, unknown>;
@@ -17,7 +58,7 @@ interface Schema {
 describe('bad input never answers 500, on any operation', () => {
   const keyed = withKeyedApp();
 
-  it('sends odd values to every field of every operation', async () => {
+  it('sends odd values to every field of every operation', async (t) => {
     const document = (await keyed.app.app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/docs/openapi.json' })).json() as {
       paths: Record<string, { post?: { requestBody?: { content: Record<string, { schema: { properties: { data: { $ref: string } } } }> } } }>;
       components: { schemas: Record<string, Schema> };
@@ -39,9 +80,15 @@ describe('bad input never answers 500, on any operation', () => {
       for (const field of Object.keys(schema.properties ?? {})) {
         for (const value of ODD_VALUES) await send(path, { data: { [field]: value } });
       }
-      for (const body of [{}, { data: null }, { data: [] }, { data: 'x' }, { data: { unknownField: 1 } }, [], 'x']) await send(path, body);
+      for (const body of [{}, { data: null }, { data: [] }, { data: 'x' }, { data: { unknownField: 1 } }, [], 'x', { data: nested(5000, 'object') }]) await send(path, body);
+      for (const contentType of ODD_CONTENT_TYPES) {
+        sent++;
+        const response = await keyed.app.post(path, JSON.stringify({ data: {} }), { ...headers, 'content-type': contentType });
+        if (response.status >= 500) failures.push(`${path} content-type ${JSON.stringify(contentType)} → ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
+      }
     }
     assert.ok(sent > 1000, `${sent} requests sent`);
+    t.diagnostic(`${sent} requests to ${operations.length} operations, ${failures.length} answered 5xx`);
     assert.deepEqual(failures, []);
   });
 });

@@ -53,11 +53,21 @@ const CLASSES_WITH_NESTED = new WeakSet<object>();
  */
 export function NestedType(type: () => new () => object): PropertyDecorator {
   const decorate = Type(type);
+  // An item that is not an object (`folders: [[]]`) would become an empty instance, not an error.
+  const objects = Satisfies(checkNestedObjects);
   return (target, property) => {
     CLASSES_WITH_NESTED.add(target.constructor);
     decorate(target, property);
+    objects(target, property);
   };
 }
+
+/** A nested value: an object, or an array of objects. */
+const checkNestedObjects: Check = (value) => {
+  if (!Array.isArray(value)) return typeof value === 'object' && value !== null ? undefined : 'must be an object';
+  const index = value.findIndex((item) => typeof item !== 'object' || item === null || Array.isArray(item));
+  return index === -1 ? undefined : `[${index}] must be an object`;
+};
 
 function holdsNested(cls: object | null): boolean {
   for (let current = cls; current && current !== Function.prototype; current = Object.getPrototypeOf(current) as object | null) if (CLASSES_WITH_NESTED.has(current)) return true;
@@ -135,6 +145,8 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 /** Caller-supplied IDs: 1–256 characters, not blank, no control characters (contract 1.1). */
 export const checkId: Check = (value) => {
   if (typeof value !== 'string' || value.trim() === '') return 'must be a non-empty string';
+  // Ids become keys of per-item results, where this one would set the prototype instead.
+  if (value === '__proto__') return 'must not be "__proto__"';
   if (value.length > 256) return 'must be at most 256 characters';
   if (CONTROL_CHARACTERS.test(value)) return 'must not contain control characters';
   return undefined;

@@ -79,6 +79,8 @@ export interface RateLimitSettings {
   readonly loginLinkPerMinute: number;
   /** Send login link, per target e-mail, per hour (`RATE_LIMIT_LOGIN_LINK_EMAIL`). */
   readonly loginLinkPerEmailPerHour: number;
+  /** `login/verify` per client address per minute (`RATE_LIMIT_LOGIN_VERIFY`). */
+  readonly loginVerifyPerMinute: number;
   /** Get workspace, per workspace, per minute (`RATE_LIMIT_WORKSPACE_GET`). */
   readonly workspaceGetPerMinute: number;
   /** All API-key-level operations together, per API key, per minute (`RATE_LIMIT_API_KEY`). */
@@ -127,6 +129,7 @@ export const CONFIG_VARIABLES = [
   'RATE_LIMIT_WORKSPACE_CREATE',
   'RATE_LIMIT_LOGIN_LINK',
   'RATE_LIMIT_LOGIN_LINK_EMAIL',
+  'RATE_LIMIT_LOGIN_VERIFY',
   'RATE_LIMIT_WORKSPACE_GET',
   'RATE_LIMIT_API_KEY',
 ] as const;
@@ -173,6 +176,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
       workspaceCreatePerHour: parseInteger(read, 'RATE_LIMIT_WORKSPACE_CREATE', 10, 0),
       loginLinkPerMinute: parseInteger(read, 'RATE_LIMIT_LOGIN_LINK', 5, 0),
       loginLinkPerEmailPerHour: parseInteger(read, 'RATE_LIMIT_LOGIN_LINK_EMAIL', 3, 0),
+      loginVerifyPerMinute: parseInteger(read, 'RATE_LIMIT_LOGIN_VERIFY', 30, 0),
       workspaceGetPerMinute: parseInteger(read, 'RATE_LIMIT_WORKSPACE_GET', 60, 0),
       apiKeyPerMinute: parseInteger(read, 'RATE_LIMIT_API_KEY', 6000, 0),
     },

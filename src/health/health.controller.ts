@@ -1,23 +1,29 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { Auth } from '../common/decorators/operation.decorator.js';
+import { RATE_LIMIT_STORE, type RateLimitStore } from '../common/rate-limit/rate-limit.module.js';
 
-/** `GET /health`: liveness plus a database round trip; outside the envelope convention. */
+/**
+ * `GET /health`: liveness plus a database round trip, and where rate limits are counted (a
+ * Redis outage shows as `rateLimiter.degraded`, still `up`: the service keeps serving with
+ * counters of its own); outside the envelope convention.
+ */
 @ApiTags('health')
 @Controller()
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
+    @Inject(RATE_LIMIT_STORE) private readonly limiter: RateLimitStore,
   ) {}
 
   @Get('health')
   @Auth('public')
   async check(@Res({ passthrough: true }) response: FastifyReply): Promise<unknown> {
     try {
-      return await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);
+      return await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 }), () => ({ rateLimiter: { status: 'up', ...this.limiter.state() } })]);
     } catch (error) {
       response.status(503);
       return (error as { response?: unknown }).response ?? { status: 'error' };

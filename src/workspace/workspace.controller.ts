@@ -87,7 +87,7 @@ export class WorkspaceController {
     return this.login.sendLink(data);
   }
 
-  @Operation('/v2/workspace/login/verify', { auth: 'public', message: 'Login verified successfully.', rateLimits: ['loginLink'] })
+  @Operation('/v2/workspace/login/verify', { auth: 'public', message: 'Login verified successfully.', rateLimits: ['loginVerify'] })
   verifyLogin(@RequestData() data: VerifyLoginRequest): Promise<{ email: string; workspaces: WorkspaceResponse[] }> {
     return this.login.verify(data.token);
   }

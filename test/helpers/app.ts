@@ -41,6 +41,7 @@ export function testEnvironment(overrides: Record<string, string | undefined> = 
     RATE_LIMIT_WORKSPACE_CREATE: '0',
     RATE_LIMIT_LOGIN_LINK: '0',
     RATE_LIMIT_LOGIN_LINK_EMAIL: '0',
+    RATE_LIMIT_LOGIN_VERIFY: '0',
     RATE_LIMIT_WORKSPACE_GET: '0',
     RATE_LIMIT_API_KEY: '0',
     // Suites that test delivery start the worker; the others keep the database to themselves.

@@ -5,7 +5,7 @@ import { ApiBody, ApiExtraModels, ApiOperation, getSchemaPath } from '@nestjs/sw
 export type AuthLevel = 'apiKey' | 'workspace' | 'public';
 
 /** Named rate limits of contract 1.6 an operation counts against (API-key ops count against `apiKey` always). */
-export type RateLimitName = 'apiKey' | 'workspaceGet' | 'workspaceCreate' | 'loginLink' | 'loginLinkEmail';
+export type RateLimitName = 'apiKey' | 'workspaceGet' | 'workspaceCreate' | 'loginLink' | 'loginLinkEmail' | 'loginVerify';
 
 export interface OperationOptions {
   auth: AuthLevel;

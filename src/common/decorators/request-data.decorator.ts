@@ -1,12 +1,14 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { ApiError } from '../errors.js';
 import type { ServiceRequest } from '../request-context.js';
+import { wireValueProblem } from '../wire-values.js';
 
 export const MALFORMED_BODY_MESSAGE = 'Request body must be a JSON object with a "data" object.';
 
 /**
- * The request's `data` object, checked for the envelope shape here and validated against the
- * parameter's DTO class by the global ValidationPipe. Body problems were kept aside by the
+ * The request's `data` object, checked for the envelope shape and for values no field may hold
+ * (`wireValueProblem`) here, and validated against the parameter's DTO class by the global
+ * ValidationPipe. Body problems were kept aside by the
  * body reader so that credentials are checked before any of this (contract 1.1).
  */
 export const RequestData = createParamDecorator((_: unknown, context: ExecutionContext): Record<string, unknown> => {
@@ -17,6 +19,8 @@ export const RequestData = createParamDecorator((_: unknown, context: ExecutionC
   }
   const body: unknown = request.body;
   if (problem || !isPlainObject(body) || !isPlainObject(body.data)) throw new ApiError('INVALID_ARGUMENT', MALFORMED_BODY_MESSAGE);
+  const valueProblem = wireValueProblem(body.data);
+  if (valueProblem) throw new ApiError('INVALID_ARGUMENT', valueProblem);
   return body.data;
 });
 

@@ -40,9 +40,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
       // Our code never throws HttpException; these come from the framework itself.
       const status = exception.getStatus();
       if (status === 404 || status === 405) return new ApiError('NOT_FOUND', OPERATION_NOT_FOUND_MESSAGE);
-      if (status === 413) return new ApiError('INVALID_ARGUMENT', 'Request body is too large.', undefined, { httpStatus: 413 });
       const code = codeForStatus(status);
       if (code !== 'INTERNAL') return new ApiError(code, exception.message);
+      // Any other refusal of the request by the framework (415, say) is still the caller's input.
+      if (status >= 400 && status < 500) return new ApiError('INVALID_ARGUMENT', /[.!]$/.test(exception.message) ? exception.message : `${exception.message}.`, undefined, { httpStatus: status });
     }
     const requestId = String(request.id ?? '');
     const driverCode = (exception as { code?: unknown } | null)?.code;

@@ -1,6 +1,12 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface.js';
 
+/** Where rate-limit counters live now, for `/health`. */
+export type LimiterState =
+  | { store: 'memory' | 'redis'; degraded: false }
+  /** Redis is configured but unreachable: counted in this process since `since`. */
+  | { store: 'redis'; degraded: true; countedIn: 'process'; since: string };
+
 interface Window {
   hits: number;
   resetsAt: number;
@@ -29,6 +35,10 @@ export class MemoryRateLimitStore implements ThrottlerStorage {
     }
     window.hits += 1;
     return toRecord(window.hits, window.resetsAt - now, limit);
+  }
+
+  state(): LimiterState {
+    return { store: 'memory', degraded: false };
   }
 
   close(): void {

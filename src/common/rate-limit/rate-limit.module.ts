@@ -6,7 +6,9 @@ import type { ServiceRequest } from '../request-context.js';
 import { MemoryRateLimitStore } from './memory-rate-limit.store.js';
 import { RedisRateLimitStore } from './redis-rate-limit.store.js';
 
-const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
+/** The counter store (memory, or Redis with a memory fallback); `/health` reads its state. */
+export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
+export type RateLimitStore = MemoryRateLimitStore | RedisRateLimitStore;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
@@ -23,6 +25,9 @@ const LIMITS: Record<RateLimitName, LimitDefinition> = {
   workspaceGet: { limit: (c) => c.rateLimits.workspaceGetPerMinute, windowMs: MINUTE, tracker: (r) => r.workspacePrincipal?.workspaceId },
   workspaceCreate: { limit: (c) => c.rateLimits.workspaceCreatePerHour, windowMs: HOUR, tracker: (r) => r.ip },
   loginLink: { limit: (c) => c.rateLimits.loginLinkPerMinute, windowMs: MINUTE, tracker: (r) => r.ip },
+  // Verifying is not limited by the contract; a counter of its own keeps token guessing slow
+  // without stopping a user who asked for several links.
+  loginVerify: { limit: (c) => c.rateLimits.loginVerifyPerMinute, windowMs: MINUTE, tracker: (r) => r.ip },
   // Read from the raw body: the limit must count requests that later fail validation too.
   loginLinkEmail: {
     limit: (c) => c.rateLimits.loginLinkPerEmailPerHour,
@@ -56,7 +61,7 @@ function throttlersFor(config: AppConfig): ThrottlerOptions[] {
   exports: [RATE_LIMIT_STORE],
 })
 export class RateLimitStoreModule implements OnApplicationShutdown {
-  constructor(@Inject(RATE_LIMIT_STORE) private readonly store: MemoryRateLimitStore | RedisRateLimitStore) {}
+  constructor(@Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.store.close();

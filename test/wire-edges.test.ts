@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { startApp, type TestApp } from './helpers/app.js';
+import { createKey, type TestKey } from './factories/workspace.js';
+
+/** What came back on a raw connection: status, headers and body as text, and whether it was reset. */
+interface RawAnswer {
+  status: number;
+  head: string;
+  body: string;
+  reset: boolean;
+}
+
+/** Writes `chunks` to the port (a function in the list waits), and reads until the server closes. */
+function exchange(port: number, chunks: (string | Buffer | (() => Promise<void>))[], timeoutMs = 15_000): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const received: Buffer[] = [];
+    let reset = false;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error('no answer in time'));
+    }, timeoutMs);
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNRESET' || error.code === 'EPIPE') reset = true;
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const text = Buffer.concat(received).toString('utf8');
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), head, body, reset: reset && !text });
+    });
+    socket.on('connect', async () => {
+      for (const chunk of chunks) {
+        if (typeof chunk === 'function') await chunk();
+        else if (!socket.destroyed) socket.write(chunk);
+      }
+    });
+  });
+}
+
+const wait = (ms: number) => () => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+describe('the wire contract at the HTTP layer', () => {
+  let app: TestApp;
+  let key: TestKey;
+  let port: number;
+  before(async () => {
+    app = await startApp({ BODY_LIMIT: '4kb' });
+    key = await createKey(app);
+    await app.app.listen(0, '127.0.0.1');
+    port = (app.app.getHttpServer().address() as { port: number }).port;
+  });
+  after(() => app.close());
+
+  const envelope = (answer: RawAnswer) => JSON.parse(answer.body) as { error: { status: string; message: string } };
+  const headersOf = (extra: Record<string, string>) => Object.entries(extra).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+
+  it('headers too large: 431 with the error envelope', async () => {
+    const answer = await exchange(port, [`POST /v2/organizations/get HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]);
+    assert.equal(answer.status, 431);
+    assert.deepEqual(envelope(answer).error, { status: 'INVALID_ARGUMENT', message: 'The request headers are too large.' });
+  });
+
+  it('bytes that are not HTTP: 400 with the error envelope', async () => {
+    const answer = await exchange(port, ['NOT HTTP AT ALL\r\n\r\n']);
+    assert.equal(answer.status, 400);
+    assert.equal(envelope(answer).error.status, 'INVALID_ARGUMENT');
+  });
+
+  it('a body far over the limit is answered 413 with the envelope, not reset', async () => {
+    const body = JSON.stringify({ data: { organizationIds: ['x'.repeat(64 * 1024)] } });
+    const head = `POST /v2/organizations/get HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${headersOf(key.headers)}Content-Length: ${body.length}\r\n\r\n`;
+    const answer = await exchange(port, [head, body]);
+    assert.equal(answer.status, 413, answer.head);
+    assert.deepEqual(envelope(answer).error, { status: 'INVALID_ARGUMENT', message: 'Request body exceeds the limit of 4096 bytes.' });
+  });
+
+  it('a slow body without credentials is answered 408 within seconds', async () => {
+    const started = Date.now();
+    const head = `POST /v2/workspace/create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`;
+    const answer = await exchange(port, [head, '{"data":', wait(8000), '{}}']);
+    assert.equal(answer.status, 408, answer.head);
+    assert.equal(envelope(answer).error.message, 'The request body did not arrive in time.');
+    assert.ok(Date.now() - started < 7000, `answered after ${Date.now() - started} ms`);
+  });
+});
