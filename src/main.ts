@@ -1,11 +1,15 @@
 import 'reflect-metadata';
+import { Server as NetServer } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
 import { ConfigError } from './config/parsers.js';
 import { loadAppConfig, readProcessEnv } from './config/load-config.js';
-import { createHttpAdapter } from './common/http-pipeline.js';
+import { beginDrain, createHttpAdapter } from './common/http-pipeline.js';
 import { configureApp } from './configure-app.js';
+
+/** How long shutdown answers requests on open connections 503 before closing them. */
+const DRAIN_MS = 1000;
 
 async function bootstrap(): Promise<void> {
   let config;
@@ -26,17 +30,24 @@ async function bootstrap(): Promise<void> {
     process.once(signal, () => {
       // Bound how long a stuck request may hold the process.
       setTimeout(() => process.exit(1), config.shutdownTimeoutMs).unref();
-      // `app.close()` stops accepting, waits for in-flight requests, then closes the database.
-      // Keep-alive connections that go idle meanwhile are closed too, or they would hold it open.
-      const closeIdle = setInterval(() => server.closeIdleConnections(), 100);
-      server.closeIdleConnections();
-      app.close().then(
-        () => {
-          clearInterval(closeIdle);
-          process.exit(0);
-        },
-        () => process.exit(1),
-      );
+      // First a short drain: no new connections (net's close, without HTTP's closing of idle
+      // ones), and requests on open ones answered 503 with `Connection: close`, so kept-alive
+      // clients get an answer, not a reset.
+      beginDrain(app.getHttpAdapter().getInstance());
+      NetServer.prototype.close.call(server);
+      setTimeout(() => {
+        // `app.close()` waits for in-flight requests, then closes the database. Keep-alive
+        // connections that go idle meanwhile are closed too, or they would hold it open.
+        const closeIdle = setInterval(() => server.closeIdleConnections(), 100);
+        server.closeIdleConnections();
+        app.close().then(
+          () => {
+            clearInterval(closeIdle);
+            process.exit(0);
+          },
+          () => process.exit(1),
+        );
+      }, Math.min(DRAIN_MS, config.shutdownTimeoutMs / 4));
     });
   }
 }

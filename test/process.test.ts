@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { freePort, startService, waitForHealth } from './helpers/service-process.js';
 
@@ -39,10 +40,48 @@ describe('the service process', () => {
     });
 
     await new Promise((resolve) => setTimeout(resolve, 250));
-    await assert.rejects(fetch(`http://127.0.0.1:${port}/health`), 'new connections are refused once shutdown starts');
+    const refused = await new Promise<string | undefined>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('connect', () => {
+        socket.destroy();
+        resolve(undefined);
+      });
+      socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code));
+    });
+    assert.equal(refused, 'ECONNREFUSED', 'new connections are refused once shutdown starts');
     const response = await inFlight;
     assert.equal(response.status, 200, response.body);
     assert.equal(JSON.parse(response.body).result.status, 'success');
     assert.equal(await service.exited, 0, service.output());
+  });
+
+  it('after SIGTERM, a request on a kept-alive connection gets 503 UNAVAILABLE, not a reset', async () => {
+    const port = await freePort();
+    const service = startService({ PORT: String(port), HOST: '127.0.0.1', MASTER_KEY: randomBytes(32).toString('base64'), SQLITE_FILE: ':memory:' });
+    children.push(service.child);
+    await waitForHealth(port);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () =>
+      new Promise<{ status: number; body: string; connection?: string }>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, method: 'GET', path: '/health', agent }, (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, connection: res.headers.connection }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      assert.equal((await get()).status, 200);
+      service.child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const answer = await get();
+      assert.equal(answer.status, 503, answer.body);
+      assert.equal(JSON.parse(answer.body).error.status, 'UNAVAILABLE');
+      assert.equal(answer.connection, 'close');
+      assert.equal(await service.exited, 0, service.output());
+    } finally {
+      agent.destroy();
+    }
   });
 });

@@ -47,6 +47,18 @@ export function createHttpAdapter(config: AppConfig): FastifyAdapter {
   });
 }
 
+/** Starts answering UNAVAILABLE, per app (see `beginDrain`). */
+const draining = new WeakMap<FastifyInstance, () => void>();
+
+/**
+ * Shutdown's first step: from now on every request, on connections already open included, is
+ * answered 503 UNAVAILABLE with `Connection: close`, so a client on a kept-alive connection gets
+ * an answer it can retry elsewhere rather than a reset when the connection is closed.
+ */
+export function beginDrain(fastify: FastifyInstance): void {
+  draining.get(fastify)?.();
+}
+
 /** Longest time a whole request may take to arrive. */
 const REQUEST_TIMEOUT_MS = 30_000;
 /** Longest time a body may take to arrive from a caller that sent no credential headers. */
@@ -86,6 +98,7 @@ function trustNearest(hops: number): (address: string, hop: number) => boolean {
  */
 export function installHttpPipeline(fastify: FastifyInstance, config: AppConfig, logger: Pino): void {
   let closing = false;
+  draining.set(fastify, () => (closing = true));
   fastify.addHook('preClose', (done: () => void) => {
     closing = true;
     done();

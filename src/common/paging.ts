@@ -9,6 +9,13 @@ import { checkInteger, checkString, Optional, Satisfies } from './validation.js'
 export const PAGE_SIZE = { default: 1000, min: 1, max: 1000 } as const;
 
 /**
+ * Bytes of stored records one page may carry: a page of large records is cut short (never below
+ * one record) and continues with its `pageToken`, so no answer is too big to build or send
+ * without holding up the service.
+ */
+export const PAGE_BYTES = 8 * 1024 * 1024;
+
+/**
  * Opaque page tokens (contract 1.7): the keyset cursor, encrypted and authenticated, bound to
  * the caller, the operation and the filters that produced it. A token replayed with other
  * filters, by another key or after tampering does not open.
@@ -24,12 +31,14 @@ export class PageTokens {
 
   /**
    * The page out of `pageSize + 1` fetched rows (the extra row only tells whether more follow),
-   * and the token of the next page when they do.
+   * and the token of the next page when they do; `cut`: the rows were cut short by their size
+   * (`Sql.rowsWithinBytes`), so more follow.
    */
-  page<T>(rows: T[], pageSize: number, owner: string, operation: string, filters: unknown, cursorOf: (last: T) => unknown): { items: T[]; next?: string } {
+  page<T>(rows: T[], pageSize: number, owner: string, operation: string, filters: unknown, cursorOf: (last: T) => unknown, cut = false): { items: T[]; next?: string } {
     const items = rows.slice(0, pageSize);
     const last = items[items.length - 1];
-    return { items, next: rows.length > pageSize && last !== undefined ? this.encode(owner, operation, filters, cursorOf(last)) : undefined };
+    const more = cut || rows.length > pageSize;
+    return { items, next: more && last !== undefined ? this.encode(owner, operation, filters, cursorOf(last)) : undefined };
   }
 
   /** The cursor of a token from `encode`, or INVALID_ARGUMENT `Invalid page token.` */

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Observers } from '../common/observers.js';
-import { Sql } from '../database/sql.js';
+import { PAGE_BYTES } from '../common/paging.js';
+import { Conditions, Sql } from '../database/sql.js';
 import type { CrdtType } from './yjs-content.js';
 
 /** Where an editor's content lives. */
@@ -63,13 +64,22 @@ export class CrdtStore {
     return row && fromRow(row);
   }
 
-  /** Rows of get: the view text and its record fields, oldest editor first. */
-  async records(apiKeyId: string, organizationId: string, documentId: string, editorId?: string): Promise<{ editor_id: string; data: string; last_update: number | string; last_updated_by: string | null }[]> {
-    return this.sql.rows(
-      `SELECT editor_id, data, last_update, last_updated_by FROM crdt_editor
-        WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :documentId${editorId === undefined ? '' : ' AND editor_id = :editorId'}
-        ORDER BY created_at, editor_id`,
-      { apiKeyId, organizationId, documentId, ...(editorId === undefined ? {} : { editorId }) },
+  /**
+   * A page of a document's editors (or the one named), in creation order after `after`, cut
+   * short once their stored views pass `PAGE_BYTES` (see `Sql.rowsWithinBytes`).
+   */
+  async records(
+    apiKeyId: string,
+    place: { organizationId: string; documentId: string; editorId?: string },
+    after: [createdAt: number, editorId: string] | undefined,
+    limit: number,
+  ): Promise<{ rows: { editor_id: string; data: string; last_update: number | string; last_updated_by: string | null; created_at: number | string; bytes: number | string }[]; cut: boolean }> {
+    const where = new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', place.organizationId).equal('document_id', place.documentId).equal('editor_id', place.editorId);
+    if (after) where.add('(created_at, editor_id) > (:afterCreated, :afterEditor)', { afterCreated: after[0], afterEditor: after[1] });
+    return this.sql.rowsWithinBytes(
+      `SELECT editor_id, data, last_update, last_updated_by, created_at, octet_length(data) AS bytes FROM crdt_editor WHERE ${where} ORDER BY created_at, editor_id LIMIT :limit`,
+      { ...where.parameters, limit },
+      PAGE_BYTES,
     );
   }
 

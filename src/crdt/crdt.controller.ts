@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
-import { noData, type JsonText, type ResultFields } from '../common/envelope.js';
+import { noData, withResultFields, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { CrdtService } from './crdt.service.js';
 import { DeleteCrdtRequest, GetCrdtRequest, GetCrdtStateRequest, UpdateCrdtStateRequest, WriteCrdtRequest } from './dto/crdt.dto.js';
@@ -20,8 +20,8 @@ export class CrdtController {
   }
 
   @Operation('/v2/crdt/get', { auth: 'apiKey', message: 'CRDT data retrieved successfully.' })
-  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCrdtRequest): Promise<JsonText> {
-    return this.crdt.get(caller, data);
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCrdtRequest): Promise<ResultFields> {
+    return this.crdt.get(caller, data).then((page) => withResultFields(page.records, { pageToken: page.pageToken }));
   }
 
   @Operation('/v2/crdt/update', { auth: 'apiKey', message: 'CRDT data updated successfully.' })

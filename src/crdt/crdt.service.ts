@@ -3,6 +3,7 @@ import * as Y from 'yjs';
 import { JsonText } from '../common/envelope.js';
 import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
@@ -26,6 +27,9 @@ export const CrdtErrors = {
  * changes it with CRDT operations and stores the new state with its JSON view, all under the
  * editor's row lock, so concurrent writers take turns and none is lost.
  */
+/** Binds page tokens of `crdt/get` to that operation. */
+const OPERATION_GET = 'crdt/get';
+
 @Injectable()
 export class CrdtService {
   constructor(
@@ -33,6 +37,7 @@ export class CrdtService {
     private readonly store: CrdtStore,
     private readonly documents: DocumentsService,
     private readonly config: AppConfig,
+    private readonly pageTokens: PageTokens,
   ) {}
 
   /** Creates the editor; the organization and document are created when missing. */
@@ -70,14 +75,22 @@ export class CrdtService {
     });
   }
 
-  /** The records of one editor or of every editor of the document, as JSON spliced from the stored views. */
-  async get(principal: ApiKeyPrincipal, request: GetCrdtRequest): Promise<JsonText> {
-    const rows = await this.store.records(principal.apiKeyId, request.organizationId, request.documentId, request.editorId);
-    const records = rows.map(
+  /**
+   * A page of the document's editors as CRDT records, spliced from their stored JSON views; a
+   * `pageToken` when more follow (a page is cut short past `PAGE_BYTES` of views).
+   */
+  async get(principal: ApiKeyPrincipal, request: GetCrdtRequest): Promise<{ records: JsonText; pageToken?: string }> {
+    const { apiKeyId } = principal;
+    const filters = { organizationId: request.organizationId, documentId: request.documentId, editorId: request.editorId ?? null };
+    const after = request.pageToken ? this.pageTokens.decode<[number, string]>(apiKeyId, OPERATION_GET, filters, request.pageToken) : undefined;
+    const pageSize = request.pageSize ?? PAGE_SIZE.default;
+    const { rows, cut } = await this.store.records(apiKeyId, request, after, pageSize + 1);
+    const { items, next } = this.pageTokens.page(rows, pageSize, apiKeyId, OPERATION_GET, filters, (last): [number, string] => [Number(last.created_at), last.editor_id], cut);
+    const records = items.map(
       (row) =>
         `{"id":${JSON.stringify(row.editor_id)},"data":${row.data},"lastUpdate":"${new Date(Number(row.last_update)).toISOString()}","lastUpdatedBy":${JSON.stringify(row.last_updated_by)},"sessionId":null}`,
     );
-    return new JsonText().text(`[${records.join(',')}]`);
+    return { records: new JsonText().text(`[${records.join(',')}]`), ...(next ? { pageToken: next } : {}) };
   }
 
   /** The editor's state as a Yjs update (only what `stateVector` lacks, when given) and its state vector. */

@@ -22,6 +22,7 @@ interface PreparedText {
 interface EmbeddedStatement {
   readonly reader: boolean;
   all(...values: unknown[]): unknown[];
+  iterate(...values: unknown[]): IterableIterator<unknown>;
   run(...values: unknown[]): { changes: number };
 }
 
@@ -75,6 +76,39 @@ export class Sql implements OnApplicationShutdown {
       return this.cached(text, values).all(...values) as T[];
     }
     return this.dataSource.query(text, values);
+  }
+
+  /**
+   * Rows of a page query, in order, while the `bytes` column of the rows before stays under
+   * `maxBytes` (the first row always comes): a page of large records ends early. `more`: rows
+   * were left out (the caller asked LIMIT n + 1 to learn that, or the budget cut the page). The
+   * embedded database stops reading at the cut; PostgreSQL sends the rows the LIMIT allows.
+   */
+  async rowsWithinBytes<T extends { bytes: number | string }>(sql: string, parameters: Parameters, maxBytes: number): Promise<{ rows: T[]; cut: boolean }> {
+    const rows: T[] = [];
+    let before = 0;
+    const take = (row: T): boolean => {
+      if (rows.length && before >= maxBytes) return false;
+      rows.push(row);
+      before += Number(row.bytes);
+      return true;
+    };
+    if (this.embedded) {
+      const { text, values } = this.bind(sql, parameters);
+      const statement = this.reads && !inUnitOfWork() ? this.reads.prepared<EmbeddedStatement>(text) : this.cached(text, values);
+      if (this.reads && !inUnitOfWork()) this.dataSource.logger.logQuery(text, values);
+      const iterator = statement.iterate(...values) as IterableIterator<T>;
+      for (const row of iterator) {
+        if (take(row)) continue;
+        // Stopping here ends the statement: the rows after the cut are never read.
+        iterator.return?.();
+        return { rows, cut: true };
+      }
+      return { rows, cut: false };
+    }
+    const all = await this.rows<T>(sql, parameters);
+    for (const row of all) if (!take(row)) return { rows, cut: true };
+    return { rows, cut: false };
   }
 
   onApplicationShutdown(): void {

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { checkArrayOf, checkId, checkOneOf, checkString, IsId, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
+import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { MAX_BATCH } from '../../directory/batch.js';
 import { CRDT_TYPES, type CrdtType } from '../yjs-content.js';
 
@@ -38,6 +39,12 @@ export class GetCrdtRequest {
   @ApiProperty() @IsId() documentId!: string;
   /** Omitted: every editor of the document. */
   @ApiPropertyOptional() @IsOptionalId() editorId?: string;
+  /** Editors per page (default 1000); a page of large editors is cut shorter (see `PAGE_BYTES`). */
+  @PageSizeField()
+  pageSize?: number;
+  /** From the previous answer's `pageToken`, present when more editors follow. */
+  @PageTokenField()
+  pageToken?: string;
 }
 
 export class DeleteCrdtRequest {
