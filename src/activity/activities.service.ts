@@ -88,11 +88,12 @@ export class ActivitiesService {
       .among('id', request.activityIds);
     if (after) where.add(`(timestamp, id) ${order === 'desc' ? '<' : '>'} (:afterTimestamp, :afterId)`, { afterTimestamp: after[0], afterId: after[1] });
     const direction = order === 'desc' ? 'DESC' : 'ASC';
-    const { rows, cut } = await this.sql.rowsWithinBytes<ActivityRow & { bytes: number | string }>(
-      `SELECT id, document_id, feature_type, action_type, target_entity_id, timestamp, body, octet_length(body) AS bytes FROM activity
+    const { rows, cut } = await this.sql.rowsWithinBytes<ActivityRow>(
+      `SELECT id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity
         WHERE ${where} ORDER BY timestamp ${direction}, id ${direction} LIMIT :limit`,
       { ...where.parameters, limit: pageSize + 1 },
       PAGE_BYTES,
+      (row) => row.body.length,
     );
     const { items, next } = this.pageTokens.page(rows, pageSize, apiKeyId, OPERATION_GET, filters, (last): Cursor => [Number(last.timestamp), last.id], cut);
     return { activities: new JsonText().text(`[${items.map((row) => rowJson(apiKeyId, organizationId, row)).join(',')}]`), pageToken: next };

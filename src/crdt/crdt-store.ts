@@ -46,6 +46,9 @@ const SELECT = 'SELECT organization_id, document_id, editor_id, type, content_ke
 const WHERE_EDITOR = 'WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :documentId AND editor_id = :editorId';
 
 /** The one place editors' content is written; observers hear of every write. */
+/** An editor as `crdt/get` answers it, from its stored JSON view. */
+export type EditorRecordRow = { editor_id: string; data: string; last_update: number | string; last_updated_by: string | null; created_at: number | string };
+
 @Injectable()
 export class CrdtStore {
   readonly observers = new Observers<CrdtObserver>();
@@ -73,13 +76,14 @@ export class CrdtStore {
     place: { organizationId: string; documentId: string; editorId?: string },
     after: [createdAt: number, editorId: string] | undefined,
     limit: number,
-  ): Promise<{ rows: { editor_id: string; data: string; last_update: number | string; last_updated_by: string | null; created_at: number | string; bytes: number | string }[]; cut: boolean }> {
+  ): Promise<{ rows: EditorRecordRow[]; cut: boolean }> {
     const where = new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', place.organizationId).equal('document_id', place.documentId).equal('editor_id', place.editorId);
     if (after) where.add('(created_at, editor_id) > (:afterCreated, :afterEditor)', { afterCreated: after[0], afterEditor: after[1] });
     return this.sql.rowsWithinBytes(
-      `SELECT editor_id, data, last_update, last_updated_by, created_at, octet_length(data) AS bytes FROM crdt_editor WHERE ${where} ORDER BY created_at, editor_id LIMIT :limit`,
+      `SELECT editor_id, data, last_update, last_updated_by, created_at FROM crdt_editor WHERE ${where} ORDER BY created_at, editor_id LIMIT :limit`,
       { ...where.parameters, limit },
       PAGE_BYTES,
+      (row: EditorRecordRow) => row.data.length,
     );
   }
 

@@ -22,7 +22,6 @@ interface PreparedText {
 interface EmbeddedStatement {
   readonly reader: boolean;
   all(...values: unknown[]): unknown[];
-  iterate(...values: unknown[]): IterableIterator<unknown>;
   run(...values: unknown[]): { changes: number };
 }
 
@@ -79,36 +78,18 @@ export class Sql implements OnApplicationShutdown {
   }
 
   /**
-   * Rows of a page query, in order, while the `bytes` column of the rows before stays under
-   * `maxBytes` (the first row always comes): a page of large records ends early. `more`: rows
-   * were left out (the caller asked LIMIT n + 1 to learn that, or the budget cut the page). The
-   * embedded database stops reading at the cut; PostgreSQL sends the rows the LIMIT allows.
+   * Rows of a page query, in order, while the sizes (`sizeOf`) of the rows before stay under
+   * `maxBytes` (the first row always comes): a page of large records ends early. `cut`: rows the
+   * query found were left out for their size.
    */
-  async rowsWithinBytes<T extends { bytes: number | string }>(sql: string, parameters: Parameters, maxBytes: number): Promise<{ rows: T[]; cut: boolean }> {
-    const rows: T[] = [];
+  async rowsWithinBytes<T>(sql: string, parameters: Parameters, maxBytes: number, sizeOf: (row: T) => number): Promise<{ rows: T[]; cut: boolean }> {
+    const found = await this.rows<T>(sql, parameters);
     let before = 0;
-    const take = (row: T): boolean => {
-      if (rows.length && before >= maxBytes) return false;
-      rows.push(row);
-      before += Number(row.bytes);
-      return true;
-    };
-    if (this.embedded) {
-      const { text, values } = this.bind(sql, parameters);
-      const statement = this.reads && !inUnitOfWork() ? this.reads.prepared<EmbeddedStatement>(text) : this.cached(text, values);
-      if (this.reads && !inUnitOfWork()) this.dataSource.logger.logQuery(text, values);
-      const iterator = statement.iterate(...values) as IterableIterator<T>;
-      for (const row of iterator) {
-        if (take(row)) continue;
-        // Stopping here ends the statement: the rows after the cut are never read.
-        iterator.return?.();
-        return { rows, cut: true };
-      }
-      return { rows, cut: false };
+    for (let i = 0; i < found.length; i++) {
+      if (i > 0 && before >= maxBytes) return { rows: found.slice(0, i), cut: true };
+      before += sizeOf(found[i]!);
     }
-    const all = await this.rows<T>(sql, parameters);
-    for (const row of all) if (!take(row)) return { rows, cut: true };
-    return { rows, cut: false };
+    return { rows: found, cut: false };
   }
 
   onApplicationShutdown(): void {
