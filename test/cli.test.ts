@@ -56,6 +56,29 @@ describe('admin CLI', () => {
     });
   });
 
+  it('validates its input with the API\'s rules, storing nothing it refuses', async () => {
+    const refused = async (args: string[], pattern: RegExp) =>
+      assert.rejects(cli(...args), (error: { code?: number; stderr?: string }) => {
+        assert.equal(error.code, 1);
+        assert.match(error.stderr ?? '', pattern);
+        return true;
+      });
+    await refused(['workspace', 'create', '--email', 'bad'], /INVALID_ARGUMENT.*data\.ownerEmail/);
+    const email = `cli.region.${randomBytes(4).toString('hex')}@example.com`;
+    const created = await cli('workspace', 'create', '--email', email);
+    const workspaceId = field(created, 'workspace id');
+    await cli('workspace', 'set-plan', workspaceId, '--plan', 'paid', '--self-serve-production-keys');
+    await refused(['apikey', 'create', '--workspace', workspaceId, '--email', email, '--type', 'production', '--region', 'nowhere'], /INVALID_ARGUMENT.*persistenceDBRegion/);
+    await refused(['apikey', 'create', '--workspace', workspaceId, '--email', 'not-an-email'], /INVALID_ARGUMENT.*data\.ownerEmail/);
+    const app = await startApp({ SQLITE_FILE: env.SQLITE_FILE, MASTER_KEY: env.MASTER_KEY, DATA_DIR: dataDir });
+    try {
+      const workspace = expectSuccess(await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-id': workspaceId, 'x-svc-workspace-auth-token': field(created, 'workspace auth token') })).data;
+      assert.equal(Object.keys(workspace.apiKeyList).length, 1, 'only the first testing key: the refused ones were not stored');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('lists failed deliveries per API key (deliveries problems)', async () => {
     const database = await ownDatabase();
     const receiver = await new WebhookReceiver().start();

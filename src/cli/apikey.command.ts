@@ -1,7 +1,8 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { AppConfig } from '../config/app-config.js';
 import { ApiKeyService } from '../workspace/api-key.service.js';
-import { curlExample, print, runCommand } from './output.js';
+import { CreateApiKeyRequest } from '../workspace/dto/api-key.dto.js';
+import { curlExample, print, runCommand, validatedRequest } from './output.js';
 
 interface CreateOptions {
   workspace: string;
@@ -22,10 +23,8 @@ export class CreateApiKeyCommand extends CommandRunner {
 
   async run(_: string[], options: CreateOptions): Promise<void> {
     await runCommand(async () => {
-      const created = await this.apiKeys.create(
-        { workspaceId: options.workspace },
-        { ownerEmail: options.email, type: options.type, apiKeyName: options.name, persistenceDBRegion: options.region, createAuthToken: true },
-      );
+      const request = await validatedRequest(CreateApiKeyRequest, { ownerEmail: options.email, type: options.type, apiKeyName: options.name, persistenceDBRegion: options.region, createAuthToken: true });
+      const created = await this.apiKeys.create({ workspaceId: options.workspace }, request);
       print([
         `API key (${options.type}) created.`,
         `  API key:             ${created.apiKey}`,

@@ -1,7 +1,8 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { AppConfig } from '../config/app-config.js';
 import { WorkspaceService } from '../workspace/workspace.service.js';
-import { curlExample, print, runCommand } from './output.js';
+import { CreateWorkspaceRequest } from '../workspace/dto/workspace.dto.js';
+import { curlExample, print, runCommand, validatedRequest } from './output.js';
 
 interface CreateOptions {
   email: string;
@@ -20,7 +21,8 @@ export class CreateWorkspaceCommand extends CommandRunner {
 
   async run(_: string[], options: CreateOptions): Promise<void> {
     await runCommand(async () => {
-      const created = await this.workspaces.create({ ownerEmail: options.email, name: options.name, workspaceName: options.workspaceName });
+      const request = await validatedRequest(CreateWorkspaceRequest, { ownerEmail: options.email, name: options.name, workspaceName: options.workspaceName });
+      const created = await this.workspaces.create(request);
       print([
         `Workspace "${created.workspace.name}" created.`,
         `  workspace id:          ${created.workspace.id}`,
