@@ -1,17 +1,38 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MemoryRateLimitStore } from '../src/common/rate-limit/memory-rate-limit.store.js';
+import { Redis } from 'ioredis';
 import { RedisRateLimitStore } from '../src/common/rate-limit/redis-rate-limit.store.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { createKey, expectError, expectSuccess, uniqueEmail } from './factories/workspace.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/**
+ * The Redis suites need a Redis server; without one they stop at once with what to do (the
+ * store would otherwise fall back to in-process counters and test nothing of Redis).
+ */
+async function requireRedis(): Promise<void> {
+  const client = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (error) {
+    throw new Error(
+      `These tests need Redis at ${REDIS_URL} (REDIS_URL) and could not reach it (${(error as Error).message}). Start one, e.g. redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`,
+    );
+  } finally {
+    client.disconnect();
+  }
+}
+
 for (const store of ['memory', 'redis'] as const) {
   describe(`rate limits (contract 1.6), ${store} counters`, () => {
     let app: TestApp;
 
     before(async () => {
+      if (store === 'redis') await requireRedis();
       app = await startApp({
         REDIS_URL: store === 'redis' ? REDIS_URL : undefined,
         RATE_LIMIT_API_KEY: '3',
@@ -40,6 +61,11 @@ for (const store of ['memory', 'redis'] as const) {
       assert.ok(Number(again.headers['retry-after']) <= retryAfter);
       // Another key has its own budget.
       expectSuccess(await app.post('/v2/workspace/domains/get', { data: {} }, other.headers));
+    });
+
+    it(`counts in ${store}, as /health says`, async () => {
+      const health = await app.app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/health' });
+      assert.deepEqual(health.json().info.rateLimiter, { status: 'up', store, degraded: false });
     });
 
     it('limits get workspace per workspace with its own message', async () => {
@@ -96,6 +122,7 @@ describe('rate limit counters', () => {
   });
 
   it('fixed windows: hits over the limit are refused until the window closes', async () => {
+    await requireRedis();
     const stores = [new MemoryRateLimitStore(), new RedisRateLimitStore(REDIS_URL, `test:${Date.now()}:${Math.random()}:`)];
     for (const store of stores) {
       const results = [];
@@ -103,6 +130,7 @@ describe('rate limit counters', () => {
       assert.deepEqual(results.map((r) => r.isBlocked), [false, false, true, true]);
       await new Promise((resolve) => setTimeout(resolve, 350));
       assert.equal((await store.increment('k', 300, 2)).isBlocked, false, 'a new window opens after ttl');
+      assert.equal(store.state().degraded, false, 'counted where configured, not in a fallback');
       await store.close();
     }
   });
