@@ -4,6 +4,8 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
 import { ConfigError } from './config/parsers.js';
+import type { AppConfig } from './config/app-config.js';
+import { createRootLogger, PinoNestLogger } from './common/logging.module.js';
 import { loadAppConfig, readProcessEnv } from './config/load-config.js';
 import { beginDrain, createHttpAdapter } from './common/http-pipeline.js';
 import { configureApp } from './configure-app.js';
@@ -17,14 +19,27 @@ async function bootstrap(): Promise<void> {
     config = loadAppConfig(readProcessEnv());
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
+      // A JSON line like every other, before a logger of the configured level can exist.
+      createRootLogger('info').fatal(error.message);
       process.exit(1);
     }
     throw error;
   }
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config), createHttpAdapter(config), { bufferLogs: true, bodyParser: false });
-  configureApp(app);
-  await app.listen(config.port, config.host);
+  const logger = createRootLogger(config.logLevel);
+  let app: NestFastifyApplication;
+  try {
+    // The service's logger from the first line, so start-up failures are JSON lines too.
+    app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config), createHttpAdapter(config), { logger: new PinoNestLogger(logger), abortOnError: false, bodyParser: false });
+    configureApp(app);
+    await app.listen(config.port, config.host);
+  } catch (error) {
+    logger.fatal({ err: error }, 'The service could not start');
+    process.exit(1);
+  }
+  if (config.masterKeyGeneratedInto) {
+    logger.warn({ file: config.masterKeyGeneratedInto }, 'A master key was generated: back up this file (without it, no stored secret can be read)');
+  }
+  logger.info({ address: `http://${config.host}:${config.port}`, database: databaseShown(config) }, 'Listening');
   const server = app.getHttpServer();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
@@ -50,6 +65,13 @@ async function bootstrap(): Promise<void> {
       }, Math.min(DRAIN_MS, config.shutdownTimeoutMs / 4));
     });
   }
+}
+
+/** The database in use, without credentials: the embedded file, or PostgreSQL's host and database. */
+function databaseShown(config: AppConfig): string {
+  if (config.dialect === 'sqlite') return `sqlite ${config.database}`;
+  const url = new URL(config.database);
+  return `postgres ${url.host}${url.pathname}`;
 }
 
 await bootstrap();

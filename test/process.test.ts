@@ -17,6 +17,35 @@ describe('the service process', () => {
     assert.match(service.output(), /Invalid configuration: PORT must be an integer/);
   });
 
+  it('logs JSON lines: where it listens and which database, the generated master key to back up, and start-up failures', async () => {
+    const port = await freePort();
+    const service = startService({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    children.push(service.child);
+    await waitForHealth(port);
+    const lines = service
+      .output()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string; address?: string; database?: string; file?: string });
+    const listening = lines.find((line) => line.msg === 'Listening');
+    assert.equal(listening?.address, `http://127.0.0.1:${port}`);
+    assert.match(listening?.database ?? '', /^sqlite .*svc\.sqlite$/);
+    assert.match(lines.find((line) => /master key was generated/.test(line.msg))?.file ?? '', /master\.key$/);
+    service.child.kill('SIGTERM');
+    await service.exited;
+
+    const failing = startService({ PORT: String(await freePort()), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', MASTER_KEY: randomBytes(32).toString('base64') });
+    children.push(failing.child);
+    assert.equal(await failing.exited, 1);
+    const fatal = failing
+      .output()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .find((line) => line.level === 60);
+    assert.equal(fatal?.msg, 'The service could not start', failing.output());
+  });
+
   it('on SIGTERM stops accepting, finishes the request in flight, and exits cleanly', async () => {
     const port = await freePort();
     const service = startService({ PORT: String(port), HOST: '127.0.0.1', MASTER_KEY: randomBytes(32).toString('base64'), SQLITE_FILE: ':memory:' });

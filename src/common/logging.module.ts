@@ -45,14 +45,18 @@ export class PinoNestLogger implements LoggerService {
   }
 }
 
+/** The service's one pino instance: JSON lines, secrets redacted (also used by `main.ts` before the app exists). */
+export function createRootLogger(level: string): Pino {
+  return pino({ level, redact: { paths: ['*.authToken', '*.token', '*.apiKey', '*.secret', '*.password'], censor: '[redacted]' } });
+}
+
 @Global()
 @Module({
   providers: [
     {
       provide: ROOT_LOGGER,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) =>
-        pino({ level: config.logLevel, redact: { paths: ['*.authToken', '*.token', '*.apiKey', '*.secret', '*.password'], censor: '[redacted]' } }),
+      useFactory: (config: AppConfig) => createRootLogger(config.logLevel),
     },
     PinoNestLogger,
   ],

@@ -11,18 +11,18 @@ export const MASTER_KEY_FILE = 'master.key';
  * A server database is shared by instances that must all hold the same key, so there it must
  * be configured explicitly.
  */
-export function resolveMasterKey(masterKeyBase64: string | undefined, dataDir: string, usesServerDatabase: boolean): Buffer {
-  if (masterKeyBase64 !== undefined) return decodeKey(masterKeyBase64);
+export function resolveMasterKey(masterKeyBase64: string | undefined, dataDir: string, usesServerDatabase: boolean): { key: Buffer; generatedInto?: string } {
+  if (masterKeyBase64 !== undefined) return { key: decodeKey(masterKeyBase64) };
   if (usesServerDatabase) {
     throw new ConfigError('MASTER_KEY', 'is required when DATABASE_URL is set (32 bytes, base64; `openssl rand -base64 32`)');
   }
   const file = join(dataDir, MASTER_KEY_FILE);
-  if (existsSync(file)) return decodeKey(readFileSync(file, 'utf8').trim(), file);
+  if (existsSync(file)) return { key: decodeKey(readFileSync(file, 'utf8').trim(), file) };
   mkdirSync(dataDir, { recursive: true });
   const key = randomBytes(32);
   writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
-  return key;
+  return { key, generatedInto: file };
 }
 
 function decodeKey(base64: string, source = 'MASTER_KEY'): Buffer {
