@@ -4,6 +4,7 @@ import type { Logger as Pino } from 'pino';
 import { installHttpPipeline } from './common/http-pipeline.js';
 import { PinoNestLogger, ROOT_LOGGER } from './common/logging.module.js';
 import { AppConfig } from './config/app-config.js';
+import { Metrics } from './metrics/metrics.js';
 
 /**
  * Everything `main.ts` and the e2e tests must share, applied to an app created with
@@ -12,7 +13,7 @@ import { AppConfig } from './config/app-config.js';
 export function configureApp(app: NestFastifyApplication): AppConfig {
   const config = app.get(AppConfig);
   app.useLogger(app.get(PinoNestLogger));
-  installHttpPipeline(app.getHttpAdapter().getInstance(), config, app.get<Pino>(ROOT_LOGGER));
+  installHttpPipeline(app.getHttpAdapter().getInstance(), config, app.get<Pino>(ROOT_LOGGER), app.get(Metrics));
   SwaggerModule.setup('docs', app, () => openApiDocument(app, config), { jsonDocumentUrl: 'docs/openapi.json' });
   return config;
 }

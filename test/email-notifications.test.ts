@@ -130,6 +130,11 @@ describe('e-mail notifications (contract 6.4)', () => {
     it('users without an address, or who cannot see the document, get nothing; the rest of the audience is unaffected', async () => {
       const targets = (await mailDeliveries(app, key.apiKey)).map((d) => d.target);
       assert.ok(!targets.includes('fay') && !targets.includes('gus'), targets.join());
+      // The outcomes are in the metrics too.
+      const metrics = (await app.app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/metrics' })).body;
+      const sent = Number(/^deliveries_total\{channel="email",outcome="succeeded"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+      assert.ok(sent >= targets.length - 1, `${sent} mails counted, ${targets.length} deliveries`);
+      assert.match(metrics, /^deliveries_total\{channel="email_audience",outcome="succeeded"\} \d+$/m);
     });
   });
 

@@ -8,6 +8,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { errorEnvelope } from './envelope.js';
 import { ApiError } from './errors.js';
 import { UNAVAILABLE_MESSAGE } from './filters/api-exception.filter.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { ServiceRequest } from './request-context.js';
 
 const REQUEST_ID = /^[\w.:@-]{1,128}$/;
@@ -94,9 +95,10 @@ function trustNearest(hops: number): (address: string, hop: number) => boolean {
  * - bodies are read as JSON whatever their content type, up to the limit; one that is too
  *   large or does not parse is not answered here but kept on the request, so credentials are
  *   checked first and `@RequestData()` reports it (contract 1.1);
- * - each request is logged when it ends (method, path, status, time; never headers or bodies).
+ * - each request is logged when it ends (method, path, status, time; never headers or bodies),
+ *   and counted with its latency by operation in the metrics.
  */
-export function installHttpPipeline(fastify: FastifyInstance, config: AppConfig, logger: Pino): void {
+export function installHttpPipeline(fastify: FastifyInstance, config: AppConfig, logger: Pino, metrics: Metrics): void {
   let closing = false;
   draining.set(fastify, () => (closing = true));
   fastify.addHook('preClose', (done: () => void) => {
@@ -131,6 +133,10 @@ export function installHttpPipeline(fastify: FastifyInstance, config: AppConfig,
 
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const status = reply.statusCode;
+    // Labelled by route, never by the raw path (unknown paths would grow the label set without bound).
+    const operation = request.routeOptions.url ?? 'unknown';
+    metrics.requests.inc({ operation, status });
+    metrics.latency.observe({ operation }, reply.elapsedTime / 1000);
     const level = status >= 500 ? 'error' : status >= 400 ? 'info' : 'debug';
     if (logger.isLevelEnabled(level)) {
       logger[level](

@@ -5,6 +5,7 @@ import { Clock } from '../common/clock.js';
 import { AppConfig } from '../config/app-config.js';
 import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
 import { Transactions, type WorkerConnection } from '../database/transactions.js';
+import { Metrics } from '../metrics/metrics.js';
 import { judge, type AttemptResult } from './delivery-outcome.js';
 import { advancedRoute } from './delivery-routes.js';
 import { DeliverySenders, type DeliveryContext } from './delivery-senders.js';
@@ -101,8 +102,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly transactions: Transactions,
     private readonly clock: Clock,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly metrics: Metrics,
   ) {
     this.capacity = config.deliveryConcurrency;
+    metrics.gauge('outbox_deliveries', 'Deliveries in the outbox waiting for an attempt (all instances), and claimed by this instance: queued or in flight.', 'state', async () => ({
+      pending: await this.store.pendingCount(),
+      queued: this.queuedCount,
+      in_flight: this.inFlightCount,
+    }));
     this.leaseMs = 2 * config.webhookTimeoutMs + LEASE_MARGIN_MS;
     this.pacing = new RoutePacing(config.deliveryConcurrency);
   }
@@ -471,6 +478,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   private count(outcome: DeliveryOutcome): void {
+    this.metrics.deliveries.inc({ channel: outcome.delivery.channel, outcome: outcome.status === 'pending' ? 'retried' : outcome.status });
     if (outcome.status === 'succeeded') this.counters.succeeded++;
     else if (outcome.status === 'pending') this.counters.retried++;
     else if (outcome.status === 'failed') this.counters.failed++;

@@ -1,5 +1,7 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
-import { ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerOptions } from '@nestjs/throttler';
+import { Reflector } from '@nestjs/core';
+import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerModuleOptions, type ThrottlerOptions, type ThrottlerStorage } from '@nestjs/throttler';
+import { Metrics } from '../../metrics/metrics.js';
 import { OPERATION_METADATA, type OperationOptions, type RateLimitName } from '../decorators/operation.decorator.js';
 import { ApiError } from '../errors.js';
 
@@ -31,6 +33,10 @@ export function operationOf(context: ExecutionContext): OperationOptions | undef
 export class RateLimitGuard extends ThrottlerGuard {
   private readonly limitsByHandler = new WeakMap<object, ThrottlerOptions[]>();
 
+  constructor(@InjectThrottlerOptions() options: ThrottlerModuleOptions, @InjectThrottlerStorage() storage: ThrottlerStorage, reflector: Reflector, private readonly metrics: Metrics) {
+    super(options, storage, reflector);
+  }
+
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const handler = context.getHandler();
     let throttlers = this.limitsByHandler.get(handler);
@@ -47,7 +53,10 @@ export class RateLimitGuard extends ThrottlerGuard {
       const limit = Number(throttler.limit);
       const ttl = Number(throttler.ttl);
       const record = await this.storageService.increment(this.generateKey(context, tracker, throttler.name!), ttl, limit, ttl, throttler.name!);
-      if (record.isBlocked) await this.throwThrottlingException(context, { limit, ttl, key: '', tracker, ...record });
+      if (record.isBlocked) {
+        this.metrics.rateLimited.inc({ limit: throttler.name! });
+        await this.throwThrottlingException(context, { limit, ttl, key: '', tracker, ...record });
+      }
     }
     return true;
   }
