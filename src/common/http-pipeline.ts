@@ -137,7 +137,8 @@ export function installHttpPipeline(fastify: FastifyInstance, config: AppConfig,
     const operation = request.routeOptions.url ?? 'unknown';
     metrics.requests.inc({ operation, status });
     metrics.latency.observe({ operation }, reply.elapsedTime / 1000);
-    const level = status >= 500 ? 'error' : status >= 400 ? 'info' : 'debug';
+    // One line per request at the default level; LOG_LEVEL=warn keeps only failures' lines.
+    const level = status >= 500 ? 'error' : 'info';
     if (logger.isLevelEnabled(level)) {
       logger[level](
         { req: { id: request.id, method: request.method, path: request.url.split('?')[0] }, res: { statusCode: status }, responseTimeMs: reply.elapsedTime },
