@@ -32,6 +32,8 @@ export function openApiDocument(app: NestFastifyApplication, config: AppConfig):
     .setVersion('2')
     .addApiKey({ type: 'apiKey', in: 'header', name: `x-${product}-api-key` }, 'apiKey')
     .addApiKey({ type: 'apiKey', in: 'header', name: `x-${product}-auth-token` }, 'authToken')
+    .addApiKey({ type: 'apiKey', in: 'header', name: `x-${product}-workspace-id` }, 'workspaceId')
+    .addApiKey({ type: 'apiKey', in: 'header', name: `x-${product}-workspace-auth-token` }, 'workspaceAuthToken')
     .build();
   return SwaggerModule.createDocument(app, builder);
 }

@@ -175,6 +175,28 @@ describe('wire rules (contract part 1)', () => {
 });
 
 describe('openapi.json', () => {
+  it('declares both credential header pairs, and each operation the pair it needs (public ones none)', async () => {
+    const app = await startApp();
+    try {
+      const document = (await request(app.app.getHttpServer()).get('/docs/openapi.json')).body as {
+        components: { securitySchemes: Record<string, { in: string; name: string }> };
+        paths: Record<string, { post?: { security?: Record<string, string[]>[] } }>;
+      };
+      assert.deepEqual(
+        Object.fromEntries(Object.entries(document.components.securitySchemes).map(([name, scheme]) => [name, `${scheme.in}:${scheme.name}`])),
+        { apiKey: 'header:x-svc-api-key', authToken: 'header:x-svc-auth-token', workspaceId: 'header:x-svc-workspace-id', workspaceAuthToken: 'header:x-svc-workspace-auth-token' },
+      );
+      const security = (path: string) => document.paths[path]?.post?.security;
+      assert.deepEqual(security('/v2/organizations/get'), [{ apiKey: [], authToken: [] }]);
+      assert.deepEqual(security('/v2/workspace/get'), [{ workspaceId: [], workspaceAuthToken: [] }]);
+      assert.equal(security('/v2/workspace/create'), undefined);
+      const undeclared = Object.entries(document.paths).filter(([path, item]) => item.post && !item.post.security && !['/v2/workspace/create', '/v2/workspace/email/send-login-link', '/v2/workspace/login/verify'].includes(path));
+      assert.deepEqual(undeclared.map(([path]) => path), []);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('the committed document lists every operation the service serves (regenerate: npm run openapi)', async () => {
     const { readFileSync } = await import('node:fs');
     const committed = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, unknown> };

@@ -1,5 +1,5 @@
 import { applyDecorators, HttpCode, Post, SetMetadata } from '@nestjs/common';
-import { ApiBody, ApiExtraModels, ApiOperation, getSchemaPath } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOperation, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
 
 /** Credential levels of rest-interface part 5: API-key (A), workspace (W), public (P). */
 export type AuthLevel = 'apiKey' | 'workspace' | 'public';
@@ -22,6 +22,17 @@ export interface OperationOptions {
   distinctWorkspaceAuthErrors?: boolean;
 }
 
+/**
+ * OpenAPI security requirement of each level: both headers of a pair together (one requirement
+ * object), so "Try it out" sends them; public operations need none. The scheme names are the
+ * ones `openApiDocument` declares.
+ */
+const SECURITY: Record<AuthLevel, Record<string, string[]> | undefined> = {
+  apiKey: { apiKey: [], authToken: [] },
+  workspace: { workspaceId: [], workspaceAuthToken: [] },
+  public: undefined,
+};
+
 export const OPERATION_METADATA = 'svc:operation';
 export const AUTH_METADATA = 'svc:auth';
 
@@ -37,6 +48,7 @@ export function Operation(path: string, options: OperationOptions): MethodDecora
     Auth(options.auth),
     SetMetadata(OPERATION_METADATA, options),
     ApiOperation({ summary: options.summary ?? options.message, operationId: path.replace(/^\//, '').replace(/\//g, '_') }),
+    ...(SECURITY[options.auth] ? [ApiSecurity(SECURITY[options.auth]!)] : []),
   ];
   const documented = applyDecorators(...decorators);
   return (target, key, descriptor) => {
