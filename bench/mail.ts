@@ -1,7 +1,7 @@
-import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
-import { SMTPServer } from 'smtp-server';
+import { SmtpReceiver } from '../test/helpers/smtp-receiver.js';
+
 
 type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
 type Row = Record<string, unknown>;
@@ -16,57 +16,19 @@ const LIMIT_MS = 30_000;
 
 const log = (message: string) => process.stdout.write(`${message}\n`);
 
-/** A local SMTP server that counts what it receives, per recipient. */
-export class MailReceiver {
-  readonly received = new Map<string, number>();
-  private count = 0;
-  private server!: SMTPServer;
-  port = 0;
+/** Mails received to addresses starting with `prefix`. */
+function countOf(receiver: SmtpReceiver, prefix: string): number {
+  return receiver.mails.filter((mail) => mail.to.some((address) => address.startsWith(prefix))).length;
+}
 
-  async start(): Promise<this> {
-    this.server = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      logger: false,
-      // Many connections at once are normal for a relay; the default limit is far above ours.
-      onData: (stream, session, callback) => {
-        stream.on('data', () => undefined);
-        stream.on('end', () => {
-          for (const { address } of session.envelope.rcptTo) this.received.set(address, (this.received.get(address) ?? 0) + 1);
-          this.count++;
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  get url(): string {
-    return `smtp://127.0.0.1:${this.port}`;
-  }
-
-  /** Mails received to addresses starting with `prefix`. */
-  countOf(prefix: string): number {
-    let total = 0;
-    for (const [address, count] of this.received) if (address.startsWith(prefix)) total += count;
-    return total;
-  }
-
-  /** Resolves when `count` mails to `prefix…` have arrived; the time it took from `since`. */
-  async waitFor(prefix: string, count: number, since: number): Promise<number> {
-    for (;;) {
-      const arrived = this.countOf(prefix);
-      if (arrived >= count) return performance.now() - since;
-      if (performance.now() - since > LIMIT_MS * 2) throw new Error(`${arrived} of ${count} mails after ${LIMIT_MS * 2} ms`);
-      process.stdout.write(`\r  ${prefix}: ${arrived} / ${count}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
+/** Resolves when `count` mails to `prefix…` have arrived; the time it took from `since`, with progress. */
+async function arrival(receiver: SmtpReceiver, prefix: string, count: number, since: number): Promise<number> {
+  for (;;) {
+    const arrived = countOf(receiver, prefix);
+    if (arrived >= count) return performance.now() - since;
+    if (performance.now() - since > LIMIT_MS * 2) throw new Error(`${arrived} of ${count} mails after ${LIMIT_MS * 2} ms`);
+    process.stdout.write(`\r  ${prefix}: ${arrived} / ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
@@ -76,7 +38,7 @@ export class MailReceiver {
  * server; against a bare loop handing the same number of mails to the same server with
  * nodemailer, `ROUTE_CONCURRENCY` at a time over a pooled transport (the service's own settings).
  */
-export async function measureMail(post: Post, receiver: MailReceiver): Promise<{ rows: Row[]; notes: string[] }> {
+export async function measureMail(post: Post, receiver: SmtpReceiver): Promise<{ rows: Row[]; notes: string[] }> {
   const created = await post('/v2/workspace/create', { ownerEmail: `bench.mail.${Date.now()}@example.com` });
   const apiKey = Object.keys(created.result.data.apiKeyList)[0]!;
   const workspace = { 'x-svc-workspace-id': created.result.data.id, 'x-svc-workspace-auth-token': created.result.data.authToken };
@@ -95,7 +57,7 @@ export async function measureMail(post: Post, receiver: MailReceiver): Promise<{
   log('mail: one comment…');
   const started = performance.now();
   await post('/v2/activities/add', { organizationId: 'org-mail', documentId: 'doc-mail', activities: [{ featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'author', name: 'Author' }, entityTargetData: { commentText: 'Hello, everyone' } }] }, headers);
-  const serviceMs = await receiver.waitFor('reader-', AUDIENCE, started);
+  const serviceMs = await arrival(receiver, 'reader-', AUDIENCE, started);
   log('');
 
   log(`mail: bare loop, ${AUDIENCE.toLocaleString('en-US')} mails ${ROUTE_CONCURRENCY} at a time…`);
@@ -110,11 +72,11 @@ export async function measureMail(post: Post, receiver: MailReceiver): Promise<{
       }
     }),
   );
-  const bareMs = await receiver.waitFor('bare-', AUDIENCE, bareStarted);
+  const bareMs = await arrival(receiver, 'bare-', AUDIENCE, bareStarted);
   transport.close();
   log('');
 
-  const duplicates = receiver.countOf('reader-') - AUDIENCE;
+  const duplicates = countOf(receiver, 'reader-') - AUDIENCE;
   const name = `mail, 1 comment to ${AUDIENCE.toLocaleString('en-US')} users choosing ALL (mails/s)`;
   const rate = (ms: number) => Math.round((AUDIENCE / ms) * 1000);
   const rows = [

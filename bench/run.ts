@@ -10,7 +10,8 @@ import { SCENARIOS, type Scenario, type Seed } from './scenarios.js';
 import { openBareDatabase } from './bare-database.js';
 import { activitiesPageToken, seed, seedActivities, seedCrdt, seedJudgments } from './seed.js';
 import { measureDeliveries } from './deliveries.js';
-import { MailReceiver, measureMail } from './mail.js';
+import { SmtpReceiver } from '../test/helpers/smtp-receiver.js';
+import { measureMail } from './mail.js';
 
 type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
 
@@ -126,7 +127,7 @@ async function main(): Promise<void> {
 
   log(`database: ${database.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}; ${CONNECTIONS} connections, ${DURATION} s per run`);
   // The mail run's SMTP server: the service sends to it from the start.
-  const mailReceiver = 'mail'.includes(process.env.BENCH_ONLY ?? '') ? await new MailReceiver().start() : undefined;
+  const mailReceiver = 'mail'.includes(process.env.BENCH_ONLY ?? '') ? await new SmtpReceiver().start() : undefined;
   const started = Date.now();
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
   const service = spawn(process.execPath, ['--max-semi-space-size=4', ...profile, MAIN], {

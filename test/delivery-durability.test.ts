@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DeliveryWorker } from '../src/events/delivery-worker.js';
 import { startApp, type TestApp } from './helpers/app.js';
-import { freePort, postTo, startService, waitForHealth, type ServiceProcess } from './helpers/service-process.js';
+import { addWhileKilled, apiKeyHeadersOn, freePort, postTo, startService, waitForHealth } from './helpers/service-process.js';
 import type { WebhookReceiver } from './helpers/webhook-receiver.js';
 import { advancedEndpoint, commentActivity, deliverySuite } from './helpers/webhooks.js';
 import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
@@ -57,48 +57,22 @@ describe('delivery durability (contract 6.3)', () => {
     };
     // Receivers take a moment, so attempts are in flight when the process dies.
     receiver.answers.set('/crash', { delayMs: 15 });
-    let service: ServiceProcess = startService(env);
+    const running = { service: startService(env) };
     try {
       await waitForHealth(port);
-      const created = await postTo(port, '/v2/workspace/create', { ownerEmail: `crash.${randomBytes(4).toString('hex')}@example.com` });
-      const apiKey = Object.keys(created.body.result.data.apiKeyList)[0]!;
-      const workspace = { 'x-svc-workspace-id': created.body.result.data.id, 'x-svc-workspace-auth-token': created.body.result.data.authToken };
-      const token = (await postTo(port, '/v2/workspace/authtokens/get', { apiKey }, workspace)).body.result.data.authTokens[0].token as string;
-      const headers = { 'x-svc-api-key': apiKey, 'x-svc-auth-token': token };
+      const headers = await apiKeyHeadersOn(port, `crash.${randomBytes(4).toString('hex')}@example.com`);
       assert.equal((await postTo(port, '/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, headers)).status, 200);
       assert.equal((await postTo(port, '/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url('/crash') }, headers)).status, 200);
 
-      const acknowledged = new Set<string>();
-      for (let round = 0; round < 2; round++) {
-        let writing = true;
-        const writer = async (name: string) => {
-          for (let batch = 0; writing; batch++) {
-            const ids = Array.from({ length: 5 }, (_, i) => `r${round}-${name}-${batch}-${i}`);
-            try {
-              const answer = await postTo(port, '/v2/activities/add', { organizationId: 'org-crash', documentId: 'doc', activities: ids.map((id) => ({ id, ...commentActivity() })) }, headers);
-              if (answer.status === 200) ids.forEach((id) => acknowledged.add(id));
-            } catch {
-              return; // the process is gone: this batch was never acknowledged
-            }
-          }
-        };
-        const writers = [writer('a'), writer('b')];
-        await new Promise((resolve) => setTimeout(resolve, 1200));
-        service.child.kill('SIGKILL');
-        await service.exited;
-        writing = false;
-        await Promise.all(writers);
-        service = startService(env);
-        await waitForHealth(port);
-      }
+      const acknowledged = await addWhileKilled(port, env, running, { headers, organizationId: 'org-crash', batchSize: 5, activity: () => commentActivity() });
       assert.ok(acknowledged.size > 100, `only ${acknowledged.size} events acknowledged`);
       await allArrived(receiver, '/crash', acknowledged, 30_000);
       const duplicates = assertStableWebhookIds(receiver, '/crash');
       // At-least-once: a kill between an answer and its record sends that one again, no more.
       assert.ok(duplicates <= 2 * 32, `${duplicates} duplicates`);
     } finally {
-      service.child.kill('SIGKILL');
-      await service.exited;
+      running.service.child.kill('SIGKILL');
+      await running.service.exited;
     }
   });
 

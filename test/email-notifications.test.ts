@@ -9,7 +9,7 @@ import { NotificationRecipients } from '../src/events/notification-recipients.js
 import type { Activity } from '../src/activity/activity-log.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { countQueries } from './helpers/query-counter.js';
-import { freePort, postTo, startService, waitForHealth, type ServiceProcess } from './helpers/service-process.js';
+import { addWhileKilled, apiKeyHeadersOn, freePort, postTo, startService, waitForHealth } from './helpers/service-process.js';
 import { SmtpReceiver, type ReceivedMail } from './helpers/smtp-receiver.js';
 import { addActivities, commentActivity, deliverySuite, type Call } from './helpers/webhooks.js';
 import { agentFor, createKey, expectSuccess, type TestKey } from './factories/workspace.js';
@@ -329,42 +329,20 @@ describe('e-mail durability', () => {
       RATE_LIMIT_WORKSPACE_CREATE: '0',
       RATE_LIMIT_API_KEY: '0',
     };
-    let service: ServiceProcess = startService(env);
+    const running = { service: startService(env) };
     try {
       await waitForHealth(port);
-      const created = await postTo(port, '/v2/workspace/create', { ownerEmail: `mail.crash.${randomBytes(4).toString('hex')}@example.com` });
-      const apiKey = Object.keys(created.body.result.data.apiKeyList)[0]!;
-      const workspace = { 'x-svc-workspace-id': created.body.result.data.id, 'x-svc-workspace-auth-token': created.body.result.data.authToken };
-      const token = (await postTo(port, '/v2/workspace/authtokens/get', { apiKey }, workspace)).body.result.data.authTokens[0].token as string;
-      const headers = { 'x-svc-api-key': apiKey, 'x-svc-auth-token': token };
+      const headers = await apiKeyHeadersOn(port, `mail.crash.${randomBytes(4).toString('hex')}@example.com`);
       assert.equal((await postTo(port, '/v2/workspace/emailconfig/update', { useEmailService: true, emailServiceConfig: { type: 'default' } }, headers)).status, 200);
       const users = [{ userId: 'bob', email: 'bob.crash@example.com' }, { userId: 'cara', email: 'cara.crash@example.com' }];
       assert.equal((await postTo(port, '/v2/users/add', { organizationId: 'org-crash', users }, headers)).status, 200);
 
-      const acknowledged = new Set<string>();
-      for (let round = 0; round < 2; round++) {
-        let writing = true;
-        const writer = async (name: string) => {
-          for (let batch = 0; writing; batch++) {
-            const ids = Array.from({ length: 3 }, (_, i) => `r${round}-${name}-${batch}-${i}`);
-            const activities = ids.map((id) => ({ id, ...commentActivity('comment.add', 'ana', { entityData: { involvedUserIds: ['bob', 'cara'] }, entityTargetData: { commentText: `[${id}]` } }) }));
-            try {
-              const answer = await postTo(port, '/v2/activities/add', { organizationId: 'org-crash', documentId: 'doc', activities }, headers);
-              if (answer.status === 200) ids.forEach((id) => acknowledged.add(id));
-            } catch {
-              return; // the process is gone: this batch was never acknowledged
-            }
-          }
-        };
-        const writers = [writer('a'), writer('b')];
-        await new Promise((resolve) => setTimeout(resolve, 1200));
-        service.child.kill('SIGKILL');
-        await service.exited;
-        writing = false;
-        await Promise.all(writers);
-        service = startService(env);
-        await waitForHealth(port);
-      }
+      const acknowledged = await addWhileKilled(port, env, running, {
+        headers,
+        organizationId: 'org-crash',
+        batchSize: 3,
+        activity: (id) => commentActivity('comment.add', 'ana', { entityData: { involvedUserIds: ['bob', 'cara'] }, entityTargetData: { commentText: `[${id}]` } }),
+      });
       assert.ok(acknowledged.size > 30, `only ${acknowledged.size} comments acknowledged`);
       const deadline = Date.now() + 30_000;
       for (;;) {
@@ -383,8 +361,8 @@ describe('e-mail durability', () => {
       }
       for (const [mail, messageIds] of ids) assert.equal(messageIds.size, 1, `${mail} arrived with ${[...messageIds].join(', ')}`);
     } finally {
-      service.child.kill('SIGKILL');
-      await service.exited;
+      running.service.child.kill('SIGKILL');
+      await running.service.exited;
     }
   });
 });

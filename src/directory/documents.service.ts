@@ -74,7 +74,7 @@ export class DocumentsService {
     return names;
   }
 
-  /** Adds new documents (existing ones fail as items); one read and one insert for the batch. */
+  /** Adds new documents (existing ones fail as items); one insert for the batch. */
   async add(principal: ApiKeyPrincipal, request: AddDocumentsRequest): Promise<ItemResults> {
     const { apiKeyId } = principal;
     const { organizationId } = request;
@@ -85,17 +85,15 @@ export class DocumentsService {
         if (request.createFolder) await this.folders.ensureTopLevel(manager, apiKeyId, organizationId, folderId);
         else if (!(await this.folders.findFolders(manager, apiKeyId, organizationId, [folderId])).length) throw DirectoryErrors.folderNotFound();
       }
-      // A document another write creates meanwhile (activities add names documents too) is
-      // passed over by the insert rather than failing it: it already exists, as for a re-add.
-      const existing = await this.existingIds(manager, apiKeyId, organizationId, request.documents.map((d) => d.documentId));
+      // One statement that passes over documents that exist, or that another write creates
+      // meanwhile (activities add names documents too): those answer "already exists".
       const now = Date.now();
-      const fresh = request.documents.filter((d) => !existing.has(d.documentId));
       const inserted = new Set(
         await this.sql.insertNew(
           manager,
           'document',
           ['api_key_id', 'organization_id', 'id', 'name', 'folder_id', 'access_type', 'disabled', 'metadata', 'created_at', 'last_updated'],
-          fresh.map((input) => [apiKeyId, organizationId, input.documentId, input.documentName ?? null, folderId, (input.accessType as AccessType | undefined) ?? null, input.disabled ?? false, JSON.stringify(splitMetadata(input, DOCUMENT_FIELDS)), now, now]),
+          request.documents.map((input) => [apiKeyId, organizationId, input.documentId, input.documentName ?? null, folderId, (input.accessType as AccessType | undefined) ?? null, input.disabled ?? false, JSON.stringify(splitMetadata(input, DOCUMENT_FIELDS)), now, now]),
           ['api_key_id', 'organization_id', 'id'],
           'id',
         ),

@@ -1,3 +1,4 @@
+import { normaliseDomain } from '../workspace/domains.js';
 import { mentionedUsers } from './involved-users.js';
 import type { OutboxEvent } from './outbox-event.js';
 
@@ -119,7 +120,9 @@ export function linkOf(snapshots: readonly (Record<string, unknown> | undefined)
       continue;
     }
     if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') continue;
-    const host = parsed.hostname.toLowerCase().replace(/^www\./, '');
+    // Normalised as allowed domains are stored, so the two compare as they are.
+    const host = normaliseDomain(parsed.href);
+    if (!host) continue;
     const allowed = allowedDomains.some((domain) => (domain.startsWith('*.') ? host.endsWith(domain.slice(1)) : host === domain));
     if (allowed) return parsed.href;
   }

@@ -54,3 +54,49 @@ export async function postTo(port: number, path: string, data: unknown, headers:
   const response = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ data }) });
   return { status: response.status, body: await response.json() };
 }
+
+/** A workspace created over HTTP on the service at `port`; answers the API-key headers of its first key. */
+export async function apiKeyHeadersOn(port: number, ownerEmail: string): Promise<Record<string, string>> {
+  const created = await postTo(port, '/v2/workspace/create', { ownerEmail });
+  const apiKey = Object.keys(created.body.result.data.apiKeyList)[0]!;
+  const workspace = { 'x-svc-workspace-id': created.body.result.data.id, 'x-svc-workspace-auth-token': created.body.result.data.authToken };
+  const token = (await postTo(port, '/v2/workspace/authtokens/get', { apiKey }, workspace)).body.result.data.authTokens[0].token as string;
+  return { 'x-svc-api-key': apiKey, 'x-svc-auth-token': token };
+}
+
+/**
+ * Two writers add activities (batches of `batchSize`, ids `r<round>-<writer>-<batch>-<i>`) while
+ * the service is killed with SIGKILL, twice, and started again after each kill (`running.service`
+ * is the one running at the end). Answers the ids whose add was acknowledged.
+ */
+export async function addWhileKilled(
+  port: number,
+  env: Record<string, string>,
+  running: { service: ServiceProcess },
+  add: { headers: Record<string, string>; organizationId: string; batchSize: number; activity: (id: string) => Record<string, unknown> },
+): Promise<Set<string>> {
+  const acknowledged = new Set<string>();
+  for (let round = 0; round < 2; round++) {
+    let writing = true;
+    const writer = async (name: string) => {
+      for (let batch = 0; writing; batch++) {
+        const ids = Array.from({ length: add.batchSize }, (_, i) => `r${round}-${name}-${batch}-${i}`);
+        try {
+          const answer = await postTo(port, '/v2/activities/add', { organizationId: add.organizationId, documentId: 'doc', activities: ids.map((id) => ({ id, ...add.activity(id) })) }, add.headers);
+          if (answer.status === 200) ids.forEach((id) => acknowledged.add(id));
+        } catch {
+          return; // the process is gone: this batch was never acknowledged
+        }
+      }
+    };
+    const writers = [writer('a'), writer('b')];
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    running.service.child.kill('SIGKILL');
+    await running.service.exited;
+    writing = false;
+    await Promise.all(writers);
+    running.service = startService(env);
+    await waitForHealth(port);
+  }
+  return acknowledged;
+}
