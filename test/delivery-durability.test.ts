@@ -49,7 +49,7 @@ describe('delivery durability (contract 6.3)', () => {
       ...(suite.database.url ? { DATABASE_URL: suite.database.url } : {}),
       MASTER_KEY: randomBytes(32).toString('base64'),
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      // Short enough that claims a killed process held come due again soon (2 × 1 s + 5 s).
+      // Short enough that claims a killed process held come due again soon (5 s to start + 1 s + 5 s).
       WEBHOOK_TIMEOUT_MS: '1000',
       DELIVERY_CONCURRENCY: '16',
       RATE_LIMIT_WORKSPACE_CREATE: '0',

@@ -30,6 +30,13 @@ const UNWRITTEN_OUTCOMES_LIMIT = 4096;
 const HELD_RECENTLY_MS = 1500;
 /** Room left in a lease after its attempt's longest run, for writing the outcome. */
 const LEASE_MARGIN_MS = 5000;
+/**
+ * The least time a claimed delivery has to start its attempt. A slow route holds one batch
+ * running and one waiting, so the waiting one starts up to a whole attempt after its claim; and
+ * on a loaded machine claiming itself can take a while. Were the allowance only one attempt
+ * long (it was), the waiting batch would miss it and be handed back, claim after claim.
+ */
+const MIN_START_ALLOWANCE_MS = 5000;
 /** How long shutdown waits for attempts in flight (at most half of `SHUTDOWN_TIMEOUT_MS`). */
 const SHUTDOWN_GRACE_MS = 5000;
 /** Messages past their retention are deleted a minute or two after start, then hourly, in batches. */
@@ -53,15 +60,18 @@ interface Queued {
  * Delivers the outbox (contract 6.3). Finds the routes (destinations) with work due, claims
  * their oldest deliveries in batches (on PostgreSQL with `SKIP LOCKED`, so instances sharing a
  * database never take the same one), runs up to `DELIVERY_CONCURRENCY` attempts at once, paced
- * per route by `RoutePacing`, and writes outcomes in batches. A claim is a lease longer than two
- * attempts can take: a live worker settles first, and a dead worker's claims are taken again
- * when they end. At-least-once: a crash between a receiver's answer and its record means one
- * more attempt, with the same `webhook-id`.
+ * per route by `RoutePacing`, and writes outcomes in batches. A claim is a lease covering a wait
+ * to start (`startAllowanceMs`), the attempt and a margin to write its outcome: a live worker
+ * settles first, and a dead worker's claims are taken again when they end. At-least-once: a
+ * crash between a receiver's answer and its record means one more attempt, with the same
+ * `webhook-id`.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Deliveries');
   private readonly capacity: number;
+  /** How long after its claim a delivery may still start: twice the attempt timeout, at least `MIN_START_ALLOWANCE_MS`. */
+  private readonly startAllowanceMs: number;
   private readonly leaseMs: number;
   private readonly pacing: RoutePacing;
   private running = false;
@@ -91,7 +101,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly toSettle: DeliveryOutcome[] = [];
   private settling: Promise<void> | undefined;
   private readonly timers: { wake?: NodeJS.Timeout; drain?: NodeJS.Timeout; settle?: NodeJS.Timeout; poll?: NodeJS.Timeout; report?: NodeJS.Timeout; prune?: NodeJS.Timeout } = {};
-  private readonly counters = { succeeded: 0, retried: 0, failed: 0, cancelled: 0, endpointsDisabled: 0 };
+  /**
+   * Outcomes written, by kind; and claims handed back because they could not start in time
+   * (`handedBack`: more than a few means the worker claims more than it can run).
+   */
+  private readonly counters = { succeeded: 0, retried: 0, failed: 0, cancelled: 0, endpointsDisabled: 0, handedBack: 0 };
   private reported = '';
 
   constructor(
@@ -110,7 +124,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       queued: this.queuedCount,
       in_flight: this.inFlightCount,
     }));
-    this.leaseMs = 2 * config.webhookTimeoutMs + LEASE_MARGIN_MS;
+    this.startAllowanceMs = Math.max(2 * config.webhookTimeoutMs, MIN_START_ALLOWANCE_MS);
+    this.leaseMs = this.startAllowanceMs + config.webhookTimeoutMs + LEASE_MARGIN_MS;
     this.pacing = new RoutePacing(config.deliveryConcurrency);
   }
 
@@ -176,7 +191,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     for (const cancellation of this.inFlight.get(route) ?? []) cancellation.cancel('deleted');
   }
 
-  /** Outcomes written since start, by kind. */
+  /** Outcomes written since start, by kind, and claims handed back unstarted. */
   get counts(): Readonly<typeof this.counters> {
     return { ...this.counters };
   }
@@ -263,8 +278,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       if (!room) break;
     }
     if (!wanted.size) return false;
-    // The lease runs from before the claim: time spent claiming comes out of the margin.
-    const startBy = performance.now() + this.leaseMs - this.config.webhookTimeoutMs - LEASE_MARGIN_MS;
+    // The lease runs from before the claim: time spent claiming comes out of the start allowance.
+    const startBy = performance.now() + this.startAllowanceMs;
     const now = this.clock.now();
     // Each route's claim is one statement, atomic alone; the reads after it need no transaction.
     const { claimed, drained, contexts } = await this.transactions.run(
@@ -337,6 +352,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       }
       if (!list.length) this.queued.delete(route);
     }
+    this.counters.handedBack += expired.length;
     void this.releaseClaims(expired);
     if (wait !== Infinity && !this.timers.drain) {
       this.timers.drain = setTimeout(() => {
@@ -394,7 +410,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       .attempt(delivery, context, startBy, cancellation)
       .catch((error: unknown): AttemptResult => ({ sent: true, error: `Delivery failed: ${(error as Error).message}`, durationMs: 0 }))
       .then((result) => {
-        if ('released' in result) return void this.releaseClaims([delivery]);
+        if ('released' in result) {
+          this.counters.handedBack++;
+          return void this.releaseClaims([delivery]);
+        }
         if (cancellation.reason === 'stopping') return void this.abandoned.push(delivery);
         if (!cancellation.cancelled) this.pacing.noteSpeed(delivery.route, result);
         const judged = judge(delivery, result, this.clock.now());
