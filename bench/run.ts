@@ -19,12 +19,16 @@ type Post = (path: string, data: unknown, headers?: Record<string, string>) => P
  * `npm run bench`: starts the built service on a freshly seeded database (SQLite by default,
  * PostgreSQL with BENCH_DATABASE_URL), and a bare node:http baseline doing the same work on the
  * same database; drives each with autocannon in turn and prints both with their ratio.
+ * Each request scenario runs on the service on each HTTP framework (BENCH_ADAPTERS, default
+ * `fastify,express`), side by side on the same database, each with its ratio to the baseline.
  * Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_DATABASE_URL,
- * BENCH_ONLY (run only scenarios whose name contains it), BENCH_CPU_PROF_DIR (profile the
- * service into that folder with --cpu-prof).
+ * BENCH_ONLY (run only scenarios whose name contains it, or one of its `|`-separated parts),
+ * BENCH_CPU_PROF_DIR (profile the service into that folder with --cpu-prof).
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+/** `BENCH_ONLY`'s parts (names hold commas, so `|` separates them); a name containing one is selected, '' selects all. */
+const ONLY = (process.env.BENCH_ONLY ?? '').split('|');
 const MAIN = new URL('../src/main.js', import.meta.url).pathname;
 const BASELINE = new URL('./baseline-server.js', import.meta.url).pathname;
 
@@ -83,14 +87,25 @@ async function drive(port: number, scenario: Scenario, seeded: Seed, duration: n
   return { result, p50: Number((times[Math.floor(times.length / 2)] ?? 0).toFixed(2)) };
 }
 
-/** One scenario on the service (and on the baseline, where it has one, then their ratio). */
-async function measureScenario(scenario: Scenario, seeded: Seed, servicePort: number, baselinePort: number): Promise<Record<string, unknown>[]> {
+/** The service on each framework measured (`BENCH_ADAPTERS`), each with its port. */
+interface ServiceTarget {
+  adapter: string;
+  port: number;
+}
+
+/** The row label of the service on one framework. */
+const serviceLabel = (adapter: string) => `service (${adapter})`;
+
+/** One scenario on the service on each framework (and on the baseline, where it has one, then the ratios). */
+async function measureScenario(scenario: Scenario, seeded: Seed, services: ServiceTarget[], baselinePort: number): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
   const request = (scenario.body(seeded) as { data: unknown }).data;
-  const targets: [string, number][] = scenario.baseline ? [['baseline', baselinePort], ['service', servicePort]] : [['service', servicePort]];
+  const targets: [string, number][] = [...(scenario.baseline ? [['baseline', baselinePort] as [string, number]] : []), ...services.map(({ adapter, port }): [string, number] => [serviceLabel(adapter), port])];
   if (scenario.baseline) {
-    const [fromService, fromBaseline] = await Promise.all([servicePort, baselinePort].map(async (port) => (await post(port, scenario.path, request, scenario.headers(seeded))).result.data));
-    if (!isDeepStrictEqual(fromService, fromBaseline)) throw new Error(`${scenario.name}: service and baseline disagree:\n${JSON.stringify(fromService).slice(0, 500)}\n${JSON.stringify(fromBaseline).slice(0, 500)}`);
+    const [fromBaseline, ...fromServices] = await Promise.all(targets.map(async ([, port]) => (await post(port, scenario.path, request, scenario.headers(seeded))).result.data));
+    fromServices.forEach((fromService, i) => {
+      if (!isDeepStrictEqual(fromService, fromBaseline)) throw new Error(`${scenario.name}: ${targets[i + 1]![0]} and baseline disagree:\n${JSON.stringify(fromService).slice(0, 500)}\n${JSON.stringify(fromBaseline).slice(0, 500)}`);
+    });
   }
   const measured: Record<string, { 'req/s': number; 'p50 ms': number }> = {};
   for (const [label, port] of targets) {
@@ -101,12 +116,14 @@ async function measureScenario(scenario: Scenario, seeded: Seed, servicePort: nu
     measured[label] = { 'req/s': Math.round(result.requests.average), 'p50 ms': p50 };
     rows.push({ scenario: scenario.name, target: label, 'req/s': Math.round(result.requests.average), 'p50 ms': p50, 'p99 ms': result.latency.p99 });
   }
-  if (measured.baseline && measured.service) {
+  for (const { adapter } of services) {
+    const service = measured[serviceLabel(adapter)];
+    if (!measured.baseline || !service) continue;
     rows.push({
       scenario: scenario.name,
-      target: 'ratio service/baseline',
-      'req/s': Number((measured.service['req/s'] / measured.baseline['req/s']).toFixed(2)),
-      'p50 ms': Number((measured.service['p50 ms'] / Math.max(measured.baseline['p50 ms'], 0.001)).toFixed(2)),
+      target: `ratio ${adapter}/baseline`,
+      'req/s': Number((service['req/s'] / measured.baseline['req/s']).toFixed(2)),
+      'p50 ms': Number((service['p50 ms'] / Math.max(measured.baseline['p50 ms'], 0.001)).toFixed(2)),
     });
   }
   return rows;
@@ -116,7 +133,12 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const masterKey = randomBytes(32).toString('base64');
   const database = process.env.BENCH_DATABASE_URL ?? join(dataDir, 'svc.sqlite');
-  const [servicePort, baselinePort] = [await freePort(), await freePort()];
+  // The first framework serves the seeding, deliveries and mail runs; the others only the request scenarios.
+  const adapters = (process.env.BENCH_ADAPTERS ?? 'fastify,express').split(',').map((name) => name.trim()).filter(Boolean);
+  const services: ServiceTarget[] = [];
+  for (const adapter of adapters) services.push({ adapter, port: await freePort() });
+  const servicePort = services[0]!.port;
+  const baselinePort = await freePort();
   const children: ChildProcess[] = [];
   // The seeded database is ~30 MB; it goes with the run (a killed service leaves it unlocked).
   const stopAll = () => {
@@ -127,39 +149,49 @@ async function main(): Promise<void> {
 
   log(`database: ${database.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}; ${CONNECTIONS} connections, ${DURATION} s per run`);
   // The mail run's SMTP server: the service sends to it from the start.
-  const mailReceiver = 'mail'.includes(process.env.BENCH_ONLY ?? '') ? await new SmtpReceiver().start() : undefined;
+  const mailReceiver = ONLY.some((part) => 'mail'.includes(part)) ? await new SmtpReceiver().start() : undefined;
   const started = Date.now();
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-  const service = spawn(process.execPath, ['--max-semi-space-size=4', ...profile, MAIN], {
-    env: {
-      ...process.env,
-      PORT: String(servicePort),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      SQLITE_FILE: join(dataDir, 'svc.sqlite'),
-      DATABASE_URL: database.startsWith('postgres') ? database : '',
-      MASTER_KEY: masterKey,
-      // Counted as in production, with a limit the run cannot reach.
-      RATE_LIMIT_API_KEY: '1000000000',
-      RATE_LIMIT_WORKSPACE_CREATE: '0',
-      RATE_LIMIT_WORKSPACE_GET: '0',
-      // Room for a full-size (1 MiB) editor in one request.
-      BODY_LIMIT: '2mb',
-      // The delivery runs' receiver listens on loopback.
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      ...(mailReceiver ? { SMTP_URL: mailReceiver.url } : {}),
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const startService = ({ adapter, port }: ServiceTarget, first: boolean) =>
+    spawn(process.execPath, ['--max-semi-space-size=4', ...profile, MAIN], {
+      env: {
+        ...process.env,
+        HTTP_ADAPTER: adapter,
+        // One instance migrates and delivers; the others only answer requests on the same database.
+        ...(first ? {} : { MIGRATIONS_RUN: 'false', DELIVERY_CONCURRENCY: '0' }),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        SQLITE_FILE: join(dataDir, 'svc.sqlite'),
+        DATABASE_URL: database.startsWith('postgres') ? database : '',
+        MASTER_KEY: masterKey,
+        // Counted as in production, with a limit the run cannot reach.
+        RATE_LIMIT_API_KEY: '1000000000',
+        RATE_LIMIT_WORKSPACE_CREATE: '0',
+        RATE_LIMIT_WORKSPACE_GET: '0',
+        // Room for a full-size (1 MiB) editor in one request.
+        BODY_LIMIT: '2mb',
+        // The delivery runs' receiver listens on loopback.
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        ...(mailReceiver ? { SMTP_URL: mailReceiver.url } : {}),
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  const service = startService(services[0]!, true);
   children.push(service);
   await waitForHealth(servicePort);
   const readyMs = Date.now() - started;
-  log(`service ready in ${readyMs} ms (migrations on a new database included)`);
+  log(`service (${services[0]!.adapter}) ready in ${readyMs} ms (migrations on a new database included)`);
+  for (const other of services.slice(1)) {
+    children.push(startService(other, false));
+    await waitForHealth(other.port);
+    log(`service (${other.adapter}) ready on the same database`);
+  }
 
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const idleRssMb = residentMb(service.pid!);
   log(`service idle RSS after start: ${idleRssMb.toFixed(1)} MB`);
-  const selected = SCENARIOS.filter((s) => s.name.includes(process.env.BENCH_ONLY ?? ''));
+  const selected = SCENARIOS.filter((s) => ONLY.some((part) => s.name.includes(part)));
   const postToService: Post = (path, data, headers) => post(servicePort, path, data, headers);
   const seedStarted = Date.now();
   // The delivery and mail runs make keys of their own: alone (BENCH_ONLY=deliveries or mail) they need no seed.
@@ -185,7 +217,7 @@ async function main(): Promise<void> {
 
   const rows: Record<string, unknown>[] = [];
   const measure = async (scenarios: Scenario[]) => {
-    for (const scenario of scenarios) rows.push(...(await measureScenario(scenario, seeded, servicePort, baselinePort)));
+    for (const scenario of scenarios) rows.push(...(await measureScenario(scenario, seeded, services, baselinePort)));
   };
   const notes: string[] = [];
   // The activity log grows in two steps, so the same read is measured at 10,000 and 1,000,000.
@@ -224,17 +256,18 @@ async function main(): Promise<void> {
     await mailReceiver.stop();
   }
   // Last: the hang run leaves attempts hanging until the service stops.
-  if ('deliveries'.includes(process.env.BENCH_ONLY ?? '')) {
+  if (ONLY.some((part) => 'deliveries'.includes(part))) {
     const deliveries = await measureDeliveries(postToService, servicePort, analyse);
     rows.push(...deliveries.rows);
     notes.push(...deliveries.notes);
   }
   console.table(rows);
-  const serviceRate = (name: string) => (rows.find((r) => r.target === 'service' && String(r.scenario).startsWith(name))?.['req/s'] as number | undefined);
+  const primary = serviceLabel(services[0]!.adapter);
+  const serviceRate = (name: string) => (rows.find((r) => r.target === primary && String(r.scenario).startsWith(name))?.['req/s'] as number | undefined);
   const first = serviceRate('documents/get, first page');
   const last = serviceRate('documents/get, last page');
   if (first && last) log(`documents/get: the last page costs ${(first / last).toFixed(2)}× the first (service throughput first/last)`);
-  const p50 = (name: string) => rows.find((r) => r.target === 'service' && String(r.scenario).startsWith(name))?.['p50 ms'] as number | undefined;
+  const p50 = (name: string) => rows.find((r) => r.target === primary && String(r.scenario).startsWith(name))?.['p50 ms'] as number | undefined;
   const one = p50('permissions/get, 1 user');
   const hundred = p50('permissions/get, 100 users × 100 resources');
   if (one !== undefined && hundred !== undefined) log(`permissions/get: p50 of 100×100 is ${(hundred / Math.max(one, 0.01)).toFixed(1)}× the p50 of 1×1 (${hundred} ms vs ${one} ms)`);

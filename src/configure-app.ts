@@ -1,25 +1,26 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Logger as Pino } from 'pino';
-import { installHttpPipeline } from './common/http-pipeline.js';
+import type { HttpPipeline } from './common/http/http-pipeline.js';
 import { PinoNestLogger, ROOT_LOGGER } from './common/logging.module.js';
 import { AppConfig } from './config/app-config.js';
 import { Metrics } from './metrics/metrics.js';
+import { referencedModels } from './common/openapi-responses.js';
 
 /**
  * Everything `main.ts` and the e2e tests must share, applied to an app created with
- * `createHttpAdapter(config)` before `init()`.
+ * `http.adapter` (see `createHttpPipeline`) before `init()`.
  */
-export function configureApp(app: NestFastifyApplication): AppConfig {
+export function configureApp(app: INestApplication, http: HttpPipeline): AppConfig {
   const config = app.get(AppConfig);
   app.useLogger(app.get(PinoNestLogger));
-  installHttpPipeline(app.getHttpAdapter().getInstance(), config, app.get<Pino>(ROOT_LOGGER), app.get(Metrics));
+  http.install(app, { config, logger: app.get<Pino>(ROOT_LOGGER), metrics: app.get(Metrics) });
   SwaggerModule.setup('docs', app, () => openApiDocument(app, config), { jsonDocumentUrl: 'docs/openapi.json' });
   return config;
 }
 
 /** The OpenAPI document (served at `/docs/openapi.json`, written by `npm run openapi`). */
-export function openApiDocument(app: NestFastifyApplication, config: AppConfig): OpenAPIObject {
+export function openApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
   const product = config.headerProduct;
   const builder = new DocumentBuilder()
     .setTitle('Collaboration backend')
@@ -34,6 +35,17 @@ export function openApiDocument(app: NestFastifyApplication, config: AppConfig):
     .addApiKey({ type: 'apiKey', in: 'header', name: `x-${product}-auth-token` }, 'authToken')
     .addApiKey({ type: 'apiKey', in: 'header', name: `x-${product}-workspace-id` }, 'workspaceId')
     .addApiKey({ type: 'apiKey', in: 'header', name: `x-${product}-workspace-auth-token` }, 'workspaceAuthToken')
+    .addServer('/', 'This service')
     .build();
-  return SwaggerModule.createDocument(app, builder);
+  const document = SwaggerModule.createDocument(app, builder, { extraModels: referencedModels() });
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const operation of [item.get, item.post]) {
+      if (!operation) continue;
+      // No requirement means "no credentials" (public operations, health, metrics), said explicitly.
+      operation.security ??= [];
+      // One id per path, an alias's too (`v1_organizations_add`), as generated clients name methods.
+      operation.operationId = path === '/health' ? 'health' : path.replace(/^\//, '').replace(/\//g, '_');
+    }
+  }
+  return document;
 }

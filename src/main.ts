@@ -1,13 +1,14 @@
 import 'reflect-metadata';
+import type { Server as HttpServer } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { NestFactory } from '@nestjs/core';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { INestApplication } from '@nestjs/common';
 import { AppModule } from './app.module.js';
 import { ConfigError } from './config/parsers.js';
 import type { AppConfig } from './config/app-config.js';
 import { createRootLogger, PinoNestLogger } from './common/logging.module.js';
 import { loadAppConfig, readProcessEnv } from './config/load-config.js';
-import { beginDrain, createHttpAdapter } from './common/http-pipeline.js';
+import { createHttpPipeline } from './common/http/http-pipeline.js';
 import { configureApp } from './configure-app.js';
 
 /** How long shutdown answers requests on open connections 503 before closing them. */
@@ -26,11 +27,12 @@ async function bootstrap(): Promise<void> {
     throw error;
   }
   const logger = createRootLogger(config.logLevel);
-  let app: NestFastifyApplication;
+  const http = createHttpPipeline(config);
+  let app: INestApplication;
   try {
     // The service's logger from the first line, so start-up failures are JSON lines too.
-    app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config), createHttpAdapter(config), { logger: new PinoNestLogger(logger), abortOnError: false, bodyParser: false });
-    configureApp(app);
+    app = await NestFactory.create(AppModule.forConfig(config), http.adapter, { logger: new PinoNestLogger(logger), abortOnError: false, bodyParser: false });
+    configureApp(app, http);
     await app.listen(config.port, config.host);
   } catch (error) {
     logger.fatal({ err: error }, 'The service could not start');
@@ -39,8 +41,8 @@ async function bootstrap(): Promise<void> {
   if (config.masterKeyGeneratedInto) {
     logger.warn({ file: config.masterKeyGeneratedInto }, 'A master key was generated: back up this file (without it, no stored secret can be read)');
   }
-  logger.info({ address: `http://${config.host}:${config.port}`, database: databaseShown(config) }, 'Listening');
-  const server = app.getHttpServer();
+  logger.info({ address: `http://${config.host}:${config.port}`, database: databaseShown(config), httpAdapter: config.httpAdapter }, 'Listening');
+  const server = app.getHttpServer() as HttpServer;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       // Bound how long a stuck request may hold the process.
@@ -48,7 +50,7 @@ async function bootstrap(): Promise<void> {
       // First a short drain: no new connections (net's close, without HTTP's closing of idle
       // ones), and requests on open ones answered 503 with `Connection: close`, so kept-alive
       // clients get an answer, not a reset.
-      beginDrain(app.getHttpAdapter().getInstance());
+      http.beginDrain();
       NetServer.prototype.close.call(server);
       setTimeout(() => {
         // `app.close()` waits for in-flight requests, then closes the database. Keep-alive

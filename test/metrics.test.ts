@@ -14,10 +14,10 @@ describe('metrics', () => {
   after(() => app.close());
 
   const scrape = async () => {
-    const response = await app.app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/metrics' });
-    assert.equal(response.statusCode, 200);
+    const response = await app.get('/metrics');
+    assert.equal(response.status, 200);
     assert.match(String(response.headers['content-type']), /^text\/plain; version=0\.0\.4/);
-    return response.body;
+    return response.text;
   };
   const value = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}"[\]()/.+]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
 

@@ -59,7 +59,7 @@ describe('bad input never answers 500, on any operation', () => {
   const keyed = withKeyedApp();
 
   it('sends odd values to every field of every operation', async (t) => {
-    const document = (await keyed.app.app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/docs/openapi.json' })).json() as {
+    const document = (await keyed.app.get('/docs/openapi.json')).body as {
       paths: Record<string, { post?: { requestBody?: { content: Record<string, { schema: { properties: { data: { $ref: string } } } }> } } }>;
       components: { schemas: Record<string, Schema> };
     };
@@ -69,8 +69,10 @@ describe('bad input never answers 500, on any operation', () => {
     const send = async (path: string, body: unknown) => {
       sent++;
       const response = await keyed.app.post(path, body, headers);
-      const envelope = response.body as { result?: unknown; error?: { status?: string } };
-      if (response.status >= 500 || !(envelope.result || envelope.error?.status)) failures.push(`${path} ${JSON.stringify(body).slice(0, 120)} → ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
+      const envelope = response.body as { result?: unknown; error?: { status?: string; details?: Record<string, unknown> } };
+      // The one 500 the spec asks for: domains add or delete that skipped some of the domains sent.
+      const partlySkipped = response.status === 500 && envelope.error?.status === 'INTERNAL' && Array.isArray(envelope.error.details?.skippedDomains);
+      if ((response.status >= 500 && !partlySkipped) || !(envelope.result || envelope.error?.status)) failures.push(`${path} ${JSON.stringify(body).slice(0, 120)} → ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
     };
     const operations = Object.entries(document.paths).filter(([, item]) => item.post?.requestBody);
     assert.ok(operations.length >= 60, `${operations.length} operations listed`);

@@ -1,6 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { ConfigError, parseBool, parseBytes, parseEnum, parseInteger, parseString, parseTrustProxy, parseUrl } from './parsers.js';
 
+/** The HTTP frameworks the service runs on (see `src/common/http`). */
+export const HTTP_ADAPTERS = ['fastify', 'express'] as const;
+export type HttpAdapterName = (typeof HTTP_ADAPTERS)[number];
+
 /** Database engine in use: the embedded default or a PostgreSQL server. */
 export type DatabaseDialect = 'sqlite' | 'postgres';
 
@@ -10,6 +14,8 @@ export type DatabaseDialect = 'sqlite' | 'postgres';
  * `src/config` reads `process.env`.
  */
 export class AppConfig {
+  /** The HTTP framework under Nest (`HTTP_ADAPTER`): `fastify` (default, faster) or `express`. */
+  readonly httpAdapter!: HttpAdapterName;
   /** HTTP port (`PORT`). */
   readonly port!: number;
   /** Bind address (`HOST`). */
@@ -83,6 +89,8 @@ export interface RateLimitSettings {
   readonly loginLinkPerEmailPerHour: number;
   /** `login/verify` per client address per minute (`RATE_LIMIT_LOGIN_VERIFY`). */
   readonly loginVerifyPerMinute: number;
+  /** `email/status` per client address per minute (`RATE_LIMIT_EMAIL_STATUS`). */
+  readonly emailStatusPerMinute: number;
   /** Get workspace, per workspace, per minute (`RATE_LIMIT_WORKSPACE_GET`). */
   readonly workspaceGetPerMinute: number;
   /** All API-key-level operations together, per API key, per minute (`RATE_LIMIT_API_KEY`). */
@@ -132,6 +140,7 @@ export const CONFIG_VARIABLES = [
   'RATE_LIMIT_LOGIN_LINK',
   'RATE_LIMIT_LOGIN_LINK_EMAIL',
   'RATE_LIMIT_LOGIN_VERIFY',
+  'RATE_LIMIT_EMAIL_STATUS',
   'RATE_LIMIT_WORKSPACE_GET',
   'RATE_LIMIT_API_KEY',
 ] as const;
@@ -149,6 +158,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     throw new ConfigError('HEADER_PRODUCT', 'must be lower-case letters, digits and dashes (at most 31)', headerProduct);
   }
   return {
+    httpAdapter: parseEnum(read, 'HTTP_ADAPTER', 'fastify', HTTP_ADAPTERS),
     port: parseInteger(read, 'PORT', 8080, 0, 65535),
     host: parseString(read, 'HOST', '0.0.0.0'),
     dataDir,
@@ -179,6 +189,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
       loginLinkPerMinute: parseInteger(read, 'RATE_LIMIT_LOGIN_LINK', 5, 0),
       loginLinkPerEmailPerHour: parseInteger(read, 'RATE_LIMIT_LOGIN_LINK_EMAIL', 3, 0),
       loginVerifyPerMinute: parseInteger(read, 'RATE_LIMIT_LOGIN_VERIFY', 30, 0),
+      emailStatusPerMinute: parseInteger(read, 'RATE_LIMIT_EMAIL_STATUS', 30, 0),
       workspaceGetPerMinute: parseInteger(read, 'RATE_LIMIT_WORKSPACE_GET', 60, 0),
       apiKeyPerMinute: parseInteger(read, 'RATE_LIMIT_API_KEY', 6000, 0),
     },

@@ -1,7 +1,6 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import type { FastifyReply } from 'fastify';
 import { Auth } from '../common/decorators/operation.decorator.js';
 import { RATE_LIMIT_STORE, type RateLimitStore } from '../common/rate-limit/rate-limit.module.js';
 
@@ -21,7 +20,10 @@ export class HealthController {
 
   @Get('health')
   @Auth('public')
-  async check(@Res({ passthrough: true }) response: FastifyReply): Promise<unknown> {
+  @ApiOperation({ summary: 'Liveness, a database round trip, and where rate limits are counted', operationId: 'health' })
+  @ApiResponse({ status: 200, description: 'Up: `{ status: "ok", info, error, details }` (Terminus).', schema: { type: 'object', additionalProperties: true } })
+  @ApiResponse({ status: 503, description: 'The database did not answer: `{ status: "error", ... }`.', schema: { type: 'object', additionalProperties: true } })
+  async check(@Res({ passthrough: true }) response: { status(code: number): unknown }): Promise<unknown> {
     try {
       return await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 }), () => ({ rateLimiter: { status: 'up', ...this.limiter.state() } })]);
     } catch (error) {

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { getDataSourceToken } from '@nestjs/typeorm';
@@ -11,15 +11,18 @@ import { AppModule } from '../../src/app.module.js';
 import { Clock } from '../../src/common/clock.js';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
-import { createHttpAdapter } from '../../src/common/http-pipeline.js';
-import { configureApp } from '../../src/configure-app.js';
+import { createHttpPipeline } from '../../src/common/http/http-pipeline.js';
+import { configureApp, openApiDocument } from '../../src/configure-app.js';
+import { OpenApiConformance } from './openapi-conformance.js';
 
 export interface TestApp {
-  app: NestFastifyApplication;
+  app: INestApplication;
   config: AppConfig;
   dataSource: DataSource;
   /** POST an operation with a JSON body and optional headers. */
   post(path: string, body: unknown, headers?: Record<string, string>): request.Test;
+  /** GET a path (health, metrics, the OpenAPI document). */
+  get(path: string): request.Test;
   close(): Promise<void>;
 }
 
@@ -35,6 +38,8 @@ export function testEnvironment(overrides: Record<string, string | undefined> = 
     SQLITE_FILE: join(dataDir, 'svc.sqlite'),
     DATA_DIR: dataDir,
     DATABASE_URL: process.env.DATABASE_URL,
+    // CI runs the suite once per framework.
+    HTTP_ADAPTER: process.env.HTTP_ADAPTER,
     MASTER_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'silent',
     REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
@@ -42,6 +47,7 @@ export function testEnvironment(overrides: Record<string, string | undefined> = 
     RATE_LIMIT_LOGIN_LINK: '0',
     RATE_LIMIT_LOGIN_LINK_EMAIL: '0',
     RATE_LIMIT_LOGIN_VERIFY: '0',
+    RATE_LIMIT_EMAIL_STATUS: '0',
     RATE_LIMIT_WORKSPACE_GET: '0',
     RATE_LIMIT_API_KEY: '0',
     // Suites that test delivery start the worker; the others keep the database to themselves.
@@ -63,6 +69,8 @@ export class ManualClock extends Clock {
   }
 }
 
+let conformance: OpenApiConformance | undefined;
+
 /**
  * The real `AppModule` and `configureApp`, as `main.ts` builds them, on an ephemeral port-less
  * server; `clock` replaces the delivery pipeline's clock.
@@ -73,16 +81,25 @@ export async function startApp(overrides: Record<string, string | undefined> = {
   const builder = Test.createTestingModule({ imports: [AppModule.forConfig(config)] });
   if (options.clock) builder.overrideProvider(Clock).useValue(options.clock);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(config), { logger: false, bodyParser: false });
-  configureApp(app);
+  const http = createHttpPipeline(config);
+  const app = moduleRef.createNestApplication(http.adapter, { logger: false, bodyParser: false });
+  configureApp(app, http);
   await app.init();
-  await app.getHttpAdapter().getInstance().ready();
+  await http.ready();
   const server = app.getHttpServer();
+  // Every answer of every test is checked against the OpenAPI document (built once per process).
+  conformance ??= new OpenApiConformance(openApiDocument(app, config));
+  const checker = conformance;
+  const conforms = (path: string) => (response: request.Response) => {
+    const problem = checker.problem('POST', path, response.status, response.body);
+    if (problem) throw new Error(problem);
+  };
   return {
     app,
     config,
     dataSource: app.get<DataSource>(getDataSourceToken()),
-    post: (path, body, headers = {}) => request(server).post(path).set(headers).send(body as object),
+    post: (path, body, headers = {}) => request(server).post(path).set(headers).send(body as object).expect(conforms(path)),
+    get: (path) => request(server).get(path),
     close: () => app.close(),
   };
 }

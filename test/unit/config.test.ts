@@ -19,7 +19,16 @@ describe('configuration', () => {
     assert.equal(settings.database, './data/svc.sqlite');
     assert.equal(settings.headerProduct, 'svc');
     assert.equal(settings.bodyLimitBytes, 1024 * 1024);
-    assert.deepEqual(settings.rateLimits, { workspaceCreatePerHour: 10, loginLinkPerMinute: 5, loginLinkPerEmailPerHour: 3, loginVerifyPerMinute: 30, workspaceGetPerMinute: 60, apiKeyPerMinute: 6000 });
+    assert.equal(settings.httpAdapter, 'fastify');
+    assert.deepEqual(settings.rateLimits, {
+      workspaceCreatePerHour: 10,
+      loginLinkPerMinute: 5,
+      loginLinkPerEmailPerHour: 3,
+      loginVerifyPerMinute: 30,
+      emailStatusPerMinute: 30,
+      workspaceGetPerMinute: 60,
+      apiKeyPerMinute: 6000,
+    });
   });
 
   it('reads TRUST_PROXY as a switch, a hop count or a list', () => {

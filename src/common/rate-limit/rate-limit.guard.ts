@@ -2,19 +2,11 @@ import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerModuleOptions, type ThrottlerOptions, type ThrottlerStorage } from '@nestjs/throttler';
 import { Metrics } from '../../metrics/metrics.js';
-import { OPERATION_METADATA, type OperationOptions, type RateLimitName } from '../decorators/operation.decorator.js';
+import { limitsOf, OPERATION_METADATA, type OperationOptions, type RateLimitName } from '../decorators/operation.decorator.js';
 import { ApiError } from '../errors.js';
 
 export const WORKSPACE_GET_LIMIT_MESSAGE = 'Rate limit exceeded. Try again after 1 minute.';
 export const LIMIT_MESSAGE = 'Rate limit exceeded for this endpoint. Try again later.';
-
-/** The named limits an operation counts against: its declared ones, plus the per-key one for A operations. */
-export function limitsOf(operation: OperationOptions | undefined): RateLimitName[] {
-  if (!operation) return [];
-  const names = [...(operation.rateLimits ?? [])];
-  if (operation.auth === 'apiKey') names.push('apiKey');
-  return names;
-}
 
 export function operationOf(context: ExecutionContext): OperationOptions | undefined {
   return Reflect.getMetadata(OPERATION_METADATA, context.getHandler()) as OperationOptions | undefined;

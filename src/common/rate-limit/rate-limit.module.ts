@@ -28,6 +28,8 @@ const LIMITS: Record<RateLimitName, LimitDefinition> = {
   // Verifying is not limited by the contract; a counter of its own keeps token guessing slow
   // without stopping a user who asked for several links.
   loginVerify: { limit: (c) => c.rateLimits.loginVerifyPerMinute, windowMs: MINUTE, tracker: (r) => r.ip },
+  // Public and answers whether an address has an account: slow down walking a list of addresses.
+  emailStatus: { limit: (c) => c.rateLimits.emailStatusPerMinute, windowMs: MINUTE, tracker: (r) => r.ip },
   // Read from the raw body: the limit must count requests that later fail validation too.
   loginLinkEmail: {
     limit: (c) => c.rateLimits.loginLinkPerEmailPerHour,
