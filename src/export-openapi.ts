@@ -2,9 +2,8 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
-import { createHttpAdapter } from './common/http-pipeline.js';
+import { createHttpPipeline } from './common/http/http-pipeline.js';
 import { loadAppConfig, readProcessEnv } from './config/load-config.js';
 import { configureApp, openApiDocument } from './configure-app.js';
 
@@ -22,8 +21,9 @@ const overrides: Record<string, string | undefined> = {
   DELIVERY_CONCURRENCY: '0',
 };
 const config = loadAppConfig((name) => (name in overrides ? overrides[name] : env(name)));
-const app = await NestFactory.create<NestFastifyApplication>(AppModule.forConfig(config), createHttpAdapter(config), { logger: false, bodyParser: false });
-configureApp(app);
+const http = createHttpPipeline(config);
+const app = await NestFactory.create(AppModule.forConfig(config), http.adapter, { logger: false, bodyParser: false });
+configureApp(app, http);
 await app.init();
 const out = process.argv[2] ?? 'openapi.json';
 writeFileSync(out, `${JSON.stringify(openApiDocument(app, config), null, 2)}\n`);

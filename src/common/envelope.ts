@@ -79,7 +79,16 @@ export function successEnvelopeBytes(message: string, data: JsonText, beside: Re
   return data.encode(`{"result":{"status":"success","message":${JSON.stringify(message)},"data":`, `${fields}}}`);
 }
 
+/** `data` answered with `message` instead of the operation's own (a wording that depends on the answer). */
+export class WithMessage {
+  constructor(
+    readonly data: unknown,
+    readonly message: string,
+  ) {}
+}
+
 export function successEnvelope(message: string, returned: unknown): SuccessEnvelope {
+  if (returned instanceof WithMessage) return { result: { status: 'success', message: returned.message, data: returned.data ?? null } };
   if (returned instanceof ResultFields) {
     const fields = Object.fromEntries(Object.entries(returned.fields).filter(([, value]) => value !== undefined));
     return { result: { status: 'success', message, ...fields } };

@@ -67,7 +67,7 @@ export function canonicalJson(value: unknown): string {
 
 /** `pageSize` of a paged read: 1..max, default 1000 (contract 1.5). */
 export function PageSizeField(max: number = PAGE_SIZE.max): PropertyDecorator {
-  return applyDecorators(ApiPropertyOptional({ minimum: PAGE_SIZE.min, maximum: max, default: Math.min(PAGE_SIZE.default, max) }), Optional(), Satisfies(checkInteger(PAGE_SIZE.min, max)));
+  return applyDecorators(ApiPropertyOptional({ type: 'integer', minimum: PAGE_SIZE.min, maximum: max, description: `Default: ${Math.min(PAGE_SIZE.default, max)}.` }), Optional(), Satisfies(checkInteger(PAGE_SIZE.min, max)));
 }
 
 /** `pageToken` of a paged read: the opaque token a previous page returned. */

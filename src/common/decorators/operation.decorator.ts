@@ -1,16 +1,30 @@
-import { applyDecorators, HttpCode, Post, SetMetadata } from '@nestjs/common';
+import { applyDecorators, HttpCode, Post, SetMetadata, type Type } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
+import type { ErrorCode } from '../errors.js';
+import { operationResponses, type SuccessResult } from '../openapi-responses.js';
 
 /** Credential levels of rest-interface part 5: API-key (A), workspace (W), public (P). */
 export type AuthLevel = 'apiKey' | 'workspace' | 'public';
 
 /** Named rate limits of contract 1.6 an operation counts against (API-key ops count against `apiKey` always). */
-export type RateLimitName = 'apiKey' | 'workspaceGet' | 'workspaceCreate' | 'loginLink' | 'loginLinkEmail' | 'loginVerify';
+export type RateLimitName = 'apiKey' | 'workspaceGet' | 'workspaceCreate' | 'loginLink' | 'loginLinkEmail' | 'loginVerify' | 'emailStatus';
 
 export interface OperationOptions {
   auth: AuthLevel;
   /** The success `message` (contract parts 2–8). */
   message: string;
+  /**
+   * The class of the success answer's `result` (OpenAPI): a `SuccessResult` subclass, or for the
+   * one operation whose `result` has no status and message (`resultOnly`), a class of its fields.
+   */
+  response: Type<SuccessResult> | Type<object>;
+  /**
+   * Other paths of the same operation: upstream's `/v1` paths, which a migrating client still
+   * calls. Each answers exactly as `path` does (the v1 requests are subsets of the v2 ones).
+   */
+  aliases?: string[];
+  /** Error codes of this operation beyond those of every operation of its level (OpenAPI). */
+  errors?: ErrorCode[];
   /** OpenAPI summary. */
   summary?: string;
   /** Extra named limits besides the per-key one API-key operations always count against. */
@@ -30,8 +44,17 @@ export interface OperationOptions {
 const SECURITY: Record<AuthLevel, Record<string, string[]> | undefined> = {
   apiKey: { apiKey: [], authToken: [] },
   workspace: { workspaceId: [], workspaceAuthToken: [] },
+  // `openApiDocument` gives operations without a requirement an empty list: "no credentials".
   public: undefined,
 };
+
+/** The named limits an operation counts against: its declared ones, plus the per-key one for A operations. */
+export function limitsOf(operation: OperationOptions | undefined): RateLimitName[] {
+  if (!operation) return [];
+  const names = [...(operation.rateLimits ?? [])];
+  if (operation.auth === 'apiKey') names.push('apiKey');
+  return names;
+}
 
 export const OPERATION_METADATA = 'svc:operation';
 export const AUTH_METADATA = 'svc:auth';
@@ -43,12 +66,19 @@ export const AUTH_METADATA = 'svc:auth';
  */
 export function Operation(path: string, options: OperationOptions): MethodDecorator {
   const decorators = [
-    Post(path),
+    Post(options.aliases ? [path, ...options.aliases] : path),
     HttpCode(200),
     Auth(options.auth),
     SetMetadata(OPERATION_METADATA, options),
-    ApiOperation({ summary: options.summary ?? options.message, operationId: path.replace(/^\//, '').replace(/\//g, '_') }),
+    // The operationId of each path (aliases too) is set by `openApiDocument`, from the path.
+    ApiOperation({ summary: options.summary ?? options.message }),
     ...(SECURITY[options.auth] ? [ApiSecurity(SECURITY[options.auth]!)] : []),
+    operationResponses(options.response, {
+      auth: options.auth,
+      distinctWorkspaceAuthErrors: options.distinctWorkspaceAuthErrors === true,
+      rateLimited: limitsOf(options).length > 0,
+      errors: options.errors ?? [],
+    }),
   ];
   const documented = applyDecorators(...decorators);
   return (target, key, descriptor) => {

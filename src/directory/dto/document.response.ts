@@ -1,0 +1,20 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SuccessResult, WithMetadata } from '../../common/openapi-responses.js';
+import { ACCESS_TYPES } from '../../configs/access-types.js';
+
+/** A document as `documents/get` answers it, its metadata spread beside the known fields (contract part 4). */
+@WithMetadata('Caller metadata is spread at the top level; the known fields win.')
+export class DocumentView {
+  @ApiProperty({ description: 'The documentId.' }) id!: string;
+  @ApiProperty({ type: 'string', nullable: true }) documentName!: string | null;
+  @ApiProperty() disabled!: boolean;
+  @ApiProperty({ enum: ACCESS_TYPES, description: 'Effective: its own, else inherited from its folder or the key default.' }) accessType!: string;
+  @ApiPropertyOptional({ description: 'Absent for a top-level document.' }) folderId?: string;
+  @ApiProperty({ description: 'Milliseconds since the epoch.' }) createdAt!: number;
+  @ApiProperty({ description: 'Milliseconds since the epoch.' }) lastUpdated!: number;
+}
+
+export class DocumentsResult extends SuccessResult {
+  @ApiProperty({ type: [DocumentView] }) data!: DocumentView[];
+  @ApiPropertyOptional({ description: 'Token of the next page; absent on the last page.' }) pageToken?: string;
+}

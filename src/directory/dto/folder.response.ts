@@ -1,0 +1,22 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SuccessResult } from '../../common/openapi-responses.js';
+import { ACCESS_TYPES } from '../../configs/access-types.js';
+
+/** A folder as `folders/get` answers it (contract part 4). */
+export class FolderView {
+  @ApiProperty() folderId!: string;
+  @ApiProperty({ type: 'string', nullable: true }) folderName!: string | null;
+  @ApiProperty() organizationId!: string;
+  @ApiProperty({ description: '`root` for a top-level folder.' }) parentFolderId!: string;
+  @ApiProperty() apiKey!: string;
+  @ApiProperty({ description: 'Milliseconds since the epoch.' }) createdAt!: number;
+  @ApiProperty({ description: 'Milliseconds since the epoch.' }) lastUpdated!: number;
+  @ApiProperty({ type: [String], description: 'Folder ids from the top level down to the parent.' }) ancestors!: string[];
+  @ApiProperty({ enum: ACCESS_TYPES }) accessType!: string;
+  @ApiProperty() inheritAccessFromParent!: boolean;
+  @ApiPropertyOptional({ type: () => [FolderView], description: 'With `maxDepth`: the folders below, nested.' }) subFolders?: FolderView[];
+}
+
+export class FoldersResult extends SuccessResult {
+  @ApiProperty({ type: [FolderView] }) data!: FolderView[];
+}
