@@ -19,7 +19,7 @@ import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { CredentialsService, type IssuedToken } from './credentials.service.js';
 import { DomainsService } from './domains.service.js';
-import type { ApiKeyListEntry } from './dto/workspace.dto.js';
+import type { ApiKeyView } from './dto/workspace.response.js';
 import type { CreateApiKeyRequest, ListApiKeysRequest } from './dto/api-key.dto.js';
 import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
 import { ApiKeyEntity } from './entities/api-key.entity.js';
@@ -33,7 +33,7 @@ export interface CreatedApiKey {
 }
 
 export interface ApiKeyPage {
-  keys: ApiKeyListEntry[];
+  keys: ApiKeyView[];
   nextPageToken?: string;
 }
 

@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Not, Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { Secrets } from '../common/secrets.js';
 import { Transactions } from '../database/transactions.js';
 import { Mailer } from '../mail/mailer.service.js';
 import { isDisposableEmail } from './disposable-email.js';
 import type { SendLoginLinkRequest } from './dto/login.dto.js';
-import type { WorkspaceResponse } from './dto/workspace.dto.js';
+import type { WorkspaceView } from './dto/workspace.response.js';
+import { AccountEntity } from './entities/account.entity.js';
 import { LoginTokenEntity } from './entities/login-token.entity.js';
 import { WorkspaceErrors } from './workspace.errors.js';
 import { WorkspaceService } from './workspace.service.js';
@@ -22,6 +25,8 @@ export class LoginService {
     private readonly transactions: Transactions,
     private readonly mailer: Mailer,
     private readonly workspaces: WorkspaceService,
+    @InjectRepository(AccountEntity) private readonly accounts: Repository<AccountEntity>,
+    @InjectRepository(LoginTokenEntity) private readonly loginTokens: Repository<LoginTokenEntity>,
   ) {}
 
   /**
@@ -53,7 +58,7 @@ export class LoginService {
   }
 
   /** Consumes the token (one conditional update, so two concurrent uses cannot both win). */
-  async verify(token: string): Promise<{ email: string; workspaces: WorkspaceResponse[] }> {
+  async verify(token: string): Promise<{ email: string; workspaces: WorkspaceView[] }> {
     const tokenHash = this.secrets.lookupHash(token);
     const now = Date.now();
     const email = await this.transactions.run(async (manager) => {
@@ -68,6 +73,16 @@ export class LoginService {
     });
     if (email === undefined) throw WorkspaceErrors.invalidLoginToken();
     return { email, workspaces: await this.workspaces.ownedBy(email) };
+  }
+
+  /**
+   * Whether `email` owns workspaces and has proved it by opening a login link (upstream's
+   * `email/status`). Workspaces here are never held back until then, so "verified" only reports.
+   */
+  async emailStatus(email: string): Promise<{ verified: boolean }> {
+    const address = email.trim().toLowerCase();
+    if (!(await this.accounts.existsBy({ email: address }))) throw WorkspaceErrors.emailNotFound();
+    return { verified: await this.loginTokens.existsBy({ email: address, usedAt: Not(IsNull()) }) };
   }
 
   private checkContinueUrl(value: string): URL {

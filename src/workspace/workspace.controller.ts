@@ -4,15 +4,19 @@ import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal, WorkspacePrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import { EmptyRequest } from '../common/empty-request.dto.js';
-import { withResultFields, type ResultFields } from '../common/envelope.js';
+import { withResultFields, WithMessage, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as ApiKeyCaller, WorkspacePrincipal as WorkspaceCaller } from '../common/request-context.js';
 import { ApiKeyService, type CreatedApiKey } from './api-key.service.js';
 import type { IssuedToken } from './credentials.service.js';
 import { DOMAINS_ADDED_MESSAGE, DOMAINS_REMOVED_MESSAGE, DomainsService } from './domains.service.js';
 import { ApiKeyRequest, CreateApiKeyRequest, DomainsRequest, ListApiKeysRequest, UpdateApiKeyRequest } from './dto/api-key.dto.js';
-import { SendLoginLinkRequest, VerifyLoginRequest } from './dto/login.dto.js';
-import { CreateWorkspaceRequest, type WorkspaceResponse } from './dto/workspace.dto.js';
+import { EmailStatusRequest, SendLoginLinkRequest, VerifyLoginRequest } from './dto/login.dto.js';
+import { CreateWorkspaceRequest } from './dto/workspace.dto.js';
 import { LoginService } from './login.service.js';
+import { ApiKeysResult, AuthTokenResetResult, AuthTokensResult, CreatedApiKeyResult } from './dto/api-key.response.js';
+import { AllowedDomainsResult, DomainsAddedResult, DomainsRemovedResult } from './dto/domains.response.js';
+import { EmailStatusResult, LoginResult, WorkspaceResult, type WorkspaceView } from './dto/workspace.response.js';
+import { NullDataResult } from '../common/openapi-responses.js';
 import { WorkspaceService } from './workspace.service.js';
 
 /** Workspace, API keys, credentials, allowed domains and login link (contract part 2). */
@@ -26,8 +30,14 @@ export class WorkspaceController {
     private readonly login: LoginService,
   ) {}
 
-  @Operation('/v2/workspace/create', { auth: 'public', message: 'Workspace created successfully', rateLimits: ['workspaceCreate'] })
-  async create(@RequestData() data: CreateWorkspaceRequest): Promise<WorkspaceResponse> {
+  @Operation('/v2/workspace/create', {
+    auth: 'public',
+    message: 'Workspace created successfully',
+    rateLimits: ['workspaceCreate'],
+    response: WorkspaceResult,
+    errors: ['RESOURCE_EXHAUSTED'],
+  })
+  async create(@RequestData() data: CreateWorkspaceRequest): Promise<WorkspaceView> {
     return (await this.workspaces.create(data)).workspace;
   }
 
@@ -36,59 +46,90 @@ export class WorkspaceController {
     message: 'Workspace retrieved successfully',
     rateLimits: ['workspaceGet'],
     distinctWorkspaceAuthErrors: true,
+    response: WorkspaceResult,
+    errors: ['NOT_FOUND', 'UNAUTHENTICATED'],
   })
-  get(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() _data: EmptyRequest): Promise<WorkspaceResponse> {
+  get(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() _data: EmptyRequest): Promise<WorkspaceView> {
     return this.workspaces.get(caller);
   }
 
-  @Operation('/v2/workspace/apikey/create', { auth: 'workspace', message: 'API key created successfully.' })
+  @Operation('/v2/workspace/apikey/create', {
+    auth: 'workspace',
+    message: 'API key created successfully.',
+    response: CreatedApiKeyResult,
+    errors: ['FAILED_PRECONDITION', 'RESOURCE_EXHAUSTED'],
+  })
   createApiKey(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: CreateApiKeyRequest): Promise<CreatedApiKey> {
     return this.apiKeys.create(caller, data);
   }
 
-  @Operation('/v2/workspace/apikeys/get', { auth: 'workspace', message: 'API keys retrieved successfully.' })
+  @Operation('/v2/workspace/apikeys/get', { auth: 'workspace', message: 'API keys retrieved successfully.', response: ApiKeysResult })
   listApiKeys(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ListApiKeysRequest): Promise<ResultFields> {
     return this.apiKeys.list(caller, data).then((page) => withResultFields(page.keys, { nextPageToken: page.nextPageToken }));
   }
 
-  @Operation('/v2/workspace/apikey/update', { auth: 'workspace', message: 'API key updated successfully.' })
+  @Operation('/v2/workspace/apikey/update', { auth: 'workspace', message: 'API key updated successfully.', response: NullDataResult, errors: ['NOT_FOUND'] })
   async updateApiKey(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: UpdateApiKeyRequest): Promise<null> {
     await this.apiKeys.rename(caller, data.apiKey, data.apiKeyName);
     return null;
   }
 
-  @Operation('/v2/workspace/authtokens/get', { auth: 'workspace', message: 'Auth tokens retrieved successfully.' })
+  @Operation('/v2/workspace/authtokens/get', { auth: 'workspace', message: 'Auth tokens retrieved successfully.', response: AuthTokensResult, errors: ['NOT_FOUND'] })
   authTokens(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ApiKeyRequest): Promise<{ apiKey: string; authTokens: IssuedToken[] }> {
     return this.apiKeys.authTokens(caller, data.apiKey);
   }
 
-  @Operation('/v2/workspace/authtoken/reset', { auth: 'workspace', message: 'Auth token reset successfully.' })
+  @Operation('/v2/workspace/authtoken/reset', { auth: 'workspace', message: 'Auth token reset successfully.', response: AuthTokenResetResult, errors: ['NOT_FOUND'] })
   resetAuthToken(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ApiKeyRequest): Promise<{ apiKey: string; newAuthToken: IssuedToken }> {
     return this.apiKeys.resetAuthToken(caller, data.apiKey);
   }
 
-  @Operation('/v2/workspace/domains/add', { auth: 'apiKey', message: DOMAINS_ADDED_MESSAGE })
+  @Operation('/v2/workspace/domains/add', { aliases: ['/v1/workspace/domains/add'], auth: 'apiKey', message: DOMAINS_ADDED_MESSAGE, response: DomainsAddedResult })
   addDomains(@ApiKeyPrincipal() caller: ApiKeyCaller, @RequestData() data: DomainsRequest): Promise<{ domainsAdded: string[] }> {
     return this.domains.add(caller, data.domains);
   }
 
-  @Operation('/v2/workspace/domains/get', { auth: 'apiKey', message: 'Allowed domains retrieved successfully.' })
+  @Operation('/v2/workspace/domains/get', { auth: 'apiKey', message: 'Allowed domains retrieved successfully.', response: AllowedDomainsResult })
   getDomains(@ApiKeyPrincipal() caller: ApiKeyCaller, @RequestData() _data: EmptyRequest): Promise<{ allowedDomains: string[] }> {
     return this.domains.list(caller);
   }
 
-  @Operation('/v2/workspace/domains/delete', { auth: 'apiKey', message: DOMAINS_REMOVED_MESSAGE })
+  @Operation('/v2/workspace/domains/delete', { aliases: ['/v1/workspace/domains/delete'], auth: 'apiKey', message: DOMAINS_REMOVED_MESSAGE, response: DomainsRemovedResult })
   deleteDomains(@ApiKeyPrincipal() caller: ApiKeyCaller, @RequestData() data: DomainsRequest): Promise<{ domainsRemoved: string[] }> {
     return this.domains.remove(caller, data.domains);
   }
 
-  @Operation('/v2/workspace/email/send-login-link', { auth: 'public', message: 'Login link sent successfully', rateLimits: ['loginLink', 'loginLinkEmail'] })
+  @Operation('/v2/workspace/email/send-login-link', {
+    auth: 'public',
+    message: 'Login link sent successfully',
+    rateLimits: ['loginLink', 'loginLinkEmail'],
+    response: NullDataResult,
+  })
   sendLoginLink(@RequestData() data: SendLoginLinkRequest): Promise<null> {
     return this.login.sendLink(data);
   }
 
-  @Operation('/v2/workspace/login/verify', { auth: 'public', message: 'Login verified successfully.', rateLimits: ['loginVerify'] })
-  verifyLogin(@RequestData() data: VerifyLoginRequest): Promise<{ email: string; workspaces: WorkspaceResponse[] }> {
+  @Operation('/v2/workspace/email/status', {
+    auth: 'public',
+    // Upstream's two wordings; the answer carries the one that applies (see `emailStatus`).
+    message: 'Email not yet verified',
+    rateLimits: ['emailStatus'],
+    response: EmailStatusResult,
+    errors: ['NOT_FOUND'],
+  })
+  async emailStatus(@RequestData() data: EmailStatusRequest): Promise<WithMessage> {
+    const status = await this.login.emailStatus(data.ownerEmail);
+    return new WithMessage(status, status.verified ? 'Email verified and workspace reactivated' : 'Email not yet verified');
+  }
+
+  @Operation('/v2/workspace/login/verify', {
+    auth: 'public',
+    message: 'Login verified successfully.',
+    rateLimits: ['loginVerify'],
+    response: LoginResult,
+    errors: ['PERMISSION_DENIED'],
+  })
+  verifyLogin(@RequestData() data: VerifyLoginRequest): Promise<{ email: string; workspaces: WorkspaceView[] }> {
     return this.login.verify(data.token);
   }
 }

@@ -19,6 +19,7 @@ export const WorkspaceErrors = {
   invalidContinueUrl: () => new ApiError('INVALID_ARGUMENT', 'Invalid url for continueUrl'),
   continueUrlNotAllowed: () => new ApiError('INVALID_ARGUMENT', 'The continueUrl domain is not allowed.'),
   invalidLoginToken: () => new ApiError('PERMISSION_DENIED', 'Invalid or expired login token.'),
+  emailNotFound: () => new ApiError('NOT_FOUND', 'Email not found.'),
 };
 
 /** Per-workspace and per-owner quotas (contract 1.5). */

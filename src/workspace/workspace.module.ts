@@ -15,6 +15,8 @@ import { WorkspaceEntity } from './entities/workspace.entity.js';
 import { LoginService } from './login.service.js';
 import { WorkspaceController } from './workspace.controller.js';
 import { WorkspaceService } from './workspace.service.js';
+import { UserTokensController } from './user-tokens.controller.js';
+import { UserTokens } from './user-tokens.service.js';
 
 @Module({
   imports: [
@@ -22,7 +24,7 @@ import { WorkspaceService } from './workspace.service.js';
     MailModule,
     ConfigsModule,
   ],
-  controllers: [WorkspaceController],
+  controllers: [WorkspaceController, UserTokensController],
   providers: [
     CredentialsService,
     { provide: CredentialVerifier, useExisting: CredentialsService },
@@ -30,6 +32,7 @@ import { WorkspaceService } from './workspace.service.js';
     ApiKeyService,
     DomainsService,
     LoginService,
+    UserTokens,
   ],
   exports: [CredentialVerifier, WorkspaceService, ApiKeyService, DomainsService],
 })

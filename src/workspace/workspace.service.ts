@@ -9,7 +9,8 @@ import { Transactions } from '../database/transactions.js';
 import { ApiKeyService } from './api-key.service.js';
 import { isDisposableEmail } from './disposable-email.js';
 import { displayLocalPart } from './display-name.js';
-import type { CreateWorkspaceRequest, WorkspaceResponse } from './dto/workspace.dto.js';
+import type { CreateWorkspaceRequest } from './dto/workspace.dto.js';
+import type { WorkspaceView } from './dto/workspace.response.js';
 import { AccountEntity } from './entities/account.entity.js';
 import { ApiKeyEntity } from './entities/api-key.entity.js';
 import { WorkspaceEntity, type WorkspacePlan } from './entities/workspace.entity.js';
@@ -17,7 +18,7 @@ import { WORKSPACE_LIMITS, WorkspaceErrors } from './workspace.errors.js';
 
 /** What `create` hands back besides the response: the first key's credentials (for the CLI). */
 export interface CreatedWorkspace {
-  workspace: WorkspaceResponse;
+  workspace: WorkspaceView;
   apiKey: string;
   apiKeyAuthToken: string;
 }
@@ -77,7 +78,7 @@ export class WorkspaceService {
     };
   }
 
-  async get(principal: WorkspacePrincipal): Promise<WorkspaceResponse> {
+  async get(principal: WorkspacePrincipal): Promise<WorkspaceView> {
     const workspace = await this.workspaces.findOneBy({ id: principal.workspaceId });
     if (!workspace) throw WorkspaceErrors.workspaceNotFound();
     const [response] = await this.responsesFor([workspace]);
@@ -85,7 +86,7 @@ export class WorkspaceService {
   }
 
   /** Every workspace owned by an e-mail address, oldest first (login verify). */
-  async ownedBy(email: string): Promise<WorkspaceResponse[]> {
+  async ownedBy(email: string): Promise<WorkspaceView[]> {
     const account = await this.accounts.findOneBy({ email: email.toLowerCase() });
     if (!account) return [];
     const workspaces = await this.workspaces.find({ where: { accountId: account.id }, order: { createdAt: 'ASC', id: 'ASC' } });
@@ -109,7 +110,7 @@ export class WorkspaceService {
   }
 
   /** Responses for several workspaces in three queries, whatever their number. */
-  private async responsesFor(workspaces: WorkspaceEntity[]): Promise<WorkspaceResponse[]> {
+  private async responsesFor(workspaces: WorkspaceEntity[]): Promise<WorkspaceView[]> {
     if (workspaces.length === 0) return [];
     const ids = workspaces.map((w) => w.id);
     const [accounts, keys] = await Promise.all([
@@ -125,7 +126,7 @@ export class WorkspaceService {
     );
   }
 
-  private toResponse(workspace: WorkspaceEntity, account: AccountEntity, keys: ApiKeyEntity[]): WorkspaceResponse {
+  private toResponse(workspace: WorkspaceEntity, account: AccountEntity, keys: ApiKeyEntity[]): WorkspaceView {
     return {
       id: workspace.id,
       name: workspace.name,

@@ -13,6 +13,12 @@ export class SendLoginLinkRequest {
   continueUrl!: string;
 }
 
+export class EmailStatusRequest {
+  @ApiProperty()
+  @Satisfies(checkEmail)
+  ownerEmail!: string;
+}
+
 export class VerifyLoginRequest {
   @ApiProperty()
   @Satisfies(checkString({ max: 200 }))

@@ -26,26 +26,3 @@ export class CreateWorkspaceRequest {
   @Satisfies(checkHttpUrl(2000))
   avatar?: string;
 }
-
-export class ApiKeyListEntry {
-  @ApiProperty() apiKeyName!: string;
-  @ApiProperty() id!: string;
-  @ApiProperty({ enum: ['testing', 'production'] }) type!: string;
-}
-
-export class WorkspaceOwner {
-  @ApiProperty() email!: string;
-  @ApiProperty() id!: string;
-  @ApiProperty() name!: string;
-  @ApiProperty() avatar!: string;
-}
-
-/** Workspace of rest-interface part 2. */
-export class WorkspaceResponse {
-  @ApiProperty() id!: string;
-  @ApiProperty() name!: string;
-  @ApiProperty() owner!: WorkspaceOwner;
-  @ApiProperty({ description: 'Workspace auth token (secret).' }) authToken!: string;
-  @ApiProperty({ description: 'Keyed by API key ID.', additionalProperties: { $ref: '#/components/schemas/ApiKeyListEntry' } })
-  apiKeyList!: Record<string, ApiKeyListEntry>;
-}

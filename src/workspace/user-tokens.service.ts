@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { Clock } from '../common/clock.js';
+import { ApiError } from '../common/errors.js';
+import { Secrets } from '../common/secrets.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import type { TokenResource } from './dto/user-token.dto.js';
+
+/** How long a user token is good for (upstream: "JWT token expires in 48 hours"). */
+export const USER_TOKEN_TTL_SECONDS = 48 * 60 * 60;
+const ISSUER = 'collab-backend';
+
+/** What a user token says: who the user is, for which API key, and (when minted with them) the resources granted. */
+export interface UserTokenClaims {
+  userId: string;
+  apiKey: string;
+  userProperties: { name?: string; email?: string; isAdmin: boolean; organizationId?: string };
+  permissions?: { resources: TokenResource[] };
+  /** Unix seconds. */
+  iat: number;
+  exp: number;
+}
+
+export const USER_TOKEN_INVALID_MESSAGE = 'Invalid or expired token.';
+
+/**
+ * Signed, expiring JWTs (HS256, `jose`) for a product's front end: the back end asks for one with
+ * its API key, the front end presents it. The signing key is derived from `MASTER_KEY`, so every
+ * instance verifies every other's tokens, and the audience is the API key, so a token of one key
+ * is refused for another.
+ */
+@Injectable()
+export class UserTokens {
+  constructor(
+    private readonly secrets: Secrets,
+    private readonly clock: Clock,
+  ) {}
+
+  async mint(caller: ApiKeyPrincipal, claims: Pick<UserTokenClaims, 'userId' | 'userProperties' | 'permissions'>): Promise<{ token: string }> {
+    const now = Math.floor(this.clock.now() / 1000);
+    const token = await new SignJWT({ userId: claims.userId, apiKey: caller.apiKeyId, userProperties: claims.userProperties, ...(claims.permissions ? { permissions: claims.permissions } : {}) })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(ISSUER)
+      .setAudience(caller.apiKeyId)
+      .setSubject(claims.userId)
+      .setIssuedAt(now)
+      .setExpirationTime(now + USER_TOKEN_TTL_SECONDS)
+      .sign(this.secrets.userTokenKey);
+    return { token };
+  }
+
+  /** The claims of a token this service minted for `caller`'s key and that has not expired; PERMISSION_DENIED otherwise. */
+  async verify(caller: ApiKeyPrincipal, token: string): Promise<UserTokenClaims> {
+    try {
+      const { payload } = await jwtVerify(token, this.secrets.userTokenKey, {
+        algorithms: ['HS256'],
+        issuer: ISSUER,
+        audience: caller.apiKeyId,
+        currentDate: new Date(this.clock.now()),
+      });
+      return claimsOf(payload);
+    } catch (error) {
+      if (error instanceof joseErrors.JOSEError) throw new ApiError('PERMISSION_DENIED', USER_TOKEN_INVALID_MESSAGE);
+      throw error;
+    }
+  }
+}
+
+function claimsOf(payload: JWTPayload): UserTokenClaims {
+  const { userId, apiKey, userProperties, permissions, iat, exp } = payload as JWTPayload & Omit<UserTokenClaims, 'iat' | 'exp'>;
+  return { userId, apiKey, userProperties, ...(permissions ? { permissions } : {}), iat: iat!, exp: exp! };
+}

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ManualClock, startApp, type TestApp } from './helpers/app.js';
+import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
+
+/** The claims part of a JWT, read without verifying (what a front end can see). */
+function payloadOf(token: string): Record<string, unknown> {
+  const [, payload] = token.split('.');
+  return JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as Record<string, unknown>;
+}
+
+describe('user tokens for front ends (upstream generate_token and token/get)', () => {
+  const clock = new ManualClock();
+  let app: TestApp;
+  let key: TestKey;
+  let call: ReturnType<typeof agentFor>;
+  before(async () => {
+    app = await startApp({}, { clock });
+    key = await createKey(app);
+    call = agentFor(app, key);
+  });
+  after(() => app.close());
+
+  const resources = [
+    { type: 'organization', id: 'org_123', accessRole: 'viewer' },
+    { type: 'document', id: 'doc_456', organizationId: 'org_123', accessRole: 'editor', expiresAt: 1640995200 },
+  ];
+
+  it('generate_token mints a 48-hour HS256 JWT carrying the user and the resources; verify reads it back', async () => {
+    const generated = expectSuccess(await call('/v2/auth/generate_token', { userId: 'user123', userProperties: { name: 'John Doe', email: 'john@example.com' }, permissions: { resources } }), 'Token generated successfully.');
+    const { token } = generated.data as { token: string };
+    assert.deepEqual(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')), { alg: 'HS256', typ: 'JWT' });
+    const payload = payloadOf(token);
+    assert.equal(payload.sub, 'user123');
+    assert.equal(payload.aud, key.apiKey);
+    assert.equal(Number(payload.exp) - Number(payload.iat), 48 * 3600);
+    const claims = expectSuccess(await call('/v2/auth/token/verify', { token }), 'Token verified successfully.').data;
+    assert.deepEqual(claims, {
+      userId: 'user123',
+      apiKey: key.apiKey,
+      userProperties: { isAdmin: false, name: 'John Doe', email: 'john@example.com' },
+      permissions: { resources },
+      iat: payload.iat,
+      exp: payload.exp,
+    });
+  });
+
+  it('token/get: v2 with the key in headers, v1 with it in the body; both verify', async () => {
+    const v2 = expectSuccess(await call('/v2/auth/token/get', { userId: 'u2', userProperties: { organizationId: 'org_1', isAdmin: true } }), 'Token generated successfully.').data.token as string;
+    const v1Answer = await app.post('/v1/auth/token/get', { data: { apiKey: key.apiKey, authToken: key.authToken, userId: 'u1', userProperties: { email: 'u1@example.com' } } });
+    const v1 = expectSuccess(v1Answer, 'Token generated successfully.').data.token as string;
+    assert.deepEqual(expectSuccess(await call('/v2/auth/token/verify', { token: v2 })).data.userProperties, { isAdmin: true, organizationId: 'org_1' });
+    assert.deepEqual(expectSuccess(await call('/v2/auth/token/verify', { token: v1 })).data.userProperties, { isAdmin: false, email: 'u1@example.com' });
+    expectError(await app.post('/v1/auth/token/get', { data: { apiKey: key.apiKey, authToken: 'wrong', userId: 'u1' } }), 403, 'PERMISSION_DENIED', 'Invalid API key or auth token.');
+  });
+
+  it('refuses a token of another key, a tampered one and an expired one', async () => {
+    const token = expectSuccess(await call('/v2/auth/token/get', { userId: 'u3' })).data.token as string;
+    const other = agentFor(app, await createKey(app));
+    expectError(await other('/v2/auth/token/verify', { token }), 403, 'PERMISSION_DENIED', 'Invalid or expired token.');
+    const [header, payload, signature] = token.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...payloadOf(token), userId: 'admin' })).toString('base64url');
+    expectError(await call('/v2/auth/token/verify', { token: `${header}.${forged}.${signature}` }), 403, 'PERMISSION_DENIED', 'Invalid or expired token.');
+    expectError(await call('/v2/auth/token/verify', { token: `${header}.${payload}.` }), 403, 'PERMISSION_DENIED');
+    expectError(await call('/v2/auth/token/verify', { token: 'not a jwt' }), 403, 'PERMISSION_DENIED');
+    clock.advance(48 * 3600 * 1000 + 1000);
+    expectError(await call('/v2/auth/token/verify', { token }), 403, 'PERMISSION_DENIED', 'Invalid or expired token.');
+  });
+
+  it('refuses bad requests naming the field', async () => {
+    expectError(await call('/v2/auth/generate_token', { userId: 'u', userProperties: { name: 'N', email: 'n@example.com' }, permissions: { resources: [{ type: 'document', id: 'd' }] } }), 400, 'INVALID_ARGUMENT', /permissions\.resources\[0\]\.organizationId is required/);
+    expectError(await call('/v2/auth/generate_token', { userId: 'u', userProperties: { name: 'N' }, permissions: { resources: [] } }), 400, 'INVALID_ARGUMENT', /userProperties\.email/);
+    expectError(await call('/v2/auth/token/get', { userId: 'u', userProperties: { isAdmin: 'yes' } }), 400, 'INVALID_ARGUMENT', /userProperties\.isAdmin/);
+    expectError(await app.post('/v1/auth/token/get', { data: { userId: 'u' } }), 400, 'INVALID_ARGUMENT', /apiKey/);
+  });
+});
