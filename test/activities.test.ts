@@ -56,6 +56,29 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
     });
   });
 
+  it("keeps upstream's isActivityResolverUsed and the caller's metadata keys; the service's three keys win", async () => {
+    const added = await add('act-meta-org', 'doc-meta', [
+      {
+        featureType: 'custom',
+        actionType: 'deployment.triggered',
+        actionUser: { userId: 'ci' },
+        targetEntityId: 'pr-123',
+        isActivityResolverUsed: true,
+        metadata: { pipeline: 'release', apiKey: 'forged', organizationId: 'elsewhere', nested: { run: 7 } },
+      },
+      { featureType: 'custom', actionType: 'deployment.finished', actionUser: { userId: 'ci' }, targetEntityId: 'pr-123' },
+    ]);
+    const result = await get({ organizationId: 'act-meta-org', order: 'asc' });
+    const [withMetadata, without] = result.data as Record<string, unknown>[];
+    assert.equal(withMetadata!.isActivityResolverUsed, true);
+    assert.deepEqual(withMetadata!.metadata, { pipeline: 'release', nested: { run: 7 }, apiKey: keyed.key.apiKey, documentId: 'doc-meta', organizationId: 'act-meta-org' });
+    assert.equal(without!.isActivityResolverUsed, undefined);
+    assert.deepEqual(without!.metadata, { apiKey: keyed.key.apiKey, documentId: 'doc-meta', organizationId: 'act-meta-org' });
+    assert.equal(Object.keys(added).length, 2);
+    expectError(await call('/v2/activities/add', { organizationId: 'o', documentId: 'd', activities: [{ featureType: 'custom', actionType: 'x', actionUser: { userId: 'u' }, targetEntityId: 't', metadata: 'no' }] }), 400, 'INVALID_ARGUMENT', /activities\[0\]\.metadata/);
+    expectError(await call('/v2/activities/add', { organizationId: 'o', documentId: 'd', activities: [{ featureType: 'custom', actionType: 'x', actionUser: { userId: 'u' }, targetEntityId: 't', isActivityResolverUsed: 'yes' }] }), 400, 'INVALID_ARGUMENT', /isActivityResolverUsed/);
+  });
+
   it('creates the organization and the document it names', async () => {
     await add('act-created-org', 'act-created-doc', [{ featureType: 'reaction', actionType: 'reaction.add', actionUser: user('bob') }]);
     const documents = expectSuccess(await call('/v2/organizations/documents/get', { organizationId: 'act-created-org' })).data;

@@ -147,14 +147,89 @@ describe('delivery configs (contract part 3)', () => {
   describe('notification config', () => {
     it('first enable seeds the triggers; a sent trigger merges over them', async () => {
       const call = await freshKey();
+      // Upstream's delay and batching defaults on a fresh key.
+      const delayConfig = { isEnabled: false, delaySeconds: 10 };
+      const batchConfig = { document: { isEnabled: false, batchWindowSeconds: 10, maxActivities: 2 }, user: { isEnabled: false, batchWindowSeconds: 10, maxActivities: 2 } };
       assert.deepEqual(expectSuccess(await call('/v2/workspace/notificationconfig/get', {}), 'Notification configuration retrieved successfully.').data, {
         useNotificationService: false,
-        notificationServiceConfig: {},
+        notificationServiceConfig: { delayConfig, batchConfig },
       });
       const data = expectSuccess(await call('/v2/workspace/notificationconfig/update', { useNotificationService: true, notificationServiceConfig: { triggers: { 'reaction.add': true } } }), 'Notification configuration updated successfully.').data;
-      assert.deepEqual(data, { useNotificationService: true, notificationServiceConfig: { triggers: { ...defaultTriggers(), 'reaction.add': true } } });
+      assert.deepEqual(data, { useNotificationService: true, notificationServiceConfig: { triggers: { ...defaultTriggers(), 'reaction.add': true }, delayConfig, batchConfig } });
       expectError(await call('/v2/workspace/notificationconfig/update', {}), 400, 'INVALID_ARGUMENT', 'At least one of data.useNotificationService, data.notificationServiceConfig is required.');
     });
+
+    it("stores upstream's delayConfig and batchConfig, merging field by field, within upstream's ranges", async () => {
+      const call = await freshKey();
+      const update = async (notificationServiceConfig: unknown) => expectSuccess(await call('/v2/workspace/notificationconfig/update', { notificationServiceConfig })).data.notificationServiceConfig;
+      await update({ delayConfig: { isEnabled: true, delaySeconds: 30 } });
+      const after = await update({ batchConfig: { user: { isEnabled: true, maxActivities: 5 } }, delayConfig: { delaySeconds: 60 } });
+      assert.deepEqual(after.delayConfig, { isEnabled: true, delaySeconds: 60 });
+      assert.deepEqual(after.batchConfig, { document: { isEnabled: false, batchWindowSeconds: 10, maxActivities: 2 }, user: { isEnabled: true, batchWindowSeconds: 10, maxActivities: 5 } });
+      assert.deepEqual(expectSuccess(await call('/v2/workspace/notificationconfig/get', {})).data.notificationServiceConfig, after);
+      for (const [config, field] of [
+        [{ delayConfig: { delaySeconds: 9 } }, 'delayConfig.delaySeconds'],
+        [{ delayConfig: { delaySeconds: 15_552_001 } }, 'delayConfig.delaySeconds'],
+        [{ batchConfig: { document: { batchWindowSeconds: 604_801 } } }, 'batchConfig.document.batchWindowSeconds'],
+        [{ batchConfig: { user: { maxActivities: 1 } } }, 'batchConfig.user.maxActivities'],
+        [{ batchConfig: { user: { maxActivities: 2.5 } } }, 'batchConfig.user.maxActivities'],
+        [{ delayConfig: { isEnabled: 'yes' } }, 'delayConfig.isEnabled'],
+        [{ delayConfig: { later: true } }, 'delayConfig.later'],
+      ] as const) {
+        expectError(await call('/v2/workspace/notificationconfig/update', { notificationServiceConfig: config }), 400, 'INVALID_ARGUMENT', new RegExp(field.replace(/\./g, '\\.')));
+      }
+      // Nothing refused was stored.
+      assert.deepEqual(expectSuccess(await call('/v2/workspace/notificationconfig/get', {})).data.notificationServiceConfig, after);
+    });
+  });
+
+  it("apikeyconfig: upstream's get/update pair over the key's settings; AI keys encrypted at rest and answered masked", async () => {
+    const key = await createKey(keyed.app);
+    const call = agentFor(keyed.app, key);
+    assert.deepEqual(expectSuccess(await call('/v2/workspace/apikeyconfig/get', {}), 'API key metadata retrieved successfully.').data, {
+      ownerEmail: key.ownerEmail,
+      planInfo: { type: 'free' },
+      defaultDocumentAccessType: 'public',
+      isPrivateCommentsEnabled: false,
+      requireJwtToken: false,
+      requireAutoOrgUser: false,
+    });
+    const secret = 'sk-openai-0123456789abcdefghij';
+    const echo = expectSuccess(
+      await call('/v2/workspace/apikeyconfig/update', { requireJwtToken: true, defaultDocumentAccessType: 'restricted', aiModelApiKey: [{ provider: 'openai', customerApiKey: secret }] }),
+      'API key configuration updated successfully.',
+    ).data;
+    assert.deepEqual(Object.keys(echo).sort(), ['aiModelsConfig', 'defaultDocumentAccessType', 'requireJwtToken']);
+    assert.equal(echo.requireJwtToken, true);
+    const shown = echo.aiModelsConfig.openai.displayText as string;
+    assert.ok(secret.startsWith(shown.split('...')[0]!) && !shown.includes(secret.slice(10)), shown);
+    // The legacy path reads the same; the default access type takes effect at once.
+    const after = expectSuccess(await call('/v2/workspace/apikeymetadata/get', {})).data;
+    assert.equal(after.defaultDocumentAccessType, 'restricted');
+    assert.deepEqual(after.aiModelsConfig, { openai: { displayText: shown } });
+    expectSuccess(await call('/v2/organizations/documents/add', { organizationId: 'cfg-org', createOrganization: true, documents: [{ documentId: 'd' }] }));
+    assert.equal(expectSuccess(await call('/v2/organizations/documents/get', { organizationId: 'cfg-org' })).data[0].accessType, 'restricted');
+    // Never stored in clear.
+    const settings = (await keyed.app.dataSource.query(`SELECT settings FROM api_key WHERE id = '${key.apiKey}'`)) as { settings: unknown }[];
+    assert.ok(!JSON.stringify(settings).includes(secret));
+    expectError(await call('/v2/workspace/apikeyconfig/update', {}), 400, 'INVALID_ARGUMENT', 'At least one field must be provided for update');
+    expectError(await call('/v2/workspace/apikeyconfig/update', { planInfo: {} }), 400, 'INVALID_ARGUMENT', /planInfo/);
+    expectError(await call('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'other', customerApiKey: 'x' }] }), 400, 'INVALID_ARGUMENT', /aiModelApiKey\[0\]\.provider/);
+  });
+
+  it('apikeyconfig updates sent at once all survive (the row is locked while merged)', async () => {
+    const call = agentFor(keyed.app, await createKey(keyed.app));
+    await Promise.all([
+      call('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'openai', customerApiKey: 'sk-openai-aaaaaaaaaaaaaaaa' }] }),
+      call('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'anthropic', customerApiKey: 'sk-ant-bbbbbbbbbbbbbbbbbbbb' }] }),
+      call('/v2/workspace/apikeyconfig/update', { aiModelApiKey: [{ provider: 'gemini', customerApiKey: 'AIza-cccccccccccccccccccc' }] }),
+      call('/v2/workspace/apikeyconfig/update', { requireJwtToken: true }),
+      call('/v2/workspace/apikeyconfig/update', { requireAutoOrgUser: true }),
+      call('/v2/workspace/apikeyconfig/update', { enablePrivateComments: true }),
+    ]).then((answers) => answers.forEach((answer) => expectSuccess(answer)));
+    const config = expectSuccess(await call('/v2/workspace/apikeyconfig/get', {})).data;
+    assert.deepEqual(Object.keys(config.aiModelsConfig).sort(), ['anthropic', 'gemini', 'openai']);
+    assert.deepEqual([config.requireJwtToken, config.requireAutoOrgUser, config.isPrivateCommentsEnabled], [true, true, true]);
   });
 
   it('API-key creation options land in the same configs', async () => {

@@ -248,7 +248,8 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       await addFolders(id, [{ folderId: 'secret', accessType: 'restricted' }, { folderId: 'inner', parentFolderId: 'secret' }]);
       const added = expectSuccess(await call('/v2/organizations/documents/add', { organizationId: id, folderId: 'inner', documents: [{ documentId: 'd1', documentName: 'Spec', owner: 'ann' }] }), 'Document(s) added successfully.').data;
       assert.deepEqual(added.d1, { success: true, id: 'd1', message: 'Added Successfully' });
-      expectSuccess(await call('/v2/organizations/documents/add', { organizationId: id, documents: [{ documentId: 'top' }, { documentId: 'own', accessType: 'organizationPrivate' }] }));
+      // A folderId among an item's keys is metadata, not a folder: it must not read as one.
+      expectSuccess(await call('/v2/organizations/documents/add', { organizationId: id, documents: [{ documentId: 'top', folderId: 42 }, { documentId: 'own', accessType: 'organizationPrivate' }] }));
       const again = expectSuccess(await call('/v2/organizations/documents/add', { organizationId: id, documents: [{ documentId: 'd1' }] })).data;
       assert.deepEqual(again.d1, { success: false, id: 'd1', message: 'Document already exists' });
 

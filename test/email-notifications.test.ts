@@ -131,7 +131,7 @@ describe('e-mail notifications (contract 6.4)', () => {
       const targets = (await mailDeliveries(app, key.apiKey)).map((d) => d.target);
       assert.ok(!targets.includes('fay') && !targets.includes('gus'), targets.join());
       // The outcomes are in the metrics too.
-      const metrics = (await app.app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/metrics' })).body;
+      const metrics = (await app.get('/metrics')).text;
       const sent = Number(/^deliveries_total\{channel="email",outcome="succeeded"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
       assert.ok(sent >= targets.length - 1, `${sent} mails counted, ${targets.length} deliveries`);
       assert.match(metrics, /^deliveries_total\{channel="email_audience",outcome="succeeded"\} \d+$/m);

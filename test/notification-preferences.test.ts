@@ -55,6 +55,14 @@ describe('notification preferences (contract 6.4)', () => {
       assert.deepEqual(await configOf('alice', 'd2'), { inbox: 'NONE', email: 'ALL', chat: 'NONE' });
     });
 
+    it("reads upstream's `slack` as the chat channel; both at once must agree", async () => {
+      await setV2({ userIds: ['sam'], documentIds: ['d1'], config: { slack: 'ALL' } });
+      assert.deepEqual(await configOf('sam', 'd1'), { inbox: 'ALL', email: 'MINE', chat: 'ALL' });
+      await setV2({ userIds: ['sam'], documentIds: ['d1'], config: { slack: 'MINE', chat: 'MINE' } });
+      assert.equal((await configOf('sam', 'd1')).chat, 'MINE');
+      expectError(await call('/v2/notifications/config/set', { organizationId: org, userIds: ['sam'], config: { slack: 'ALL', chat: 'NONE' } }), 400, 'INVALID_ARGUMENT', /config\.slack and \.chat/);
+    });
+
     it('v2 get answers the organization entry when asked or when no documents are named, then one per document', async () => {
       await setV2({ userIds: ['dana'], config: { inbox: 'NONE' } });
       const both = await getV2({ userId: 'dana', documentIds: ['x', 'y'], getOrganizationConfig: true });

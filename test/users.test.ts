@@ -116,6 +116,37 @@ describe('directory: users and user groups (rest-interface part 4, contract part
     expectError(await call('/v2/organizations/usergroups/users/delete', { organizationId, organizationUserGroupId: 'eng' }), 400, 'INVALID_ARGUMENT', 'Give either userIds or deleteAll: true.');
     const missingOrg = expectSuccess(await call('/v2/organizations/usergroups/add', { organizationId: 'no-such-org', organizationUserGroups: [{ groupId: 'g' }] }));
     assert.deepEqual(missingOrg.data.g, { success: false, id: 'g', message: 'Organization does not exist' });
+    // Upstream's createOrganization: the organization is made first, then the groups.
+    const created = expectSuccess(await call('/v2/organizations/usergroups/add', { organizationId: 'made-for-groups', createOrganization: true, organizationUserGroups: [{ groupId: 'g' }] }));
+    assert.equal(created.data.g.success, true);
+    assert.deepEqual(expectSuccess(await call('/v2/organizations/get', { organizationIds: ['made-for-groups'] })).data.map((o: { id: string }) => o.id), ['made-for-groups']);
+    expectError(await call('/v2/organizations/usergroups/add', { organizationId: 'x', createOrganization: 'yes', organizationUserGroups: [{ groupId: 'g' }] }), 400, 'INVALID_ARGUMENT', /createOrganization/);
+  });
+
+  it("allDocuments reads every document's users (not the organization's), flat or grouped by document, in pages", async () => {
+    const organizationId = org();
+    await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'd1' }, { documentId: 'd2' }] });
+    expectSuccess(await call('/v2/users/add', { organizationId, documentId: 'd1', users: [{ userId: 'ad-ann', name: 'Ann' }, { userId: 'ad-bob' }] }));
+    expectSuccess(await call('/v2/users/add', { organizationId, documentId: 'd2', users: [{ userId: 'ad-bob' }] }));
+    expectSuccess(await call('/v2/users/add', { organizationId, users: [{ userId: 'ad-carol' }] }));
+    const flat = expectSuccess(await call('/v2/users/get', { organizationId, allDocuments: true }), 'User(s) retrieved successfully.');
+    assert.deepEqual(flat.data, [{ userId: 'ad-ann', name: 'Ann', email: null }, { userId: 'ad-bob', name: null, email: null }]);
+    const grouped = expectSuccess(await call('/v2/users/get', { organizationId, allDocuments: true, groupByDocumentId: true }));
+    assert.deepEqual(grouped.data, { d1: [{ userId: 'ad-ann', name: 'Ann', email: null }, { userId: 'ad-bob', name: null, email: null }], d2: [{ userId: 'ad-bob', name: null, email: null }] });
+    // Paged by (document, user): a page may end inside a document.
+    const first = expectSuccess(await call('/v2/users/get', { organizationId, allDocuments: true, groupByDocumentId: true, pageSize: 1 }));
+    assert.deepEqual(Object.keys(first.data), ['d1']);
+    const pages = [first.data];
+    let token = first.nextPageToken as string | undefined;
+    while (token) {
+      const next = expectSuccess(await call('/v2/users/get', { organizationId, allDocuments: true, groupByDocumentId: true, pageSize: 1, pageToken: token }));
+      pages.push(next.data);
+      token = next.nextPageToken;
+    }
+    assert.deepEqual(pages.map((page) => Object.entries(page).map(([d, users]) => `${d}:${(users as { userId: string }[]).map((u) => u.userId)}`)), [['d1:ad-ann'], ['d1:ad-bob'], ['d2:ad-bob']]);
+    expectError(await call('/v2/users/get', { organizationId, groupByDocumentId: true }), 400, 'INVALID_ARGUMENT', 'groupByDocumentId works with allDocuments: true.');
+    expectError(await call('/v2/users/get', { organizationId, allDocuments: true, documentId: 'd1' }), 400, 'INVALID_ARGUMENT', /allDocuments/);
+    expectError(await call('/v2/users/get', { organizationId, allDocuments: true, pageToken: first.nextPageToken }), 400, 'INVALID_ARGUMENT');
   });
 
   it('another key sees none of these users', async () => {

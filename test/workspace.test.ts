@@ -287,6 +287,20 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
       expectError(await app.post('/v2/workspace/login/verify', { data: { token } }), 403, 'PERMISSION_DENIED', 'Invalid or expired login token.');
     });
 
+    it("email/status says whether the owner has opened a login link (upstream's wording), NOT_FOUND for a stranger", async () => {
+      const key = await createKey(app);
+      const status = (email: string) => app.post('/v2/workspace/email/status', { data: { ownerEmail: email } });
+      assert.deepEqual(expectSuccess(await status(key.ownerEmail.toUpperCase()), 'Email not yet verified').data, { verified: false });
+      expectSuccess(await link(key.ownerEmail));
+      const token = new URL(/https:\/\/console\.example\.com\/welcome\?\S+/.exec((await smtp.waitFor(key.ownerEmail)).text)![0]).searchParams.get('token')!;
+      // A link sent but not opened proves nothing yet.
+      assert.equal(expectSuccess(await status(key.ownerEmail)).data.verified, false);
+      expectSuccess(await app.post('/v2/workspace/login/verify', { data: { token } }));
+      assert.deepEqual(expectSuccess(await status(key.ownerEmail), 'Email verified and workspace reactivated').data, { verified: true });
+      expectError(await status(uniqueEmail('stranger')), 404, 'NOT_FOUND', 'Email not found.');
+      expectError(await status('not-an-address'), 400, 'INVALID_ARGUMENT', /ownerEmail/);
+    });
+
     it('refuses an expired or unknown token', async () => {
       const key = await createKey(app);
       expectSuccess(await link(key.ownerEmail, 'http://localhost:3000/'));

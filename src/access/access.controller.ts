@@ -7,6 +7,8 @@ import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import type { JsonText } from '../common/envelope.js';
 import { AccessService } from './access.service.js';
 import { AddPermissionsRequest, GetPermissionsRequest, RemovePermissionsRequest } from './dto/permissions.dto.js';
+import { PermissionsResult } from './dto/permissions.response.js';
+import { NullDataResult } from '../common/openapi-responses.js';
 
 /** Permissions of users on organizations, folders and documents (contract part 5). */
 @ApiTags('access')
@@ -14,17 +16,17 @@ import { AddPermissionsRequest, GetPermissionsRequest, RemovePermissionsRequest 
 export class AccessController {
   constructor(private readonly access: AccessService) {}
 
-  @Operation('/v2/auth/permissions/get', { auth: 'apiKey', message: 'User permissions retrieved successfully.' })
+  @Operation('/v2/auth/permissions/get', { auth: 'apiKey', message: 'User permissions retrieved successfully.', response: PermissionsResult, errors: ['NOT_FOUND'] })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPermissionsRequest): Promise<JsonText> {
     return this.access.get(caller, data);
   }
 
-  @Operation('/v2/auth/permissions/add', { auth: 'apiKey', message: 'Permissions added successfully.' })
+  @Operation('/v2/auth/permissions/add', { auth: 'apiKey', message: 'Permissions added successfully.', response: NullDataResult, errors: ['NOT_FOUND'] })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddPermissionsRequest): Promise<null> {
     return this.access.add(caller, data);
   }
 
-  @Operation('/v2/auth/permissions/remove', { auth: 'apiKey', message: 'Permissions removed successfully.' })
+  @Operation('/v2/auth/permissions/remove', { auth: 'apiKey', message: 'Permissions removed successfully.', response: NullDataResult })
   remove(@ApiKeyPrincipal() caller: Caller, @RequestData() data: RemovePermissionsRequest): Promise<null> {
     return this.access.remove(caller, data);
   }

@@ -39,13 +39,14 @@ export class ActivitiesService {
     const { apiKeyId } = principal;
     const { organizationId, documentId } = request;
     const now = Date.now();
-    const activities = request.activities.map(({ id, featureType, actionType, targetEntityId, timestamp, ...rest }): Activity => ({
+    const activities = request.activities.map(({ id, featureType, actionType, targetEntityId, timestamp, metadata, ...rest }): Activity => ({
       id: id ?? newSortableId('act_'),
       featureType,
       actionType,
       ...(targetEntityId !== undefined ? { targetEntityId } : {}),
       ...rest,
-      metadata: { apiKey: apiKeyId, documentId, organizationId },
+      // The caller's metadata is kept; the service's three keys replace any of the same name.
+      metadata: { ...metadata, apiKey: apiKeyId, documentId, organizationId },
       timestamp: timestamp ?? now,
     }));
     await this.transactions.run(async (manager) => {

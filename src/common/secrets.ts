@@ -16,8 +16,11 @@ export class Secrets {
   /** A KeyObject, so hashing a credential on every request does not re-import the key. */
   private readonly lookupKey: KeyObject;
   private readonly tokenKey: Buffer;
+  /** Signs the JWTs handed to users' front ends (`/v2/auth/generate_token`). */
+  readonly userTokenKey: KeyObject;
 
   constructor(config: AppConfig) {
+    this.userTokenKey = createSecretKey(deriveKey(config.masterKey, 'user-jwt'));
     this.encryptionKey = deriveKey(config.masterKey, 'secrets-at-rest');
     this.lookupKey = createSecretKey(deriveKey(config.masterKey, 'secret-lookup'));
     this.tokenKey = deriveKey(config.masterKey, 'opaque-tokens');

@@ -5,10 +5,13 @@ import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
+import { type ApiKeyConfigEcho, ApiKeyConfigService, type ApiKeyConfigView } from './api-key-config.service.js';
 import { ConfigsService } from './configs.service.js';
-import { UpdateAdvancedWebhookConfigRequest, UpdateEmailConfigRequest, UpdateNotificationConfigRequest, UpdateWebhookConfigRequest } from './dto/config.dto.js';
+import { UpdateAdvancedWebhookConfigRequest, UpdateApiKeyConfigRequest, UpdateEmailConfigRequest, UpdateNotificationConfigRequest, UpdateWebhookConfigRequest } from './dto/config.dto.js';
 import { CreateEndpointRequest, EndpointIdRequest, ListEndpointsRequest, UpdateEndpointRequest } from './dto/endpoint.dto.js';
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';
+import { AdvancedWebhookConfigResult, ApiKeyConfigEchoResult, ApiKeyConfigResult, EmailConfigResult, NotificationConfigResult, WebhookConfigResult } from './dto/config.response.js';
+import { EndpointDeletedResult, EndpointResult, EndpointSecretResult, EndpointsPageResult } from './dto/endpoint.response.js';
 
 /** The API key's delivery configs and advanced webhook endpoints (contract part 3). */
 @ApiTags('configs')
@@ -17,69 +20,116 @@ export class ConfigsController {
   constructor(
     private readonly configs: ConfigsService,
     private readonly endpoints: WebhookEndpointsService,
+    private readonly keyConfig: ApiKeyConfigService,
   ) {}
 
-  @Operation('/v2/workspace/emailconfig/get', { auth: 'apiKey', message: 'Email configuration retrieved successfully.' })
+  /** Upstream's apikeyconfig pair (its legacy apikeymetadata paths too). */
+  @Operation('/v2/workspace/apikeyconfig/get', { aliases: ['/v2/workspace/apikeymetadata/get'], auth: 'apiKey', message: 'API key metadata retrieved successfully.', response: ApiKeyConfigResult })
+  getApiKeyConfig(@ApiKeyPrincipal() caller: Caller, @RequestData() _data: EmptyRequest): Promise<ApiKeyConfigView> {
+    return this.keyConfig.get(caller);
+  }
+
+  @Operation('/v2/workspace/apikeyconfig/update', { aliases: ['/v2/workspace/apikeymetadata/update'], auth: 'apiKey', message: 'API key configuration updated successfully.', response: ApiKeyConfigEchoResult })
+  updateApiKeyConfig(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateApiKeyConfigRequest): Promise<ApiKeyConfigEcho> {
+    return this.keyConfig.update(caller, data);
+  }
+
+  @Operation('/v2/workspace/emailconfig/get', { auth: 'apiKey', message: 'Email configuration retrieved successfully.', response: EmailConfigResult })
   getEmail(@ApiKeyPrincipal() caller: Caller, @RequestData() _data: EmptyRequest) {
     return this.configs.getEmail(caller);
   }
 
-  @Operation('/v2/workspace/emailconfig/update', { auth: 'apiKey', message: 'Email configuration updated successfully.' })
+  @Operation('/v2/workspace/emailconfig/update', { auth: 'apiKey', message: 'Email configuration updated successfully.', response: EmailConfigResult })
   updateEmail(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateEmailConfigRequest) {
     return this.configs.updateEmail(caller, data);
   }
 
-  @Operation('/v2/workspace/webhookconfig/get', { auth: 'apiKey', message: 'Webhook configuration retrieved successfully.' })
+  @Operation('/v2/workspace/webhookconfig/get', { auth: 'apiKey', message: 'Webhook configuration retrieved successfully.', response: WebhookConfigResult })
   getWebhook(@ApiKeyPrincipal() caller: Caller, @RequestData() _data: EmptyRequest) {
     return this.configs.getWebhook(caller);
   }
 
-  @Operation('/v2/workspace/webhookconfig/update', { auth: 'apiKey', message: 'Webhook configuration updated successfully.' })
+  @Operation('/v2/workspace/webhookconfig/update', { auth: 'apiKey', message: 'Webhook configuration updated successfully.', response: WebhookConfigResult })
   updateWebhook(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateWebhookConfigRequest) {
     return this.configs.updateWebhook(caller, data);
   }
 
-  @Operation('/v2/workspace/notificationconfig/get', { auth: 'apiKey', message: 'Notification configuration retrieved successfully.' })
+  @Operation('/v2/workspace/notificationconfig/get', { auth: 'apiKey', message: 'Notification configuration retrieved successfully.', response: NotificationConfigResult })
   getNotification(@ApiKeyPrincipal() caller: Caller, @RequestData() _data: EmptyRequest) {
     return this.configs.getNotification(caller);
   }
 
-  @Operation('/v2/workspace/notificationconfig/update', { auth: 'apiKey', message: 'Notification configuration updated successfully.' })
+  @Operation('/v2/workspace/notificationconfig/update', { auth: 'apiKey', message: 'Notification configuration updated successfully.', response: NotificationConfigResult })
   updateNotification(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateNotificationConfigRequest) {
     return this.configs.updateNotification(caller, data);
   }
 
-  @Operation('/v2/workspace/advancedwebhookconfig/get', { auth: 'apiKey', message: 'Advanced webhook configuration retrieved successfully.' })
+  @Operation('/v2/workspace/advancedwebhookconfig/get', {
+    auth: 'apiKey',
+    message: 'Advanced webhook configuration retrieved successfully.',
+    response: AdvancedWebhookConfigResult,
+    errors: ['FAILED_PRECONDITION'],
+  })
   getAdvanced(@ApiKeyPrincipal() caller: Caller, @RequestData() _data: EmptyRequest) {
     return this.configs.getAdvanced(caller);
   }
 
-  @Operation('/v2/workspace/advancedwebhookconfig/update', { auth: 'apiKey', message: 'Advanced webhook configuration updated successfully.' })
+  @Operation('/v2/workspace/advancedwebhookconfig/update', {
+    auth: 'apiKey',
+    message: 'Advanced webhook configuration updated successfully.',
+    response: AdvancedWebhookConfigResult,
+    errors: ['FAILED_PRECONDITION'],
+  })
   updateAdvanced(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateAdvancedWebhookConfigRequest) {
     return this.configs.updateAdvanced(caller, data);
   }
 
-  @Operation('/v2/workspace/advancedwebhook/endpoints/create', { auth: 'apiKey', message: 'Advanced webhook endpoint created successfully.' })
+  @Operation('/v2/workspace/advancedwebhook/endpoints/create', {
+    auth: 'apiKey',
+    message: 'Advanced webhook endpoint created successfully.',
+    response: EndpointResult,
+    errors: ['FAILED_PRECONDITION', 'ALREADY_EXISTS'],
+  })
   createEndpoint(@ApiKeyPrincipal() caller: Caller, @RequestData() data: CreateEndpointRequest) {
     return this.endpoints.create(caller, data);
   }
 
-  @Operation('/v2/workspace/advancedwebhook/endpoints/get', { auth: 'apiKey', message: 'Advanced webhook endpoints retrieved successfully.' })
+  @Operation('/v2/workspace/advancedwebhook/endpoints/get', {
+    auth: 'apiKey',
+    message: 'Advanced webhook endpoints retrieved successfully.',
+    response: EndpointsPageResult,
+    errors: ['FAILED_PRECONDITION'],
+  })
   listEndpoints(@ApiKeyPrincipal() caller: Caller, @RequestData() data: ListEndpointsRequest) {
     return this.endpoints.list(caller, data);
   }
 
-  @Operation('/v2/workspace/advancedwebhook/endpoints/update', { auth: 'apiKey', message: 'Advanced webhook endpoint updated successfully.' })
+  @Operation('/v2/workspace/advancedwebhook/endpoints/update', {
+    auth: 'apiKey',
+    message: 'Advanced webhook endpoint updated successfully.',
+    response: EndpointResult,
+    errors: ['FAILED_PRECONDITION', 'NOT_FOUND'],
+  })
   updateEndpoint(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateEndpointRequest) {
     return this.endpoints.update(caller, data);
   }
 
-  @Operation('/v2/workspace/advancedwebhook/endpoints/secret/get', { auth: 'apiKey', message: 'Advanced webhook endpoint secret retrieved successfully.' })
+  @Operation('/v2/workspace/advancedwebhook/endpoints/secret/get', {
+    auth: 'apiKey',
+    message: 'Advanced webhook endpoint secret retrieved successfully.',
+    response: EndpointSecretResult,
+    errors: ['FAILED_PRECONDITION', 'NOT_FOUND'],
+  })
   endpointSecret(@ApiKeyPrincipal() caller: Caller, @RequestData() data: EndpointIdRequest) {
     return this.endpoints.secret(caller, data.endpointId);
   }
 
-  @Operation('/v2/workspace/advancedwebhook/endpoints/delete', { auth: 'apiKey', message: 'Advanced webhook endpoint deleted successfully.' })
+  @Operation('/v2/workspace/advancedwebhook/endpoints/delete', {
+    auth: 'apiKey',
+    message: 'Advanced webhook endpoint deleted successfully.',
+    response: EndpointDeletedResult,
+    errors: ['FAILED_PRECONDITION', 'NOT_FOUND'],
+  })
   deleteEndpoint(@ApiKeyPrincipal() caller: Caller, @RequestData() data: EndpointIdRequest) {
     return this.endpoints.delete(caller, data.endpointId);
   }

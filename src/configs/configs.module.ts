@@ -1,3 +1,4 @@
+import { ApiKeyConfigService } from './api-key-config.service.js';
 import { Module } from '@nestjs/common';
 import { ConfigCodec } from './config-codec.js';
 import { ConfigsController } from './configs.controller.js';
@@ -7,7 +8,7 @@ import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 /** Delivery configs of an API key and advanced webhook endpoints (contract part 3). */
 @Module({
   controllers: [ConfigsController],
-  providers: [ConfigCodec, ConfigsService, WebhookEndpointsService],
+  providers: [ConfigCodec, ConfigsService, WebhookEndpointsService, ApiKeyConfigService],
   exports: [ConfigCodec, ConfigsService, WebhookEndpointsService],
 })
 export class ConfigsModule {}

@@ -12,6 +12,7 @@ import type { UpdateAdvancedWebhookConfigRequest, UpdateEmailConfigRequest, Upda
 import {
   applyEmailConfigChange,
   applyNotificationConfigChange,
+  notificationConfigView,
   applyWebhookConfigChange,
   neverConfiguredEmail,
   neverConfiguredNotification,
@@ -80,7 +81,7 @@ export class ConfigsService {
   }
 
   async getNotification(principal: ApiKeyPrincipal): Promise<StoredNotificationConfig> {
-    return (await this.read(principal.apiKeyId)).notification;
+    return notificationConfigView((await this.read(principal.apiKeyId)).notification);
   }
 
   async updateNotification(principal: ApiKeyPrincipal, request: UpdateNotificationConfigRequest): Promise<StoredNotificationConfig> {
@@ -88,7 +89,7 @@ export class ConfigsService {
     const { notification } = await this.change(principal.apiKeyId, (stored) => ({
       notification: applyNotificationConfigChange(stored.notification, { useNotificationService: request.useNotificationService, notificationServiceConfig: request.notificationServiceConfig }),
     }));
-    return notification!;
+    return notificationConfigView(notification!);
   }
 
   /** Whether the key's notification service is on (the preference operations need it). */

@@ -35,7 +35,48 @@ export interface StoredWebhookConfig {
 
 export interface StoredNotificationConfig {
   useNotificationService: boolean;
-  notificationServiceConfig: { triggers?: Triggers };
+  notificationServiceConfig: { triggers?: Triggers; delayConfig?: DelayConfig; batchConfig?: BatchConfig };
+}
+
+/** Upstream's notification delay: hold a notification this long before sending it. Stored and answered. */
+export interface DelayConfig {
+  isEnabled: boolean;
+  delaySeconds: number;
+}
+
+/** Upstream's batching: gather a document's (or a user's) activities for a window, up to a count. */
+export interface BatchWindow {
+  isEnabled: boolean;
+  batchWindowSeconds: number;
+  maxActivities: number;
+}
+
+export interface BatchConfig {
+  document: BatchWindow;
+  user: BatchWindow;
+}
+
+/** Upstream's values on a key that never set them. */
+export function defaultDelayConfig(): DelayConfig {
+  return { isEnabled: false, delaySeconds: 10 };
+}
+
+export function defaultBatchConfig(): BatchConfig {
+  return { document: { isEnabled: false, batchWindowSeconds: 10, maxActivities: 2 }, user: { isEnabled: false, batchWindowSeconds: 10, maxActivities: 2 } };
+}
+
+/** The config as answered: delay and batching with their defaults filled in. */
+export function notificationConfigView(stored: StoredNotificationConfig): StoredNotificationConfig {
+  const { delayConfig, batchConfig, ...rest } = stored.notificationServiceConfig;
+  const batch = defaultBatchConfig();
+  return {
+    useNotificationService: stored.useNotificationService,
+    notificationServiceConfig: {
+      ...rest,
+      delayConfig: { ...defaultDelayConfig(), ...delayConfig },
+      batchConfig: { document: { ...batch.document, ...batchConfig?.document }, user: { ...batch.user, ...batchConfig?.user } },
+    },
+  };
 }
 
 export interface StoredAdvancedWebhookConfig {
@@ -54,6 +95,20 @@ export interface KeySettings {
   requireAutoOrgUser: boolean;
   /** Effective accessType of top-level folders and documents that set none (contract part 5). */
   defaultDocumentAccessType: AccessType;
+  /** Upstream's switch telling the client SDK to insist on a signed user token; stored and answered. */
+  requireJwtToken?: boolean;
+  /** AI model keys by provider, encrypted (`Secrets.encrypt`); answered masked, never in clear. */
+  aiModelKeysEnc?: Record<string, string>;
+}
+
+/** AI model providers upstream's apikeyconfig takes keys for. */
+export const AI_PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
+export type AiProvider = (typeof AI_PROVIDERS)[number];
+
+/** A secret as a person may see it again: its first few characters, the rest hidden. */
+export function maskSecret(secret: string): string {
+  const shown = Math.min(7, Math.floor(secret.length / 4));
+  return `${secret.slice(0, shown)}...${'x'.repeat(Math.max(4, Math.min(24, secret.length - shown)))}`;
 }
 
 export function neverConfiguredEmail(): StoredEmailConfig {
@@ -82,6 +137,11 @@ export function neverConfiguredNotification(): StoredNotificationConfig {
   return { useNotificationService: false, notificationServiceConfig: {} };
 }
 
+/** The `settings` column as stored (JSON), over the defaults for what it does not hold. */
+export function parseKeySettings(json: string | undefined): KeySettings {
+  return { ...defaultKeySettings(), ...(json ? (JSON.parse(json) as Partial<KeySettings>) : {}) };
+}
+
 export function defaultKeySettings(): KeySettings {
   return { enablePrivateComments: false, requireAutoOrgUser: false, defaultDocumentAccessType: 'public' };
 }
@@ -99,7 +159,7 @@ export interface WebhookConfigChange {
 
 export interface NotificationConfigChange {
   useNotificationService?: boolean;
-  notificationServiceConfig?: { triggers?: Triggers };
+  notificationServiceConfig?: { triggers?: Triggers; delayConfig?: Partial<DelayConfig>; batchConfig?: { document?: Partial<BatchWindow>; user?: Partial<BatchWindow> } };
 }
 
 export interface ChangeOptions {
@@ -132,9 +192,19 @@ export function applyWebhookConfigChange(stored: StoredWebhookConfig, change: We
 /** The same first-enable rule for the notification config (contract part 3). */
 export function applyNotificationConfigChange(stored: StoredNotificationConfig, change: NotificationConfigChange, options: ChangeOptions = {}): StoredNotificationConfig {
   const seed = change.useNotificationService === true && options.seedTriggers !== false;
+  // Delay and batching merge field by field (upstream: "omitted sub-fields are preserved").
+  const { delayConfig, batchConfig, ...rest } = change.notificationServiceConfig ?? {};
+  const current = notificationConfigView(stored).notificationServiceConfig;
+  const merged = {
+    ...rest,
+    ...(delayConfig ? { delayConfig: { ...current.delayConfig!, ...stripUndefined(delayConfig) } } : {}),
+    ...(batchConfig
+      ? { batchConfig: { document: { ...current.batchConfig!.document, ...stripUndefined(batchConfig.document ?? {}) }, user: { ...current.batchConfig!.user, ...stripUndefined(batchConfig.user ?? {}) } } }
+      : {}),
+  };
   const next = mergeServiceChange(
     { use: stored.useNotificationService, config: stored.notificationServiceConfig },
-    { use: change.useNotificationService, config: change.notificationServiceConfig },
+    { use: change.useNotificationService, config: change.notificationServiceConfig ? merged : undefined },
     seed,
   );
   return { useNotificationService: next.use, notificationServiceConfig: next.config };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../database/sql.js';
-import { defaultKeySettings, type KeySettings } from './key-configs.js';
+import { type KeySettings, parseKeySettings } from './key-configs.js';
 
 /** The per-key switches other modules read on their hot paths (one indexed lookup). */
 @Injectable()
@@ -9,6 +9,6 @@ export class KeySettingsReader {
 
   async settings(apiKeyId: string): Promise<KeySettings> {
     const [row] = await this.sql.rows<{ settings: string }>('SELECT settings FROM api_key WHERE id = :apiKeyId', { apiKeyId });
-    return { ...defaultKeySettings(), ...(row ? (JSON.parse(row.settings) as Partial<KeySettings>) : {}) };
+    return parseKeySettings(row?.settings);
   }
 }

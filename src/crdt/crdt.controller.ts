@@ -7,6 +7,8 @@ import { noData, withResultFields, type ResultFields } from '../common/envelope.
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { CrdtService } from './crdt.service.js';
 import { DeleteCrdtRequest, GetCrdtRequest, GetCrdtStateRequest, UpdateCrdtStateRequest, WriteCrdtRequest } from './dto/crdt.dto.js';
+import { CrdtRecordsResult, CrdtStateResult } from './dto/crdt.response.js';
+import { StatusOnlyResult } from '../common/openapi-responses.js';
 
 /** Shared-editing content on Yjs (contract part 7). Writes answer status and message only. */
 @ApiTags('crdt')
@@ -14,32 +16,32 @@ import { DeleteCrdtRequest, GetCrdtRequest, GetCrdtStateRequest, UpdateCrdtState
 export class CrdtController {
   constructor(private readonly crdt: CrdtService) {}
 
-  @Operation('/v2/crdt/add', { auth: 'apiKey', message: 'CRDT data added successfully.' })
+  @Operation('/v2/crdt/add', { auth: 'apiKey', message: 'CRDT data added successfully.', response: StatusOnlyResult, errors: ['ALREADY_EXISTS'] })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): Promise<ResultFields> {
     return this.crdt.add(caller, data).then(noData);
   }
 
-  @Operation('/v2/crdt/get', { auth: 'apiKey', message: 'CRDT data retrieved successfully.' })
+  @Operation('/v2/crdt/get', { auth: 'apiKey', message: 'CRDT data retrieved successfully.', response: CrdtRecordsResult })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCrdtRequest): Promise<ResultFields> {
     return this.crdt.get(caller, data).then((page) => withResultFields(page.records, { pageToken: page.pageToken }));
   }
 
-  @Operation('/v2/crdt/update', { auth: 'apiKey', message: 'CRDT data updated successfully.' })
+  @Operation('/v2/crdt/update', { auth: 'apiKey', message: 'CRDT data updated successfully.', response: StatusOnlyResult, errors: ['NOT_FOUND'] })
   update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): Promise<ResultFields> {
     return this.crdt.update(caller, data).then(noData);
   }
 
-  @Operation('/v2/crdt/delete', { auth: 'apiKey', message: 'CRDT data deleted successfully.' })
+  @Operation('/v2/crdt/delete', { auth: 'apiKey', message: 'CRDT data deleted successfully.', response: StatusOnlyResult })
   delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteCrdtRequest): Promise<ResultFields> {
     return this.crdt.delete(caller, data).then(noData);
   }
 
-  @Operation('/v2/crdt/state/get', { auth: 'apiKey', message: 'CRDT state retrieved successfully.' })
+  @Operation('/v2/crdt/state/get', { auth: 'apiKey', message: 'CRDT state retrieved successfully.', response: CrdtStateResult, errors: ['NOT_FOUND'] })
   getState(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCrdtStateRequest): Promise<{ update: string; stateVector: string }> {
     return this.crdt.getState(caller, data);
   }
 
-  @Operation('/v2/crdt/state/update', { auth: 'apiKey', message: 'CRDT state updated successfully.' })
+  @Operation('/v2/crdt/state/update', { auth: 'apiKey', message: 'CRDT state updated successfully.', response: StatusOnlyResult, errors: ['NOT_FOUND'] })
   updateState(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateCrdtStateRequest): Promise<ResultFields> {
     return this.crdt.updateState(caller, data).then(noData);
   }

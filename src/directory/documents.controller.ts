@@ -18,6 +18,8 @@ import {
   UpdateDocumentAccessRequest,
   UpdateDocumentsRequest,
 } from './dto/document.dto.js';
+import { DocumentsResult } from './dto/document.response.js';
+import { ItemResultsResult } from '../common/openapi-responses.js';
 
 /** Documents of an organization (contract part 4). */
 @ApiTags('documents')
@@ -25,37 +27,37 @@ import {
 export class DocumentsController {
   constructor(private readonly documents: DocumentsService) {}
 
-  @Operation('/v2/organizations/documents/add', { auth: 'apiKey', message: 'Document(s) added successfully.' })
+  @Operation('/v2/organizations/documents/add', { aliases: ['/v1/organizations/documents/add'], auth: 'apiKey', message: 'Document(s) added successfully.', response: ItemResultsResult, errors: ['NOT_FOUND'] })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddDocumentsRequest): Promise<ItemResults> {
     return this.documents.add(caller, data);
   }
 
-  @Operation('/v2/organizations/documents/get', { auth: 'apiKey', message: 'Document(s) retrieved successfully.' })
+  @Operation('/v2/organizations/documents/get', { aliases: ['/v1/organizations/documents/get'], auth: 'apiKey', message: 'Document(s) retrieved successfully.', response: DocumentsResult })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetDocumentsRequest): Promise<ResultFields> {
     return this.documents.get(caller, data).then((page) => withResultFields(page.documents, { pageToken: page.pageToken }));
   }
 
-  @Operation('/v2/organizations/documents/update', { auth: 'apiKey', message: 'Document(s) updated successfully.' })
+  @Operation('/v2/organizations/documents/update', { aliases: ['/v1/organizations/documents/update'], auth: 'apiKey', message: 'Document(s) updated successfully.', response: ItemResultsResult })
   update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateDocumentsRequest): Promise<ItemResults> {
     return this.documents.update(caller, data.organizationId, data.documents);
   }
 
-  @Operation('/v2/organizations/documents/delete', { auth: 'apiKey', message: 'Document(s) deleted successfully.' })
+  @Operation('/v2/organizations/documents/delete', { aliases: ['/v1/organizations/documents/delete'], auth: 'apiKey', message: 'Document(s) deleted successfully.', response: ItemResultsResult })
   delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DocumentIdsRequest): Promise<ItemResults> {
     return this.documents.delete(caller, data.organizationId, data.documentIds);
   }
 
-  @Operation('/v2/organizations/documents/move', { auth: 'apiKey', message: 'Documents moved successfully.' })
+  @Operation('/v2/organizations/documents/move', { aliases: ['/v1/organizations/documents/move'], auth: 'apiKey', message: 'Documents moved successfully.', response: ItemResultsResult, errors: ['NOT_FOUND'] })
   move(@ApiKeyPrincipal() caller: Caller, @RequestData() data: MoveDocumentsRequest): Promise<ItemResults> {
     return this.documents.move(caller, data);
   }
 
-  @Operation('/v2/organizations/documents/access/update', { auth: 'apiKey', message: 'Updated access for documents successfully.' })
+  @Operation('/v2/organizations/documents/access/update', { aliases: ['/v1/organizations/documents/access/update'], auth: 'apiKey', message: 'Updated access for documents successfully.', response: ItemResultsResult })
   updateAccess(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateDocumentAccessRequest): Promise<ItemResults> {
     return this.documents.set(caller, data.organizationId, data.documentIds, { accessType: data.accessType as AccessType }, DirectoryMessages.documentAccessUpdated);
   }
 
-  @Operation('/v2/organizations/documents/access/disablestate/update', { auth: 'apiKey', message: 'Updated disable state for documents successfully.' })
+  @Operation('/v2/organizations/documents/access/disablestate/update', { aliases: ['/v1/organizations/documents/access/disablestate/update'], auth: 'apiKey', message: 'Updated disable state for documents successfully.', response: ItemResultsResult })
   setDisabled(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DocumentsDisableStateRequest): Promise<ItemResults> {
     return this.documents.set(caller, data.organizationId, data.documentIds, { disabled: data.disabled }, DirectoryMessages.disableStateUpdated);
   }

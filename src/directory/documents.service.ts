@@ -126,8 +126,9 @@ export class DocumentsService {
     const keyDefault = (await this.keySettings.settings(apiKeyId)).defaultDocumentAccessType;
     const folderAccess = await this.folders.effectiveAccess(this.documents.manager, apiKeyId, request.organizationId, page.flatMap((d) => (d.folderId ? [d.folderId] : [])), keyDefault);
     return {
-      documents: page.map((d) => ({
-        ...d.metadata,
+      documents: page.map(({ metadata: { folderId: _notTheFolder, ...metadata }, ...d }) => ({
+        // A `folderId` key in the caller's metadata would read as the folder of a top-level document.
+        ...metadata,
         id: d.id,
         documentName: d.name,
         disabled: d.disabled,

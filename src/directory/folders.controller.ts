@@ -7,6 +7,8 @@ import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import type { ItemResults } from './batch.js';
 import { AddFoldersRequest, DeleteFolderRequest, GetFoldersRequest, UpdateFolderAccessRequest, UpdateFoldersRequest } from './dto/folder.dto.js';
 import { FoldersService, type FolderRecord } from './folders.service.js';
+import { FoldersResult } from './dto/folder.response.js';
+import { ItemResultsResult, NullDataResult } from '../common/openapi-responses.js';
 
 /** Folder trees of an organization (contract part 4). */
 @ApiTags('folders')
@@ -14,27 +16,27 @@ import { FoldersService, type FolderRecord } from './folders.service.js';
 export class FoldersController {
   constructor(private readonly folders: FoldersService) {}
 
-  @Operation('/v2/organizations/folders/add', { auth: 'apiKey', message: 'Folder created successfully.' })
+  @Operation('/v2/organizations/folders/add', { aliases: ['/v1/organizations/folders/add'], auth: 'apiKey', message: 'Folder created successfully.', response: ItemResultsResult, errors: ['NOT_FOUND'] })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddFoldersRequest): Promise<ItemResults> {
     return this.folders.add(caller, data);
   }
 
-  @Operation('/v2/organizations/folders/get', { auth: 'apiKey', message: 'Folders retrieved successfully.' })
+  @Operation('/v2/organizations/folders/get', { aliases: ['/v1/organizations/folders/get'], auth: 'apiKey', message: 'Folders retrieved successfully.', response: FoldersResult, errors: ['NOT_FOUND'] })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetFoldersRequest): Promise<FolderRecord[]> {
     return this.folders.get(caller, data);
   }
 
-  @Operation('/v2/organizations/folders/update', { auth: 'apiKey', message: 'Folder Updated successfully.' })
+  @Operation('/v2/organizations/folders/update', { aliases: ['/v1/organizations/folders/update'], auth: 'apiKey', message: 'Folder Updated successfully.', response: ItemResultsResult, errors: ['NOT_FOUND'] })
   update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateFoldersRequest): Promise<ItemResults> {
     return this.folders.update(caller, data);
   }
 
-  @Operation('/v2/organizations/folders/delete', { auth: 'apiKey', message: 'Folder deleted successfully.' })
+  @Operation('/v2/organizations/folders/delete', { auth: 'apiKey', message: 'Folder deleted successfully.', response: NullDataResult, errors: ['NOT_FOUND'] })
   delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteFolderRequest): Promise<null> {
     return this.folders.delete(caller, data.organizationId, data.folderId);
   }
 
-  @Operation('/v2/organizations/folders/access/update', { auth: 'apiKey', message: 'Updated access for folders successfully.' })
+  @Operation('/v2/organizations/folders/access/update', { aliases: ['/v1/organizations/folders/access/update'], auth: 'apiKey', message: 'Updated access for folders successfully.', response: ItemResultsResult, errors: ['NOT_FOUND'] })
   updateAccess(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateFolderAccessRequest): Promise<ItemResults> {
     return this.folders.updateAccess(caller, data);
   }

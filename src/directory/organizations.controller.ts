@@ -8,6 +8,8 @@ import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import type { ItemResults } from './batch.js';
 import { GetOrganizationsRequest, OrganizationIdsRequest, OrganizationsDisableStateRequest, OrganizationsRequest } from './dto/organization.dto.js';
 import { OrganizationsService } from './organizations.service.js';
+import { OrganizationsResult } from './dto/organization.response.js';
+import { ItemResultsResult } from '../common/openapi-responses.js';
 
 /** Organizations (contract part 4). */
 @ApiTags('organizations')
@@ -15,27 +17,27 @@ import { OrganizationsService } from './organizations.service.js';
 export class OrganizationsController {
   constructor(private readonly organizations: OrganizationsService) {}
 
-  @Operation('/v2/organizations/add', { auth: 'apiKey', message: 'Organization(s) added successfully.' })
+  @Operation('/v2/organizations/add', { aliases: ['/v1/organizations/add'], auth: 'apiKey', message: 'Organization(s) added successfully.', response: ItemResultsResult })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: OrganizationsRequest): Promise<ItemResults> {
     return this.organizations.add(caller, data.organizations);
   }
 
-  @Operation('/v2/organizations/get', { auth: 'apiKey', message: 'Organization(s) retrieved successfully.' })
+  @Operation('/v2/organizations/get', { aliases: ['/v1/organizations/get'], auth: 'apiKey', message: 'Organization(s) retrieved successfully.', response: OrganizationsResult })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetOrganizationsRequest): Promise<ResultFields> {
     return this.organizations.get(caller, data).then((page) => withResultFields(page.organizations, { nextPageToken: page.nextPageToken }));
   }
 
-  @Operation('/v2/organizations/update', { auth: 'apiKey', message: 'Organization(s) updated successfully.' })
+  @Operation('/v2/organizations/update', { aliases: ['/v1/organizations/update'], auth: 'apiKey', message: 'Organization(s) updated successfully.', response: ItemResultsResult })
   update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: OrganizationsRequest): Promise<ItemResults> {
     return this.organizations.update(caller, data.organizations);
   }
 
-  @Operation('/v2/organizations/delete', { auth: 'apiKey', message: 'Organization(s) deleted successfully.' })
+  @Operation('/v2/organizations/delete', { aliases: ['/v1/organizations/delete'], auth: 'apiKey', message: 'Organization(s) deleted successfully.', response: ItemResultsResult })
   delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: OrganizationIdsRequest): Promise<ItemResults> {
     return this.organizations.delete(caller, data.organizationIds);
   }
 
-  @Operation('/v2/organizations/access/disablestate/update', { auth: 'apiKey', message: 'Updated disable state for Organization(s) successfully.' })
+  @Operation('/v2/organizations/access/disablestate/update', { aliases: ['/v1/organizations/access/disablestate/update'], auth: 'apiKey', message: 'Updated disable state for Organization(s) successfully.', response: ItemResultsResult })
   setDisabled(@ApiKeyPrincipal() caller: Caller, @RequestData() data: OrganizationsDisableStateRequest): Promise<ItemResults> {
     return this.organizations.setDisabled(caller, data.organizationIds, data.disabled);
   }

@@ -40,6 +40,7 @@ export class UserGroupsService {
     const { apiKeyId } = principal;
     const { organizationId } = request;
     return this.transactions.run(async (manager) => {
+      if (request.createOrganization === true) await this.organizations.ensure(manager, apiKeyId, [organizationId]);
       if (!(await this.organizations.exists(manager, apiKeyId, organizationId))) {
         return Object.fromEntries(request.organizationUserGroups.map((g) => [g.groupId, failed(g.groupId, DirectoryMessages.organizationMissing)]));
       }

@@ -99,22 +99,28 @@ export class UsersService {
    * Users with a live grant in the scope (organization unless documentId or folderId), filtered
    * by ids and group membership, keyset-paged by user id. One query per page.
    */
-  async get(principal: ApiKeyPrincipal, request: GetUsersV2Request): Promise<{ users: UserRecord[]; nextPageToken?: string }> {
+  async get(principal: ApiKeyPrincipal, request: GetUsersV2Request): Promise<{ users: UserRecord[] | Record<string, UserRecord[]>; nextPageToken?: string }> {
     const { apiKeyId } = principal;
+    const { allDocuments = false, groupByDocumentId: grouped = false } = request;
+    if (grouped && !allDocuments) throw new ApiError('INVALID_ARGUMENT', 'groupByDocumentId works with allDocuments: true.');
+    if (allDocuments && (request.documentId !== undefined || request.folderId !== undefined)) throw new ApiError('INVALID_ARGUMENT', 'allDocuments reads every document: give no documentId or folderId with it.');
     const scope = scopeOf(request);
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
-    const filters = { organizationId: request.organizationId, scope, userIds: request.userIds ?? null, groups: request.organizationUserGroupIds ?? null };
-    const after = request.pageToken ? this.pageTokens.decode<string>(apiKeyId, 'users/get', filters, request.pageToken) : undefined;
+    const filters = { organizationId: request.organizationId, scope: allDocuments ? 'allDocuments' : scope, grouped, userIds: request.userIds ?? null, groups: request.organizationUserGroupIds ?? null };
+    // Pages run by user id, or by (document id, user id) when grouped by document.
+    const after = request.pageToken ? this.pageTokens.decode<string | [string, string]>(apiKeyId, 'users/get', filters, request.pageToken) : undefined;
     const query = this.grants
       .createQueryBuilder('g')
       .leftJoin(DirectoryUserEntity, 'u', 'u.api_key_id = g.api_key_id AND u.id = g.user_id')
-      .select(['g.user_id AS user_id', 'u.name AS name', 'u.email AS email'])
+      .select(['g.user_id AS user_id', 'u.name AS name', 'u.email AS email', ...(grouped ? ['g.resource_id AS document_id'] : [])])
       .distinct(true)
       .where('g.api_key_id = :apiKeyId AND g.organization_id = :organizationId', { apiKeyId, organizationId: request.organizationId })
-      .andWhere('g.resource_type = :type AND g.resource_id = :resourceId', { type: scope.type, resourceId: scope.id })
       .andWhere('(g.expires_at IS NULL OR g.expires_at > :now)', { now: unixSeconds() })
-      .orderBy('g.user_id', 'ASC')
       .limit(pageSize + 1);
+    if (allDocuments) query.andWhere("g.resource_type = 'document'");
+    else query.andWhere('g.resource_type = :type AND g.resource_id = :resourceId', { type: scope.type, resourceId: scope.id });
+    if (grouped) query.orderBy('g.resource_id', 'ASC').addOrderBy('g.user_id', 'ASC');
+    else query.orderBy('g.user_id', 'ASC');
     if (request.userIds) query.andWhere('g.user_id IN (:...userIds)', { userIds: request.userIds.length ? request.userIds : [''] });
     if (request.organizationUserGroupIds) {
       const members = query
@@ -125,10 +131,15 @@ export class UsersService {
         .getQuery();
       query.andWhere(`g.user_id IN ${members}`, { groupIds: request.organizationUserGroupIds.length ? request.organizationUserGroupIds : [''] });
     }
-    if (after !== undefined) query.andWhere('g.user_id > :after', { after });
-    const rows = await query.getRawMany<{ user_id: string; name: string | null; email: string | null }>();
-    const page = this.pageTokens.page(rows, pageSize, apiKeyId, 'users/get', filters, (last) => last.user_id);
-    return { users: page.items.map((row) => ({ userId: row.user_id, name: row.name, email: row.email })), nextPageToken: page.next };
+    if (Array.isArray(after)) query.andWhere('(g.resource_id > :afterDocument OR (g.resource_id = :afterDocument AND g.user_id > :afterUser))', { afterDocument: after[0], afterUser: after[1] });
+    else if (after !== undefined) query.andWhere('g.user_id > :after', { after });
+    const rows = await query.getRawMany<{ user_id: string; name: string | null; email: string | null; document_id?: string }>();
+    const page = this.pageTokens.page(rows, pageSize, apiKeyId, 'users/get', filters, (last): string | [string, string] => (grouped ? [last.document_id!, last.user_id] : last.user_id));
+    const user = (row: (typeof rows)[number]): UserRecord => ({ userId: row.user_id, name: row.name, email: row.email });
+    if (!grouped) return { users: page.items.map(user), nextPageToken: page.next };
+    const byDocument: Record<string, UserRecord[]> = {};
+    for (const row of page.items) (byDocument[row.document_id!] ??= []).push(user(row));
+    return { users: byDocument, nextPageToken: page.next };
   }
 
   /** Names and e-mail addresses of known users, by id (users never added are absent). */

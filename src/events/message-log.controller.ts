@@ -5,6 +5,7 @@ import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { ListMessagesRequest, RetryMessageRequest } from './dto/messages.dto.js';
+import { MessagesPageResult, MessageRetryResult } from './dto/messages.response.js';
 import { MessageLogService } from './message-log.service.js';
 
 /** The advanced webhook message log and replay (contract 6.3). */
@@ -13,12 +14,22 @@ import { MessageLogService } from './message-log.service.js';
 export class MessageLogController {
   constructor(private readonly messages: MessageLogService) {}
 
-  @Operation('/v2/workspace/advancedwebhook/messages/get', { auth: 'apiKey', message: 'Advanced webhook messages retrieved successfully.' })
+  @Operation('/v2/workspace/advancedwebhook/messages/get', {
+    auth: 'apiKey',
+    message: 'Advanced webhook messages retrieved successfully.',
+    response: MessagesPageResult,
+    errors: ['FAILED_PRECONDITION'],
+  })
   list(@ApiKeyPrincipal() caller: Caller, @RequestData() data: ListMessagesRequest) {
     return this.messages.list(caller, data);
   }
 
-  @Operation('/v2/workspace/advancedwebhook/messages/retry', { auth: 'apiKey', message: 'Advanced webhook message retry scheduled successfully.' })
+  @Operation('/v2/workspace/advancedwebhook/messages/retry', {
+    auth: 'apiKey',
+    message: 'Advanced webhook message retry scheduled successfully.',
+    response: MessageRetryResult,
+    errors: ['FAILED_PRECONDITION', 'NOT_FOUND'],
+  })
   retry(@ApiKeyPrincipal() caller: Caller, @RequestData() data: RetryMessageRequest) {
     return this.messages.retry(caller, data);
   }

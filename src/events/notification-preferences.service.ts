@@ -3,7 +3,7 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { ConfigsService } from '../configs/configs.service.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
-import { CHANNELS, type Channel, type PreferenceConfig, type PreferenceValue } from './dto/preferences.dto.js';
+import { CHANNELS, channelsOf, type Channel, type PreferenceValue, type SentPreferenceConfig } from './dto/preferences.dto.js';
 
 /** A user's preference when nothing is stored (contract 6.4). */
 export const DEFAULT_PREFERENCE: Record<Channel, PreferenceValue> = { inbox: 'ALL', email: 'MINE', chat: 'NONE' };
@@ -87,13 +87,14 @@ export class NotificationPreferencesService {
   }
 
   /** Sets the sent channels for every user on every document (or at organization level), atomically. */
-  async set(principal: ApiKeyPrincipal, request: { organizationId: string; userIds: string[]; documentIds?: string[]; config: PreferenceConfig }): Promise<Record<string, PreferenceSetResult>> {
+  async set(principal: ApiKeyPrincipal, request: { organizationId: string; userIds: string[]; documentIds?: string[]; config: SentPreferenceConfig }): Promise<Record<string, PreferenceSetResult>> {
     const { apiKeyId } = principal;
     await this.configs.requireNotificationService(apiKeyId);
     const targets = request.documentIds ?? [ORGANIZATION_LEVEL];
-    const sent = CHANNELS.filter((channel) => request.config[channel] !== undefined);
+    const config = channelsOf(request.config);
+    const sent = CHANNELS.filter((channel) => config[channel] !== undefined);
     const now = Date.now();
-    const rows = request.userIds.flatMap((userId) => targets.map((documentId) => [apiKeyId, request.organizationId, userId, documentId, ...CHANNELS.map((c) => request.config[c] ?? null), now]));
+    const rows = request.userIds.flatMap((userId) => targets.map((documentId) => [apiKeyId, request.organizationId, userId, documentId, ...CHANNELS.map((c) => config[c] ?? null), now]));
     await this.transactions.run((manager) =>
       this.sql.insert(manager, 'notification_preference', ['api_key_id', 'organization_id', 'user_id', 'document_id', ...CHANNELS, 'updated_at'], rows, {
         target: ['api_key_id', 'organization_id', 'user_id', 'document_id'],

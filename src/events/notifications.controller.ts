@@ -5,6 +5,7 @@ import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { GetPreferencesV1Request, GetPreferencesV2Request, SetPreferencesV1Request, SetPreferencesV2Request, toV1Entries } from './dto/preferences.dto.js';
+import { PreferencesResult, PreferencesSetResult, PreferencesV1Result } from './dto/preferences.response.js';
 import { NotificationPreferencesService } from './notification-preferences.service.js';
 
 const FETCHED = 'User config fetched successfully.';
@@ -16,22 +17,22 @@ const SET = 'User config set successfully.';
 export class NotificationsController {
   constructor(private readonly preferences: NotificationPreferencesService) {}
 
-  @Operation('/v1/notifications/config/get', { auth: 'apiKey', message: FETCHED })
+  @Operation('/v1/notifications/config/get', { auth: 'apiKey', message: FETCHED, response: PreferencesV1Result, errors: ['FAILED_PRECONDITION'] })
   getV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPreferencesV1Request) {
     return this.preferences.get(caller, { ...data, withOrganization: false }).then(toV1Entries);
   }
 
-  @Operation('/v2/notifications/config/get', { auth: 'apiKey', message: FETCHED })
+  @Operation('/v2/notifications/config/get', { auth: 'apiKey', message: FETCHED, response: PreferencesResult, errors: ['FAILED_PRECONDITION'] })
   getV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPreferencesV2Request) {
     return this.preferences.get(caller, { ...data, withOrganization: data.getOrganizationConfig === true || !data.documentIds?.length });
   }
 
-  @Operation('/v1/notifications/config/set', { auth: 'apiKey', message: SET })
+  @Operation('/v1/notifications/config/set', { auth: 'apiKey', message: SET, response: PreferencesSetResult, errors: ['FAILED_PRECONDITION'] })
   setV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: SetPreferencesV1Request) {
     return this.preferences.set(caller, data);
   }
 
-  @Operation('/v2/notifications/config/set', { auth: 'apiKey', message: SET })
+  @Operation('/v2/notifications/config/set', { auth: 'apiKey', message: SET, response: PreferencesSetResult, errors: ['FAILED_PRECONDITION'] })
   setV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: SetPreferencesV2Request) {
     return this.preferences.set(caller, data);
   }

@@ -7,6 +7,7 @@ import { resultOnly, type ResultOnly } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { QueryJudgmentsRequest, SuggestRequest } from './dto/memory.dto.js';
 import { MemoryService, type JudgmentRecord } from './memory.service.js';
+import { JudgmentsResult, SuggestResult } from './dto/memory.response.js';
 
 /** Suggested approve/reject decisions from past judgments (contract part 8). */
 @ApiTags('memory')
@@ -15,12 +16,12 @@ export class MemoryController {
   constructor(private readonly memory: MemoryService) {}
 
   /** The result holds only `primary` and `conflict` (rest-interface convention 2). */
-  @Operation('/v2/memory/suggest', { auth: 'apiKey', message: 'Suggestion retrieved successfully.' })
+  @Operation('/v2/memory/suggest', { auth: 'apiKey', message: 'Suggestion retrieved successfully.', response: SuggestResult })
   suggest(@ApiKeyPrincipal() caller: Caller, @RequestData() data: SuggestRequest): Promise<ResultOnly> {
     return this.memory.suggest(caller, data).then(resultOnly);
   }
 
-  @Operation('/v2/memory/judgments/query', { auth: 'apiKey', message: 'Judgments retrieved successfully.' })
+  @Operation('/v2/memory/judgments/query', { auth: 'apiKey', message: 'Judgments retrieved successfully.', response: JudgmentsResult })
   query(@ApiKeyPrincipal() caller: Caller, @RequestData() data: QueryJudgmentsRequest): Promise<JudgmentRecord[]> {
     return this.memory.query(caller, data);
   }

@@ -43,7 +43,7 @@ export class PermissionResource {
   /** Required for folders and documents; an organization's is its `id`. */
   @ApiPropertyOptional() @IsOptionalId() organizationId?: string;
 
-  @ApiPropertyOptional({ enum: ['editor', 'viewer'], default: 'editor' })
+  @ApiPropertyOptional({ enum: ['editor', 'viewer'], description: 'Default: `editor`.' })
   @Optional()
   @Satisfies(checkOneOf(['editor', 'viewer']))
   accessRole?: 'editor' | 'viewer';

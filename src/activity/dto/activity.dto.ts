@@ -1,6 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
-import { checkArrayOf, checkId, checkInteger, checkOneOf, checkPlainObject, checkShape, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, within } from '../../common/validation.js';
+import { checkArrayOf, checkBoolean, checkId, checkInteger, checkOneOf, checkPlainObject, checkShape, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, within } from '../../common/validation.js';
+import { anyObject } from '../../common/openapi-responses.js';
 import { MAX_BATCH } from '../../directory/batch.js';
 import type { Activity } from '../activity-log.js';
 
@@ -50,6 +51,8 @@ const checkActivityInput = checkShape(
     targetEntityId: checkId,
     targetSubEntityId: checkId,
     timestamp: checkTimestamp,
+    isActivityResolverUsed: checkBoolean,
+    metadata: checkPlainObject,
     ...UPDATABLE_FIELDS,
   },
   ['featureType', 'actionType', 'actionUser'],
@@ -77,16 +80,69 @@ function checkBatch(item: Check, extra: (record: Record<string, unknown>) => str
 }
 
 /** What a caller sends for one activity (contract 6.1): a record without what the service fills. */
-export type ActivityInput = Omit<Activity, 'id' | 'metadata' | 'timestamp'> & { id?: string; timestamp?: number };
+export type ActivityInput = Omit<Activity, 'id' | 'metadata' | 'timestamp'> & { id?: string; timestamp?: number; metadata?: Record<string, unknown> };
 
 export type ActivityUpdate = { id: string } & Partial<Pick<ActivityInput, keyof typeof UPDATABLE_FIELDS>>;
+
+/** `actionUser` in OpenAPI: its `userId`, and any other user fields, kept as sent. */
+export const actionUserSchema = () => ({
+  type: 'object' as const,
+  properties: { userId: { type: 'string' as const }, name: { type: 'string' as const, maxLength: 1000 }, email: { type: 'string' as const, maxLength: 1000 } },
+  required: ['userId'],
+  additionalProperties: true,
+  selfRequired: true,
+});
+
+/** Any JSON value (OpenAPI), as `entityData` and `entityTargetData` hold: null is the nullable object. */
+export const anyJsonSchema = (description = 'Any JSON value, kept as sent.') => ({
+  anyOf: [{ type: 'object', additionalProperties: true, nullable: true }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+  description,
+});
+
+/**
+ * The fields activities update may change (`UPDATABLE_FIELDS`), for OpenAPI only: the items are
+ * checked by `checkShape` in the request classes, not by these classes.
+ */
+class ActivityUpdatableFields {
+  @ApiPropertyOptional(anyObject('Field name to `{ from, to }`.')) changes?: Record<string, unknown>;
+  @ApiPropertyOptional(anyJsonSchema()) entityData?: unknown;
+  @ApiPropertyOptional(anyJsonSchema()) entityTargetData?: unknown;
+  @ApiPropertyOptional({ maxLength: 10_000, description: '`{{variable}}` placeholders.' }) displayMessageTemplate?: string;
+  @ApiPropertyOptional(anyObject('Values for the placeholders.')) displayMessageTemplateData?: Record<string, unknown>;
+  @ApiPropertyOptional({ maxLength: 2000, description: 'URL or identifier.' }) actionIcon?: string;
+}
+
+/** What identifies a new activity and says what happened (OpenAPI; see `AddActivityItem`). */
+class NewActivityFields {
+  @ApiPropertyOptional({ description: 'Made by the service when absent; an existing id is overwritten.' }) id?: string;
+  @ApiProperty({ enum: FEATURE_TYPES }) featureType!: FeatureType;
+  @ApiProperty({ maxLength: 256, description: 'For example `comment.add`.' }) actionType!: string;
+  @ApiProperty(actionUserSchema()) actionUser!: ActivityInput['actionUser'];
+  @ApiPropertyOptional({ description: 'Required for `featureType: custom`.' }) targetEntityId?: string;
+  @ApiPropertyOptional() targetSubEntityId?: string;
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Milliseconds since the epoch; defaults to now.' }) timestamp?: number;
+  @ApiPropertyOptional({ description: "True when the caller's activity resolver keeps this record's PII on its own servers; kept and returned as sent." })
+  isActivityResolverUsed?: boolean;
+  @ApiPropertyOptional(anyObject('Keys of your own, returned in the record\'s `metadata`; `apiKey`, `documentId` and `organizationId` there are always the service\'s.'))
+  metadata?: Record<string, unknown>;
+}
+
+class ActivityIdField {
+  @ApiProperty() id!: string;
+}
+
+/** One activity of activities add (OpenAPI; see `ActivityInput`). */
+export class AddActivityItem extends IntersectionType(NewActivityFields, ActivityUpdatableFields) {}
+
+/** One activity of activities update (OpenAPI; see `ActivityUpdate`). */
+export class UpdateActivityItem extends IntersectionType(ActivityIdField, ActivityUpdatableFields) {}
 
 export class AddActivitiesRequest {
   @ApiProperty() @IsId() organizationId!: string;
   @ApiProperty() @IsId() documentId!: string;
 
   /** At most 500. `targetEntityId` is required for `featureType: custom`. */
-  @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: MAX_BATCH })
+  @ApiProperty({ type: [AddActivityItem], maxItems: MAX_BATCH })
   @Satisfies(checkBatch(checkActivityInput, (record) => (record.featureType === 'custom' && record.targetEntityId === undefined ? '.targetEntityId is required for featureType custom' : undefined)))
   activities!: ActivityInput[];
 }
@@ -115,7 +171,7 @@ export class GetActivitiesRequest {
   activityIds?: string[];
 
   /** By (timestamp, id); newest first by default. */
-  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
+  @ApiPropertyOptional({ enum: ['asc', 'desc'], description: 'Default: `desc` (newest first).' })
   @Optional()
   @Satisfies(checkOneOf(['asc', 'desc']))
   order?: 'asc' | 'desc';
@@ -130,7 +186,7 @@ export class UpdateActivitiesRequest {
   @ApiProperty() @IsId() organizationId!: string;
 
   /** Each with its `id` and any of the updatable fields. */
-  @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: MAX_BATCH })
+  @ApiProperty({ type: [UpdateActivityItem], maxItems: MAX_BATCH })
   @Satisfies(checkBatch(checkShape({ id: checkId, ...UPDATABLE_FIELDS }, ['id'])))
   activities!: ActivityUpdate[];
 }

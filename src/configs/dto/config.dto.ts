@@ -1,10 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateNested } from 'class-validator';
-import { checkBoolean, checkOneOf, checkPlainObject, checkString, NestedType, Optional, Satisfies } from '../../common/validation.js';
+import { checkArrayOf, checkBoolean, checkInteger, checkOneOf, checkShape, checkPlainObject, checkString, NestedType, Optional, Satisfies } from '../../common/validation.js';
 import { EVENT_TYPES, type Triggers } from '../../events/event-catalogue.js';
 import { checkEmail, checkHttpUrl } from '../../workspace/dto/checks.js';
 import { publicKeyProblem } from '../public-key.js';
+import { ACCESS_TYPES } from '../access-types.js';
+import { type AccessType, AI_PROVIDERS, type AiProvider } from '../key-configs.js';
 
 const OptionalBoolean = () => applyDecorators(ApiPropertyOptional({ type: Boolean }), Optional(), Satisfies(checkBoolean));
 const OptionalText = (max = 500) => applyDecorators(ApiPropertyOptional({ maxLength: max }), Optional(), Satisfies(checkString({ max, allowEmpty: true })));
@@ -82,8 +84,31 @@ export class UpdateWebhookConfigRequest {
   webhookServiceConfig?: WebhookServiceConfigUpdate;
 }
 
+/** An integer seconds or count field of the delay and batching configs, in upstream's range. */
+const OptionalWithin = (min: number, max: number, description: string) =>
+  applyDecorators(ApiPropertyOptional({ type: 'integer', minimum: min, maximum: max, description }), Optional(), Satisfies(checkInteger(min, max)));
+
+export class DelayConfigUpdate {
+  @OptionalBoolean() isEnabled?: boolean;
+  @OptionalWithin(10, 15_552_000, 'Seconds to hold a notification (10 s to 6 months). Default: 10.') delaySeconds?: number;
+}
+
+export class BatchWindowUpdate {
+  @OptionalBoolean() isEnabled?: boolean;
+  @OptionalWithin(10, 604_800, 'Seconds to gather activities (10 s to 1 week). Default: 10.') batchWindowSeconds?: number;
+  @OptionalWithin(2, 50, 'Activities per batch at most. Default: 2.') maxActivities?: number;
+}
+
+export class BatchConfigUpdate {
+  @ApiPropertyOptional({ type: BatchWindowUpdate }) @NestedObject(() => BatchWindowUpdate) document?: BatchWindowUpdate;
+  @ApiPropertyOptional({ type: BatchWindowUpdate }) @NestedObject(() => BatchWindowUpdate) user?: BatchWindowUpdate;
+}
+
 export class NotificationServiceConfigUpdate {
   @OptionalTriggers() triggers?: Triggers;
+  /** Upstream's delay and batching settings: stored and answered; deliveries do not apply them yet. */
+  @ApiPropertyOptional({ type: DelayConfigUpdate }) @NestedObject(() => DelayConfigUpdate) delayConfig?: DelayConfigUpdate;
+  @ApiPropertyOptional({ type: BatchConfigUpdate }) @NestedObject(() => BatchConfigUpdate) batchConfig?: BatchConfigUpdate;
 }
 
 export class UpdateNotificationConfigRequest {
@@ -92,6 +117,31 @@ export class UpdateNotificationConfigRequest {
   @ApiPropertyOptional({ type: NotificationServiceConfigUpdate })
   @NestedObject(() => NotificationServiceConfigUpdate)
   notificationServiceConfig?: NotificationServiceConfigUpdate;
+}
+
+const checkAiKeys = checkArrayOf(checkShape({ provider: checkOneOf(AI_PROVIDERS), customerApiKey: checkString({ max: 1000 }) }, ['provider', 'customerApiKey']), { min: 1, max: AI_PROVIDERS.length });
+
+class AiModelApiKey {
+  @ApiProperty({ enum: AI_PROVIDERS }) provider!: AiProvider;
+  @ApiProperty({ description: 'Encrypted at rest; never answered (only a masked form).' }) customerApiKey!: string;
+}
+
+/** Upstream's apikeyconfig update: every field optional, at least one; merged, never removed. */
+export class UpdateApiKeyConfigRequest {
+  @OptionalBoolean() enablePrivateComments?: boolean;
+  @OptionalBoolean() requireJwtToken?: boolean;
+  @OptionalBoolean() requireAutoOrgUser?: boolean;
+  @ApiPropertyOptional({ enum: ACCESS_TYPES }) @Optional() @Satisfies(checkOneOf(ACCESS_TYPES)) defaultDocumentAccessType?: AccessType;
+
+  @ApiPropertyOptional({ type: [AiModelApiKey], minItems: 1 })
+  @Optional()
+  @Satisfies((value) => {
+    const problem = checkAiKeys(value);
+    if (problem) return problem;
+    const providers = (value as AiModelApiKey[]).map((entry) => entry.provider);
+    return new Set(providers).size === providers.length ? undefined : 'names a provider twice';
+  })
+  aiModelApiKey?: AiModelApiKey[];
 }
 
 export class UpdateAdvancedWebhookConfigRequest {

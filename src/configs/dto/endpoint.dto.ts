@@ -19,8 +19,13 @@ const checkMetadata: Check = (value) => {
   return undefined;
 };
 
+/**
+ * Explicit schema types: a `string | null` or `number | null` property reflects as `Object`,
+ * which would document an object.
+ */
+const DESCRIPTION_DOC = { type: String };
 /** Deliveries per second, when limited. */
-const RATE_LIMIT_DOC = { minimum: 1, description: 'deliveries per second' };
+const RATE_LIMIT_DOC = { type: 'integer', minimum: 1, description: 'deliveries per second' };
 
 /** The fields create and update share (update may also send `null` to clear an optional one). */
 const Field = (check: Check, nullable: boolean, doc: Record<string, unknown> = {}) => applyDecorators(ApiPropertyOptional({ nullable, ...doc }), Optional(), Satisfies(nullable ? orNull(check) : check));
@@ -41,7 +46,7 @@ export class CreateEndpointRequest {
 export class UpdateEndpointRequest {
   @ApiProperty() @Satisfies(checkId) endpointId!: string;
   @Field(checkUrl, false) url?: string;
-  @Field(checkDescription, true) description?: string | null;
+  @Field(checkDescription, true, DESCRIPTION_DOC) description?: string | null;
   @Field(checkFilterTypes, true, { type: [String] }) filterTypes?: string[] | null;
   @Field(checkChannels, true, { type: [String] }) channels?: string[] | null;
   @Field(checkBoolean, false) disabled?: boolean;
@@ -54,7 +59,7 @@ export class EndpointIdRequest {
 }
 
 export class ListEndpointsRequest {
-  @ApiPropertyOptional({ minimum: 1, maximum: 250, default: 50 }) @Optional() @Satisfies(checkInteger(1, 250)) limit?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 250, description: 'Default: 50.' }) @Optional() @Satisfies(checkInteger(1, 250)) limit?: number;
   /** `iterator` or `prevIterator` of a previous answer. */
   @ApiPropertyOptional() @Optional() @Satisfies(checkString({ max: 4000 })) iterator?: string;
 }

@@ -9,6 +9,12 @@ const checkBase64 = (value: unknown) =>
   typeof value === 'string' && value.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(value) ? undefined : 'must be base64 (standard alphabet, padded)';
 const required = (value: unknown) => (value === undefined ? 'is required' : undefined);
 
+/** CRDT `data` in OpenAPI: which of the three it must be depends on `type` (checked by the service). */
+export const crdtDataSchema = () => ({
+  oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }, { type: 'array', items: {} }],
+  description: 'string (text, xml), object (map) or array (array)',
+});
+
 class EditorRequest {
   @ApiProperty() @IsId() organizationId!: string;
   @ApiProperty() @IsId() documentId!: string;
@@ -20,12 +26,12 @@ export class WriteCrdtRequest extends EditorRequest {
   @ApiProperty({ enum: CRDT_TYPES }) @Satisfies(checkOneOf(CRDT_TYPES)) type!: CrdtType;
 
   /** A string for `text` and `xml`, an object for `map`, an array for `array`. */
-  @ApiProperty({ description: 'string (text, xml), object (map) or array (array)' })
+  @ApiProperty(crdtDataSchema())
   @Satisfies(required)
   data!: unknown;
 
   /** Name of the shared type in the Yjs document. */
-  @ApiPropertyOptional({ default: 'content' })
+  @ApiPropertyOptional({ description: 'Default: `content`.' })
   @Optional()
   @Satisfies(checkString({ max: 256 }))
   contentKey?: string;

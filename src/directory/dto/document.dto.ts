@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { checkBoolean, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
 import { ACCESS_TYPES } from '../../configs/access-types.js';
 import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
+import { WithMetadata } from '../../common/openapi-responses.js';
 
 export const DOCUMENT_FIELDS = ['documentId', 'documentName', 'accessType', 'disabled'] as const;
 const documentItems = checkItems('documentId', {
@@ -11,14 +12,21 @@ const documentItems = checkItems('documentId', {
   disabled: checkBoolean,
 });
 
-/** `{ documentId, documentName?, accessType?, disabled?, ...metadata }`. */
-export type DocumentInput = { documentId: string; documentName?: string; accessType?: string; disabled?: boolean } & Record<string, unknown>;
+/** `{ documentId, documentName?, accessType?, disabled?, ...metadata }` (documentation; `documentItems` validates). */
+@WithMetadata()
+export class DocumentInput {
+  @ApiProperty() documentId!: string;
+  @ApiPropertyOptional({ maxLength: 1000 }) documentName?: string;
+  @ApiPropertyOptional({ enum: ACCESS_TYPES }) accessType?: string;
+  @ApiPropertyOptional() disabled?: boolean;
+  [metadata: string]: unknown;
+}
 
 export class AddDocumentsRequest {
   @ApiProperty() @IsId() organizationId!: string;
 
   /** At most 500; keys beyond the named ones are kept as metadata. */
-  @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: MAX_BATCH })
+  @ApiProperty({ type: [DocumentInput], maxItems: MAX_BATCH })
   @Satisfies(documentItems)
   documents!: DocumentInput[];
 
@@ -31,7 +39,7 @@ export class AddDocumentsRequest {
 export class UpdateDocumentsRequest {
   @ApiProperty() @IsId() organizationId!: string;
 
-  @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: MAX_BATCH })
+  @ApiProperty({ type: [DocumentInput], maxItems: MAX_BATCH })
   @Satisfies(documentItems)
   documents!: DocumentInput[];
 }

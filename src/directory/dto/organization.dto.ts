@@ -2,16 +2,23 @@ import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { checkArrayOf, checkBoolean, checkId, checkString, IsIdArray, Optional, Satisfies } from '../../common/validation.js';
 import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
+import { WithMetadata } from '../../common/openapi-responses.js';
 
 export const ORGANIZATION_FIELDS = ['organizationId', 'organizationName', 'disabled'] as const;
 const organizationItems = checkItems('organizationId', { organizationName: checkString({ max: 1000, allowEmpty: true }), disabled: checkBoolean });
 
-/** `{ organizationId, organizationName?, disabled?, ...metadata }`. */
-export type OrganizationInput = { organizationId: string; organizationName?: string; disabled?: boolean } & Record<string, unknown>;
+/** `{ organizationId, organizationName?, disabled?, ...metadata }` (documentation; `organizationItems` validates). */
+@WithMetadata()
+export class OrganizationInput {
+  @ApiProperty() organizationId!: string;
+  @ApiPropertyOptional({ maxLength: 1000 }) organizationName?: string;
+  @ApiPropertyOptional() disabled?: boolean;
+  [metadata: string]: unknown;
+}
 
 export class OrganizationsRequest {
   /** At most 500; keys beyond the named ones are kept as metadata. */
-  @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: MAX_BATCH })
+  @ApiProperty({ type: [OrganizationInput], maxItems: MAX_BATCH })
   @Satisfies(organizationItems)
   organizations!: OrganizationInput[];
 }

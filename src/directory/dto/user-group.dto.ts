@@ -14,6 +14,9 @@ export class UserGroupInput {
 export class AddUserGroupsRequest {
   @ApiProperty() @IsId() organizationId!: string;
 
+  /** Create the organization first when it does not exist (upstream v2); otherwise each group fails with "Organization does not exist". */
+  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) createOrganization?: boolean;
+
   @ApiProperty({ type: [UserGroupInput], maxItems: MAX_BATCH })
   @IsNestedArray(() => UserGroupInput, MAX_BATCH, { min: 1 })
   organizationUserGroups!: UserGroupInput[];

@@ -2,6 +2,7 @@ import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { checkBoolean, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
 import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
+import { WithMetadata } from '../../common/openapi-responses.js';
 
 export const ACCESS_ROLES = ['editor', 'viewer'] as const;
 export const USER_FIELDS = ['userId', 'name', 'email', 'initial', 'accessRole'] as const;
@@ -15,8 +16,21 @@ const userFields = {
 const v1Users = checkItems('userId', { ...userFields, accessRole: () => 'is only accepted by the v2 operation' });
 const v2Users = checkItems('userId', { ...userFields, accessRole: checkOneOf(ACCESS_ROLES) });
 
-/** `{ userId, name?, email?, initial?, accessRole? (v2), ...metadata }`. */
-export type UserInput = { userId: string; name?: string; email?: string; initial?: string; accessRole?: 'editor' | 'viewer' } & Record<string, unknown>;
+/** A user of v1 `users/add`: `{ userId, name?, email?, initial?, ...metadata }`, no `accessRole` (documentation; `v1Users` validates). */
+@WithMetadata('Any other key but accessRole is caller metadata (any JSON value).')
+export class UserV1Input {
+  @ApiProperty() userId!: string;
+  @ApiPropertyOptional({ maxLength: 1000 }) name?: string;
+  @ApiPropertyOptional({ maxLength: 320 }) email?: string;
+  @ApiPropertyOptional({ maxLength: 10, description: 'Absent: the first letter of the name, else of the e-mail.' }) initial?: string;
+  [metadata: string]: unknown;
+}
+
+/** A user of v2 `users/add` and `users/update`: the v1 fields and `accessRole` (documentation; `v2Users` validates). */
+@WithMetadata()
+export class UserInput extends UserV1Input {
+  @ApiPropertyOptional({ enum: ACCESS_ROLES, description: 'The role in the scope; absent: editor when added, unchanged when updated.' }) accessRole?: 'editor' | 'viewer';
+}
 
 /** Where users are added, read, updated or removed: the organization, or one folder or document in it. */
 export class UserScopeRequest {
@@ -26,13 +40,13 @@ export class UserScopeRequest {
 }
 
 export class AddUsersV1Request extends UserScopeRequest {
-  @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: MAX_BATCH })
+  @ApiProperty({ type: [UserV1Input], maxItems: MAX_BATCH })
   @Satisfies(v1Users)
-  users!: UserInput[];
+  users!: UserV1Input[];
 }
 
 export class AddUsersV2Request extends UserScopeRequest {
-  @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: MAX_BATCH })
+  @ApiProperty({ type: [UserInput], maxItems: MAX_BATCH })
   @Satisfies(v2Users)
   users!: UserInput[];
 
@@ -41,7 +55,7 @@ export class AddUsersV2Request extends UserScopeRequest {
 }
 
 export class UpdateUsersRequest extends UserScopeRequest {
-  @ApiProperty({ type: 'array', items: { type: 'object' }, maxItems: MAX_BATCH })
+  @ApiProperty({ type: [UserInput], maxItems: MAX_BATCH })
   @Satisfies(v2Users)
   users!: UserInput[];
 }
@@ -69,6 +83,12 @@ export class GetUsersV1Request {
 
 export class GetUsersV2Request extends GetUsersV1Request {
   @ApiPropertyOptional() @IsOptionalId() folderId?: string;
+
+  /** The users of every document of the organization (not its organization-level users); no documentId or folderId with it. */
+  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) allDocuments?: boolean;
+
+  /** With `allDocuments`: `data` is an object of document id → that document's users. */
+  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) groupByDocumentId?: boolean;
 
   @PageSizeField()
   pageSize?: number;

@@ -6,7 +6,7 @@ export class ListMessagesRequest {
   /** Only deliveries to this endpoint. */
   @ApiPropertyOptional() @Optional() @Satisfies(checkId) endpointId?: string;
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES }) @Optional() @Satisfies(checkOneOf(DELIVERY_STATUSES)) status?: DeliveryStatus;
-  @ApiPropertyOptional({ minimum: 1, maximum: 250, default: 50 }) @Optional() @Satisfies(checkInteger(1, 250)) limit?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 250, description: 'Default: 50.' }) @Optional() @Satisfies(checkInteger(1, 250)) limit?: number;
   /** `iterator` of a previous answer. */
   @ApiPropertyOptional() @Optional() @Satisfies(checkString({ max: 4000 })) iterator?: string;
 }

@@ -8,12 +8,21 @@ export type PreferenceValue = (typeof PREFERENCE_VALUES)[number];
 export const CHANNELS = ['inbox', 'email', 'chat'] as const;
 export type Channel = (typeof CHANNELS)[number];
 export type PreferenceConfig = Partial<Record<Channel, PreferenceValue>>;
+/** A config as sent: upstream clients name the chat channel `slack` (its only chat integration). */
+export type SentPreferenceConfig = PreferenceConfig & { slack?: PreferenceValue };
 
 const checkConfig = (value: unknown) => {
-  const problem = checkShape(Object.fromEntries(CHANNELS.map((channel) => [channel, checkOneOf(PREFERENCE_VALUES)])))(value);
+  const problem = checkShape(Object.fromEntries([...CHANNELS, 'slack'].map((channel) => [channel, checkOneOf(PREFERENCE_VALUES)])))(value);
   if (problem) return problem;
-  return CHANNELS.some((channel) => (value as PreferenceConfig)[channel] !== undefined) ? undefined : 'must set at least one of inbox, email, chat';
+  const config = value as SentPreferenceConfig;
+  if (config.slack !== undefined && config.chat !== undefined && config.slack !== config.chat) return '.slack and .chat name the same channel but differ';
+  return CHANNELS.some((channel) => config[channel] !== undefined) || config.slack !== undefined ? undefined : 'must set at least one of inbox, email, chat';
 };
+
+/** The config with `slack` read as `chat`. */
+export function channelsOf({ slack, ...config }: SentPreferenceConfig): PreferenceConfig {
+  return slack === undefined ? config : { ...config, chat: slack };
+}
 const documentIds = (min: number) => Satisfies(checkArrayOf(checkId, { max: MAX_FILTER_IDS, min, unique: true }));
 
 export class GetPreferencesV1Request {
@@ -33,7 +42,12 @@ export class GetPreferencesV2Request {
 class SetPreferencesRequest {
   @ApiProperty() @IsId() organizationId!: string;
   @ApiProperty({ type: [String], maxItems: MAX_BATCH }) @Satisfies(checkArrayOf(checkId, { max: MAX_BATCH, min: 1, unique: true })) userIds!: string[];
-  @ApiProperty({ type: 'object', properties: Object.fromEntries(CHANNELS.map((c) => [c, { enum: PREFERENCE_VALUES }])) }) @Satisfies(checkConfig) config!: PreferenceConfig;
+  @ApiProperty({
+    type: 'object',
+    properties: { ...Object.fromEntries(CHANNELS.map((c) => [c, { enum: PREFERENCE_VALUES }])), slack: { enum: PREFERENCE_VALUES, description: 'Upstream name of `chat`; the same channel.' } },
+  })
+  @Satisfies(checkConfig)
+  config!: SentPreferenceConfig;
 }
 
 export class SetPreferencesV1Request extends SetPreferencesRequest {

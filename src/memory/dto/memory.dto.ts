@@ -17,5 +17,5 @@ export class QueryJudgmentsRequest {
   @ApiPropertyOptional() @IsOptionalId() documentId?: string;
   @ApiPropertyOptional({ enum: DECISIONS }) @Optional() @Satisfies(checkOneOf(DECISIONS)) decision?: Decision;
   @ApiPropertyOptional() @IsOptionalId() reviewerId?: string;
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 }) @Optional() @Satisfies(checkInteger(1, 100)) limit?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, description: 'Default: 20.' }) @Optional() @Satisfies(checkInteger(1, 100)) limit?: number;
 }

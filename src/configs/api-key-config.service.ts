@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../common/errors.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { Secrets } from '../common/secrets.js';
+import { Sql } from '../database/sql.js';
+import { Transactions } from '../database/transactions.js';
+import { ApiKeyEntity } from '../workspace/entities/api-key.entity.js';
+import type { AccessType } from './key-configs.js';
+import type { UpdateApiKeyConfigRequest } from './dto/config.dto.js';
+import { type KeySettings, maskSecret, parseKeySettings } from './key-configs.js';
+
+/** Upstream's apikeyconfig answer: the key's owner, plan and settings; AI keys masked. */
+export interface ApiKeyConfigView {
+  ownerEmail: string;
+  planInfo: { type: string };
+  defaultDocumentAccessType: AccessType;
+  isPrivateCommentsEnabled: boolean;
+  requireJwtToken: boolean;
+  requireAutoOrgUser: boolean;
+  aiModelsConfig?: Record<string, { displayText: string }>;
+}
+
+/** What an update echoes: the post-write values of the fields sent. */
+export type ApiKeyConfigEcho = Partial<Pick<KeySettings, 'enablePrivateComments' | 'requireJwtToken' | 'requireAutoOrgUser' | 'defaultDocumentAccessType'>> & {
+  aiModelsConfig?: Record<string, { displayText: string }>;
+};
+
+export const NOTHING_TO_UPDATE = 'At least one field must be provided for update';
+
+/** The settings part of the `api_key` row as upstream's `apikeyconfig` get/update pair shows it. */
+@Injectable()
+export class ApiKeyConfigService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly transactions: Transactions,
+    private readonly secrets: Secrets,
+  ) {}
+
+  async get(principal: ApiKeyPrincipal): Promise<ApiKeyConfigView> {
+    const [row] = await this.sql.rows<{ owner_email: string; settings: string; plan: string }>(
+      'SELECT k.owner_email, k.settings, w.plan FROM api_key k JOIN workspace w ON w.id = k.workspace_id WHERE k.id = :apiKeyId',
+      { apiKeyId: principal.apiKeyId },
+    );
+    const settings = parseKeySettings(row!.settings);
+    return {
+      ownerEmail: row!.owner_email,
+      planInfo: { type: row!.plan },
+      defaultDocumentAccessType: settings.defaultDocumentAccessType,
+      isPrivateCommentsEnabled: settings.enablePrivateComments,
+      requireJwtToken: settings.requireJwtToken ?? false,
+      requireAutoOrgUser: settings.requireAutoOrgUser,
+      ...(settings.aiModelKeysEnc && Object.keys(settings.aiModelKeysEnc).length ? { aiModelsConfig: this.masked(settings.aiModelKeysEnc) } : {}),
+    };
+  }
+
+  /** Merges the sent fields into the settings (nothing is removed), under the row's lock. */
+  async update(principal: ApiKeyPrincipal, request: UpdateApiKeyConfigRequest): Promise<ApiKeyConfigEcho> {
+    const { aiModelApiKey, ...flags } = request;
+    const sent = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined)) as ApiKeyConfigEcho;
+    if (!Object.keys(sent).length && !aiModelApiKey) throw new ApiError('INVALID_ARGUMENT', NOTHING_TO_UPDATE);
+    return this.transactions.run(async (manager) => {
+      const [row] = await this.sql.lockRows<{ settings: string }>(manager, 'SELECT settings FROM api_key WHERE id = :apiKeyId', { apiKeyId: principal.apiKeyId });
+      const settings: KeySettings = { ...parseKeySettings(row!.settings), ...sent };
+      if (aiModelApiKey) {
+        settings.aiModelKeysEnc = { ...settings.aiModelKeysEnc, ...Object.fromEntries(aiModelApiKey.map((entry) => [entry.provider, this.secrets.encrypt(entry.customerApiKey)])) };
+      }
+      await manager.update(ApiKeyEntity, { id: principal.apiKeyId }, { settings, lastUpdated: Date.now() });
+      return { ...sent, ...(aiModelApiKey ? { aiModelsConfig: this.masked(settings.aiModelKeysEnc!) } : {}) };
+    });
+  }
+
+  private masked(keys: Record<string, string>): Record<string, { displayText: string }> {
+    return Object.fromEntries(Object.entries(keys).map(([provider, encrypted]) => [provider, { displayText: maskSecret(this.secrets.decrypt(encrypted)) }]));
+  }
+}
