@@ -56,6 +56,23 @@ describe('shared-editing content on Yjs (contract part 7)', () => {
     assert.deepEqual(await get('doc-without-editors'), []);
   });
 
+  it("answers the last write's sessionId, null when that write sent none", async () => {
+    const session = async () => (await get('doc-session', 'notes'))[0]!.sessionId;
+    await add('doc-session', 'notes', 'text', 'one', { userId: 'ana', sessionId: 'session-abc-456' });
+    assert.equal(await session(), 'session-abc-456');
+    await update('doc-session', 'notes', 'text', 'two', { userId: 'ben', sessionId: 'session-ben-1' });
+    assert.equal(await session(), 'session-ben-1');
+    const doc = await client('doc-session', 'notes');
+    const before = Y.encodeStateVector(doc);
+    doc.getText('content').insert(0, '>');
+    expectSuccess(await call('/v2/crdt/state/update', { ...editor('doc-session', 'notes'), update: b64(Y.encodeStateAsUpdate(doc, before)), sessionId: 'session-yjs' }));
+    assert.equal(await session(), 'session-yjs');
+    await update('doc-session', 'notes', 'text', 'three');
+    assert.equal(await session(), null);
+    expectError(await call('/v2/crdt/update', { ...editor('doc-session', 'notes'), type: 'text', data: 'x', sessionId: 7 }), 400, 'INVALID_ARGUMENT', /^data\.sessionId must be a string/);
+    expectError(await call('/v2/crdt/update', { ...editor('doc-session', 'notes'), type: 'text', data: 'x', sessionId: 's'.repeat(257) }), 400, 'INVALID_ARGUMENT', /^data\.sessionId must be at most 256/);
+  });
+
   it('keeps the content under contentKey, and XML in the string form Yjs gives it', async () => {
     await add('doc-key', 'rich', 'xml', "<p b='2' a=\"1\">x<br/></p>", { contentKey: 'default' });
     assert.equal((await get('doc-key', 'rich'))[0]!.data, '<p a="1" b="2">x<br></br></p>');

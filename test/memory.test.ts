@@ -153,8 +153,53 @@ describe('memory: suggested decisions from past judgments (contract part 8)', ()
     assert.deepEqual(await query({ decision: 'rejected' }), ['three', 'two']);
     assert.deepEqual(await query({ reviewerId: 'amy', limit: 1 }), ['three']);
     const [record] = expectSuccess(await call('/v2/memory/judgments/query', { organizationId: org, limit: 1 })).data;
-    assert.deepEqual(Object.keys(record).sort(), ['decision', 'documentId', 'id', 'organizationId', 'reason', 'recommendation', 'reviewerId', 'timestamp']);
+    assert.deepEqual(Object.keys(record).sort(), [
+      'actionUser', 'agent', 'annotationId', 'confidence', 'contentType', 'createdAt', 'decision', 'documentId', 'id', 'judgeType',
+      'organizationId', 'reason', 'reasoning', 'recommendation', 'recordId', 'reviewerId', 'timestamp',
+    ]);
     assert.equal(record.recommendation, 'reject');
+  });
+
+  it("judgments/query answers upstream's results[] and total, and filters by judgeType, contentType and thread", async () => {
+    const org = 'upstream-org';
+    const decide = (id: string, entityData: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      call('/v2/activities/add', {
+        organizationId: org,
+        documentId: 'doc-42',
+        activities: [{ id, featureType: 'custom', actionType: 'custom', actionUser: { userId: 'u_sarah', name: 'Sarah Lee', email: 'sarah@acme.com' }, entityData, ...extra }],
+      });
+    expectSuccess(await decide('h1', { decision: 'approved', reasoning: 'Approved after fixing the citation.', confidence: 0.81, contentType: 'marketing-copy', annotationId: 'thread-1' }, { timestamp: 1_000, targetEntityId: 'entity-h1' }));
+    expectSuccess(await decide('a1', { decision: 'rejected', reasoning: 'Tone is off.', agent: { name: 'reviewer-bot', model: 'm1' }, contentType: 'marketing-copy' }, { timestamp: 2_000, targetEntityId: 'thread-1' }));
+    expectSuccess(await decide('h2', { decision: 'rejected', reasoning: 'Legal needs a look.', judgeType: 'human', contentType: 'contract' }, { timestamp: 3_000, targetEntityId: 'thread-2' }));
+    // confidence outside [0, 1] is not a confidence.
+    expectSuccess(await decide('a2', { decision: 'agree', reasoning: 'Fine.', judgeType: 'agent', confidence: 7 }, { timestamp: 4_000, targetEntityId: 'entity-a2' }));
+
+    const query = async (data: Record<string, unknown>) => {
+      const result = expectSuccess(await call('/v2/memory/judgments/query', { organizationId: org, ...data }), 'Judgments retrieved successfully.');
+      assert.deepEqual(result.results, result.data);
+      assert.equal(result.total, result.data.length);
+      return result.data as Record<string, any>[];
+    };
+    const [h1] = await query({ reviewerId: 'u_sarah', contentType: 'marketing-copy', judgeType: 'human' });
+    assert.deepEqual(h1, {
+      id: 'h1', organizationId: org, documentId: 'doc-42', decision: 'approved', recommendation: 'approve', reviewerId: 'u_sarah',
+      reason: 'Approved after fixing the citation.', timestamp: 1_000,
+      recordId: 'h1', reasoning: 'Approved after fixing the citation.', confidence: 0.81, judgeType: 'human', contentType: 'marketing-copy', annotationId: 'thread-1',
+      actionUser: { userId: 'u_sarah', name: 'Sarah Lee', email: 'sarah@acme.com' }, createdAt: 1_000, agent: null,
+    });
+    assert.deepEqual((await query({ judgeType: 'agent' })).map((j) => [j.id, j.agent, j.confidence]), [['a2', null, null], ['a1', { name: 'reviewer-bot', model: 'm1' }, null]]);
+    assert.deepEqual((await query({ contentType: 'marketing-copy' })).map((j) => j.id), ['a1', 'h1']);
+    // One thread: its newest `limit`, oldest first.
+    assert.deepEqual((await query({ annotationId: 'thread-1' })).map((j) => j.id), ['h1', 'a1']);
+    assert.deepEqual((await query({ annotationId: 'thread-1', limit: 1 })).map((j) => j.id), ['a1']);
+    assert.deepEqual(await query({ annotationId: 'thread-1', judgeType: 'human', contentType: 'contract' }), []);
+    // An update of the activity moves the judgment's facets with it.
+    expectSuccess(await call('/v2/activities/update', { organizationId: org, activities: [{ id: 'h2', entityData: { decision: 'rejected', reasoning: 'Legal needs a look.', contentType: 'marketing-copy' } }] }));
+    assert.deepEqual((await query({ contentType: 'marketing-copy' })).map((j) => j.id), ['h2', 'a1', 'h1']);
+
+    expectError(await call('/v2/memory/judgments/query', { judgeType: 'robot' }), 400, 'INVALID_ARGUMENT', /^data\.judgeType must be one of/);
+    expectError(await call('/v2/memory/judgments/query', { contentType: 5 }), 400, 'INVALID_ARGUMENT', /^data\.contentType must be a string/);
+    expectError(await call('/v2/memory/judgments/query', { annotationId: 'thread-1' }), 400, 'INVALID_ARGUMENT', 'data.annotationId requires data.organizationId.');
   });
 
   it('refuses a missing or empty query, and a documentId without organizationId', async () => {

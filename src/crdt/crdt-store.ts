@@ -22,6 +22,8 @@ export interface StoredEditor extends EditorPlace {
   dataJson: string;
   lastUpdate: number;
   lastUpdatedBy: string | null;
+  /** The session of the last write, when its writer sent one (`crdt/get`'s `sessionId`). */
+  sessionId: string | null;
 }
 
 /** What other modules learn of CRDT writes (the event pipeline's `crdt.update_data`), in the writing transaction. */
@@ -40,14 +42,15 @@ type EditorRow = {
   data: string;
   last_update: number | string;
   last_updated_by: string | null;
+  session_id: string | null;
 };
 
-const SELECT = 'SELECT organization_id, document_id, editor_id, type, content_key, client_id, state, data, last_update, last_updated_by FROM crdt_editor';
+const SELECT = 'SELECT organization_id, document_id, editor_id, type, content_key, client_id, state, data, last_update, last_updated_by, session_id FROM crdt_editor';
 const WHERE_EDITOR = 'WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :documentId AND editor_id = :editorId';
 
 /** The one place editors' content is written; observers hear of every write. */
 /** An editor as `crdt/get` answers it, from its stored JSON view. */
-export type EditorRecordRow = { editor_id: string; data: string; last_update: number | string; last_updated_by: string | null; created_at: number | string };
+export type EditorRecordRow = { editor_id: string; data: string; last_update: number | string; last_updated_by: string | null; session_id: string | null; created_at: number | string };
 
 @Injectable()
 export class CrdtStore {
@@ -80,7 +83,7 @@ export class CrdtStore {
     const where = new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', place.organizationId).equal('document_id', place.documentId).equal('editor_id', place.editorId);
     if (after) where.add('(created_at, editor_id) > (:afterCreated, :afterEditor)', { afterCreated: after[0], afterEditor: after[1] });
     return this.sql.rowsWithinBytes(
-      `SELECT editor_id, data, last_update, last_updated_by, created_at FROM crdt_editor WHERE ${where} ORDER BY created_at, editor_id LIMIT :limit`,
+      `SELECT editor_id, data, last_update, last_updated_by, session_id, created_at FROM crdt_editor WHERE ${where} ORDER BY created_at, editor_id LIMIT :limit`,
       { ...where.parameters, limit },
       PAGE_BYTES,
       (row: EditorRecordRow) => row.data.length,
@@ -91,8 +94,8 @@ export class CrdtStore {
   async create(manager: EntityManager, apiKeyId: string, editor: StoredEditor): Promise<boolean> {
     const inserted = await this.sql.run<{ editor_id: string }>(
       manager,
-      `INSERT INTO crdt_editor (api_key_id, organization_id, document_id, editor_id, type, content_key, client_id, state, data, last_update, last_updated_by, created_at)
-        VALUES (:apiKeyId, :organizationId, :documentId, :editorId, :type, :contentKey, :clientId, :state, :dataJson, :lastUpdate, :lastUpdatedBy, :lastUpdate)
+      `INSERT INTO crdt_editor (api_key_id, organization_id, document_id, editor_id, type, content_key, client_id, state, data, last_update, last_updated_by, session_id, created_at)
+        VALUES (:apiKeyId, :organizationId, :documentId, :editorId, :type, :contentKey, :clientId, :state, :dataJson, :lastUpdate, :lastUpdatedBy, :sessionId, :lastUpdate)
         ON CONFLICT (api_key_id, organization_id, document_id, editor_id) DO NOTHING RETURNING editor_id`,
       { apiKeyId, ...editor },
     );
@@ -103,7 +106,7 @@ export class CrdtStore {
 
   /** Stores new content of an editor read with `lock` in the same unit of work. */
   async save(manager: EntityManager, apiKeyId: string, editor: StoredEditor): Promise<void> {
-    await this.sql.run(manager, `UPDATE crdt_editor SET state = :state, data = :dataJson, last_update = :lastUpdate, last_updated_by = :lastUpdatedBy ${WHERE_EDITOR}`, {
+    await this.sql.run(manager, `UPDATE crdt_editor SET state = :state, data = :dataJson, last_update = :lastUpdate, last_updated_by = :lastUpdatedBy, session_id = :sessionId ${WHERE_EDITOR}`, {
       apiKeyId,
       organizationId: editor.organizationId,
       documentId: editor.documentId,
@@ -112,6 +115,7 @@ export class CrdtStore {
       dataJson: editor.dataJson,
       lastUpdate: editor.lastUpdate,
       lastUpdatedBy: editor.lastUpdatedBy,
+      sessionId: editor.sessionId,
     });
     await this.observers.notify((observer) => observer.crdtWritten(manager, apiKeyId, editor));
   }
@@ -138,5 +142,6 @@ function fromRow(row: EditorRow): StoredEditor {
     dataJson: row.data,
     lastUpdate: Number(row.last_update),
     lastUpdatedBy: row.last_updated_by,
+    sessionId: row.session_id,
   };
 }

@@ -30,6 +30,16 @@ export const CrdtErrors = {
 /** Binds page tokens of `crdt/get` to that operation. */
 const OPERATION_GET = 'crdt/get';
 
+/** Who writes: recorded as the editor's `lastUpdatedBy` and `sessionId` (null when not sent). */
+interface Writer {
+  userId: string | null;
+  sessionId: string | null;
+}
+
+function writerOf(request: { userId?: string; sessionId?: string }): Writer {
+  return { userId: request.userId ?? null, sessionId: request.sessionId ?? null };
+}
+
 @Injectable()
 export class CrdtService {
   constructor(
@@ -45,7 +55,7 @@ export class CrdtService {
     const { apiKeyId } = principal;
     const data = this.checkedData(request);
     const content = EditorContent.create(request.type, request.contentKey ?? DEFAULT_CONTENT_KEY, newClientId(), data);
-    const editor = this.snapshot(request, content, request.userId ?? null);
+    const editor = this.snapshot(request, content, writerOf(request));
     await this.transactions.run(async (manager) => {
       await this.documents.ensureDocument(manager, apiKeyId, request.organizationId, request.documentId);
       if (!(await this.store.create(manager, apiKeyId, editor))) throw CrdtErrors.exists();
@@ -55,7 +65,7 @@ export class CrdtService {
   /** Changes the stored content to `data` (a diff, so other writers' edits survive). */
   async update(principal: ApiKeyPrincipal, request: WriteCrdtRequest): Promise<void> {
     const data = this.checkedData(request);
-    await this.change(principal.apiKeyId, request, request.userId ?? null, (stored, content) => {
+    await this.change(principal.apiKeyId, request, writerOf(request), (stored, content) => {
       if (request.type !== stored.type) throw CrdtErrors.otherShape('type', stored.type);
       if ((request.contentKey ?? DEFAULT_CONTENT_KEY) !== stored.contentKey) throw CrdtErrors.otherShape('contentKey', stored.contentKey);
       content.replaceWith(data);
@@ -65,7 +75,7 @@ export class CrdtService {
   /** Applies a Yjs client's update. */
   async updateState(principal: ApiKeyPrincipal, request: UpdateCrdtStateRequest): Promise<void> {
     const update = Buffer.from(request.update, 'base64');
-    await this.change(principal.apiKeyId, request, request.userId ?? null, (_stored, content) => {
+    await this.change(principal.apiKeyId, request, writerOf(request), (_stored, content) => {
       try {
         content.applyUpdate(update);
       } catch (error) {
@@ -88,7 +98,7 @@ export class CrdtService {
     const { items, next } = this.pageTokens.page(rows, pageSize, apiKeyId, OPERATION_GET, filters, (last): [number, string] => [Number(last.created_at), last.editor_id], cut);
     const records = items.map(
       (row) =>
-        `{"id":${JSON.stringify(row.editor_id)},"data":${row.data},"lastUpdate":"${new Date(Number(row.last_update)).toISOString()}","lastUpdatedBy":${JSON.stringify(row.last_updated_by)},"sessionId":null}`,
+        `{"id":${JSON.stringify(row.editor_id)},"data":${row.data},"lastUpdate":"${new Date(Number(row.last_update)).toISOString()}","lastUpdatedBy":${JSON.stringify(row.last_updated_by)},"sessionId":${JSON.stringify(row.session_id)}}`,
     );
     return { records: new JsonText().text(`[${records.join(',')}]`), ...(next ? { pageToken: next } : {}) };
   }
@@ -113,13 +123,13 @@ export class CrdtService {
   }
 
   /** Loads the locked editor, lets `edit` change its document, and stores the result. */
-  private async change(apiKeyId: string, place: EditorPlace, userId: string | null, edit: (stored: StoredEditor, content: EditorContent) => void): Promise<void> {
+  private async change(apiKeyId: string, place: EditorPlace, writer: Writer, edit: (stored: StoredEditor, content: EditorContent) => void): Promise<void> {
     await this.transactions.run(async (manager) => {
       const stored = await this.store.lock(manager, apiKeyId, place);
       if (!stored) throw CrdtErrors.missing();
       const content = EditorContent.load(stored.type, stored.contentKey, stored.clientId, stored.state);
       edit(stored, content);
-      await this.store.save(manager, apiKeyId, this.snapshot(stored, content, userId));
+      await this.store.save(manager, apiKeyId, this.snapshot(stored, content, writer));
     });
   }
 
@@ -127,7 +137,7 @@ export class CrdtService {
    * The row to store for `content`, refused when its view is over the size limit. Every write
    * (add, update, Yjs update) is measured here once, on the JSON it would store.
    */
-  private snapshot(place: EditorPlace, content: EditorContent, userId: string | null): StoredEditor {
+  private snapshot(place: EditorPlace, content: EditorContent, writer: Writer): StoredEditor {
     const dataJson = JSON.stringify(content.view());
     if (Buffer.byteLength(dataJson) > this.config.crdtMaxBytes) throw CrdtErrors.tooLarge(this.config.crdtMaxBytes);
     return {
@@ -140,7 +150,8 @@ export class CrdtService {
       state: content.state(),
       dataJson,
       lastUpdate: Date.now(),
-      lastUpdatedBy: userId,
+      lastUpdatedBy: writer.userId,
+      sessionId: writer.sessionId,
     };
   }
 

@@ -29,6 +29,37 @@ export function decisionOf(activity: Pick<Activity, 'featureType' | 'actionType'
   return BY_ACTION[activity.actionType];
 }
 
+/** Who made a judgment (upstream's `judgeType`). */
+export const JUDGE_TYPES = ['human', 'agent'] as const;
+export type JudgeType = (typeof JUDGE_TYPES)[number];
+
+/** What upstream's judgments query filters and answers with, read from the decision activity. */
+export interface JudgmentFacets {
+  judgeType: JudgeType;
+  /** The kind of content judged (`entityData.contentType`), free text. */
+  contentType: string | null;
+  /** The comment thread judged: `entityData.annotationId`, else the activity's `targetEntityId`. */
+  annotationId: string | null;
+  /** `entityData.confidence` when a number in [0, 1]. */
+  confidence: number | null;
+  /** `entityData.agent`: the AI agent that decided, as the caller described it. */
+  agent: Record<string, unknown> | null;
+}
+
+/**
+ * The facets of a decision activity. `judgeType` is `entityData.judgeType` when `human` or
+ * `agent`; otherwise `agent` when an `agent` block was sent, else `human` (people decide unless
+ * told otherwise).
+ */
+export function judgmentFacets(activity: Pick<Activity, 'entityData' | 'targetEntityId'>): JudgmentFacets {
+  const data = objectOf(activity.entityData) ?? {};
+  const agent = objectOf(data.agent) ?? null;
+  const judgeType = (JUDGE_TYPES as readonly unknown[]).includes(data.judgeType) ? (data.judgeType as JudgeType) : agent ? 'agent' : 'human';
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value.slice(0, 256) : null);
+  const confidence = typeof data.confidence === 'number' && data.confidence >= 0 && data.confidence <= 1 ? data.confidence : null;
+  return { judgeType, contentType: text(data.contentType), annotationId: text(data.annotationId) ?? activity.targetEntityId ?? null, confidence, agent };
+}
+
 /** Keys whose string values are comment text, in entityData and entityTargetData. */
 const TEXT_KEYS = ['text', 'commentText', 'comment', 'body', 'title'];
 

@@ -2,10 +2,10 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ActivityLog, type Activity, type ActivityObserver, type ActivityWrite } from '../activity/activity-log.js';
 import { Sql } from '../database/sql.js';
-import { decisionOf, judgmentText, sideOf } from './decisions.js';
+import { decisionOf, judgmentFacets, judgmentText, sideOf } from './decisions.js';
 import { scopeTokens } from './judgment-search.js';
 
-const COLUMNS = ['api_key_id', 'organization_id', 'activity_id', 'document_id', 'decision', 'side', 'reviewer_id', 'reason', 'text', 'scope_tokens', 'timestamp'] as const;
+const COLUMNS = ['api_key_id', 'organization_id', 'activity_id', 'document_id', 'decision', 'side', 'reviewer_id', 'reason', 'text', 'scope_tokens', 'timestamp', 'judge_type', 'content_type', 'annotation_id'] as const;
 /** Ids per DELETE, well under every engine's parameter limit. */
 const DELETE_CHUNK = 500;
 
@@ -36,7 +36,9 @@ export class JudgmentLog implements ActivityObserver, OnModuleInit {
         continue;
       }
       const { text, reason } = judgmentText(activity);
-      rows.push([apiKeyId, organizationId, activity.id, documentId, decision, sideOf(decision), activity.actionUser.userId, reason, text, scopeTokens(apiKeyId, organizationId, documentId), activity.timestamp]);
+      // The facets queries filter by have columns; confidence and agent are read from the activity.
+      const { judgeType, contentType, annotationId } = judgmentFacets(activity);
+      rows.push([apiKeyId, organizationId, activity.id, documentId, decision, sideOf(decision), activity.actionUser.userId, reason, text, scopeTokens(apiKeyId, organizationId, documentId), activity.timestamp, judgeType, contentType, annotationId]);
     }
     await this.sql.insert(manager, 'judgment', COLUMNS, rows, { target: ['api_key_id', 'organization_id', 'activity_id'], update: COLUMNS.slice(3) });
     for (const [organizationId, ids] of notDecisions) await this.activitiesDeleted(manager, apiKeyId, organizationId, ids);

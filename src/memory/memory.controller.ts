@@ -3,11 +3,16 @@ import { ApiTags } from '@nestjs/swagger';
 import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
-import { resultOnly, type ResultOnly } from '../common/envelope.js';
+import { resultOnly, withResultFields, type ResultFields, type ResultOnly } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { QueryJudgmentsRequest, SuggestRequest } from './dto/memory.dto.js';
 import { MemoryService, type JudgmentRecord } from './memory.service.js';
 import { JudgmentsResult, SuggestResult } from './dto/memory.response.js';
+
+/** The judgments in `data`, and as upstream's clients read them: `results` and `total`. */
+function judgmentsAnswer(judgments: JudgmentRecord[]): ResultFields {
+  return withResultFields(judgments, { results: judgments, total: judgments.length });
+}
 
 /** Suggested approve/reject decisions from past judgments (contract part 8). */
 @ApiTags('memory')
@@ -22,7 +27,7 @@ export class MemoryController {
   }
 
   @Operation('/v2/memory/judgments/query', { auth: 'apiKey', message: 'Judgments retrieved successfully.', response: JudgmentsResult })
-  query(@ApiKeyPrincipal() caller: Caller, @RequestData() data: QueryJudgmentsRequest): Promise<JudgmentRecord[]> {
-    return this.memory.query(caller, data);
+  query(@ApiKeyPrincipal() caller: Caller, @RequestData() data: QueryJudgmentsRequest): Promise<ResultFields> {
+    return this.memory.query(caller, data).then(judgmentsAnswer);
   }
 }

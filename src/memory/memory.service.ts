@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Conditions, Sql } from '../database/sql.js';
-import type { Decision, Side } from './decisions.js';
+import { fromRow, type Activity, type ActivityRow } from '../activity/activity-log.js';
+import { judgmentFacets, type Decision, type JudgeType, type Side } from './decisions.js';
 import type { QueryJudgmentsRequest, SuggestRequest } from './dto/memory.dto.js';
 import { JudgmentSearch, type MatchQuery, type SearchScope } from './judgment-search.js';
 import { queryTerms } from './query-terms.js';
@@ -13,7 +14,11 @@ const DAY_MS = 86_400_000;
 const HALF_WEIGHT_AGE_MS = 182.5 * DAY_MS;
 const TOP_REASONS = 3;
 
-/** A judgment as judgments/query returns it. */
+/**
+ * A judgment as judgments/query returns it: the contract's fields, and upstream's names for the
+ * same facts (`recordId` = `id`, `reasoning` = `reason`, `createdAt` = `timestamp`, `actionUser`
+ * the reviewer as the activity named them) with the facets upstream adds.
+ */
 export interface JudgmentRecord {
   id: string;
   organizationId: string;
@@ -23,6 +28,15 @@ export interface JudgmentRecord {
   reviewerId: string;
   reason: string | null;
   timestamp: number;
+  recordId: string;
+  reasoning: string | null;
+  confidence: number | null;
+  judgeType: JudgeType;
+  contentType: string | null;
+  annotationId: string | null;
+  actionUser: Activity['actionUser'];
+  createdAt: number;
+  agent: Record<string, unknown> | null;
 }
 
 type EvidenceRow = {
@@ -38,6 +52,7 @@ type EvidenceRow = {
 
 export const MemoryErrors = {
   documentNeedsOrganization: () => new ApiError('INVALID_ARGUMENT', 'data.documentId requires data.organizationId.'),
+  annotationNeedsOrganization: () => new ApiError('INVALID_ARGUMENT', 'data.annotationId requires data.organizationId.'),
   emptyQuery: () => new ApiError('INVALID_ARGUMENT', 'data.query must be a non-empty string'),
 };
 
@@ -78,30 +93,55 @@ export class MemoryService {
     return { primary: null, conflict: null };
   }
 
-  /** The judgments, newest first, filtered as asked. */
+  /**
+   * The judgments, newest first, filtered as asked; one thread's (`annotationId`) are its newest
+   * `limit`, oldest first, as upstream reads a thread. The activity of each is read alongside,
+   * for what only it holds (the reviewer as named, confidence, the agent block).
+   */
   async query(principal: ApiKeyPrincipal, request: QueryJudgmentsRequest): Promise<JudgmentRecord[]> {
     const { apiKeyId } = principal;
     if (request.documentId !== undefined && request.organizationId === undefined) throw MemoryErrors.documentNeedsOrganization();
+    if (request.annotationId !== undefined && request.organizationId === undefined) throw MemoryErrors.annotationNeedsOrganization();
     const where = new Conditions()
-      .equal('api_key_id', apiKeyId)
-      .equal('organization_id', request.organizationId)
-      .equal('document_id', request.documentId)
-      .equal('decision', request.decision)
-      .equal('reviewer_id', request.reviewerId);
-    const rows = await this.sql.rows<{ activity_id: string; organization_id: string; document_id: string; decision: Decision; side: Side | null; reviewer_id: string; reason: string | null; timestamp: number | string }>(
-      `SELECT activity_id, organization_id, document_id, decision, side, reviewer_id, reason, timestamp FROM judgment WHERE ${where} ORDER BY timestamp DESC, activity_id DESC LIMIT :limit`,
+      .equal('j.api_key_id', apiKeyId)
+      .equal('j.organization_id', request.organizationId)
+      .equal('j.document_id', request.documentId)
+      .equal('j.decision', request.decision)
+      .equal('j.reviewer_id', request.reviewerId)
+      .equal('j.judge_type', request.judgeType)
+      .equal('j.content_type', request.contentType)
+      .equal('j.annotation_id', request.annotationId);
+    const rows = await this.sql.rows<ActivityRow & { organization_id: string; decision: Decision; side: Side | null; reviewer_id: string; reason: string | null }>(
+      `SELECT j.organization_id, j.decision, j.side, j.reviewer_id, j.reason,
+          a.id, a.document_id, a.feature_type, a.action_type, a.target_entity_id, a.timestamp, a.body
+        FROM judgment j JOIN activity a ON a.api_key_id = j.api_key_id AND a.organization_id = j.organization_id AND a.id = j.activity_id
+        WHERE ${where} ORDER BY j.timestamp DESC, j.activity_id DESC LIMIT :limit`,
       { ...where.parameters, limit: request.limit ?? 20 },
     );
-    return rows.map((row) => ({
-      id: row.activity_id,
-      organizationId: row.organization_id,
-      documentId: row.document_id,
-      decision: row.decision,
-      recommendation: row.side,
-      reviewerId: row.reviewer_id,
-      reason: row.reason,
-      timestamp: Number(row.timestamp),
-    }));
+    const records = rows.map((row) => {
+      const activity = fromRow(apiKeyId, row.organization_id, row);
+      const { judgeType, contentType, annotationId, confidence, agent } = judgmentFacets(activity);
+      return {
+        id: activity.id,
+        organizationId: row.organization_id,
+        documentId: activity.metadata.documentId,
+        decision: row.decision,
+        recommendation: row.side,
+        reviewerId: row.reviewer_id,
+        reason: row.reason,
+        timestamp: activity.timestamp,
+        recordId: activity.id,
+        reasoning: row.reason,
+        confidence,
+        judgeType,
+        contentType,
+        annotationId,
+        actionUser: activity.actionUser,
+        createdAt: activity.timestamp,
+        agent,
+      };
+    });
+    return request.annotationId === undefined ? records : records.reverse();
   }
 
   /**

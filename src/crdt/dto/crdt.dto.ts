@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { checkArrayOf, checkId, checkOneOf, checkString, IsId, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
@@ -14,6 +15,9 @@ export const crdtDataSchema = () => ({
   oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: true }, { type: 'array', items: {} }],
   description: 'string (text, xml), object (map) or array (array)',
 });
+
+/** `sessionId` of the writes: up to 256 characters. */
+const SessionIdField = () => applyDecorators(ApiPropertyOptional({ maxLength: 256, description: 'The writer\'s session; `crdt/get` answers it as `sessionId` until the next write.' }), Optional(), Satisfies(checkString({ max: 256 })));
 
 class EditorRequest {
   @ApiProperty() @IsId() organizationId!: string;
@@ -38,6 +42,7 @@ export class WriteCrdtRequest extends EditorRequest {
 
   /** Recorded as `lastUpdatedBy`. */
   @ApiPropertyOptional() @IsOptionalId() userId?: string;
+  @SessionIdField() sessionId?: string;
 }
 
 export class GetCrdtRequest {
@@ -74,4 +79,5 @@ export class UpdateCrdtStateRequest extends EditorRequest {
   @ApiProperty() @Satisfies(checkBase64) update!: string;
 
   @ApiPropertyOptional() @IsOptionalId() userId?: string;
+  @SessionIdField() sessionId?: string;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { nullableRef, SuccessResult } from '../../common/openapi-responses.js';
-import { DECISIONS } from '../decisions.js';
+import { actionUserSchema } from '../../activity/dto/activity.dto.js';
+import { anyObject, nullableRef, SuccessResult } from '../../common/openapi-responses.js';
+import { DECISIONS, JUDGE_TYPES } from '../decisions.js';
 import { SCOPES } from '../suggestion.js';
 
 const SIDES = ['approve', 'reject'];
@@ -36,8 +37,20 @@ export class JudgmentView {
   @ApiProperty() reviewerId!: string;
   @ApiProperty({ type: 'string', nullable: true }) reason!: string | null;
   @ApiProperty({ description: 'Milliseconds since the epoch.' }) timestamp!: number;
+  @ApiProperty({ description: 'Upstream name of `id`.' }) recordId!: string;
+  @ApiProperty({ type: 'string', nullable: true, description: 'Upstream name of `reason`.' }) reasoning!: string | null;
+  @ApiProperty({ type: 'number', minimum: 0, maximum: 1, nullable: true, description: '`entityData.confidence` of the decision activity.' }) confidence!: number | null;
+  @ApiProperty({ enum: JUDGE_TYPES }) judgeType!: string;
+  @ApiProperty({ type: 'string', nullable: true, description: '`entityData.contentType` of the decision activity.' }) contentType!: string | null;
+  @ApiProperty({ type: 'string', nullable: true, description: 'The comment thread: `entityData.annotationId`, else the activity\'s `targetEntityId`.' }) annotationId!: string | null;
+  @ApiProperty({ ...actionUserSchema(), description: 'The reviewer, as the activity named them.' }) actionUser!: Record<string, unknown>;
+  @ApiProperty({ description: 'Upstream name of `timestamp`.' }) createdAt!: number;
+  @ApiProperty({ ...anyObject('`entityData.agent` of the decision activity: the AI agent that decided.'), nullable: true }) agent!: Record<string, unknown> | null;
 }
 
+/** The judgments in `data` (the contract), and again as upstream reads them: `results` and `total`. */
 export class JudgmentsResult extends SuccessResult {
   @ApiProperty({ type: [JudgmentView] }) data!: JudgmentView[];
+  @ApiProperty({ type: [JudgmentView], description: 'The same judgments as `data` (upstream\'s name).' }) results!: JudgmentView[];
+  @ApiProperty({ type: 'integer', description: 'How many judgments this answer holds (at most `limit`).' }) total!: number;
 }

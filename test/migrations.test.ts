@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startApp, type TestApp } from './helpers/app.js';
+import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
+
+/**
+ * A database made by the earlier migrations moves forward with its data: the newest migration
+ * is undone and run again over rows written before it, as on an upgrade.
+ */
+describe('migrating a database forward', () => {
+  let app: TestApp;
+  before(async () => (app = await startApp()));
+  after(() => app.close());
+
+  it('UpstreamFields fills in the facets of judgments recorded before it, from their activities', async () => {
+    const call = agentFor(app, await createKey(app));
+    const decide = (id: string, entityData: Record<string, unknown>, targetEntityId: string) =>
+      call('/v2/activities/add', { organizationId: 'org-up', documentId: 'doc', activities: [{ id, featureType: 'custom', actionType: 'custom', actionUser: { userId: 'amy' }, targetEntityId, entityData }] });
+    expectSuccess(await decide('by-agent', { decision: 'approved', agent: { name: 'bot' }, contentType: 'copy' }, 'thread-a'));
+    expectSuccess(await decide('by-human', { decision: 'rejected', annotationId: 'thread-b' }, 'entity-b'));
+    // What the filters find: they read the columns the migration fills in.
+    const idsWhere = async (filter: Record<string, string>) =>
+      (expectSuccess(await call('/v2/memory/judgments/query', { organizationId: 'org-up', ...filter })).data as { id: string }[]).map((j) => j.id);
+    const facets = async () => [
+      await idsWhere({ judgeType: 'agent' }),
+      await idsWhere({ judgeType: 'human' }),
+      await idsWhere({ contentType: 'copy' }),
+      await idsWhere({ annotationId: 'thread-a' }),
+      await idsWhere({ annotationId: 'thread-b' }),
+    ];
+    const expected = [['by-agent'], ['by-human'], ['by-agent'], ['by-agent'], ['by-human']];
+    assert.deepEqual(await facets(), expected);
+
+    const [undone] = app.dataSource.migrations.slice(-1);
+    assert.equal(undone!.name, 'UpstreamFields1763850000000');
+    await app.dataSource.undoLastMigration();
+    const columns = async () => Object.keys((await app.dataSource.query('SELECT * FROM judgment'))[0] as object);
+    assert.ok(!(await columns()).includes('judge_type'), 'the columns are gone');
+    await app.dataSource.runMigrations();
+    assert.ok((await columns()).includes('judge_type'));
+    assert.deepEqual(await facets(), expected);
+  });
+});
