@@ -181,6 +181,27 @@ describe('delivery configs (contract part 3)', () => {
       // Nothing refused was stored.
       assert.deepEqual(expectSuccess(await call('/v2/workspace/notificationconfig/get', {})).data.notificationServiceConfig, after);
     });
+
+    it("takes triggers grouped by feature, as upstream's notification config sends them, and stores them flat", async () => {
+      const call = await freshKey();
+      const triggers = async () => expectSuccess(await call('/v2/workspace/notificationconfig/get', {})).data.notificationServiceConfig.triggers;
+      expectSuccess(
+        await call('/v2/workspace/notificationconfig/update', {
+          useNotificationService: true,
+          notificationServiceConfig: { triggers: { comment: { 'comment.add': false, 'comment_annotation.suggestion_accept': true }, huddle: { 'huddle.join': false }, 'reaction.add': true } },
+        }),
+      );
+      assert.deepEqual(await triggers(), { ...defaultTriggers(), 'comment.add': false, 'comment_annotation.suggestion_accept': true, 'huddle.join': false, 'reaction.add': true });
+      for (const [sent, message] of [
+        [{ huddle: { 'comment.add': true } }, 'data.notificationServiceConfig.triggers.huddle.comment.add is not a huddle event type'],
+        [{ comment: true }, 'data.notificationServiceConfig.triggers.comment must be an object of comment event types to booleans'],
+        [{ comment: { 'comment.add': 'yes' } }, 'data.notificationServiceConfig.triggers.comment.comment.add must be a boolean'],
+        [{ chat: { 'comment.add': true } }, 'data.notificationServiceConfig.triggers.chat is not an event type of the catalogue nor a feature group'],
+      ] as const) {
+        expectError(await call('/v2/workspace/notificationconfig/update', { notificationServiceConfig: { triggers: sent } }), 400, 'INVALID_ARGUMENT', message);
+      }
+      assert.equal((await triggers())['comment.add'], false, 'nothing refused was stored');
+    });
   });
 
   it("apikeyconfig: upstream's get/update pair over the key's settings; AI keys encrypted at rest and answered masked", async () => {
@@ -230,6 +251,45 @@ describe('delivery configs (contract part 3)', () => {
     const config = expectSuccess(await call('/v2/workspace/apikeyconfig/get', {})).data;
     assert.deepEqual(Object.keys(config.aiModelsConfig).sort(), ['anthropic', 'gemini', 'openai']);
     assert.deepEqual([config.requireJwtToken, config.requireAutoOrgUser, config.isPrivateCommentsEnabled], [true, true, true]);
+  });
+
+  it("activityconfig: off until enabled; the first enable seeds comment triggers, immutable and enabledTime; later updates deep-merge", async () => {
+    const call = await freshKey();
+    const get = async () => expectSuccess(await call('/v2/workspace/activityconfig/get', {}), 'Activity logs configuration retrieved successfully.').data;
+    const update = async (activityServiceConfig: unknown) =>
+      expectSuccess(await call('/v2/workspace/activityconfig/update', { activityServiceConfig }), 'Activity logs configuration updated successfully.').data;
+    assert.deepEqual(await get(), { activityServiceConfig: { isEnabled: false } });
+
+    const before = Date.now();
+    const enabled = (await update({ isEnabled: true, immutable: false })).activityServiceConfig;
+    const comment = Object.fromEntries(Object.entries(defaultTriggers()).filter(([event]) => event.startsWith('comment')));
+    assert.deepEqual(enabled, { isEnabled: true, immutable: false, enabledTime: enabled.enabledTime, triggers: { comment } });
+    assert.equal(comment['comment.add'], true);
+    assert.equal(comment['comment_annotation.suggestion_accept'], false);
+    assert.ok(enabled.enabledTime >= before && enabled.enabledTime <= Date.now());
+    assert.deepEqual(await get(), { activityServiceConfig: enabled });
+
+    // Omitted fields are kept (enabledTime too); triggers merge key by key; no second seeding.
+    const merged = (await update({ triggers: { comment: { 'comment_annotation.suggestion_accept': true, 'comment.add': false } }, isEnabled: false })).activityServiceConfig;
+    assert.deepEqual(merged, { ...enabled, isEnabled: false, triggers: { comment: { ...comment, 'comment_annotation.suggestion_accept': true, 'comment.add': false } } });
+    assert.deepEqual((await update({ isEnabled: true })).activityServiceConfig, { ...merged, isEnabled: true });
+
+    expectError(await call('/v2/workspace/activityconfig/update', { activityServiceConfig: {} }), 400, 'INVALID_ARGUMENT', 'At least one field must be provided for update');
+    expectError(await call('/v2/workspace/activityconfig/update', {}), 400, 'INVALID_ARGUMENT', /^data\.activityServiceConfig /);
+    expectError(await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { triggers: { huddle: { 'huddle.join': true } } } }), 400, 'INVALID_ARGUMENT', 'data.activityServiceConfig.triggers.huddle is not a trigger group of activity logs (only comment)');
+    expectError(await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { triggers: { comment: { 'huddle.join': true } } } }), 400, 'INVALID_ARGUMENT', 'data.activityServiceConfig.triggers.comment.huddle.join is not a comment event type');
+    expectError(await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { enabledTime: -1 } }), 400, 'INVALID_ARGUMENT', /^data\.activityServiceConfig\.enabledTime must be an integer/);
+    // A second key sees its own, untouched configuration.
+    assert.deepEqual(expectSuccess(await (await freshKey())('/v2/workspace/activityconfig/get', {})).data, { activityServiceConfig: { isEnabled: false } });
+  });
+
+  it('activityconfig updates sent at once all survive (the row is locked while merged)', async () => {
+    const call = await freshKey();
+    const events = ['comment.add', 'comment.update', 'comment.delete', 'comment.accept', 'comment.reject', 'comment.reaction_add'];
+    const answers = await Promise.all(events.map((event) => call('/v2/workspace/activityconfig/update', { activityServiceConfig: { triggers: { comment: { [event]: false } } } })));
+    answers.forEach((answer) => expectSuccess(answer));
+    const { triggers } = expectSuccess(await call('/v2/workspace/activityconfig/get', {})).data.activityServiceConfig;
+    assert.deepEqual(triggers.comment, Object.fromEntries(events.map((event) => [event, false])));
   });
 
   it('API-key creation options land in the same configs', async () => {

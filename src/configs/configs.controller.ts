@@ -5,12 +5,13 @@ import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
+import { ActivityConfigService, type ActivityConfigView } from './activity-config.service.js';
 import { type ApiKeyConfigEcho, ApiKeyConfigService, type ApiKeyConfigView } from './api-key-config.service.js';
 import { ConfigsService } from './configs.service.js';
-import { UpdateAdvancedWebhookConfigRequest, UpdateApiKeyConfigRequest, UpdateEmailConfigRequest, UpdateNotificationConfigRequest, UpdateWebhookConfigRequest } from './dto/config.dto.js';
+import { UpdateActivityConfigRequest, UpdateAdvancedWebhookConfigRequest, UpdateApiKeyConfigRequest, UpdateEmailConfigRequest, UpdateNotificationConfigRequest, UpdateWebhookConfigRequest } from './dto/config.dto.js';
 import { CreateEndpointRequest, EndpointIdRequest, ListEndpointsRequest, UpdateEndpointRequest } from './dto/endpoint.dto.js';
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';
-import { AdvancedWebhookConfigResult, ApiKeyConfigEchoResult, ApiKeyConfigResult, EmailConfigResult, NotificationConfigResult, WebhookConfigResult } from './dto/config.response.js';
+import { ActivityConfigResult, AdvancedWebhookConfigResult, ApiKeyConfigEchoResult, ApiKeyConfigResult, EmailConfigResult, NotificationConfigResult, WebhookConfigResult } from './dto/config.response.js';
 import { EndpointDeletedResult, EndpointResult, EndpointSecretResult, EndpointsPageResult } from './dto/endpoint.response.js';
 
 /** The API key's delivery configs and advanced webhook endpoints (contract part 3). */
@@ -21,6 +22,7 @@ export class ConfigsController {
     private readonly configs: ConfigsService,
     private readonly endpoints: WebhookEndpointsService,
     private readonly keyConfig: ApiKeyConfigService,
+    private readonly activityConfig: ActivityConfigService,
   ) {}
 
   /** Upstream's apikeyconfig pair (its legacy apikeymetadata paths too). */
@@ -32,6 +34,17 @@ export class ConfigsController {
   @Operation('/v2/workspace/apikeyconfig/update', { aliases: ['/v2/workspace/apikeymetadata/update'], auth: 'apiKey', message: 'API key configuration updated successfully.', response: ApiKeyConfigEchoResult })
   updateApiKeyConfig(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateApiKeyConfigRequest): Promise<ApiKeyConfigEcho> {
     return this.keyConfig.update(caller, data);
+  }
+
+  /** Upstream's activity logs configuration pair. */
+  @Operation('/v2/workspace/activityconfig/get', { auth: 'apiKey', message: 'Activity logs configuration retrieved successfully.', response: ActivityConfigResult })
+  getActivityConfig(@ApiKeyPrincipal() caller: Caller, @RequestData() _data: EmptyRequest): Promise<ActivityConfigView> {
+    return this.activityConfig.get(caller);
+  }
+
+  @Operation('/v2/workspace/activityconfig/update', { auth: 'apiKey', message: 'Activity logs configuration updated successfully.', response: ActivityConfigResult })
+  updateActivityConfig(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateActivityConfigRequest): Promise<ActivityConfigView> {
+    return this.activityConfig.update(caller, data);
   }
 
   @Operation('/v2/workspace/emailconfig/get', { auth: 'apiKey', message: 'Email configuration retrieved successfully.', response: EmailConfigResult })

@@ -1,3 +1,4 @@
+import { ActivityConfigService } from './activity-config.service.js';
 import { ApiKeyConfigService } from './api-key-config.service.js';
 import { Module } from '@nestjs/common';
 import { ConfigCodec } from './config-codec.js';
@@ -8,7 +9,7 @@ import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 /** Delivery configs of an API key and advanced webhook endpoints (contract part 3). */
 @Module({
   controllers: [ConfigsController],
-  providers: [ConfigCodec, ConfigsService, WebhookEndpointsService, ApiKeyConfigService],
+  providers: [ConfigCodec, ConfigsService, WebhookEndpointsService, ApiKeyConfigService, ActivityConfigService],
   exports: [ConfigCodec, ConfigsService, WebhookEndpointsService],
 })
 export class ConfigsModule {}

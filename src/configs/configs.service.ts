@@ -8,7 +8,8 @@ import { Transactions } from '../database/transactions.js';
 import { ApiKeyEntity } from '../workspace/entities/api-key.entity.js';
 import { ConfigCodec } from './config-codec.js';
 import { ConfigErrors } from './configs.errors.js';
-import type { UpdateAdvancedWebhookConfigRequest, UpdateEmailConfigRequest, UpdateNotificationConfigRequest, UpdateWebhookConfigRequest } from './dto/config.dto.js';
+import { flattenTriggers } from '../events/event-catalogue.js';
+import type { NotificationServiceConfigUpdate, UpdateAdvancedWebhookConfigRequest, UpdateEmailConfigRequest, UpdateNotificationConfigRequest, UpdateWebhookConfigRequest } from './dto/config.dto.js';
 import {
   applyEmailConfigChange,
   applyNotificationConfigChange,
@@ -87,7 +88,7 @@ export class ConfigsService {
   async updateNotification(principal: ApiKeyPrincipal, request: UpdateNotificationConfigRequest): Promise<StoredNotificationConfig> {
     if (request.useNotificationService === undefined && request.notificationServiceConfig === undefined) throw ConfigErrors.nothingSent(['useNotificationService', 'notificationServiceConfig']);
     const { notification } = await this.change(principal.apiKeyId, (stored) => ({
-      notification: applyNotificationConfigChange(stored.notification, { useNotificationService: request.useNotificationService, notificationServiceConfig: request.notificationServiceConfig }),
+      notification: applyNotificationConfigChange(stored.notification, { useNotificationService: request.useNotificationService, notificationServiceConfig: flatNotificationConfig(request.notificationServiceConfig) }),
     }));
     return notificationConfigView(notification!);
   }
@@ -175,6 +176,13 @@ export class ConfigsService {
       return changed;
     });
   }
+}
+
+/** The notification config as sent, its triggers flattened (they may come grouped by feature). */
+function flatNotificationConfig(sent: NotificationServiceConfigUpdate | undefined) {
+  if (!sent) return undefined;
+  const { triggers, ...rest } = sent;
+  return { ...rest, ...(triggers !== undefined ? { triggers: flattenTriggers(triggers) } : {}) };
 }
 
 function parseConfigs(row: ConfigRow | undefined): KeyConfigs {

@@ -99,6 +99,22 @@ export interface KeySettings {
   requireJwtToken?: boolean;
   /** AI model keys by provider, encrypted (`Secrets.encrypt`); answered masked, never in clear. */
   aiModelKeysEnc?: Record<string, string>;
+  /** Upstream's activity logs configuration (`activityconfig`), once set. */
+  activityServiceConfig?: ActivityServiceConfig;
+}
+
+/**
+ * Upstream's activity logs configuration: whether the service records activities of its own
+ * from feature events (which ones: `triggers`), and whether records are immutable. Stored and
+ * answered; see the README for what the service does with it.
+ */
+export interface ActivityServiceConfig {
+  isEnabled: boolean;
+  immutable?: boolean;
+  /** Epoch ms when activity logging was first enabled (or as the caller set it). */
+  enabledTime?: number;
+  /** Event types by feature group; upstream supports only `comment`. */
+  triggers?: { comment?: Record<string, boolean> };
 }
 
 /** AI model providers upstream's apikeyconfig takes keys for. */

@@ -31,6 +31,28 @@ export const EVENT_TYPES: readonly string[] = [...COMMENT_EVENTS, ...HUDDLE_EVEN
 
 export type Triggers = Record<string, boolean>;
 
+/** The catalogue's events by feature: upstream's notification config groups its triggers so. */
+export const TRIGGER_GROUPS: Readonly<Record<string, readonly string[]>> = {
+  comment: COMMENT_EVENTS,
+  huddle: HUDDLE_EVENTS,
+  crdt: CRDT_EVENTS,
+  recorder: RECORDER_EVENTS,
+  reaction: REACTION_EVENTS,
+};
+
+/** Triggers as upstream's notification config may send them: flat, by feature, or both. */
+export type GroupedTriggers = Record<string, boolean | Triggers>;
+
+/** The flat triggers the contract stores (part 3): each group's events lifted to the top level. */
+export function flattenTriggers(triggers: GroupedTriggers): Triggers {
+  const flat: Triggers = {};
+  for (const [key, value] of Object.entries(triggers)) {
+    if (typeof value === 'boolean') flat[key] = value;
+    else Object.assign(flat, value);
+  }
+  return flat;
+}
+
 /**
  * First-enable trigger defaults (contract part 3): standard comment triggers on except the two
  * `suggestion_*` events, huddle triggers on; crdt, recorder and (unnamed by the contract,

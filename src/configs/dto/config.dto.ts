@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateNested } from 'class-validator';
 import { checkArrayOf, checkBoolean, checkInteger, checkOneOf, checkShape, checkPlainObject, checkString, NestedType, Optional, Satisfies } from '../../common/validation.js';
-import { EVENT_TYPES, type Triggers } from '../../events/event-catalogue.js';
+import { COMMENT_EVENTS, EVENT_TYPES, TRIGGER_GROUPS, type GroupedTriggers, type Triggers } from '../../events/event-catalogue.js';
 import { checkEmail, checkHttpUrl } from '../../workspace/dto/checks.js';
 import { publicKeyProblem } from '../public-key.js';
 import { ACCESS_TYPES } from '../access-types.js';
@@ -22,6 +22,30 @@ function checkTriggers(value: unknown): string | undefined {
   }
   return undefined;
 }
+/**
+ * Notification triggers: flat as the contract has them, or grouped by feature as upstream's
+ * notification config sends them (`{ comment: { "comment.add": true }, huddle: {...} }`), each
+ * group holding only its own feature's events.
+ */
+function checkGroupedTriggers(value: unknown): string | undefined {
+  const shape = checkPlainObject(value);
+  if (shape) return shape;
+  for (const [key, group] of Object.entries(value as Record<string, unknown>)) {
+    const events = TRIGGER_GROUPS[key];
+    if (!events || typeof group === 'boolean') {
+      const problem = checkTriggers({ [key]: group });
+      if (problem) return events ? `.${key} must be an object of ${key} event types to booleans` : problem.replace('of the catalogue', 'of the catalogue nor a feature group');
+      continue;
+    }
+    if (checkPlainObject(group)) return `.${key} must be an object of ${key} event types to booleans`;
+    for (const [event, on] of Object.entries(group as Record<string, unknown>)) {
+      if (!events.includes(event)) return `.${key}.${event} is not a ${key} event type`;
+      if (typeof on !== 'boolean') return `.${key}.${event} must be a boolean`;
+    }
+  }
+  return undefined;
+}
+
 const OptionalTriggers = () => applyDecorators(ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'boolean' } }), Optional(), Satisfies(checkTriggers));
 const OptionalPublicKey = () =>
   applyDecorators(ApiPropertyOptional({ description: 'base64 DER of an RSA public key (SPKI or PKCS#1), at least 2048 bits' }), Optional(), Satisfies(publicKeyProblem));
@@ -105,7 +129,14 @@ export class BatchConfigUpdate {
 }
 
 export class NotificationServiceConfigUpdate {
-  @OptionalTriggers() triggers?: Triggers;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'boolean' }, { type: 'object', additionalProperties: { type: 'boolean' } }] },
+    description: 'Event types to booleans, flat or grouped by feature (`comment`, `huddle`, `crdt`, `recorder`, `reaction`); stored and answered flat.',
+  })
+  @Optional()
+  @Satisfies(checkGroupedTriggers)
+  triggers?: GroupedTriggers;
   /** Upstream's delay and batching settings: stored and answered; deliveries do not apply them yet. */
   @ApiPropertyOptional({ type: DelayConfigUpdate }) @NestedObject(() => DelayConfigUpdate) delayConfig?: DelayConfigUpdate;
   @ApiPropertyOptional({ type: BatchConfigUpdate }) @NestedObject(() => BatchConfigUpdate) batchConfig?: BatchConfigUpdate;
@@ -150,4 +181,46 @@ export class UpdateAdvancedWebhookConfigRequest {
   @OptionalBoolean() encodeData?: boolean;
   @OptionalPublicKey() publicKey?: string;
   @OptionalBoolean() enableDataProtection?: boolean;
+}
+
+/** Activity-log triggers: upstream supports the `comment` group only, a map of comment event types to booleans. */
+function checkActivityTriggers(value: unknown): string | undefined {
+  const shape = checkPlainObject(value);
+  if (shape) return shape;
+  for (const [group, events] of Object.entries(value as Record<string, unknown>)) {
+    if (group !== 'comment') return `.${group} is not a trigger group of activity logs (only comment)`;
+    if (checkPlainObject(events)) return '.comment must be an object of comment event types to booleans';
+    for (const [event, on] of Object.entries(events as Record<string, unknown>)) {
+      if (!(COMMENT_EVENTS as readonly string[]).includes(event)) return `.comment.${event} is not a comment event type`;
+      if (typeof on !== 'boolean') return `.comment.${event} must be a boolean`;
+    }
+  }
+  return undefined;
+}
+
+export class ActivityServiceConfigUpdate {
+  @OptionalBoolean() isEnabled?: boolean;
+  @OptionalBoolean() immutable?: boolean;
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Epoch ms when activity logging was enabled; kept when omitted.' })
+  @Optional()
+  @Satisfies(checkInteger(0, Number.MAX_SAFE_INTEGER))
+  enabledTime?: number;
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: { comment: { type: 'object', additionalProperties: { type: 'boolean' } } },
+    additionalProperties: false,
+    description: 'Comment event types to booleans, under `comment`; merged key by key.',
+  })
+  @Optional()
+  @Satisfies(checkActivityTriggers)
+  triggers?: { comment?: Record<string, boolean> };
+}
+
+/** Upstream's activityconfig update: at least one sub-field, deep-merged into what is stored. */
+export class UpdateActivityConfigRequest {
+  @ApiProperty({ type: ActivityServiceConfigUpdate })
+  @Satisfies(checkPlainObject)
+  @ValidateNested()
+  @NestedType(() => ActivityServiceConfigUpdate)
+  activityServiceConfig!: ActivityServiceConfigUpdate;
 }

@@ -121,3 +121,26 @@ export class ApiKeyConfigEchoView {
 export class ApiKeyConfigEchoResult extends SuccessResult {
   @ApiProperty({ type: ApiKeyConfigEchoView }) data!: ApiKeyConfigEchoView;
 }
+
+/** Upstream's activity logs configuration. */
+export class ActivityServiceConfigView {
+  @ApiProperty() isEnabled!: boolean;
+  @ApiPropertyOptional() immutable?: boolean;
+  @ApiPropertyOptional({ type: 'integer', description: 'Epoch ms when activity logging was enabled.' }) enabledTime?: number;
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: { comment: { type: 'object', additionalProperties: { type: 'boolean' } } },
+    additionalProperties: false,
+    description: 'Comment event types to booleans.',
+  })
+  triggers?: { comment?: Record<string, boolean> };
+}
+
+export class ActivityConfigView {
+  @ApiProperty({ type: ActivityServiceConfigView }) activityServiceConfig!: ActivityServiceConfigView;
+}
+
+/** activityconfig get, and update's echo of what is now stored. */
+export class ActivityConfigResult extends SuccessResult {
+  @ApiProperty({ type: ActivityConfigView }) data!: ActivityConfigView;
+}

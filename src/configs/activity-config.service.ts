@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../common/errors.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { Sql } from '../database/sql.js';
+import { Transactions } from '../database/transactions.js';
+import { COMMENT_EVENTS, defaultTriggers } from '../events/event-catalogue.js';
+import { ApiKeyEntity } from '../workspace/entities/api-key.entity.js';
+import { NOTHING_TO_UPDATE } from './api-key-config.service.js';
+import type { UpdateActivityConfigRequest } from './dto/config.dto.js';
+import { type ActivityServiceConfig, type KeySettings, parseKeySettings } from './key-configs.js';
+
+/** Upstream's activityconfig answer (get, and update's echo of what is now stored). */
+export interface ActivityConfigView {
+  activityServiceConfig: ActivityServiceConfig;
+}
+
+/**
+ * Upstream's activity logs configuration, kept in the key's settings: never set, it is
+ * `{ isEnabled: false }`; enabled for the first time, the standard comment triggers are seeded
+ * on (contract part 3's rule: every comment event but the two `suggestion_*` ones), with
+ * `immutable: true` and `enabledTime` now, and what was sent is merged over that.
+ */
+@Injectable()
+export class ActivityConfigService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly transactions: Transactions,
+  ) {}
+
+  async get(principal: ApiKeyPrincipal): Promise<ActivityConfigView> {
+    const [row] = await this.sql.rows<{ settings: string }>('SELECT settings FROM api_key WHERE id = :apiKeyId', { apiKeyId: principal.apiKeyId });
+    return { activityServiceConfig: parseKeySettings(row!.settings).activityServiceConfig ?? { isEnabled: false } };
+  }
+
+  /** Deep-merges the sent fields under the row's lock, so concurrent updates both land. */
+  async update(principal: ApiKeyPrincipal, request: UpdateActivityConfigRequest): Promise<ActivityConfigView> {
+    const { isEnabled, immutable, enabledTime, triggers } = request.activityServiceConfig;
+    if ([isEnabled, immutable, enabledTime, triggers].every((field) => field === undefined)) throw new ApiError('INVALID_ARGUMENT', NOTHING_TO_UPDATE);
+    return this.transactions.run(async (manager) => {
+      const [row] = await this.sql.lockRows<{ settings: string }>(manager, 'SELECT settings FROM api_key WHERE id = :apiKeyId', { apiKeyId: principal.apiKeyId });
+      const settings: KeySettings = parseKeySettings(row!.settings);
+      let config: ActivityServiceConfig = settings.activityServiceConfig ?? { isEnabled: false };
+      if (!settings.activityServiceConfig && isEnabled === true) config = { isEnabled: true, immutable: true, enabledTime: Date.now(), triggers: { comment: standardCommentTriggers() } };
+      config = {
+        ...config,
+        ...(isEnabled !== undefined ? { isEnabled } : {}),
+        ...(immutable !== undefined ? { immutable } : {}),
+        ...(enabledTime !== undefined ? { enabledTime } : {}),
+        ...(triggers?.comment ? { triggers: { comment: { ...config.triggers?.comment, ...triggers.comment } } } : {}),
+      };
+      await manager.update(ApiKeyEntity, { id: principal.apiKeyId }, { settings: { ...settings, activityServiceConfig: config }, lastUpdated: Date.now() });
+      return { activityServiceConfig: config };
+    });
+  }
+}
+
+/** The comment part of the first-enable trigger defaults every delivery config seeds. */
+function standardCommentTriggers(): Record<string, boolean> {
+  const defaults = defaultTriggers();
+  return Object.fromEntries(COMMENT_EVENTS.map((event) => [event, defaults[event]!]));
+}
