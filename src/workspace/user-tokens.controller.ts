@@ -3,8 +3,6 @@ import { ApiTags } from '@nestjs/swagger';
 import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
-import { ApiError } from '../common/errors.js';
-import { CredentialVerifier } from '../common/guards/credential-verifier.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { GenerateTokenRequest, UserTokenRequest, UserTokenV1Request, VerifyUserTokenRequest } from './dto/user-token.dto.js';
 import { UserTokenClaimsResult, UserTokenResult } from './dto/user-token.response.js';
@@ -16,28 +14,22 @@ const GENERATED = 'Token generated successfully.';
 @ApiTags('auth')
 @Controller()
 export class UserTokensController {
-  constructor(
-    private readonly tokens: UserTokens,
-    private readonly credentials: CredentialVerifier,
-  ) {}
+  constructor(private readonly tokens: UserTokens) {}
 
   @Operation('/v2/auth/generate_token', { auth: 'apiKey', message: GENERATED, response: UserTokenResult })
   generate(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GenerateTokenRequest): Promise<{ token: string }> {
-    const { isAdmin = false, name, email } = data.userProperties;
-    return this.tokens.mint(caller, { userId: data.userId, userProperties: { isAdmin, name, email }, permissions: { resources: data.permissions.resources } });
+    return this.tokens.mint(caller, data);
   }
 
   @Operation('/v2/auth/token/get', { auth: 'apiKey', message: GENERATED, response: UserTokenResult })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UserTokenRequest): Promise<{ token: string }> {
-    return this.tokens.mint(caller, { userId: data.userId, userProperties: { isAdmin: false, ...data.userProperties } });
+    return this.tokens.mint(caller, data);
   }
 
-  /** v1 sends the key's credentials in the body ("not headers", upstream); they are checked as the headers would be. */
+  /** v1 sends the key's credentials in the body ("not headers", upstream). */
   @Operation('/v1/auth/token/get', { auth: 'public', message: GENERATED, response: UserTokenResult, errors: ['PERMISSION_DENIED'] })
-  async getV1(@RequestData() data: UserTokenV1Request): Promise<{ token: string }> {
-    const caller = await this.credentials.verifyApiKey(data.apiKey, data.authToken);
-    if (!caller) throw new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.');
-    return this.tokens.mint(caller, { userId: data.userId, userProperties: { isAdmin: false, ...data.userProperties } });
+  getV1(@RequestData() data: UserTokenV1Request): Promise<{ token: string }> {
+    return this.tokens.mintV1(data);
   }
 
   /** For back ends and gateways: what a token presented by a front end says, if it is valid for this key. */

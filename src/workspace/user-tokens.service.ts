@@ -4,7 +4,8 @@ import { Clock } from '../common/clock.js';
 import { ApiError } from '../common/errors.js';
 import { Secrets } from '../common/secrets.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import type { TokenResource } from './dto/user-token.dto.js';
+import { CredentialVerifier } from '../common/guards/credential-verifier.js';
+import type { GenerateTokenRequest, TokenResource, UserTokenRequest, UserTokenV1Request } from './dto/user-token.dto.js';
 
 /** How long a user token is good for (upstream: "JWT token expires in 48 hours"). */
 export const USER_TOKEN_TTL_SECONDS = 48 * 60 * 60;
@@ -34,9 +35,24 @@ export class UserTokens {
   constructor(
     private readonly secrets: Secrets,
     private readonly clock: Clock,
+    private readonly credentials: CredentialVerifier,
   ) {}
 
-  async mint(caller: ApiKeyPrincipal, claims: Pick<UserTokenClaims, 'userId' | 'userProperties' | 'permissions'>): Promise<{ token: string }> {
+  /** A token for a user of `caller`'s key, with the resources sent (generate_token); `isAdmin` is false unless sent. */
+  mint(caller: ApiKeyPrincipal, request: UserTokenRequest | GenerateTokenRequest): Promise<{ token: string }> {
+    const permissions = 'permissions' in request ? { permissions: { resources: request.permissions.resources } } : {};
+    return this.sign(caller, { userId: request.userId, userProperties: { isAdmin: false, ...request.userProperties }, ...permissions });
+  }
+
+  /** v1's token/get: the key's credentials come in the body, and are checked as the headers would be. */
+  async mintV1(request: UserTokenV1Request): Promise<{ token: string }> {
+    const caller = await this.credentials.verifyApiKey(request.apiKey, request.authToken);
+    if (!caller) throw new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.');
+    const { apiKey: _apiKey, authToken: _authToken, ...userRequest } = request;
+    return this.mint(caller, userRequest);
+  }
+
+  private async sign(caller: ApiKeyPrincipal, claims: Pick<UserTokenClaims, 'userId' | 'userProperties' | 'permissions'>): Promise<{ token: string }> {
     const now = Math.floor(this.clock.now() / 1000);
     const token = await new SignJWT({ userId: claims.userId, apiKey: caller.apiKeyId, userProperties: claims.userProperties, ...(claims.permissions ? { permissions: claims.permissions } : {}) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
