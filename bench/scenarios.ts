@@ -2,6 +2,7 @@ import { effectiveDocumentAccess, effectiveFolderAccess, type FolderAccessNode }
 import type { PageTokens } from '../src/common/paging.js';
 import type { AccessType } from '../src/configs/key-configs.js';
 import { idsOf } from '../src/directory/folder-paths.js';
+import { judgmentFacets } from '../src/memory/decisions.js';
 
 /**
  * Benchmark scenarios: each names an operation, the request the service gets, and (for a ratio)
@@ -148,11 +149,32 @@ async function bareActivitiesPage(db: BareDatabase, request: BareRequest): Promi
 async function bareCrdtGet(db: BareDatabase, request: BareRequest): Promise<unknown> {
   const apiKeyId = await bareApiKeyAuth(db, request);
   const { organizationId, documentId, editorId } = request.body.data as { organizationId: string; documentId: string; editorId: string };
-  const rows = await db.query<{ editor_id: string; data: string; last_update: number | string; last_updated_by: string | null }>(
-    'SELECT editor_id, data, last_update, last_updated_by FROM crdt_editor WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ? ORDER BY created_at, editor_id',
+  const rows = await db.query<{ editor_id: string; data: string; last_update: number | string; last_updated_by: string | null; session_id: string | null }>(
+    'SELECT editor_id, data, last_update, last_updated_by, session_id FROM crdt_editor WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ? ORDER BY created_at, editor_id',
     [apiKeyId, organizationId, documentId, editorId],
   );
-  return rows.map((row) => ({ id: row.editor_id, data: JSON.parse(row.data) as unknown, lastUpdate: new Date(Number(row.last_update)).toISOString(), lastUpdatedBy: row.last_updated_by, sessionId: null }));
+  return rows.map((row) => ({ id: row.editor_id, data: JSON.parse(row.data) as unknown, lastUpdate: new Date(Number(row.last_update)).toISOString(), lastUpdatedBy: row.last_updated_by, sessionId: row.session_id }));
+}
+
+/** Judgments query done bare: the newest judgments of the organization, each with its activity's facets. */
+async function bareJudgmentsQuery(db: BareDatabase, request: BareRequest): Promise<unknown> {
+  const apiKeyId = await bareApiKeyAuth(db, request);
+  const { organizationId, limit } = request.body.data as { organizationId: string; limit: number };
+  const rows = await db.query<{ decision: string; side: string | null; reviewer_id: string; reason: string | null; id: string; document_id: string; target_entity_id: string | null; timestamp: number | string; body: string }>(
+    `SELECT j.decision, j.side, j.reviewer_id, j.reason, a.id, a.document_id, a.target_entity_id, a.timestamp, a.body
+      FROM judgment j JOIN activity a ON a.api_key_id = j.api_key_id AND a.organization_id = j.organization_id AND a.id = j.activity_id
+      WHERE j.api_key_id = ? AND j.organization_id = ? ORDER BY j.timestamp DESC, j.activity_id DESC LIMIT ?`,
+    [apiKeyId, organizationId, limit],
+  );
+  return rows.map((row) => {
+    const body = JSON.parse(row.body) as { actionUser: Record<string, unknown>; entityData?: unknown };
+    const timestamp = Number(row.timestamp);
+    const facets = judgmentFacets({ entityData: body.entityData, ...(row.target_entity_id !== null ? { targetEntityId: row.target_entity_id } : {}) });
+    return {
+      id: row.id, organizationId, documentId: row.document_id, decision: row.decision, recommendation: row.side, reviewerId: row.reviewer_id, reason: row.reason, timestamp,
+      recordId: row.id, reasoning: row.reason, ...facets, actionUser: body.actionUser, createdAt: timestamp,
+    };
+  });
 }
 
 const activitiesOfDocument = (seed: Seed) => ({ data: { organizationId: seed.activityOrganizationId, documentId: seed.activityDocumentId, pageSize: 100 } });
@@ -174,6 +196,14 @@ export const SCENARIOS: Scenario[] = [
     message: '',
     body: suggestInDocument,
     headers: keyHeaders,
+  },
+  {
+    name: 'memory/judgments/query, organization, 20 newest, at 100k judgments',
+    path: '/v2/memory/judgments/query',
+    message: 'Judgments retrieved successfully.',
+    body: (seed) => ({ data: { organizationId: seed.memoryOrganizationId, limit: 20 } }),
+    headers: keyHeaders,
+    baseline: bareJudgmentsQuery,
   },
   {
     name: 'crdt/get, 1 MiB text',
