@@ -20,6 +20,7 @@ import { CrdtModule } from './crdt/crdt.module.js';
 import { EventsModule } from './events/events.module.js';
 import { MemoryModule } from './memory/memory.module.js';
 import { DirectoryModule } from './directory/directory.module.js';
+import { PrivacyModule } from './privacy/privacy.module.js';
 import { WorkspaceModule } from './workspace/workspace.module.js';
 
 /**
@@ -31,7 +32,7 @@ export class AppModule {
   static forConfig(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forConfig(config), LoggingModule, DatabaseModule.forConfig(config), CoreModule, MetricsModule, RateLimitModule, HealthModule, WorkspaceModule, ConfigsModule, DirectoryModule, AccessModule, ActivityModule, CrdtModule, EventsModule, MemoryModule],
+      imports: [AppConfigModule.forConfig(config), LoggingModule, DatabaseModule.forConfig(config), CoreModule, MetricsModule, RateLimitModule, HealthModule, WorkspaceModule, ConfigsModule, DirectoryModule, AccessModule, ActivityModule, CrdtModule, EventsModule, MemoryModule, PrivacyModule],
       providers: [
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: SuccessEnvelopeInterceptor },

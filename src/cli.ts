@@ -9,8 +9,9 @@ async function main(): Promise<void> {
   const env = readProcessEnv();
   try {
     // Commands print their own results; the log stays quiet unless asked. A command never
-    // delivers events: that is the service's work.
-    const config = loadAppConfig((name) => (name === 'LOG_LEVEL' ? (env(name) ?? 'warn') : name === 'DELIVERY_CONCURRENCY' ? '0' : env(name)));
+    // delivers events nor runs data deletion jobs: that is the service's work.
+    const fixed: Record<string, string> = { DELIVERY_CONCURRENCY: '0', DATA_DELETION_WORKER: 'false' };
+    const config = loadAppConfig((name) => (name === 'LOG_LEVEL' ? (env(name) ?? 'warn') : (fixed[name] ?? env(name))));
     await CommandFactory.run(CliModule.forConfig(config), {
       logger: ['error', 'warn'],
       cliName: 'svc',

@@ -19,6 +19,7 @@ const overrides: Record<string, string | undefined> = {
   LOG_LEVEL: 'warn',
   REDIS_URL: undefined,
   DELIVERY_CONCURRENCY: '0',
+  DATA_DELETION_WORKER: 'false',
 };
 const config = loadAppConfig((name) => (name in overrides ? overrides[name] : env(name)));
 const http = createHttpPipeline(config);

@@ -88,14 +88,15 @@ export class ActivityLog {
     await this.observers.notify((observer) => observer.activitiesWritten(manager, apiKeyId, activities, write));
   }
 
-  /** Deletes the records matching every given condition; returns the ids deleted. */
-  async delete(manager: EntityManager, apiKeyId: string, organizationId: string, where: { documentId?: string; targetEntityId?: string; activityIds?: string[] }): Promise<string[]> {
+  /** Deletes the records matching every given condition (`actionUserIds`: made by one of them); returns the ids deleted. */
+  async delete(manager: EntityManager, apiKeyId: string, organizationId: string, where: { documentId?: string; targetEntityId?: string; activityIds?: string[]; actionUserIds?: string[] }): Promise<string[]> {
     const conditions = new Conditions()
       .equal('api_key_id', apiKeyId)
       .equal('organization_id', organizationId)
       .equal('document_id', where.documentId)
       .equal('target_entity_id', where.targetEntityId)
-      .among('id', where.activityIds);
+      .among('id', where.activityIds)
+      .among('action_user_id', where.actionUserIds);
     const deleted = await this.sql.run<{ id: string }>(manager, `DELETE FROM activity WHERE ${conditions} RETURNING id`, conditions.parameters);
     const ids = deleted.map((row) => row.id);
     if (ids.length) await this.observers.notify((observer) => observer.activitiesDeleted(manager, apiKeyId, organizationId, ids));

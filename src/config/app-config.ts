@@ -63,6 +63,11 @@ export class AppConfig {
   /** Days settled webhook messages and their attempts are kept (`DELIVERY_RETENTION_DAYS`); 0 keeps them. */
   readonly deliveryRetentionDays!: number;
   /**
+   * Run user-data deletion jobs on this instance (`DATA_DELETION_WORKER`). false: jobs wait for
+   * an instance that runs them (another one sharing the database, or this one after a restart).
+   */
+  readonly dataDeletionWorker!: boolean;
+  /**
    * Which proxies to believe about the client address (`TRUST_PROXY`): `false` (default),
    * `true`, a hop count, or a comma-separated list of addresses/CIDRs. Per-IP rate limits
    * depend on it behind a reverse proxy.
@@ -131,6 +136,7 @@ export const CONFIG_VARIABLES = [
   'WEBHOOK_TIMEOUT_MS',
   'DELIVERY_CONCURRENCY',
   'DELIVERY_RETENTION_DAYS',
+  'DATA_DELETION_WORKER',
   'BODY_LIMIT',
   'CRDT_MAX_BYTES',
   'TRUST_PROXY',
@@ -179,6 +185,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     webhookTimeoutMs: parseInteger(read, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
     deliveryConcurrency: parseInteger(read, 'DELIVERY_CONCURRENCY', 256, 0, 10_000),
     deliveryRetentionDays: parseInteger(read, 'DELIVERY_RETENTION_DAYS', 30, 0, 3650),
+    dataDeletionWorker: parseBool(read, 'DATA_DELETION_WORKER', true),
     bodyLimitBytes: parseBytes(read, 'BODY_LIMIT', '1mb'),
     crdtMaxBytes: parseBytes(read, 'CRDT_MAX_BYTES', '1mb'),
     trustProxy: parseTrustProxy(read, 'TRUST_PROXY'),

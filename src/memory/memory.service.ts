@@ -14,12 +14,8 @@ const DAY_MS = 86_400_000;
 const HALF_WEIGHT_AGE_MS = 182.5 * DAY_MS;
 const TOP_REASONS = 3;
 
-/**
- * A judgment as judgments/query returns it: the contract's fields, and upstream's names for the
- * same facts (`recordId` = `id`, `reasoning` = `reason`, `createdAt` = `timestamp`, `actionUser`
- * the reviewer as the activity named them) with the facets upstream adds.
- */
-export interface JudgmentRecord {
+/** A judgment in the contract's fields (part 8). */
+export interface JudgmentFields {
   id: string;
   organizationId: string;
   documentId: string;
@@ -28,6 +24,14 @@ export interface JudgmentRecord {
   reviewerId: string;
   reason: string | null;
   timestamp: number;
+}
+
+/**
+ * A judgment as judgments/query returns it: the contract's fields, and upstream's names for the
+ * same facts (`recordId` = `id`, `reasoning` = `reason`, `createdAt` = `timestamp`, `actionUser`
+ * the reviewer as the activity named them) with the facets upstream adds.
+ */
+export interface JudgmentRecord extends JudgmentFields {
   recordId: string;
   reasoning: string | null;
   confidence: number | null;

@@ -27,8 +27,8 @@ export class SuggestResult {
   @ApiProperty(nullableRef(SuggestionView, 'The other side, when the evidence is split.')) conflict!: SuggestionView | null;
 }
 
-/** A judgment as `memory/judgments/query` answers it. */
-export class JudgmentView {
+/** A judgment in the contract's fields (part 8), as the user-data export also lists them. */
+export class JudgmentFieldsView {
   @ApiProperty({ description: 'The id of the activity that recorded it.' }) id!: string;
   @ApiProperty() organizationId!: string;
   @ApiProperty() documentId!: string;
@@ -37,6 +37,10 @@ export class JudgmentView {
   @ApiProperty() reviewerId!: string;
   @ApiProperty({ type: 'string', nullable: true }) reason!: string | null;
   @ApiProperty({ description: 'Milliseconds since the epoch.' }) timestamp!: number;
+}
+
+/** A judgment as `memory/judgments/query` answers it: the contract's fields and upstream's. */
+export class JudgmentView extends JudgmentFieldsView {
   @ApiProperty({ description: 'Upstream name of `id`.' }) recordId!: string;
   @ApiProperty({ type: 'string', nullable: true, description: 'Upstream name of `reason`.' }) reasoning!: string | null;
   @ApiProperty({ type: 'number', minimum: 0, maximum: 1, nullable: true, description: '`entityData.confidence` of the decision activity.' }) confidence!: number | null;

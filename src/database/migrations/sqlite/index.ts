@@ -1,3 +1,4 @@
+import { UserDataJobs1763860000000 } from './1763860000000-user-data-jobs.js';
 import { UpstreamFields1763850000000 } from './1763850000000-upstream-fields.js';
 import { Outbox1763840000000 } from './1763840000000-outbox.js';
 import { Memory1763830000000 } from './1763830000000-memory.js';
@@ -8,4 +9,4 @@ import { Directory1763790000000 } from './1763790000000-directory.js';
 import { Workspaces1763780000000 } from './1763780000000-workspaces.js';
 
 /** SQLite migrations in order; each new file is added here. */
-export const SQLITE_MIGRATIONS = [Workspaces1763780000000, Directory1763790000000, Activities1763800000000, Crdt1763810000000, DeliverySettings1763820000000, Memory1763830000000, Outbox1763840000000, UpstreamFields1763850000000];
+export const SQLITE_MIGRATIONS = [Workspaces1763780000000, Directory1763790000000, Activities1763800000000, Crdt1763810000000, DeliverySettings1763820000000, Memory1763830000000, Outbox1763840000000, UpstreamFields1763850000000, UserDataJobs1763860000000];

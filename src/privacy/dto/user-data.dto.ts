@@ -1,0 +1,30 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PageTokenField } from '../../common/paging.js';
+import { checkArrayOf, checkId, IsId, Optional, Satisfies } from '../../common/validation.js';
+
+/** Users per deletion request (upstream's limit). */
+export const MAX_DELETE_USERS = 100;
+/** Organizations a deletion may be restricted to. */
+export const MAX_DELETE_ORGANIZATIONS = 100;
+
+export class GetUserDataRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiProperty() @IsId() userId!: string;
+  @PageTokenField() pageToken?: string;
+}
+
+export class DeleteUserDataRequest {
+  @ApiProperty({ type: [String], minItems: 1, maxItems: MAX_DELETE_USERS, uniqueItems: true })
+  @Satisfies(checkArrayOf(checkId, { min: 1, max: MAX_DELETE_USERS, unique: true }))
+  userIds!: string[];
+
+  /** Erase only within these organizations; absent: everywhere under the key. */
+  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: MAX_DELETE_ORGANIZATIONS, uniqueItems: true, description: 'Erase only within these organizations; absent: in all of them.' })
+  @Optional()
+  @Satisfies(checkArrayOf(checkId, { min: 1, max: MAX_DELETE_ORGANIZATIONS, unique: true }))
+  organizationIds?: string[];
+}
+
+export class DeleteUserDataStatusRequest {
+  @ApiProperty({ description: 'The `jobId` that `users/data/delete` answered.' }) @IsId() jobId!: string;
+}

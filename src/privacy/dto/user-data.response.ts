@@ -1,0 +1,89 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ActivityView } from '../../activity/dto/activity.response.js';
+import { nullableRef, SuccessResult, WithMetadata } from '../../common/openapi-responses.js';
+import { JudgmentFieldsView } from '../../memory/dto/memory.response.js';
+
+/** The user's profile as users add stored it, with its metadata keys beside the named fields. */
+@WithMetadata('Any other key is metadata the caller sent with the user.')
+export class UserProfileView {
+  @ApiProperty() userId!: string;
+  @ApiProperty({ type: 'string', nullable: true }) name!: string | null;
+  @ApiProperty({ type: 'string', nullable: true }) email!: string | null;
+  @ApiProperty({ type: 'string', nullable: true }) initial!: string | null;
+  @ApiProperty({ description: 'Milliseconds since the epoch.' }) createdAt!: number;
+  @ApiProperty({ description: 'Milliseconds since the epoch.' }) lastUpdated!: number;
+}
+
+/** A membership (users add) or permission (permissions add): one grant in the organization. */
+export class GrantView {
+  @ApiProperty({ enum: ['organization', 'folder', 'document'] }) resourceType!: string;
+  @ApiProperty() resourceId!: string;
+  @ApiProperty({ enum: ['editor', 'viewer'] }) accessRole!: string;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Unix seconds, for a temporary grant; else null.' }) expiresAt!: number | null;
+  @ApiProperty({ description: 'Milliseconds since the epoch.' }) createdAt!: number;
+  @ApiProperty({ description: 'Milliseconds since the epoch.' }) lastUpdated!: number;
+}
+
+export class GroupMembershipView {
+  @ApiProperty() organizationUserGroupId!: string;
+  @ApiProperty({ description: 'Milliseconds since the epoch.' }) createdAt!: number;
+}
+
+const CHANNEL = { type: 'string', enum: ['ALL', 'MINE', 'NONE', null], nullable: true, description: 'null: inherited (not set at this level).' } as const;
+
+/** A notification preference as stored (channels never set are null and inherit). */
+export class PreferenceView {
+  @ApiProperty({ type: 'string', nullable: true, description: 'null: the organization-level default.' }) documentId!: string | null;
+  @ApiProperty(CHANNEL) inbox!: string | null;
+  @ApiProperty(CHANNEL) email!: string | null;
+  @ApiProperty(CHANNEL) chat!: string | null;
+  @ApiProperty({ description: 'Milliseconds since the epoch.' }) updatedAt!: number;
+}
+
+/** A shared-editing editor the user wrote last (its content is the document's, so not repeated here). */
+export class EditorAttributionView {
+  @ApiProperty() documentId!: string;
+  @ApiProperty() editorId!: string;
+  @ApiProperty({ enum: ['text', 'map', 'array', 'xml'] }) type!: string;
+  @ApiProperty({ format: 'date-time', description: 'ISO 8601.' }) lastUpdate!: string;
+}
+
+/** Everything held about a user in one organization; every list holds at most 100 items per page. */
+export class UserDataView {
+  @ApiProperty({ type: [ActivityView], description: 'Comment activities the user made or is named in (reactions on comments are under `reactions`).' }) comments!: ActivityView[];
+  @ApiProperty({ type: [ActivityView], description: 'Reaction activities (`reaction.*`, `comment.reaction_*`) the user made or is named in.' }) reactions!: ActivityView[];
+  @ApiProperty({ type: [ActivityView], description: 'Recorder activities the user made or is named in.' }) recordings!: ActivityView[];
+  @ApiProperty({ type: [ActivityView], description: 'Activities the user is involved in and so notified of (mentioned, assigned, thread author, `involvedUserIds`); they also appear in their own list.' }) notifications!: ActivityView[];
+  @ApiProperty({ type: [ActivityView], description: 'The other activities (CRDT, custom, huddle) the user made or is named in.' }) otherActivities!: ActivityView[];
+  @ApiProperty(nullableRef(UserProfileView, 'The user as users add stored it (kept per API key); null when never added.')) user!: UserProfileView | null;
+  @ApiProperty({ type: [String], description: 'Access fields given with permissions add in this organization.' }) accessFields!: string[];
+  @ApiProperty({ type: [GrantView], description: 'Organization, folder and document memberships and permissions.' }) grants!: GrantView[];
+  @ApiProperty({ type: [GroupMembershipView] }) userGroups!: GroupMembershipView[];
+  @ApiProperty({ type: [PreferenceView] }) notificationPreferences!: PreferenceView[];
+  @ApiProperty({ type: [EditorAttributionView], description: 'Shared-editing editors whose last write named the user.' }) crdtEditors!: EditorAttributionView[];
+  @ApiProperty({ type: [JudgmentFieldsView], description: 'Decisions the user made, as memory keeps them.' }) judgments!: JudgmentFieldsView[];
+}
+
+export class UserDataResult extends SuccessResult {
+  @ApiProperty({ type: UserDataView }) data!: UserDataView;
+  @ApiPropertyOptional({ description: 'Present when a list has more: the next page\'s `pageToken`, which continues every such list.' }) nextPageToken?: string;
+}
+
+export class DeletionJobView {
+  @ApiProperty({ description: 'Ask `users/data/delete/status` with it.' }) jobId!: string;
+  @ApiProperty({ type: 'integer', description: 'Tasks of the job: one per module holding user data.' }) tasksCount!: number;
+}
+
+export class DeletionJobResult extends SuccessResult {
+  @ApiProperty({ type: DeletionJobView }) data!: DeletionJobView;
+}
+
+export class DeletionStatusView {
+  @ApiProperty() isDeleteCompleted!: boolean;
+  @ApiProperty({ type: 'integer' }) tasksLeft!: number;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Milliseconds since the epoch; null before the first task completed.' }) lastTaskCompletedTime!: number | null;
+}
+
+export class DeletionStatusResult extends SuccessResult {
+  @ApiProperty({ type: DeletionStatusView }) data!: DeletionStatusView;
+}

@@ -1,0 +1,39 @@
+import { Controller } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Operation } from '../common/decorators/operation.decorator.js';
+import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
+import { RequestData } from '../common/decorators/request-data.decorator.js';
+import { withResultFields, type ResultFields } from '../common/envelope.js';
+import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
+import type { DeletionStatus } from './deletion-jobs.js';
+import { DeleteUserDataRequest, DeleteUserDataStatusRequest, GetUserDataRequest } from './dto/user-data.dto.js';
+import { DeletionJobResult, DeletionStatusResult, UserDataResult } from './dto/user-data.response.js';
+import { PrivacyService } from './privacy.service.js';
+
+const DATA_FETCHED = 'Data fetched successfully.';
+
+/**
+ * Upstream's GDPR operations: export everything held about a user, and erase it in a background
+ * job. The job's answer stays inside the success envelope with HTTP 200 (contract 1.2), where
+ * upstream answers its fields unwrapped with 202.
+ */
+@ApiTags('user data')
+@Controller()
+export class PrivacyController {
+  constructor(private readonly privacy: PrivacyService) {}
+
+  @Operation('/v2/users/data/get', { aliases: ['/v1/users/data/get'], auth: 'apiKey', message: DATA_FETCHED, response: UserDataResult })
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUserDataRequest): Promise<ResultFields> {
+    return this.privacy.get(caller, data).then((page) => withResultFields(page.data, { nextPageToken: page.nextPageToken }));
+  }
+
+  @Operation('/v2/users/data/delete', { aliases: ['/v1/users/data/delete'], auth: 'apiKey', message: 'Data deletion process has been initiated.', response: DeletionJobResult })
+  delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteUserDataRequest): Promise<{ jobId: string; tasksCount: number }> {
+    return this.privacy.startDeletion(caller, data);
+  }
+
+  @Operation('/v2/users/data/delete/status', { aliases: ['/v1/users/data/delete/status'], auth: 'apiKey', message: DATA_FETCHED, response: DeletionStatusResult, errors: ['NOT_FOUND'] })
+  status(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteUserDataStatusRequest): Promise<DeletionStatus> {
+    return this.privacy.status(caller, data);
+  }
+}

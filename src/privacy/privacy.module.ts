@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { ActivityModule } from '../activity/activity.module.js';
+import { DeletionJobs } from './deletion-jobs.js';
+import { DeletionWorker } from './deletion-worker.js';
+import { PrivacyController } from './privacy.controller.js';
+import { PrivacyService } from './privacy.service.js';
+import { UserDataReader } from './user-data-reader.js';
+import { UserErasure } from './user-erasure.js';
+
+/**
+ * A user's data across modules (upstream's GDPR operations): the export reads, and the erasure
+ * writes, every table that holds data about a user; activity changes go through `ActivityLog`.
+ */
+@Module({
+  imports: [ActivityModule],
+  controllers: [PrivacyController],
+  providers: [PrivacyService, UserDataReader, UserErasure, DeletionJobs, DeletionWorker],
+})
+export class PrivacyModule {}

@@ -1,0 +1,245 @@
+import { Injectable } from '@nestjs/common';
+import { fromRow, type Activity, type ActivityRow } from '../activity/activity-log.js';
+import { PageTokens, PAGE_BYTES } from '../common/paging.js';
+import { Sql, type Parameters } from '../database/sql.js';
+import type { JudgmentFields } from '../memory/memory.service.js';
+import { mentionFilter } from './user-erasure.js';
+import { activityListOf, namesUser, notifies, type ActivityList } from './user-mentions.js';
+
+/** Items per list and page (upstream's page of the export). */
+export const USER_DATA_PAGE = 100;
+/** Activity rows the scan reads per statement. */
+const SCAN_CHUNK = 500;
+const OPERATION = 'users/data/get';
+
+/** The user's profile: the named fields, then their metadata spread beside them (as users add kept it). */
+export type UserProfile = { userId: string; name: string | null; email: string | null; initial: string | null; createdAt: number; lastUpdated: number } & Record<string, unknown>;
+
+/** A membership or permission: one grant on the organization, a folder or a document. */
+export interface GrantRecord {
+  resourceType: string;
+  resourceId: string;
+  accessRole: string;
+  /** Unix seconds, for a temporary grant; else null. */
+  expiresAt: number | null;
+  createdAt: number;
+  lastUpdated: number;
+}
+
+export interface PreferenceRecord {
+  /** null: the organization-level default. */
+  documentId: string | null;
+  inbox: string | null;
+  email: string | null;
+  chat: string | null;
+  updatedAt: number;
+}
+
+export interface EditorAttribution {
+  documentId: string;
+  editorId: string;
+  type: string;
+  lastUpdate: string;
+}
+
+/** `data` of `users/data/get`: every list is present, empty when nothing (more) is held. */
+export interface UserData extends Record<ActivityList | 'notifications', Activity[]> {
+  user: UserProfile | null;
+  accessFields: string[];
+  grants: GrantRecord[];
+  userGroups: { organizationUserGroupId: string; createdAt: number }[];
+  notificationPreferences: PreferenceRecord[];
+  crdtEditors: EditorAttribution[];
+  judgments: JudgmentFields[];
+}
+
+type Cursor = [timestamp: number, id: string];
+/** Where each list that has more continues; the activity lists share one scan, so one position. */
+interface Cursors {
+  activities?: Cursor;
+  grants?: [string, string, number];
+  userGroups?: string;
+  notificationPreferences?: string;
+  crdtEditors?: [string, string];
+  judgments?: string;
+}
+type TableList = Exclude<keyof Cursors, 'activities'>;
+
+/**
+ * Reads everything held about one user in one organization of a key, for `users/data/get`.
+ * The tables are other modules' and none has a by-user read, so this reads them with plain SQL,
+ * each statement scoped by the API key and the organization.
+ */
+@Injectable()
+export class UserDataReader {
+  constructor(
+    private readonly sql: Sql,
+    private readonly pageTokens: PageTokens,
+  ) {}
+
+  /**
+   * One page: up to 100 items per list. The token continues every list that had more; lists
+   * that were done answer empty on the following pages. The profile and access fields, single
+   * values, come on every page.
+   */
+  async page(apiKeyId: string, request: { organizationId: string; userId: string; pageToken?: string }): Promise<{ data: UserData; nextPageToken?: string }> {
+    const { organizationId, userId } = request;
+    const filters = { organizationId, userId };
+    const resume = request.pageToken ? this.pageTokens.decode<Cursors>(apiKeyId, OPERATION, filters, request.pageToken) : undefined;
+    const wanted = (list: keyof Cursors) => resume === undefined || resume[list] !== undefined;
+    const at: Parameters = { apiKeyId, organizationId, userId };
+    const next: Cursors = {};
+
+    const activities = wanted('activities') ? await this.activityLists(at, resume?.activities) : undefined;
+    if (activities?.next) next.activities = activities.next;
+    const table = async <R, T>(list: TableList, read: (after: Cursors[TableList] | undefined) => Promise<R[]>, cursorOf: (row: R) => Cursors[TableList], view: (row: R) => T): Promise<T[]> => {
+      if (!wanted(list)) return [];
+      const rows = await read(resume?.[list]);
+      if (rows.length > USER_DATA_PAGE) (next as Record<string, unknown>)[list] = cursorOf(rows[USER_DATA_PAGE - 1]!);
+      return rows.slice(0, USER_DATA_PAGE).map(view);
+    };
+
+    const data: UserData = {
+      comments: activities?.lists.comments ?? [],
+      reactions: activities?.lists.reactions ?? [],
+      recordings: activities?.lists.recordings ?? [],
+      notifications: activities?.lists.notifications ?? [],
+      otherActivities: activities?.lists.otherActivities ?? [],
+      user: await this.profile(apiKeyId, userId),
+      accessFields: await this.accessFields(at),
+      grants: await table(
+        'grants',
+        (after) =>
+          this.rowsAfter<{ resource_type: string; resource_id: string; access_role: string; temporary_order: number | string; expires_at: number | string | null; created_at: number | string; last_updated: number | string }>(
+            `SELECT resource_type, resource_id, access_role, CASE WHEN temporary THEN 1 ELSE 0 END AS temporary_order, expires_at, created_at, last_updated FROM access_grant
+              WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId`,
+            ['resource_type', 'resource_id', 'CASE WHEN temporary THEN 1 ELSE 0 END'],
+            at,
+            after as unknown[] | undefined,
+          ),
+        (row) => [row.resource_type, row.resource_id, Number(row.temporary_order)],
+        (row): GrantRecord => ({
+          resourceType: row.resource_type,
+          resourceId: row.resource_id,
+          accessRole: row.access_role,
+          expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+          createdAt: Number(row.created_at),
+          lastUpdated: Number(row.last_updated),
+        }),
+      ),
+      userGroups: await table(
+        'userGroups',
+        (after) =>
+          this.rowsAfter<{ group_id: string; created_at: number | string }>(
+            'SELECT group_id, created_at FROM user_group_member WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId',
+            ['group_id'],
+            at,
+            after === undefined ? undefined : [after],
+          ),
+        (row) => row.group_id,
+        (row) => ({ organizationUserGroupId: row.group_id, createdAt: Number(row.created_at) }),
+      ),
+      notificationPreferences: await table(
+        'notificationPreferences',
+        (after) =>
+          this.rowsAfter<{ document_id: string; inbox: string | null; email: string | null; chat: string | null; updated_at: number | string }>(
+            'SELECT document_id, inbox, email, chat, updated_at FROM notification_preference WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId',
+            ['document_id'],
+            at,
+            after === undefined ? undefined : [after],
+          ),
+        (row) => row.document_id,
+        // '' is how the organization-level default is stored.
+        (row): PreferenceRecord => ({ documentId: row.document_id === '' ? null : row.document_id, inbox: row.inbox, email: row.email, chat: row.chat, updatedAt: Number(row.updated_at) }),
+      ),
+      crdtEditors: await table(
+        'crdtEditors',
+        (after) =>
+          this.rowsAfter<{ document_id: string; editor_id: string; type: string; last_update: number | string }>(
+            'SELECT document_id, editor_id, type, last_update FROM crdt_editor WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND last_updated_by = :userId',
+            ['document_id', 'editor_id'],
+            at,
+            after as unknown[] | undefined,
+          ),
+        (row) => [row.document_id, row.editor_id],
+        // The content is the document's, not the user's: the export names the editors they last wrote.
+        (row): EditorAttribution => ({ documentId: row.document_id, editorId: row.editor_id, type: row.type, lastUpdate: new Date(Number(row.last_update)).toISOString() }),
+      ),
+      judgments: await table(
+        'judgments',
+        (after) =>
+          this.rowsAfter<{ activity_id: string; document_id: string; decision: JudgmentFields['decision']; side: JudgmentFields['recommendation']; reason: string | null; timestamp: number | string }>(
+            'SELECT activity_id, document_id, decision, side, reason, timestamp FROM judgment WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND reviewer_id = :userId',
+            ['activity_id'],
+            at,
+            after === undefined ? undefined : [after],
+          ),
+        (row) => row.activity_id,
+        (row): JudgmentFields => ({ id: row.activity_id, organizationId, documentId: row.document_id, decision: row.decision, recommendation: row.side, reviewerId: userId, reason: row.reason, timestamp: Number(row.timestamp) }),
+      ),
+    };
+    const more = Object.keys(next).length > 0;
+    return { data, nextPageToken: more ? this.pageTokens.encode(apiKeyId, OPERATION, filters, next) : undefined };
+  }
+
+  /** Up to a page and one more row of `select`, ordered by `keys` and after `after` (their values) when given. */
+  private rowsAfter<R>(select: string, keys: string[], parameters: Parameters, after: unknown[] | undefined): Promise<R[]> {
+    const tuple = `(${keys.join(', ')})`;
+    const afterParameters = Object.fromEntries((after ?? []).map((value, i) => [`after${i}`, value as string | number]));
+    const condition = after ? ` AND ${tuple} > (${keys.map((_, i) => `:after${i}`).join(', ')})` : '';
+    return this.sql.rows<R>(`${select}${condition} ORDER BY ${keys.join(', ')} LIMIT :limit`, { ...parameters, ...afterParameters, limit: USER_DATA_PAGE + 1 });
+  }
+
+  /**
+   * The activity lists, from one scan in (timestamp, id) order over the records the user made or
+   * that name them, until a list holds a page (or the page its size bound, as activities get
+   * has): then the position of the last record taken continues them all.
+   */
+  private async activityLists(at: Parameters, after: Cursor | undefined): Promise<{ lists: Record<ActivityList | 'notifications', Activity[]>; next?: Cursor }> {
+    const { apiKeyId, organizationId, userId } = at as { apiKeyId: string; organizationId: string; userId: string };
+    const lists: Record<ActivityList | 'notifications', Activity[]> = { comments: [], reactions: [], recordings: [], otherActivities: [], notifications: [] };
+    const mentions = mentionFilter('body', [userId]);
+    let position = after;
+    let taken: Cursor | undefined;
+    let bytes = 0;
+    let full = false;
+    for (;;) {
+      const rows = await this.sql.rows<ActivityRow>(
+        `SELECT id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity
+          WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND (action_user_id = :userId OR ${mentions.sql})${position ? ' AND (timestamp, id) > (:afterTimestamp, :afterId)' : ''}
+          ORDER BY timestamp, id LIMIT :limit`,
+        { ...at, ...mentions.parameters, ...(position ? { afterTimestamp: position[0], afterId: position[1] } : {}), limit: SCAN_CHUNK },
+      );
+      for (const row of rows) {
+        const activity = fromRow(apiKeyId, organizationId, row);
+        // The database's filter is a pre-filter: an id inside some text is no mention.
+        if (!namesUser(activity, userId)) continue;
+        // One more record exists: the next page starts after the last one taken.
+        if (full) return { lists, next: taken };
+        const into: (ActivityList | 'notifications')[] = [activityListOf(activity), ...(notifies(activity, userId) ? (['notifications'] as const) : [])];
+        for (const list of into) lists[list].push(activity);
+        taken = [Number(row.timestamp), row.id];
+        bytes += row.body.length;
+        full = into.some((list) => lists[list].length >= USER_DATA_PAGE) || bytes >= PAGE_BYTES;
+      }
+      if (rows.length < SCAN_CHUNK) return { lists };
+      const last = rows[rows.length - 1]!;
+      position = [Number(last.timestamp), last.id];
+    }
+  }
+
+  private async profile(apiKeyId: string, userId: string): Promise<UserProfile | null> {
+    const [row] = await this.sql.rows<{ name: string | null; email: string | null; initial: string | null; metadata: string; created_at: number | string; last_updated: number | string }>(
+      'SELECT name, email, initial, metadata, created_at, last_updated FROM directory_user WHERE api_key_id = :apiKeyId AND id = :userId',
+      { apiKeyId, userId },
+    );
+    if (!row) return null;
+    // Named fields win over metadata keys of the same name, as users get answers them.
+    return { ...(JSON.parse(row.metadata) as Record<string, unknown>), userId, name: row.name, email: row.email, initial: row.initial, createdAt: Number(row.created_at), lastUpdated: Number(row.last_updated) };
+  }
+
+  private async accessFields(at: Parameters): Promise<string[]> {
+    const [row] = await this.sql.rows<{ access_fields: string }>('SELECT access_fields FROM access_context WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId', at);
+    return row ? (JSON.parse(row.access_fields) as string[]) : [];
+  }
+}

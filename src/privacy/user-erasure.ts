@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ActivityLog, fromRow, type Activity, type ActivityRow } from '../activity/activity-log.js';
+import { Sql, type Parameters } from '../database/sql.js';
+import { withoutUsers } from './user-mentions.js';
+
+/**
+ * One task per module holding data about users, in the order a job runs them. Each runs in one
+ * transaction that also records it done, and each may run again after a crash (deleting what is
+ * gone, or scrubbing what is scrubbed, changes nothing), so a resumed job finishes cleanly.
+ */
+export const ERASE_TASKS = ['directory', 'access', 'notifications', 'crdt', 'activity', 'memory'] as const;
+export type EraseTask = (typeof ERASE_TASKS)[number];
+
+/** Whom a job erases, under which key, and in which organizations (null: all of the key's). */
+export interface EraseScope {
+  apiKeyId: string;
+  userIds: string[];
+  organizationIds: string[] | null;
+}
+
+/** Activity rows read and scrubbed per statement, bounding memory whatever the log holds. */
+const SCRUB_CHUNK = 500;
+
+/**
+ * A filter matching records whose JSON text holds one of the users' ids as a string, the cheap
+ * pre-filter the database applies before the exact test in code (`namesUser`, `withoutUsers`).
+ * JSON text is what the caller sent re-serialised, so an id appears exactly as
+ * `JSON.stringify` writes it. `\` escapes LIKE's wildcards on both engines.
+ */
+export function mentionFilter(column: string, userIds: readonly string[]): { sql: string; parameters: Parameters } {
+  const parameters: Parameters = {};
+  const parts = userIds.map((userId, i) => {
+    parameters[`mention${i}`] = `%${JSON.stringify(userId).replace(/[\\%_]/g, '\\$&')}%`;
+    return `${column} LIKE :mention${i} ESCAPE '\\'`;
+  });
+  return { sql: `(${parts.join(' OR ')})`, parameters };
+}
+
+/**
+ * What `users/data/delete` erases, module by module. The tables are other modules'; none of them
+ * has a by-user write, so the statements are plain SQL here, each scoped by the API key (and the
+ * organizations when given), in one place that knows every table a user appears in. Activity
+ * changes alone go through `ActivityLog`, so judgments derived from them follow in the same
+ * transaction.
+ */
+@Injectable()
+export class UserErasure {
+  constructor(
+    private readonly sql: Sql,
+    private readonly activities: ActivityLog,
+  ) {}
+
+  async run(task: EraseTask, manager: EntityManager, scope: EraseScope): Promise<void> {
+    const { apiKeyId, userIds, organizationIds } = scope;
+    const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
+    const parameters: Parameters = { apiKeyId, userIds, ...(organizationIds ? { organizationIds } : {}) };
+    const byUser = (table: string, column = 'user_id') => this.sql.run(manager, `DELETE FROM ${table} WHERE api_key_id = :apiKeyId AND ${column} IN (:...userIds)${inOrganizations}`, parameters);
+    switch (task) {
+      case 'directory':
+        await byUser('user_group_member');
+        // The profile is the key's, not an organization's: erased unless the user still belongs
+        // to an organization the job leaves alone (grants are how users belong anywhere).
+        await this.sql.run(
+          manager,
+          `DELETE FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)${
+            organizationIds
+              ? ' AND NOT EXISTS (SELECT 1 FROM access_grant g WHERE g.api_key_id = directory_user.api_key_id AND g.user_id = directory_user.id AND g.organization_id NOT IN (:...organizationIds))'
+              : ''
+          }`,
+          parameters,
+        );
+        return;
+      case 'access':
+        await byUser('access_grant');
+        await byUser('access_context');
+        return;
+      case 'notifications':
+        await byUser('notification_preference');
+        return;
+      case 'crdt':
+        // The content is the document's and stays; the attribution becomes what a write naming
+        // no user leaves (contract part 7: `lastUpdatedBy` null, and no `sessionId`).
+        await this.sql.run(manager, `UPDATE crdt_editor SET last_updated_by = NULL, session_id = NULL WHERE api_key_id = :apiKeyId AND last_updated_by IN (:...userIds)${inOrganizations}`, parameters);
+        return;
+      case 'activity':
+        await this.eraseActivities(manager, scope, inOrganizations, parameters);
+        return;
+      case 'memory':
+        // Judgments follow their activities (deleted above); this also catches any left behind.
+        await byUser('judgment', 'reviewer_id');
+        return;
+    }
+  }
+
+  /** Deletes the users' own records, then takes them out of everyone else's. */
+  private async eraseActivities(manager: EntityManager, scope: EraseScope, inOrganizations: string, parameters: Parameters): Promise<void> {
+    const { apiKeyId, userIds } = scope;
+    const organizations =
+      scope.organizationIds ??
+      (await this.sql.run<{ organization_id: string }>(manager, 'SELECT DISTINCT organization_id FROM activity WHERE api_key_id = :apiKeyId AND action_user_id IN (:...userIds)', parameters)).map((row) => row.organization_id);
+    for (const organizationId of organizations) await this.activities.delete(manager, apiKeyId, organizationId, { actionUserIds: userIds });
+
+    const users = new Set(userIds);
+    const mentions = mentionFilter('body', userIds);
+    let after: [string, string] | undefined;
+    for (;;) {
+      const rows = await this.sql.lockRows<ActivityRow & { organization_id: string }>(
+        manager,
+        `SELECT organization_id, id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity
+          WHERE api_key_id = :apiKeyId${inOrganizations} AND ${mentions.sql}${after ? ' AND (organization_id, id) > (:afterOrganization, :afterId)' : ''}
+          ORDER BY organization_id, id LIMIT :limit`,
+        { ...parameters, ...mentions.parameters, ...(after ? { afterOrganization: after[0], afterId: after[1] } : {}), limit: SCRUB_CHUNK },
+      );
+      const changed = rows.map((row) => withoutUsers(fromRow(apiKeyId, row.organization_id, row), users)).filter((activity): activity is Activity => activity !== undefined);
+      // An update, not an add: no event is sent (contract 6.2), and judgments are rewritten.
+      if (changed.length) await this.activities.write(manager, apiKeyId, changed, { added: false, fresh: false });
+      if (rows.length < SCRUB_CHUNK) return;
+      const last = rows[rows.length - 1]!;
+      after = [last.organization_id, last.id];
+    }
+  }
+}

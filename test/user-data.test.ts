@@ -1,0 +1,306 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startApp } from './helpers/app.js';
+import { ownDatabase } from './helpers/database.js';
+import { agentFor, createKey, expectError, expectSuccess, withKeyedApp, type TestKey } from './factories/workspace.js';
+
+type Call = (path: string, data: unknown) => ReturnType<ReturnType<typeof agentFor>>;
+
+const FETCHED = 'Data fetched successfully.';
+const LISTS = ['comments', 'reactions', 'recordings', 'notifications', 'otherActivities', 'grants', 'userGroups', 'notificationPreferences', 'crdtEditors', 'judgments'] as const;
+const ids = (items: { id: string }[]) => items.map((item) => item.id);
+
+/**
+ * Ana and Bob in one organization, with something of Ana's in every module: memberships (users
+ * add at each scope), a permission with access fields, a group, a notification preference, a
+ * CRDT editor she wrote last, and activities of every kind, some by Bob naming her.
+ */
+async function seed(call: Call, organizationId: string): Promise<void> {
+  expectSuccess(await call('/v2/workspace/notificationconfig/update', { useNotificationService: true }));
+  expectSuccess(await call('/v2/users/add', { organizationId, users: [{ userId: 'ana', name: 'Ana', email: 'ana@example.com', team: 'red' }, { userId: 'bob', name: 'Bob' }] }));
+  expectSuccess(await call('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: 'f' }] }));
+  expectSuccess(await call('/v2/users/add', { organizationId, folderId: 'f', users: [{ userId: 'ana' }] }));
+  expectSuccess(await call('/v2/users/add', { organizationId, documentId: 'doc', users: [{ userId: 'ana' }, { userId: 'bob' }] }));
+  expectSuccess(
+    await call('/v2/auth/permissions/add', {
+      user: { userId: 'ana' },
+      organizationId,
+      context: { accessFields: ['team:red'] },
+      permissions: { resources: [{ type: 'document', id: 'secret', organizationId, accessRole: 'viewer' }] },
+    }),
+  );
+  expectSuccess(await call('/v2/organizations/usergroups/users/add', { organizationId, organizationUserGroupId: 'g', userIds: ['ana', 'bob'] }));
+  expectSuccess(await call('/v2/notifications/config/set', { organizationId, userIds: ['ana', 'bob'], config: { email: 'NONE' } }));
+  expectSuccess(await call('/v2/crdt/add', { organizationId, documentId: 'doc', editorId: 'e-ana', type: 'text', data: 'hello', userId: 'ana' }));
+  expectSuccess(await call('/v2/crdt/add', { organizationId, documentId: 'doc', editorId: 'e-bob', type: 'text', data: 'hi', userId: 'bob' }));
+  const ana = { userId: 'ana', name: 'Ana', email: 'ana@example.com' };
+  const bob = { userId: 'bob', name: 'Bob' };
+  const activity = (id: string, timestamp: number, featureType: string, actionType: string, actionUser: object, extra: object = {}) => ({ id, timestamp, featureType, actionType, actionUser, ...extra });
+  expectSuccess(
+    await call('/v2/activities/add', {
+      organizationId,
+      documentId: 'doc',
+      activities: [
+        activity('a-comment', 1, 'comment', 'comment_annotation.add', ana, { entityData: { from: ana, comments: [{ commentText: 'first', from: ana }] } }),
+        // Bob mentions Ana: hers to see (comments) and to be notified of (notifications).
+        activity('b-mention', 2, 'comment', 'comment.add', bob, { entityData: { commentText: 'hey', taggedUserContacts: [{ userId: 'ana', contact: ana }, { userId: 'carl' }], involvedUserIds: ['ana', 'carl'] }, displayMessageTemplateData: { user: bob, mentioned: ana } }),
+        activity('a-reaction', 3, 'reaction', 'reaction.add', ana),
+        activity('a-recording', 4, 'recorder', 'recorder.done', ana),
+        activity('a-custom', 5, 'custom', 'task.done', ana, { targetEntityId: 't1' }),
+        activity('a-approve', 6, 'comment', 'comment_annotation.approve', ana, { entityData: { reasoning: 'Looks right' } }),
+        // Bob's own, and one whose text merely reads "ana": neither is about her.
+        activity('b-own', 7, 'comment', 'comment.add', bob, { entityData: { commentText: 'mine' } }),
+        activity('b-text', 8, 'comment', 'comment.add', bob, { entityData: { commentText: 'ana' } }),
+      ],
+    }),
+  );
+}
+
+const dataOf = async (call: Call, organizationId: string, userId: string, pageToken?: string) => {
+  const result = expectSuccess(await call('/v2/users/data/get', { organizationId, userId, ...(pageToken ? { pageToken } : {}) }), FETCHED);
+  return result as { data: Record<string, any>; nextPageToken?: string };
+};
+
+/** Polls the job's status until it completes (or fails the test after 20 s). */
+async function completed(call: Call, jobId: string): Promise<Record<string, any>> {
+  for (let waited = 0; waited < 20_000; waited += 50) {
+    const status = expectSuccess(await call('/v2/users/data/delete/status', { jobId }), FETCHED).data;
+    if (status.isDeleteCompleted) return status;
+    await sleep(50);
+  }
+  assert.fail(`job ${jobId} did not complete`);
+}
+
+describe('user data: export and erasure (upstream GDPR operations)', () => {
+  const suite = withKeyedApp();
+  const call: Call = (path, data) => suite.call(path, data);
+  let otherKey: TestKey;
+  let other: Call;
+  let counter = 0;
+  const org = () => `gdpr-org-${++counter}`;
+
+  before(async () => {
+    otherKey = await createKey(suite.app);
+    other = agentFor(suite.app, otherKey);
+  });
+
+  it('exports every category of the user, and nothing of another user or another key', async () => {
+    const organizationId = org();
+    await seed(call, organizationId);
+    // The same ids under another key are another tenant's.
+    expectSuccess(await other('/v2/users/add', { organizationId, users: [{ userId: 'ana', name: 'Other Ana' }] }));
+    expectSuccess(await other('/v2/activities/add', { organizationId, documentId: 'doc', activities: [{ id: 'o-comment', featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'ana' } }] }));
+
+    const { data, nextPageToken } = await dataOf(call, organizationId, 'ana');
+    assert.equal(nextPageToken, undefined);
+    assert.deepEqual(ids(data.comments), ['a-comment', 'b-mention', 'a-approve']);
+    assert.deepEqual(ids(data.reactions), ['a-reaction']);
+    assert.deepEqual(ids(data.recordings), ['a-recording']);
+    assert.deepEqual(ids(data.otherActivities), ['a-custom']);
+    assert.deepEqual(ids(data.notifications), ['b-mention']);
+    assert.deepEqual(data.comments[0].metadata, { apiKey: suite.key.apiKey, documentId: 'doc', organizationId });
+    assert.equal(data.user.userId, 'ana');
+    assert.equal(data.user.email, 'ana@example.com');
+    assert.equal(data.user.team, 'red', 'metadata kept with the user is exported');
+    assert.deepEqual(data.accessFields, ['team:red']);
+    assert.deepEqual(
+      data.grants.map((g: { resourceType: string; resourceId: string; accessRole: string }) => [g.resourceType, g.resourceId, g.accessRole]),
+      [['document', 'doc', 'editor'], ['document', 'secret', 'viewer'], ['folder', 'f', 'editor'], ['organization', organizationId, 'editor']],
+    );
+    assert.deepEqual(data.userGroups.map((g: { organizationUserGroupId: string }) => g.organizationUserGroupId), ['g']);
+    assert.deepEqual(data.notificationPreferences.map((p: object) => ({ ...p, updatedAt: 0 })), [{ documentId: null, inbox: null, email: 'NONE', chat: null, updatedAt: 0 }]);
+    assert.deepEqual(data.crdtEditors.map((e: object) => ({ ...e, lastUpdate: '' })), [{ documentId: 'doc', editorId: 'e-ana', type: 'text', lastUpdate: '' }]);
+    assert.deepEqual(data.judgments.map((j: { id: string; decision: string; reviewerId: string }) => [j.id, j.decision, j.reviewerId]), [['a-approve', 'approved', 'ana']]);
+
+    const bob = (await dataOf(call, organizationId, 'bob')).data;
+    assert.deepEqual(ids(bob.comments), ['b-mention', 'b-own', 'b-text']);
+    assert.deepEqual(bob.notifications, []);
+    assert.deepEqual(bob.crdtEditors.map((e: { editorId: string }) => e.editorId), ['e-bob']);
+    assert.equal(bob.user.name, 'Bob');
+
+    const theirs = (await dataOf(other, organizationId, 'ana')).data;
+    assert.deepEqual(ids(theirs.comments), ['o-comment']);
+    assert.equal(theirs.user.name, 'Other Ana');
+    assert.deepEqual(theirs.grants.map((g: { resourceType: string }) => g.resourceType), ['organization']);
+    for (const list of ['reactions', 'userGroups', 'notificationPreferences', 'crdtEditors', 'judgments']) assert.deepEqual(theirs[list], [], list);
+
+    const stranger = (await dataOf(call, organizationId, 'nobody')).data;
+    for (const list of LISTS) assert.deepEqual(stranger[list], [], list);
+    assert.equal(stranger.user, null);
+  });
+
+  it('pages every list by 100, one token continuing the lists that have more', async () => {
+    const organizationId = org();
+    const comments = Array.from({ length: 230 }, (_, i) => ({ id: `c-${String(i).padStart(3, '0')}`, timestamp: i, featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'ana' } }));
+    const reactions = Array.from({ length: 3 }, (_, i) => ({ id: `r-${i}`, timestamp: 1000 + i, featureType: 'reaction', actionType: 'reaction.add', actionUser: { userId: 'ana' } }));
+    expectSuccess(await call('/v2/activities/add', { organizationId, documentId: 'doc', activities: [...comments, ...reactions] }));
+    const resources = Array.from({ length: 105 }, (_, i) => ({ type: 'document', id: `d-${String(i).padStart(3, '0')}`, organizationId }));
+    expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'ana' }, permissions: { resources } }));
+
+    const pages: Record<string, any>[] = [];
+    let token: string | undefined;
+    do {
+      const page = await dataOf(call, organizationId, 'ana', token);
+      pages.push(page.data);
+      token = page.nextPageToken;
+      assert.ok(pages.length <= 3, 'three pages hold it all');
+    } while (token);
+    assert.deepEqual(pages.map((p) => [p.comments.length, p.reactions.length, p.grants.length]), [[100, 0, 100], [100, 0, 5], [30, 3, 0]]);
+    assert.deepEqual(pages.flatMap((p) => ids(p.comments)), ids(comments));
+    assert.deepEqual(pages.flatMap((p) => p.grants.map((g: { resourceId: string }) => g.resourceId)), resources.map((r) => r.id));
+    for (const page of pages) for (const list of LISTS) assert.ok(Array.isArray(page[list]), `${list} is always present`);
+
+    const first = await dataOf(call, organizationId, 'ana');
+    expectError(await call('/v2/users/data/get', { organizationId, userId: 'bob', pageToken: first.nextPageToken }), 400, 'INVALID_ARGUMENT', 'Invalid page token.');
+    expectError(await other('/v2/users/data/get', { organizationId, userId: 'ana', pageToken: first.nextPageToken }), 400, 'INVALID_ARGUMENT', 'Invalid page token.');
+  });
+
+  it('erases the user in a background job; other users and other keys keep their data', async () => {
+    const organizationId = org();
+    await seed(call, organizationId);
+    await seed(other, organizationId);
+
+    const started = expectSuccess(await call('/v2/users/data/delete', { userIds: ['ana'] }), 'Data deletion process has been initiated.');
+    assert.match(started.data.jobId, /^job_/);
+    assert.equal(started.data.tasksCount, 6);
+    const status = await completed(call, started.data.jobId);
+    assert.equal(status.tasksLeft, 0);
+    assert.equal(typeof status.lastTaskCompletedTime, 'number');
+
+    const { data } = await dataOf(call, organizationId, 'ana');
+    for (const list of LISTS) assert.deepEqual(data[list], [], list);
+    assert.equal(data.user, null);
+    assert.deepEqual(data.accessFields, []);
+    const users = expectSuccess(await call('/v2/users/get', { organizationId })).data.map((u: { userId: string }) => u.userId);
+    assert.deepEqual(users, ['bob']);
+    assert.deepEqual(expectSuccess(await call('/v2/users/get', { organizationId, documentId: 'doc' })).data.map((u: { userId: string }) => u.userId), ['bob']);
+    assert.deepEqual(expectSuccess(await call('/v2/memory/judgments/query', { organizationId, reviewerId: 'ana' })).data, []);
+
+    // Bob's records stay, without Ana in them.
+    const activities = expectSuccess(await call('/v2/activities/get', { organizationId, order: 'asc' })).data;
+    assert.deepEqual(ids(activities), ['b-mention', 'b-own', 'b-text']);
+    const mention = activities[0];
+    assert.deepEqual(mention.entityData, { commentText: 'hey', taggedUserContacts: [{ userId: 'carl' }], involvedUserIds: ['carl'] });
+    assert.deepEqual(mention.displayMessageTemplateData, { user: { userId: 'bob', name: 'Bob' }, mentioned: null });
+    assert.equal(activities[2].entityData.commentText, 'ana', 'text that merely reads the id is not the user');
+    const editors = expectSuccess(await call('/v2/crdt/get', { organizationId, documentId: 'doc' })).data;
+    assert.deepEqual(editors.map((e: { id: string; lastUpdatedBy: string | null; data: string }) => [e.id, e.lastUpdatedBy, e.data]), [['e-ana', null, 'hello'], ['e-bob', 'bob', 'hi']]);
+
+    const bob = (await dataOf(call, organizationId, 'bob')).data;
+    assert.equal(bob.user.name, 'Bob');
+    assert.deepEqual(bob.userGroups.map((g: { organizationUserGroupId: string }) => g.organizationUserGroupId), ['g']);
+    assert.equal(bob.notificationPreferences.length, 1);
+
+    // The other key's Ana is another person.
+    const theirs = (await dataOf(other, organizationId, 'ana')).data;
+    assert.deepEqual(ids(theirs.comments), ['a-comment', 'b-mention', 'a-approve']);
+    assert.equal(theirs.user.name, 'Ana');
+    assert.equal(theirs.grants.length, 4);
+    assert.equal(theirs.judgments.length, 1);
+  });
+
+  it('restricted to organizationIds, erases there only and keeps the profile while she belongs elsewhere', async () => {
+    const [here, there] = [org(), org()];
+    await seed(call, here);
+    await seed(call, there);
+    const started = expectSuccess(await call('/v1/users/data/delete', { userIds: ['ana'], organizationIds: [here] }), 'Data deletion process has been initiated.');
+    await completed(call, started.data.jobId);
+    const gone = (await dataOf(call, here, 'ana')).data;
+    for (const list of LISTS) assert.deepEqual(gone[list], [], list);
+    const kept = (await dataOf(call, there, 'ana')).data;
+    assert.deepEqual(ids(kept.comments), ['a-comment', 'b-mention', 'a-approve']);
+    assert.equal(kept.grants.length, 4);
+    assert.equal(gone.user.name, 'Ana', 'the profile is the key\'s, kept while a grant elsewhere remains');
+  });
+
+  it('concurrent jobs for the same users both complete', async () => {
+    const organizationId = org();
+    await seed(call, organizationId);
+    const started = await Promise.all([call('/v2/users/data/delete', { userIds: ['ana', 'bob'] }), call('/v2/users/data/delete', { userIds: ['bob', 'ana'] }), call('/v2/users/data/get', { organizationId, userId: 'ana' })]);
+    for (const response of started.slice(0, 2)) await completed(call, expectSuccess(response).data.jobId);
+    for (const userId of ['ana', 'bob']) {
+      const { data } = await dataOf(call, organizationId, userId);
+      for (const list of LISTS) assert.deepEqual(data[list], [], `${userId} ${list}`);
+    }
+    assert.deepEqual(expectSuccess(await call('/v2/activities/get', { organizationId })).data, []);
+  });
+
+  it('status: NOT_FOUND for an unknown job and for another key\'s', async () => {
+    expectError(await call('/v2/users/data/delete/status', { jobId: 'job_nope' }), 404, 'NOT_FOUND', 'Data deletion job not found.');
+    const started = expectSuccess(await other('/v2/users/data/delete', { userIds: ['zed'] }));
+    expectError(await call('/v2/users/data/delete/status', { jobId: started.data.jobId }), 404, 'NOT_FOUND', 'Data deletion job not found.');
+    expectError(await call('/v1/users/data/delete/status', { jobId: started.data.jobId }), 404, 'NOT_FOUND', 'Data deletion job not found.');
+    await completed(other, started.data.jobId);
+  });
+
+  it('refuses bad input naming the field', async () => {
+    const cases: [string, unknown, string][] = [
+      ['/v2/users/data/get', { userId: 'ana' }, 'data.organizationId must be a non-empty string'],
+      ['/v2/users/data/get', { organizationId: 'o' }, 'data.userId must be a non-empty string'],
+      ['/v2/users/data/get', { organizationId: 'o', userId: 'ana', pageToken: 5 }, 'data.pageToken must be a string'],
+      ['/v2/users/data/get', { organizationId: 'o', userId: 'ana', foo: 1 }, 'Unknown field: data.foo'],
+      ['/v2/users/data/get', { organizationId: 'o', userId: 'ana', pageToken: 'garbage' }, 'Invalid page token.'],
+      ['/v2/users/data/delete', {}, 'data.userIds must be an array'],
+      ['/v2/users/data/delete', { userIds: [] }, 'data.userIds must contain at least 1 item(s)'],
+      ['/v2/users/data/delete', { userIds: ['a', 'a'] }, 'data.userIds must not contain duplicates'],
+      ['/v2/users/data/delete', { userIds: Array.from({ length: 101 }, (_, i) => `u${i}`) }, 'data.userIds must contain at most 100 items'],
+      ['/v2/users/data/delete', { userIds: ['a', ''] }, 'data.userIds[1] must be a non-empty string'],
+      ['/v2/users/data/delete', { userIds: ['a'], organizationIds: 'o' }, 'data.organizationIds must be an array'],
+      ['/v2/users/data/delete', { userIds: ['a'], organizationIds: [] }, 'data.organizationIds must contain at least 1 item(s)'],
+      ['/v2/users/data/delete/status', {}, 'data.jobId must be a non-empty string'],
+    ];
+    for (const [path, data, message] of cases) expectError(await call(path, data), 400, 'INVALID_ARGUMENT', message);
+  });
+
+  it('v1 paths answer as the v2 operations', async () => {
+    const organizationId = org();
+    await seed(call, organizationId);
+    const v1 = expectSuccess(await call('/v1/users/data/get', { organizationId, userId: 'ana' }), FETCHED);
+    const v2 = expectSuccess(await call('/v2/users/data/get', { organizationId, userId: 'ana' }), FETCHED);
+    assert.deepEqual(v1, v2);
+    const started = expectSuccess(await call('/v1/users/data/delete', { userIds: ['ana'], organizationIds: [organizationId] }), 'Data deletion process has been initiated.');
+    await completed(call, started.data.jobId);
+    const status = expectSuccess(await call('/v1/users/data/delete/status', { jobId: started.data.jobId }), FETCHED);
+    assert.deepEqual(status, expectSuccess(await call('/v2/users/data/delete/status', { jobId: started.data.jobId })));
+    assert.deepEqual(Object.keys(status.data).sort(), ['isDeleteCompleted', 'lastTaskCompletedTime', 'tasksLeft']);
+  });
+});
+
+describe('user data: a deletion job survives a restart', () => {
+  it('a job stored while no worker runs completes once the service starts again', async () => {
+    // A database of its own: the job must wait for this test's second start, not another suite's worker.
+    const database = await ownDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-gdpr-'));
+    const shared = { DATABASE_URL: database.url, DATA_DIR: dataDir, SQLITE_FILE: join(dataDir, 'svc.sqlite'), MASTER_KEY: randomBytes(32).toString('base64') };
+    try {
+      const first = await startApp({ ...shared, DATA_DELETION_WORKER: 'false' });
+      const key = await createKey(first);
+      const organizationId = 'restart-org';
+      await seed(agentFor(first, key), organizationId);
+      const started = expectSuccess(await agentFor(first, key)('/v2/users/data/delete', { userIds: ['ana'] }));
+      await sleep(200);
+      const waiting = expectSuccess(await agentFor(first, key)('/v2/users/data/delete/status', { jobId: started.data.jobId })).data;
+      assert.deepEqual(waiting, { isDeleteCompleted: false, tasksLeft: 6, lastTaskCompletedTime: null });
+      await first.close();
+
+      const second = await startApp(shared);
+      try {
+        const call = agentFor(second, key);
+        const status = await completed(call, started.data.jobId);
+        assert.equal(status.tasksLeft, 0);
+        const { data } = await dataOf(call, organizationId, 'ana');
+        for (const list of LISTS) assert.deepEqual(data[list], [], list);
+        assert.equal((await dataOf(call, organizationId, 'bob')).data.user.name, 'Bob');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+});
