@@ -71,8 +71,9 @@ export class DeletionWorker implements OnApplicationBootstrap, BeforeApplication
         try {
           while (!this.stopped && (await this.runTask(apiKeyId, jobId))) progressed = true;
         } catch (error) {
-          // The job stays as it is, its task undone: the next sweep tries it again.
-          this.logger.warn({ err: error, jobId }, 'A data deletion task failed; it runs again at the next sweep');
+          // The job stays as it is, its task undone: the next sweep tries it again. Only the
+          // message is logged: a query error carries its parameters, the very user ids erased.
+          this.logger.warn({ jobId, error: (error as Error).message }, 'A data deletion task failed; it runs again at the next sweep');
         }
         if (this.stopped) return;
       }
