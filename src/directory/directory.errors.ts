@@ -27,6 +27,7 @@ export const DirectoryMessages = {
 export const DirectoryErrors = {
   organizationMissing: () => new ApiError('NOT_FOUND', 'Organization does not exist'),
   folderNotFound: () => new ApiError('NOT_FOUND', 'Folder not found.'),
+  documentMissing: () => new ApiError('NOT_FOUND', 'Document does not exist'),
   inheritWithAccessType: () => new ApiError('INVALID_ARGUMENT', 'Send either accessType or inheritFromParent, not both.'),
   accessFieldRequired: () => new ApiError('INVALID_ARGUMENT', 'One of accessType or inheritFromParent is required.'),
 };

@@ -81,10 +81,7 @@ export class DocumentsService {
     return this.transactions.run(async (manager) => {
       await this.folders.requireOrganization(manager, apiKeyId, organizationId, request.createOrganization === true);
       const folderId = request.folderId === undefined || request.folderId === ROOT ? null : request.folderId;
-      if (folderId !== null) {
-        if (request.createFolder) await this.folders.ensureTopLevel(manager, apiKeyId, organizationId, folderId);
-        else if (!(await this.folders.findFolders(manager, apiKeyId, organizationId, [folderId])).length) throw DirectoryErrors.folderNotFound();
-      }
+      if (folderId !== null) await this.folders.requireFolder(manager, apiKeyId, organizationId, folderId, request.createFolder === true);
       // One statement that passes over documents that exist, or that another write creates
       // meanwhile (activities add names documents too): those answer "already exists".
       const now = Date.now();
@@ -148,6 +145,15 @@ export class DocumentsService {
   async ensureDocument(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string): Promise<void> {
     await this.folders.requireOrganization(manager, apiKeyId, organizationId, true);
     await this.ensureDocuments(manager, apiKeyId, [{ organizationId, id: documentId }]);
+  }
+
+  /**
+   * The document a write names (users add): created at top level when missing and `create` is
+   * set, else it must exist (NOT_FOUND `Document does not exist`).
+   */
+  async requireDocument(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string, create: boolean): Promise<void> {
+    if (create) await this.ensureDocuments(manager, apiKeyId, [{ organizationId, id: documentId }]);
+    else if (!(await this.existingIds(manager, apiKeyId, organizationId, [documentId])).size) throw DirectoryErrors.documentMissing();
   }
 
   /**
@@ -222,7 +228,7 @@ export class DocumentsService {
     const { organizationId } = request;
     return this.transactions.run(async (manager) => {
       const target = request.folderId === ROOT ? null : request.folderId;
-      if (target !== null && !(await this.folders.findFolders(manager, apiKeyId, organizationId, [target])).length) throw DirectoryErrors.folderNotFound();
+      if (target !== null) await this.folders.requireFolder(manager, apiKeyId, organizationId, target, false);
       const existing = await this.existingIds(manager, apiKeyId, organizationId, request.documentIds);
       if (existing.size) await manager.update(DocumentEntity, { apiKeyId, organizationId, id: In([...existing]) }, { folderId: target, lastUpdated: Date.now() });
       return this.itemResults(request.documentIds, existing, DirectoryMessages.documentMoved);

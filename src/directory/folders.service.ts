@@ -267,8 +267,18 @@ export class FoldersService {
     return new Map(folders.map((f) => [f.id, effectiveFolderAccess(toNode(f), byId, keyDefault)]));
   }
 
-  /** Creates a top-level folder when missing (documents add with `createFolder`). */
-  async ensureTopLevel(manager: EntityManager, apiKeyId: string, organizationId: string, folderId: string): Promise<void> {
+  /**
+   * The folder a write names (documents add, users add): created at top level when missing and
+   * `create` is set (`createFolder`), else it must exist (NOT_FOUND `Folder not found.`). `root`
+   * names no folder and is never created.
+   */
+  async requireFolder(manager: EntityManager, apiKeyId: string, organizationId: string, folderId: string, create: boolean): Promise<void> {
+    if (create && folderId !== ROOT) await this.ensureTopLevel(manager, apiKeyId, organizationId, folderId);
+    else if (!(await this.findFolders(manager, apiKeyId, organizationId, [folderId])).length) throw DirectoryErrors.folderNotFound();
+  }
+
+  /** Creates a top-level folder when missing (`createFolder`). */
+  private async ensureTopLevel(manager: EntityManager, apiKeyId: string, organizationId: string, folderId: string): Promise<void> {
     const now = Date.now();
     const path = childPath('', folderId);
     await manager
