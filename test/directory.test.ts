@@ -45,7 +45,8 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
     it('sets the disable state per item', async () => {
       const id = await newOrg();
       const result = expectSuccess(await call('/v2/organizations/access/disablestate/update', { organizationIds: [id, 'nope'], disabled: true }), 'Updated disable state for Organization(s) successfully.');
-      assert.equal(result.data[id].success, true);
+      // Upstream's items and wording; `id` is the caller's id (contract part 4).
+      assert.deepEqual(result.data[id], { success: true, id, message: 'Updated disable state for organization Successfully' });
       assert.deepEqual(result.data.nope, { success: false, id: 'nope', message: 'Organization does not exist' });
       assert.equal(expectSuccess(await call('/v2/organizations/get', { organizationIds: [id] })).data[0].disabled, true);
     });
@@ -197,17 +198,25 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       assert.deepEqual([byId.get('r11')!.accessType, byId.get('r11')!.inheritAccessFromParent], ['restricted', true]);
 
       const updated = expectSuccess(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r1', 'nope'], accessType: 'organizationPrivate' }), 'Updated access for folders successfully.').data;
-      assert.deepEqual(updated.r1, { success: true, id: 'r1', message: 'Folder access type updated.' });
-      assert.equal(updated.nope.success, false);
+      assert.deepEqual(updated.r1, { success: true, id: 'r1', accessType: 'organizationPrivate', message: 'Folder access type updated.' });
+      assert.deepEqual(updated.nope, { success: false, id: 'nope', message: 'Folder does not exist.' });
       byId = new Map((await getFolders({ organizationId: id })).map((f: { folderId: string }) => [f.folderId, f])) as typeof byId;
       assert.equal(byId.get('r11')!.accessType, 'organizationPrivate');
 
-      expectSuccess(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r1'], inheritFromParent: true }));
+      const inherited = expectSuccess(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r1', 'nope'], inheritFromParent: true }), 'Updated access for folders successfully.').data;
+      assert.deepEqual(inherited, {
+        r1: { success: true, id: 'r1', accessType: null, inheritFromParent: true, message: 'Folder access type updated.' },
+        nope: { success: false, id: 'nope', message: 'Folder does not exist.' },
+      });
       byId = new Map((await getFolders({ organizationId: id })).map((f: { folderId: string }) => [f.folderId, f])) as typeof byId;
       assert.deepEqual([byId.get('r1')!.accessType, byId.get('r1')!.inheritAccessFromParent], ['restricted', true]);
 
       // Stopping inheritance without a type keeps each folder's current effective type as its own.
-      expectSuccess(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r11', 'r1'], inheritFromParent: false }));
+      const own = expectSuccess(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r11', 'r1'], inheritFromParent: false })).data;
+      assert.deepEqual(own, {
+        r11: { success: true, id: 'r11', accessType: 'restricted', inheritFromParent: false, message: 'Folder access type updated.' },
+        r1: { success: true, id: 'r1', accessType: 'restricted', inheritFromParent: false, message: 'Folder access type updated.' },
+      });
       expectSuccess(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r'], accessType: 'public' }));
       byId = new Map((await getFolders({ organizationId: id })).map((f: { folderId: string }) => [f.folderId, f])) as typeof byId;
       assert.deepEqual([byId.get('r11')!.accessType, byId.get('r11')!.inheritAccessFromParent], ['restricted', false]);
@@ -284,8 +293,17 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       assert.equal(moved.a.success, true);
       assert.equal(moved.z.success, false);
       expectError(await call('/v2/organizations/documents/move', { organizationId: id, documentIds: ['a'], folderId: 'nope' }), 404, 'NOT_FOUND', 'Folder not found.');
-      expectSuccess(await call('/v2/organizations/documents/access/update', { organizationId: id, documentIds: ['b'], accessType: 'restricted' }), 'Updated access for documents successfully.');
-      expectSuccess(await call('/v2/organizations/documents/access/disablestate/update', { organizationId: id, documentIds: ['b'], disabled: true }), 'Updated disable state for documents successfully.');
+      const access = expectSuccess(await call('/v2/organizations/documents/access/update', { organizationId: id, documentIds: ['b', 'z'], accessType: 'restricted' }), 'Updated access for documents successfully.').data;
+      // Upstream's `{ success, accessType, message }`, with the contract's `id`.
+      assert.deepEqual(access, {
+        b: { success: true, id: 'b', accessType: 'restricted', message: 'Document access type updated.' },
+        z: { success: false, id: 'z', message: 'Document does not exist' },
+      });
+      const disabled = expectSuccess(await call('/v2/organizations/documents/access/disablestate/update', { organizationId: id, documentIds: ['b', 'z'], disabled: true }), 'Updated disable state for documents successfully.').data;
+      assert.deepEqual(disabled, {
+        b: { success: true, id: 'b', disabled: true, message: 'Document disabled state updated.' },
+        z: { success: false, id: 'z', message: 'Document does not exist' },
+      });
       let byId = new Map((await getDocuments({ organizationId: id })).data.map((d: { id: string }) => [d.id, d])) as Map<string, Record<string, unknown>>;
       assert.deepEqual([byId.get('a')!.documentName, byId.get('a')!.tag, byId.get('a')!.color, byId.get('a')!.folderId], ['A', 1, 'red', 'f']);
       assert.deepEqual([byId.get('b')!.accessType, byId.get('b')!.disabled], ['restricted', true]);

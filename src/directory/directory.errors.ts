@@ -6,7 +6,8 @@ export const DirectoryMessages = {
   organizationUpdated: 'Updated Successfully',
   organizationDeleted: 'Deleted Successfully',
   organizationMissing: 'Organization does not exist',
-  disableStateUpdated: 'Disable state updated.',
+  /** Upstream's per-item wording (no trailing period, as upstream writes it). */
+  organizationDisableStateUpdated: 'Updated disable state for organization Successfully',
   folderAdded: 'Folder added.',
   folderExists: 'Folder already exists.',
   folderParentMissing: 'Parent folder does not exist.',
@@ -22,6 +23,8 @@ export const DirectoryMessages = {
   documentMissing: 'Document does not exist',
   documentMoved: 'Document moved.',
   documentAccessUpdated: 'Document access type updated.',
+  /** Upstream's per-item wording. */
+  documentDisableStateUpdated: 'Document disabled state updated.',
 } as const;
 
 export const DirectoryErrors = {

@@ -9,7 +9,7 @@ import type { AccessType } from '../configs/key-configs.js';
 import { KeySettingsReader } from '../configs/key-settings.reader.js';
 import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
-import { failed, ok, splitMetadata, type ItemResults } from './batch.js';
+import { failed, ok, okWith, splitMetadata, type ItemResult, type ItemResults } from './batch.js';
 import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
 import { DOCUMENT_FIELDS, type AddDocumentsRequest, type DocumentInput, type GetDocumentsRequest, type MoveDocumentsRequest } from './dto/document.dto.js';
 import { DocumentEntity } from './entities/document.entity.js';
@@ -235,13 +235,17 @@ export class DocumentsService {
     });
   }
 
-  /** Sets fields on existing documents (access type, disabled). */
-  async set(principal: ApiKeyPrincipal, organizationId: string, ids: string[], fields: Partial<Pick<DocumentEntity, 'accessType' | 'disabled'>>, message: string): Promise<ItemResults> {
+  /**
+   * Sets fields on existing documents (access type, disabled). Each document set answers the
+   * fields with their new values beside `success`, `id` and `message`, as upstream's items do
+   * (`{ success, accessType, message }`, `{ success, disabled, message }`); a missing one fails.
+   */
+  async set<F extends Partial<Pick<DocumentEntity, 'accessType' | 'disabled'>>>(principal: ApiKeyPrincipal, organizationId: string, ids: string[], fields: F, message: string): Promise<Record<string, ItemResult | (ItemResult & F)>> {
     const { apiKeyId } = principal;
     return this.transactions.run(async (manager) => {
       const existing = await this.existingIds(manager, apiKeyId, organizationId, ids);
       if (existing.size) await manager.update(DocumentEntity, { apiKeyId, organizationId, id: In([...existing]) }, { ...fields, lastUpdated: Date.now() });
-      return this.itemResults(ids, existing, message);
+      return Object.fromEntries(ids.map((id) => [id, existing.has(id) ? okWith(id, fields, message) : failed(id, DirectoryMessages.documentMissing)]));
     });
   }
 
