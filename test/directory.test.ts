@@ -271,7 +271,45 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       assert.equal(byId.get('own')!.accessType, 'organizationPrivate');
       assert.deepEqual((await getDocuments({ organizationId: id, folderId: 'inner' })).data.map((d: { id: string }) => d.id), ['d1']);
       assert.deepEqual((await getDocuments({ organizationId: id, folderId: 'root' })).data.map((d: { id: string }) => d.id), ['own', 'top']);
-      assert.deepEqual((await getDocuments({ organizationId: id, documentIds: ['own', 'nope'] })).data.map((d: { id: string }) => d.id), ['own']);
+      const some = await getDocuments({ organizationId: id, documentIds: ['own', 'nope'] });
+      assert.deepEqual(some.data.map((d: { id: string }) => d.id), ['own']);
+      assert.deepEqual(some.notFound, { nope: { error: 'Document does not exist', errorCode: 'does_not_exist' } });
+    });
+
+    it('get with documentIds: data holds the documents found, notFound each id that names none', async () => {
+      const id = await newOrg();
+      await addFolders(id, [{ folderId: 'f' }]);
+      expectSuccess(await call('/v2/organizations/documents/add', { organizationId: id, documents: [{ documentId: 'top1' }, { documentId: 'top2' }] }));
+      expectSuccess(await call('/v2/organizations/documents/add', { organizationId: id, folderId: 'f', documents: [{ documentId: 'in-f' }] }));
+      const missing = { error: 'Document does not exist', errorCode: 'does_not_exist' };
+
+      const all = await getDocuments({ organizationId: id, documentIds: ['top1', 'top2'] });
+      assert.deepEqual(all.data.map((d: { id: string }) => d.id), ['top1', 'top2']);
+      assert.equal('notFound' in all, false, 'absent when every requested document exists');
+
+      const mixed = await getDocuments({ organizationId: id, documentIds: ['ghost', 'top2', 'ghost', 'gone'] });
+      assert.deepEqual(mixed.data.map((d: { id: string }) => d.id), ['top2'], 'data stays a flat list of real documents');
+      assert.deepEqual(mixed.notFound, { ghost: missing, gone: missing });
+
+      // A document outside the folder filter exists: it is filtered out, not reported missing.
+      const inFolder = await getDocuments({ organizationId: id, folderId: 'f', documentIds: ['in-f', 'top1', 'ghost'] });
+      assert.deepEqual(inFolder.data.map((d: { id: string }) => d.id), ['in-f']);
+      assert.deepEqual(inFolder.notFound, { ghost: missing });
+
+      // Paged: a document on another page is not missing; each page names the missing ids.
+      const first = await getDocuments({ organizationId: id, documentIds: ['top1', 'top2', 'ghost'], pageSize: 1 });
+      assert.deepEqual(first.data.map((d: { id: string }) => d.id), ['top1']);
+      assert.deepEqual(first.notFound, { ghost: missing });
+      const second = await getDocuments({ organizationId: id, documentIds: ['top1', 'top2', 'ghost'], pageSize: 1, pageToken: first.pageToken });
+      assert.deepEqual(second.data.map((d: { id: string }) => d.id), ['top2']);
+      assert.deepEqual(second.notFound, { ghost: missing });
+      assert.equal(second.pageToken, undefined);
+
+      assert.deepEqual((await getDocuments({ organizationId: 'no-such-org', documentIds: ['top1'] })).notFound, { top1: missing }, 'an unknown organization holds no documents');
+      assert.equal('notFound' in (await getDocuments({ organizationId: id, documentIds: [] })), false, 'an empty filter names nothing');
+      const other = agentFor(suite.app, await createKey(suite.app));
+      const foreign = expectSuccess(await other('/v2/organizations/documents/get', { organizationId: id, documentIds: ['top1'] }));
+      assert.deepEqual([foreign.data, foreign.notFound], [[], { top1: missing }], "another key's document reads as missing");
     });
 
     it('needs an existing folder unless createFolder, and the organization unless createOrganization', async () => {

@@ -34,7 +34,7 @@ export class DocumentsController {
 
   @Operation('/v2/organizations/documents/get', { aliases: ['/v1/organizations/documents/get'], auth: 'apiKey', message: 'Document(s) retrieved successfully.', response: DocumentsResult })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetDocumentsRequest): Promise<ResultFields> {
-    return this.documents.get(caller, data).then((page) => withResultFields(page.documents, { pageToken: page.pageToken }));
+    return this.documents.get(caller, data).then((page) => withResultFields(page.documents, { pageToken: page.pageToken, notFound: page.notFound }));
   }
 
   @Operation('/v2/organizations/documents/update', { aliases: ['/v1/organizations/documents/update'], auth: 'apiKey', message: 'Document(s) updated successfully.', response: ItemResultsResult })

@@ -45,6 +45,12 @@ export function documentKey(organizationId: string, documentId: string): string 
   return JSON.stringify([organizationId, documentId]);
 }
 
+/** A requested document id that names no document (documents get's `notFound`), worded as permissions get words one. */
+export interface MissingDocument {
+  error: string;
+  errorCode: 'does_not_exist';
+}
+
 /** A document as returned: caller metadata spread at the top level, known fields win. */
 export type DocumentRecord = Record<string, unknown> & { id: string; documentName: string | null; disabled: boolean; accessType: AccessType; folderId?: string };
 
@@ -101,9 +107,11 @@ export class DocumentsService {
 
   /**
    * Keyset pages over (createdAt, id) with the effective accessType of each document: the page,
-   * its folders and their ancestors, in three queries whatever the page size.
+   * its folders and their ancestors, in three queries whatever the page size. Ids of
+   * `documentIds` that name no document of the organization are answered in `notFound` (one
+   * more query, unless this is a first and last page without a folder filter, which shows them).
    */
-  async get(principal: ApiKeyPrincipal, request: GetDocumentsRequest): Promise<{ documents: DocumentRecord[]; pageToken?: string }> {
+  async get(principal: ApiKeyPrincipal, request: GetDocumentsRequest): Promise<{ documents: DocumentRecord[]; pageToken?: string; notFound?: Record<string, MissingDocument> }> {
     const { apiKeyId } = principal;
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
     const filters = { organizationId: request.organizationId, documentIds: request.documentIds ?? null, folderId: request.folderId ?? null };
@@ -122,7 +130,16 @@ export class DocumentsService {
     const { items: page, next } = this.pageTokens.page(rows, pageSize, apiKeyId, 'documents/get', filters, (last) => [last.createdAt, last.id]);
     const keyDefault = (await this.keySettings.settings(apiKeyId)).defaultDocumentAccessType;
     const folderAccess = await this.folders.effectiveAccess(this.documents.manager, apiKeyId, request.organizationId, page.flatMap((d) => (d.folderId ? [d.folderId] : [])), keyDefault);
+    let notFound: Record<string, MissingDocument> | undefined;
+    if (request.documentIds?.length) {
+      const requested = [...new Set(request.documentIds)];
+      // A document outside `folderId`, or on another page, exists all the same.
+      const found = !after && !next && request.folderId === undefined ? new Set(page.map((d) => d.id)) : await this.existingIds(this.documents.manager, apiKeyId, request.organizationId, requested);
+      const missing = requested.filter((id) => !found.has(id));
+      if (missing.length) notFound = Object.fromEntries(missing.map((id) => [id, { error: DirectoryMessages.documentMissing, errorCode: 'does_not_exist' as const }]));
+    }
     return {
+      notFound,
       documents: page.map(({ metadata: { folderId: _notTheFolder, ...metadata }, ...d }) => ({
         // A `folderId` key in the caller's metadata would read as the folder of a top-level document.
         ...metadata,

@@ -14,9 +14,22 @@ export class DocumentView {
   @ApiProperty({ description: 'Milliseconds since the epoch.' }) lastUpdated!: number;
 }
 
+/** A requested id that names no document, worded as a permissions-get entry for a missing resource (contract part 5). */
+export class MissingDocumentView {
+  @ApiProperty({ enum: ['Document does not exist'] }) error!: string;
+  @ApiProperty({ enum: ['does_not_exist'] }) errorCode!: 'does_not_exist';
+}
+
 export class DocumentsResult extends SuccessResult {
-  @ApiProperty({ type: [DocumentView] }) data!: DocumentView[];
+  @ApiProperty({ type: [DocumentView], description: 'The documents found; ids that name none are left out here and listed in `notFound`.' }) data!: DocumentView[];
   @ApiPropertyOptional({ description: 'Token of the next page; absent on the last page.' }) pageToken?: string;
+  @ApiPropertyOptional(
+    mapOf(
+      MissingDocumentView,
+      'With `documentIds`: each requested id that names no document of the organization (under this API key), under that id. Absent when every requested document exists. A document that exists outside `folderId` is not listed.',
+    ),
+  )
+  notFound?: Record<string, MissingDocumentView>;
 }
 
 /** One document's outcome in access update: upstream's `{ success, accessType, message }`, with the contract's `id`. */
