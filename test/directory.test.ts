@@ -45,7 +45,8 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
     it('sets the disable state per item', async () => {
       const id = await newOrg();
       const result = expectSuccess(await call('/v2/organizations/access/disablestate/update', { organizationIds: [id, 'nope'], disabled: true }), 'Updated disable state for Organization(s) successfully.');
-      assert.equal(result.data[id].success, true);
+      // Upstream's items and wording; `id` is the caller's id (contract part 4).
+      assert.deepEqual(result.data[id], { success: true, id, message: 'Updated disable state for organization Successfully' });
       assert.deepEqual(result.data.nope, { success: false, id: 'nope', message: 'Organization does not exist' });
       assert.equal(expectSuccess(await call('/v2/organizations/get', { organizationIds: [id] })).data[0].disabled, true);
     });
@@ -197,17 +198,25 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       assert.deepEqual([byId.get('r11')!.accessType, byId.get('r11')!.inheritAccessFromParent], ['restricted', true]);
 
       const updated = expectSuccess(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r1', 'nope'], accessType: 'organizationPrivate' }), 'Updated access for folders successfully.').data;
-      assert.deepEqual(updated.r1, { success: true, id: 'r1', message: 'Folder access type updated.' });
-      assert.equal(updated.nope.success, false);
+      assert.deepEqual(updated.r1, { success: true, id: 'r1', accessType: 'organizationPrivate', message: 'Folder access type updated.' });
+      assert.deepEqual(updated.nope, { success: false, id: 'nope', message: 'Folder does not exist.' });
       byId = new Map((await getFolders({ organizationId: id })).map((f: { folderId: string }) => [f.folderId, f])) as typeof byId;
       assert.equal(byId.get('r11')!.accessType, 'organizationPrivate');
 
-      expectSuccess(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r1'], inheritFromParent: true }));
+      const inherited = expectSuccess(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r1', 'nope'], inheritFromParent: true }), 'Updated access for folders successfully.').data;
+      assert.deepEqual(inherited, {
+        r1: { success: true, id: 'r1', accessType: null, inheritFromParent: true, message: 'Folder access type updated.' },
+        nope: { success: false, id: 'nope', message: 'Folder does not exist.' },
+      });
       byId = new Map((await getFolders({ organizationId: id })).map((f: { folderId: string }) => [f.folderId, f])) as typeof byId;
       assert.deepEqual([byId.get('r1')!.accessType, byId.get('r1')!.inheritAccessFromParent], ['restricted', true]);
 
       // Stopping inheritance without a type keeps each folder's current effective type as its own.
-      expectSuccess(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r11', 'r1'], inheritFromParent: false }));
+      const own = expectSuccess(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r11', 'r1'], inheritFromParent: false })).data;
+      assert.deepEqual(own, {
+        r11: { success: true, id: 'r11', accessType: 'restricted', inheritFromParent: false, message: 'Folder access type updated.' },
+        r1: { success: true, id: 'r1', accessType: 'restricted', inheritFromParent: false, message: 'Folder access type updated.' },
+      });
       expectSuccess(await call('/v2/organizations/folders/access/update', { organizationId: id, folderIds: ['r'], accessType: 'public' }));
       byId = new Map((await getFolders({ organizationId: id })).map((f: { folderId: string }) => [f.folderId, f])) as typeof byId;
       assert.deepEqual([byId.get('r11')!.accessType, byId.get('r11')!.inheritAccessFromParent], ['restricted', false]);
@@ -262,7 +271,45 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       assert.equal(byId.get('own')!.accessType, 'organizationPrivate');
       assert.deepEqual((await getDocuments({ organizationId: id, folderId: 'inner' })).data.map((d: { id: string }) => d.id), ['d1']);
       assert.deepEqual((await getDocuments({ organizationId: id, folderId: 'root' })).data.map((d: { id: string }) => d.id), ['own', 'top']);
-      assert.deepEqual((await getDocuments({ organizationId: id, documentIds: ['own', 'nope'] })).data.map((d: { id: string }) => d.id), ['own']);
+      const some = await getDocuments({ organizationId: id, documentIds: ['own', 'nope'] });
+      assert.deepEqual(some.data.map((d: { id: string }) => d.id), ['own']);
+      assert.deepEqual(some.notFound, { nope: { error: 'Document does not exist', errorCode: 'does_not_exist' } });
+    });
+
+    it('get with documentIds: data holds the documents found, notFound each id that names none', async () => {
+      const id = await newOrg();
+      await addFolders(id, [{ folderId: 'f' }]);
+      expectSuccess(await call('/v2/organizations/documents/add', { organizationId: id, documents: [{ documentId: 'top1' }, { documentId: 'top2' }] }));
+      expectSuccess(await call('/v2/organizations/documents/add', { organizationId: id, folderId: 'f', documents: [{ documentId: 'in-f' }] }));
+      const missing = { error: 'Document does not exist', errorCode: 'does_not_exist' };
+
+      const all = await getDocuments({ organizationId: id, documentIds: ['top1', 'top2'] });
+      assert.deepEqual(all.data.map((d: { id: string }) => d.id), ['top1', 'top2']);
+      assert.equal('notFound' in all, false, 'absent when every requested document exists');
+
+      const mixed = await getDocuments({ organizationId: id, documentIds: ['ghost', 'top2', 'ghost', 'gone'] });
+      assert.deepEqual(mixed.data.map((d: { id: string }) => d.id), ['top2'], 'data stays a flat list of real documents');
+      assert.deepEqual(mixed.notFound, { ghost: missing, gone: missing });
+
+      // A document outside the folder filter exists: it is filtered out, not reported missing.
+      const inFolder = await getDocuments({ organizationId: id, folderId: 'f', documentIds: ['in-f', 'top1', 'ghost'] });
+      assert.deepEqual(inFolder.data.map((d: { id: string }) => d.id), ['in-f']);
+      assert.deepEqual(inFolder.notFound, { ghost: missing });
+
+      // Paged: a document on another page is not missing; each page names the missing ids.
+      const first = await getDocuments({ organizationId: id, documentIds: ['top1', 'top2', 'ghost'], pageSize: 1 });
+      assert.deepEqual(first.data.map((d: { id: string }) => d.id), ['top1']);
+      assert.deepEqual(first.notFound, { ghost: missing });
+      const second = await getDocuments({ organizationId: id, documentIds: ['top1', 'top2', 'ghost'], pageSize: 1, pageToken: first.pageToken });
+      assert.deepEqual(second.data.map((d: { id: string }) => d.id), ['top2']);
+      assert.deepEqual(second.notFound, { ghost: missing });
+      assert.equal(second.pageToken, undefined);
+
+      assert.deepEqual((await getDocuments({ organizationId: 'no-such-org', documentIds: ['top1'] })).notFound, { top1: missing }, 'an unknown organization holds no documents');
+      assert.equal('notFound' in (await getDocuments({ organizationId: id, documentIds: [] })), false, 'an empty filter names nothing');
+      const other = agentFor(suite.app, await createKey(suite.app));
+      const foreign = expectSuccess(await other('/v2/organizations/documents/get', { organizationId: id, documentIds: ['top1'] }));
+      assert.deepEqual([foreign.data, foreign.notFound], [[], { top1: missing }], "another key's document reads as missing");
     });
 
     it('needs an existing folder unless createFolder, and the organization unless createOrganization', async () => {
@@ -284,8 +331,17 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       assert.equal(moved.a.success, true);
       assert.equal(moved.z.success, false);
       expectError(await call('/v2/organizations/documents/move', { organizationId: id, documentIds: ['a'], folderId: 'nope' }), 404, 'NOT_FOUND', 'Folder not found.');
-      expectSuccess(await call('/v2/organizations/documents/access/update', { organizationId: id, documentIds: ['b'], accessType: 'restricted' }), 'Updated access for documents successfully.');
-      expectSuccess(await call('/v2/organizations/documents/access/disablestate/update', { organizationId: id, documentIds: ['b'], disabled: true }), 'Updated disable state for documents successfully.');
+      const access = expectSuccess(await call('/v2/organizations/documents/access/update', { organizationId: id, documentIds: ['b', 'z'], accessType: 'restricted' }), 'Updated access for documents successfully.').data;
+      // Upstream's `{ success, accessType, message }`, with the contract's `id`.
+      assert.deepEqual(access, {
+        b: { success: true, id: 'b', accessType: 'restricted', message: 'Document access type updated.' },
+        z: { success: false, id: 'z', message: 'Document does not exist' },
+      });
+      const disabled = expectSuccess(await call('/v2/organizations/documents/access/disablestate/update', { organizationId: id, documentIds: ['b', 'z'], disabled: true }), 'Updated disable state for documents successfully.').data;
+      assert.deepEqual(disabled, {
+        b: { success: true, id: 'b', disabled: true, message: 'Document disabled state updated.' },
+        z: { success: false, id: 'z', message: 'Document does not exist' },
+      });
       let byId = new Map((await getDocuments({ organizationId: id })).data.map((d: { id: string }) => [d.id, d])) as Map<string, Record<string, unknown>>;
       assert.deepEqual([byId.get('a')!.documentName, byId.get('a')!.tag, byId.get('a')!.color, byId.get('a')!.folderId], ['A', 1, 'red', 'f']);
       assert.deepEqual([byId.get('b')!.accessType, byId.get('b')!.disabled], ['restricted', true]);

@@ -61,6 +61,64 @@ describe('directory: users and user groups (rest-interface part 4, contract part
     expectError(await call('/v2/users/add', { organizationId, users: [{ ...ann, accessRole: 'owner' }] }), 400, 'INVALID_ARGUMENT', 'data.users[0].accessRole must be one of: editor, viewer');
   });
 
+  it('v2 createFolder creates a missing folder (top level); without it the folder must exist', async () => {
+    const organizationId = org();
+    expectError(await call('/v2/users/add', { organizationId, folderId: 'new-f', users: [ann] }), 404, 'NOT_FOUND', 'Folder not found.');
+    expectError(await call('/v2/users/add', { organizationId, folderId: 'new-f', createFolder: false, users: [ann] }), 404, 'NOT_FOUND', 'Folder not found.');
+    assert.deepEqual(expectSuccess(await call('/v2/organizations/get', { organizationIds: [organizationId] })).data, [], 'a refused add leaves nothing behind, not even the organization');
+
+    const added = expectSuccess(await call('/v2/users/add', { organizationId, folderId: 'new-f', createFolder: true, users: [ann] }), 'User(s) processed successfully.');
+    assert.deepEqual(added.data.ann, { success: true, id: 'ann', message: 'User added.' });
+    const folders = expectSuccess(await call('/v2/organizations/folders/get', { organizationId })).data;
+    assert.deepEqual(folders.map((f: { folderId: string; parentFolderId: string }) => [f.folderId, f.parentFolderId]), [['new-f', 'root']]);
+    assert.deepEqual(ids(expectSuccess(await call('/v2/users/get', { organizationId, folderId: 'new-f' }))), ['ann']);
+    assert.deepEqual(ids(expectSuccess(await call('/v2/users/get', { organizationId }))), [], 'added to the folder only (rule 2)');
+
+    // An existing folder is used as it is, wherever it sits.
+    expectSuccess(await call('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: 'child', parentFolderId: 'new-f' }] }));
+    expectSuccess(await call('/v2/users/add', { organizationId, folderId: 'child', createFolder: true, users: [bob] }));
+    const [child] = expectSuccess(await call('/v2/organizations/folders/get', { organizationId, folderId: 'child' })).data;
+    assert.deepEqual(child.ancestors, ['root', 'new-f']);
+    assert.deepEqual(ids(expectSuccess(await call('/v2/users/get', { organizationId, folderId: 'child' }))), ['bob']);
+
+    // `root` names no folder: it is never created.
+    expectError(await call('/v2/users/add', { organizationId, folderId: 'root', createFolder: true, users: [ann] }), 404, 'NOT_FOUND', 'Folder not found.');
+    // With createOrganization too, the organization and then the folder are made.
+    const fresh = org();
+    expectSuccess(await call('/v2/users/add', { organizationId: fresh, createOrganization: true, folderId: 'f', createFolder: true, users: [ann] }));
+    assert.deepEqual(ids(expectSuccess(await call('/v2/users/get', { organizationId: fresh, folderId: 'f' }))), ['ann']);
+    expectError(await call('/v2/users/add', { organizationId: org(), createOrganization: false, folderId: 'f', createFolder: true, users: [ann] }), 404, 'NOT_FOUND', 'Organization does not exist');
+  });
+
+  it('v2 createDocument: a missing document is created unless createDocument: false', async () => {
+    const organizationId = org();
+    expectError(await call('/v2/users/add', { organizationId, documentId: 'd-missing', createDocument: false, users: [ann] }), 404, 'NOT_FOUND', 'Document does not exist');
+    assert.deepEqual(expectSuccess(await call('/v2/organizations/get', { organizationIds: [organizationId] })).data, [], 'a refused add leaves nothing behind');
+
+    expectSuccess(await call('/v2/users/add', { organizationId, documentId: 'd-made', createDocument: true, users: [ann] }));
+    expectSuccess(await call('/v2/users/add', { organizationId, documentId: 'd-default', users: [bob] }));
+    const documents = expectSuccess(await call('/v2/organizations/documents/get', { organizationId })).data;
+    assert.deepEqual(documents.map((d: { id: string; folderId?: string }) => [d.id, d.folderId]).sort(), [['d-default', undefined], ['d-made', undefined]], 'created at top level');
+    assert.deepEqual(ids(expectSuccess(await call('/v2/users/get', { organizationId, documentId: 'd-made' }))), ['ann']);
+
+    // An existing document needs no flag either way.
+    expectSuccess(await call('/v2/users/add', { organizationId, documentId: 'd-made', createDocument: false, users: [bob] }));
+    assert.deepEqual(ids(expectSuccess(await call('/v2/users/get', { organizationId, documentId: 'd-made' }))), ['ann', 'bob']);
+    // The flags of the other scope are ignored, as documents add ignores createFolder without a folderId.
+    expectSuccess(await call('/v2/users/add', { organizationId, createFolder: true, createDocument: false, users: [ann] }));
+    assert.deepEqual(ids(expectSuccess(await call('/v2/users/get', { organizationId }))), ['ann']);
+  });
+
+  it('v2 create flags must be booleans; v1 has none', async () => {
+    const organizationId = org();
+    for (const field of ['createOrganization', 'createFolder', 'createDocument']) {
+      for (const value of ['true', 1, null, {}]) {
+        expectError(await call('/v2/users/add', { organizationId, documentId: 'd', [field]: value, users: [ann] }), 400, 'INVALID_ARGUMENT', `data.${field} must be a boolean`);
+      }
+      expectError(await call('/v1/users/add', { organizationId, [field]: true, users: [ann] }), 400, 'INVALID_ARGUMENT', `Unknown field: data.${field}`);
+    }
+  });
+
   it('filters by userIds and groups, and pages by user id', async () => {
     const organizationId = org();
     const users = ['u1', 'u2', 'u3', 'u4', 'u5'].map((userId) => ({ userId, name: userId }));

@@ -11,6 +11,8 @@ export type ItemResults = Record<string, ItemResult>;
 
 export const ok = (id: string, message: string): ItemResult => ({ success: true, id, message });
 export const failed = (id: string, message: string): ItemResult => ({ success: false, id, message });
+/** A success that also says what it set (upstream's access and disable-state items: `accessType`, `disabled`). */
+export const okWith = <T extends object>(id: string, fields: T, message: string): ItemResult & T => ({ success: true, id, ...fields, message });
 
 /** Items per write batch (contract 1.5). */
 export const MAX_BATCH = 500;

@@ -6,7 +6,8 @@ export const DirectoryMessages = {
   organizationUpdated: 'Updated Successfully',
   organizationDeleted: 'Deleted Successfully',
   organizationMissing: 'Organization does not exist',
-  disableStateUpdated: 'Disable state updated.',
+  /** Upstream's per-item wording (no trailing period, as upstream writes it). */
+  organizationDisableStateUpdated: 'Updated disable state for organization Successfully',
   folderAdded: 'Folder added.',
   folderExists: 'Folder already exists.',
   folderParentMissing: 'Parent folder does not exist.',
@@ -22,11 +23,14 @@ export const DirectoryMessages = {
   documentMissing: 'Document does not exist',
   documentMoved: 'Document moved.',
   documentAccessUpdated: 'Document access type updated.',
+  /** Upstream's per-item wording. */
+  documentDisableStateUpdated: 'Document disabled state updated.',
 } as const;
 
 export const DirectoryErrors = {
   organizationMissing: () => new ApiError('NOT_FOUND', 'Organization does not exist'),
   folderNotFound: () => new ApiError('NOT_FOUND', 'Folder not found.'),
+  documentMissing: () => new ApiError('NOT_FOUND', 'Document does not exist'),
   inheritWithAccessType: () => new ApiError('INVALID_ARGUMENT', 'Send either accessType or inheritFromParent, not both.'),
   accessFieldRequired: () => new ApiError('INVALID_ARGUMENT', 'One of accessType or inheritFromParent is required.'),
 };

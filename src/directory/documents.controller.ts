@@ -6,7 +6,7 @@ import { RequestData } from '../common/decorators/request-data.decorator.js';
 import { withResultFields, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import type { AccessType } from '../configs/key-configs.js';
-import type { ItemResults } from './batch.js';
+import type { ItemResult, ItemResults } from './batch.js';
 import { DirectoryMessages } from './directory.errors.js';
 import { DocumentsService } from './documents.service.js';
 import {
@@ -18,7 +18,7 @@ import {
   UpdateDocumentAccessRequest,
   UpdateDocumentsRequest,
 } from './dto/document.dto.js';
-import { DocumentsResult } from './dto/document.response.js';
+import { DocumentAccessResultsResult, DocumentDisableStateResultsResult, DocumentsResult } from './dto/document.response.js';
 import { ItemResultsResult } from '../common/openapi-responses.js';
 
 /** Documents of an organization (contract part 4). */
@@ -34,7 +34,7 @@ export class DocumentsController {
 
   @Operation('/v2/organizations/documents/get', { aliases: ['/v1/organizations/documents/get'], auth: 'apiKey', message: 'Document(s) retrieved successfully.', response: DocumentsResult })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetDocumentsRequest): Promise<ResultFields> {
-    return this.documents.get(caller, data).then((page) => withResultFields(page.documents, { pageToken: page.pageToken }));
+    return this.documents.get(caller, data).then((page) => withResultFields(page.documents, { pageToken: page.pageToken, notFound: page.notFound }));
   }
 
   @Operation('/v2/organizations/documents/update', { aliases: ['/v1/organizations/documents/update'], auth: 'apiKey', message: 'Document(s) updated successfully.', response: ItemResultsResult })
@@ -52,13 +52,13 @@ export class DocumentsController {
     return this.documents.move(caller, data);
   }
 
-  @Operation('/v2/organizations/documents/access/update', { aliases: ['/v1/organizations/documents/access/update'], auth: 'apiKey', message: 'Updated access for documents successfully.', response: ItemResultsResult })
-  updateAccess(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateDocumentAccessRequest): Promise<ItemResults> {
+  @Operation('/v2/organizations/documents/access/update', { aliases: ['/v1/organizations/documents/access/update'], auth: 'apiKey', message: 'Updated access for documents successfully.', response: DocumentAccessResultsResult })
+  updateAccess(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateDocumentAccessRequest): Promise<Record<string, ItemResult>> {
     return this.documents.set(caller, data.organizationId, data.documentIds, { accessType: data.accessType as AccessType }, DirectoryMessages.documentAccessUpdated);
   }
 
-  @Operation('/v2/organizations/documents/access/disablestate/update', { aliases: ['/v1/organizations/documents/access/disablestate/update'], auth: 'apiKey', message: 'Updated disable state for documents successfully.', response: ItemResultsResult })
-  setDisabled(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DocumentsDisableStateRequest): Promise<ItemResults> {
-    return this.documents.set(caller, data.organizationId, data.documentIds, { disabled: data.disabled }, DirectoryMessages.disableStateUpdated);
+  @Operation('/v2/organizations/documents/access/disablestate/update', { aliases: ['/v1/organizations/documents/access/disablestate/update'], auth: 'apiKey', message: 'Updated disable state for documents successfully.', response: DocumentDisableStateResultsResult })
+  setDisabled(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DocumentsDisableStateRequest): Promise<Record<string, ItemResult>> {
+    return this.documents.set(caller, data.organizationId, data.documentIds, { disabled: data.disabled }, DirectoryMessages.documentDisableStateUpdated);
   }
 }

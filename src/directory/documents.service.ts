@@ -9,7 +9,7 @@ import type { AccessType } from '../configs/key-configs.js';
 import { KeySettingsReader } from '../configs/key-settings.reader.js';
 import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
-import { failed, ok, splitMetadata, type ItemResults } from './batch.js';
+import { failed, ok, okWith, splitMetadata, type ItemResult, type ItemResults } from './batch.js';
 import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
 import { DOCUMENT_FIELDS, type AddDocumentsRequest, type DocumentInput, type GetDocumentsRequest, type MoveDocumentsRequest } from './dto/document.dto.js';
 import { DocumentEntity } from './entities/document.entity.js';
@@ -43,6 +43,12 @@ function toDocument(row: DocumentRow): Omit<DocumentEntity, 'apiKeyId' | 'organi
 /** How `DocumentsService.names` keys a document. */
 export function documentKey(organizationId: string, documentId: string): string {
   return JSON.stringify([organizationId, documentId]);
+}
+
+/** A requested document id that names no document (documents get's `notFound`), worded as permissions get words one. */
+export interface MissingDocument {
+  error: string;
+  errorCode: 'does_not_exist';
 }
 
 /** A document as returned: caller metadata spread at the top level, known fields win. */
@@ -81,10 +87,7 @@ export class DocumentsService {
     return this.transactions.run(async (manager) => {
       await this.folders.requireOrganization(manager, apiKeyId, organizationId, request.createOrganization === true);
       const folderId = request.folderId === undefined || request.folderId === ROOT ? null : request.folderId;
-      if (folderId !== null) {
-        if (request.createFolder) await this.folders.ensureTopLevel(manager, apiKeyId, organizationId, folderId);
-        else if (!(await this.folders.findFolders(manager, apiKeyId, organizationId, [folderId])).length) throw DirectoryErrors.folderNotFound();
-      }
+      if (folderId !== null) await this.folders.requireFolder(manager, apiKeyId, organizationId, folderId, request.createFolder === true);
       // One statement that passes over documents that exist, or that another write creates
       // meanwhile (activities add names documents too): those answer "already exists".
       const now = Date.now();
@@ -104,9 +107,11 @@ export class DocumentsService {
 
   /**
    * Keyset pages over (createdAt, id) with the effective accessType of each document: the page,
-   * its folders and their ancestors, in three queries whatever the page size.
+   * its folders and their ancestors, in three queries whatever the page size. Ids of
+   * `documentIds` that name no document of the organization are answered in `notFound` (one
+   * more query, unless this is a first and last page without a folder filter, which shows them).
    */
-  async get(principal: ApiKeyPrincipal, request: GetDocumentsRequest): Promise<{ documents: DocumentRecord[]; pageToken?: string }> {
+  async get(principal: ApiKeyPrincipal, request: GetDocumentsRequest): Promise<{ documents: DocumentRecord[]; pageToken?: string; notFound?: Record<string, MissingDocument> }> {
     const { apiKeyId } = principal;
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
     const filters = { organizationId: request.organizationId, documentIds: request.documentIds ?? null, folderId: request.folderId ?? null };
@@ -125,7 +130,16 @@ export class DocumentsService {
     const { items: page, next } = this.pageTokens.page(rows, pageSize, apiKeyId, 'documents/get', filters, (last) => [last.createdAt, last.id]);
     const keyDefault = (await this.keySettings.settings(apiKeyId)).defaultDocumentAccessType;
     const folderAccess = await this.folders.effectiveAccess(this.documents.manager, apiKeyId, request.organizationId, page.flatMap((d) => (d.folderId ? [d.folderId] : [])), keyDefault);
+    let notFound: Record<string, MissingDocument> | undefined;
+    if (request.documentIds?.length) {
+      const requested = [...new Set(request.documentIds)];
+      // A document outside `folderId`, or on another page, exists all the same.
+      const found = !after && !next && request.folderId === undefined ? new Set(page.map((d) => d.id)) : await this.existingIds(this.documents.manager, apiKeyId, request.organizationId, requested);
+      const missing = requested.filter((id) => !found.has(id));
+      if (missing.length) notFound = Object.fromEntries(missing.map((id) => [id, { error: DirectoryMessages.documentMissing, errorCode: 'does_not_exist' as const }]));
+    }
     return {
+      notFound,
       documents: page.map(({ metadata: { folderId: _notTheFolder, ...metadata }, ...d }) => ({
         // A `folderId` key in the caller's metadata would read as the folder of a top-level document.
         ...metadata,
@@ -148,6 +162,15 @@ export class DocumentsService {
   async ensureDocument(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string): Promise<void> {
     await this.folders.requireOrganization(manager, apiKeyId, organizationId, true);
     await this.ensureDocuments(manager, apiKeyId, [{ organizationId, id: documentId }]);
+  }
+
+  /**
+   * The document a write names (users add): created at top level when missing and `create` is
+   * set, else it must exist (NOT_FOUND `Document does not exist`).
+   */
+  async requireDocument(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string, create: boolean): Promise<void> {
+    if (create) await this.ensureDocuments(manager, apiKeyId, [{ organizationId, id: documentId }]);
+    else if (!(await this.existingIds(manager, apiKeyId, organizationId, [documentId])).size) throw DirectoryErrors.documentMissing();
   }
 
   /**
@@ -222,20 +245,24 @@ export class DocumentsService {
     const { organizationId } = request;
     return this.transactions.run(async (manager) => {
       const target = request.folderId === ROOT ? null : request.folderId;
-      if (target !== null && !(await this.folders.findFolders(manager, apiKeyId, organizationId, [target])).length) throw DirectoryErrors.folderNotFound();
+      if (target !== null) await this.folders.requireFolder(manager, apiKeyId, organizationId, target, false);
       const existing = await this.existingIds(manager, apiKeyId, organizationId, request.documentIds);
       if (existing.size) await manager.update(DocumentEntity, { apiKeyId, organizationId, id: In([...existing]) }, { folderId: target, lastUpdated: Date.now() });
       return this.itemResults(request.documentIds, existing, DirectoryMessages.documentMoved);
     });
   }
 
-  /** Sets fields on existing documents (access type, disabled). */
-  async set(principal: ApiKeyPrincipal, organizationId: string, ids: string[], fields: Partial<Pick<DocumentEntity, 'accessType' | 'disabled'>>, message: string): Promise<ItemResults> {
+  /**
+   * Sets fields on existing documents (access type, disabled). Each document set answers the
+   * fields with their new values beside `success`, `id` and `message`, as upstream's items do
+   * (`{ success, accessType, message }`, `{ success, disabled, message }`); a missing one fails.
+   */
+  async set<F extends Partial<Pick<DocumentEntity, 'accessType' | 'disabled'>>>(principal: ApiKeyPrincipal, organizationId: string, ids: string[], fields: F, message: string): Promise<Record<string, ItemResult | (ItemResult & F)>> {
     const { apiKeyId } = principal;
     return this.transactions.run(async (manager) => {
       const existing = await this.existingIds(manager, apiKeyId, organizationId, ids);
       if (existing.size) await manager.update(DocumentEntity, { apiKeyId, organizationId, id: In([...existing]) }, { ...fields, lastUpdated: Date.now() });
-      return this.itemResults(ids, existing, message);
+      return Object.fromEntries(ids.map((id) => [id, existing.has(id) ? okWith(id, fields, message) : failed(id, DirectoryMessages.documentMissing)]));
     });
   }
 

@@ -4,10 +4,10 @@ import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
-import type { ItemResults } from './batch.js';
+import type { ItemResult, ItemResults } from './batch.js';
 import { AddFoldersRequest, DeleteFolderRequest, GetFoldersRequest, UpdateFolderAccessRequest, UpdateFoldersRequest } from './dto/folder.dto.js';
-import { FoldersService, type FolderRecord } from './folders.service.js';
-import { FoldersResult } from './dto/folder.response.js';
+import { FoldersService, type FolderAccessItem, type FolderRecord } from './folders.service.js';
+import { FolderAccessResultsResult, FoldersResult } from './dto/folder.response.js';
 import { ItemResultsResult, NullDataResult } from '../common/openapi-responses.js';
 
 /** Folder trees of an organization (contract part 4). */
@@ -36,8 +36,8 @@ export class FoldersController {
     return this.folders.delete(caller, data.organizationId, data.folderId);
   }
 
-  @Operation('/v2/organizations/folders/access/update', { aliases: ['/v1/organizations/folders/access/update'], auth: 'apiKey', message: 'Updated access for folders successfully.', response: ItemResultsResult, errors: ['NOT_FOUND'] })
-  updateAccess(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateFolderAccessRequest): Promise<ItemResults> {
+  @Operation('/v2/organizations/folders/access/update', { aliases: ['/v1/organizations/folders/access/update'], auth: 'apiKey', message: 'Updated access for folders successfully.', response: FolderAccessResultsResult, errors: ['NOT_FOUND'] })
+  updateAccess(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateFolderAccessRequest): Promise<Record<string, ItemResult | FolderAccessItem>> {
     return this.folders.updateAccess(caller, data);
   }
 }

@@ -7,7 +7,7 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { AccessType } from '../configs/key-configs.js';
 import { KeySettingsReader } from '../configs/key-settings.reader.js';
 import { Transactions } from '../database/transactions.js';
-import { failed, ok, type ItemResults } from './batch.js';
+import { failed, ok, okWith, type ItemResult, type ItemResults } from './batch.js';
 import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
 import type { AddFoldersRequest, GetFoldersRequest, UpdateFolderAccessRequest, UpdateFoldersRequest } from './dto/folder.dto.js';
 import { DocumentEntity } from './entities/document.entity.js';
@@ -28,6 +28,14 @@ export interface FolderRecord {
   accessType: AccessType;
   inheritAccessFromParent: boolean;
   subFolders?: FolderRecord[];
+}
+
+/** A folder's outcome in access update (beside `success`, `id`, `message`). */
+export interface FolderAccessItem extends ItemResult {
+  /** The folder's own type now; null when it inherits. */
+  accessType: AccessType | null;
+  /** Present when the request sent `inheritFromParent`. */
+  inheritFromParent?: boolean;
 }
 
 const toNode = (folder: FolderEntity): FolderAccessNode => ({ id: folder.id, pathIds: idsOf(folder.path), accessType: folder.accessType });
@@ -225,8 +233,13 @@ export class FoldersService {
     return null;
   }
 
-  /** Sets or clears the folders' own access type. */
-  async updateAccess(principal: ApiKeyPrincipal, request: UpdateFolderAccessRequest): Promise<ItemResults> {
+  /**
+   * Sets or clears the folders' own access type. Each folder changed answers what it now holds,
+   * as upstream's items do: `accessType` (the type sent); with `inheritFromParent: true`,
+   * `accessType: null` and `inheritFromParent: true`; with `inheritFromParent: false`, the type
+   * each folder kept as its own and `inheritFromParent: false`.
+   */
+  async updateAccess(principal: ApiKeyPrincipal, request: UpdateFolderAccessRequest): Promise<Record<string, ItemResult | FolderAccessItem>> {
     if (request.accessType !== undefined && request.inheritFromParent !== undefined) throw DirectoryErrors.inheritWithAccessType();
     if (request.accessType === undefined && request.inheritFromParent === undefined) throw DirectoryErrors.accessFieldRequired();
     const { apiKeyId } = principal;
@@ -234,6 +247,7 @@ export class FoldersService {
       const existing = await this.findFolders(manager, apiKeyId, request.organizationId, request.folderIds);
       const ids = new Set(existing.map((f) => f.id));
       let accessType: AccessType | null = (request.accessType as AccessType | undefined) ?? null;
+      const answered = new Map<string, AccessType | null>();
       if (request.inheritFromParent === false && accessType === null) {
         // Stop inheriting without naming a type: keep what each folder has now, as its own.
         const keyDefault = (await this.keySettings.settings(apiKeyId)).defaultDocumentAccessType;
@@ -244,11 +258,16 @@ export class FoldersService {
         if (frozen.length) {
           await manager.createQueryBuilder().insert().into(FolderEntity).values(frozen).orUpdate(['access_type', 'last_updated'], ['api_key_id', 'organization_id', 'id']).execute();
         }
+        for (const folder of frozen) answered.set(folder.id, folder.accessType);
       } else {
         if (request.inheritFromParent === true) accessType = null;
         if (ids.size) await manager.update(FolderEntity, { apiKeyId, organizationId: request.organizationId, id: In([...ids]) }, { accessType, lastUpdated: Date.now() });
+        for (const id of ids) answered.set(id, accessType);
       }
-      return Object.fromEntries(request.folderIds.map((id) => [id, ids.has(id) ? ok(id, DirectoryMessages.folderAccessUpdated) : failed(id, DirectoryMessages.folderMissing)]));
+      const inherit = request.inheritFromParent === undefined ? {} : { inheritFromParent: request.inheritFromParent };
+      return Object.fromEntries(
+        request.folderIds.map((id) => [id, answered.has(id) ? okWith(id, { accessType: answered.get(id)!, ...inherit }, DirectoryMessages.folderAccessUpdated) : failed(id, DirectoryMessages.folderMissing)]),
+      );
     });
   }
 
@@ -267,8 +286,18 @@ export class FoldersService {
     return new Map(folders.map((f) => [f.id, effectiveFolderAccess(toNode(f), byId, keyDefault)]));
   }
 
-  /** Creates a top-level folder when missing (documents add with `createFolder`). */
-  async ensureTopLevel(manager: EntityManager, apiKeyId: string, organizationId: string, folderId: string): Promise<void> {
+  /**
+   * The folder a write names (documents add, users add): created at top level when missing and
+   * `create` is set (`createFolder`), else it must exist (NOT_FOUND `Folder not found.`). `root`
+   * names no folder and is never created.
+   */
+  async requireFolder(manager: EntityManager, apiKeyId: string, organizationId: string, folderId: string, create: boolean): Promise<void> {
+    if (create && folderId !== ROOT) await this.ensureTopLevel(manager, apiKeyId, organizationId, folderId);
+    else if (!(await this.findFolders(manager, apiKeyId, organizationId, [folderId])).length) throw DirectoryErrors.folderNotFound();
+  }
+
+  /** Creates a top-level folder when missing (`createFolder`). */
+  private async ensureTopLevel(manager: EntityManager, apiKeyId: string, organizationId: string, folderId: string): Promise<void> {
     const now = Date.now();
     const path = childPath('', folderId);
     await manager

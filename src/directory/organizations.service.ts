@@ -58,7 +58,7 @@ export class OrganizationsService {
     return this.transactions.run(async (manager) => {
       const existing = await this.existingIds(manager, principal.apiKeyId, ids);
       if (existing.size) await manager.update(OrganizationEntity, { apiKeyId: principal.apiKeyId, id: In([...existing]) }, { disabled, lastUpdated: Date.now() });
-      return Object.fromEntries(ids.map((id) => [id, existing.has(id) ? ok(id, DirectoryMessages.disableStateUpdated) : failed(id, DirectoryMessages.organizationMissing)]));
+      return Object.fromEntries(ids.map((id) => [id, existing.has(id) ? ok(id, DirectoryMessages.organizationDisableStateUpdated) : failed(id, DirectoryMessages.organizationMissing)]));
     });
   }
 

@@ -9,13 +9,11 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, splitMetadata, type ItemResults } from './batch.js';
-import { DirectoryErrors } from './directory.errors.js';
 import { USER_FIELDS, type GetUsersV2Request, type UserInput, type UserScopeRequest } from './dto/user.dto.js';
 import { DirectoryUserEntity } from './entities/directory-user.entity.js';
 import { UserGroupMemberEntity } from './entities/user-group-member.entity.js';
 import { DocumentsService } from './documents.service.js';
 import { FoldersService } from './folders.service.js';
-import { OrganizationsService } from './organizations.service.js';
 
 export const UserMessages = {
   added: 'User added.',
@@ -23,6 +21,16 @@ export const UserMessages = {
   removed: 'User removed.',
   missing: 'User does not exist.',
 } as const;
+
+/** What users add creates when missing (v2; v1 always creates the organization and document). */
+export interface UserCreateFlags {
+  /** Default true. */
+  createOrganization?: boolean;
+  /** Default false: a named folder must exist. */
+  createFolder?: boolean;
+  /** Default true. */
+  createDocument?: boolean;
+}
 
 /** Where a users operation applies (rest-interface part 4, rules 1–3). */
 export interface UserScope {
@@ -47,7 +55,6 @@ export function initialFor(name: string | null | undefined, email: string | null
 export class UsersService {
   constructor(
     private readonly transactions: Transactions,
-    private readonly organizations: OrganizationsService,
     private readonly folders: FoldersService,
     private readonly documents: DocumentsService,
     private readonly pageTokens: PageTokens,
@@ -56,19 +63,21 @@ export class UsersService {
   ) {}
 
   /**
-   * Adds users to the organization, or to one folder or document only (rules 1–3), creating a
-   * missing organization (rule 4, unless `createOrganization: false`) and a missing document
-   * (top level); a folder must exist. Re-adding replaces the user's details and role there.
+   * Adds users to the organization, or to one folder or document only (rules 1–3). A missing
+   * organization is created (rule 4) unless `createOrganization: false`, and so is a missing
+   * document (top level) unless `createDocument: false`; a missing folder only with
+   * `createFolder: true` (top level). The organization, folder and document are settled the way
+   * documents add settles them, before any user is written. Re-adding replaces the user's details
+   * and role there.
    */
-  async add(principal: ApiKeyPrincipal, request: UserScopeRequest & { users: UserInput[]; createOrganization?: boolean }): Promise<ItemResults> {
+  async add(principal: ApiKeyPrincipal, request: UserScopeRequest & { users: UserInput[] } & UserCreateFlags): Promise<ItemResults> {
     const { apiKeyId } = principal;
     const { organizationId } = request;
     const scope = scopeOf(request);
     return this.transactions.run(async (manager) => {
-      if (request.createOrganization === false) await this.folders.requireOrganization(manager, apiKeyId, organizationId, false);
-      else await this.organizations.ensure(manager, apiKeyId, [organizationId]);
-      if (scope.type === 'folder' && !(await this.folders.findFolders(manager, apiKeyId, organizationId, [scope.id])).length) throw DirectoryErrors.folderNotFound();
-      if (scope.type === 'document') await this.documents.ensureDocuments(manager, apiKeyId, [{ organizationId, id: scope.id }]);
+      await this.folders.requireOrganization(manager, apiKeyId, organizationId, request.createOrganization !== false);
+      if (scope.type === 'folder') await this.folders.requireFolder(manager, apiKeyId, organizationId, scope.id, request.createFolder === true);
+      if (scope.type === 'document') await this.documents.requireDocument(manager, apiKeyId, organizationId, scope.id, request.createDocument !== false);
       await this.upsertUsers(manager, apiKeyId, request.users);
       const now = Date.now();
       await manager

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { SuccessResult } from '../../common/openapi-responses.js';
+import { ItemResult, mapOf, SuccessResult } from '../../common/openapi-responses.js';
 import { ACCESS_TYPES } from '../../configs/access-types.js';
 
 /** A folder as `folders/get` answers it (contract part 4). */
@@ -19,4 +19,23 @@ export class FolderView {
 
 export class FoldersResult extends SuccessResult {
   @ApiProperty({ type: [FolderView] }) data!: FolderView[];
+}
+
+/**
+ * One folder's outcome in access update: upstream's `{ success, accessType, message }` (with
+ * `inheritFromParent` when it was sent), with the contract's `id`.
+ */
+export class FolderAccessItemResult extends ItemResult {
+  @ApiPropertyOptional({
+    type: 'string',
+    enum: [...ACCESS_TYPES, null],
+    nullable: true,
+    description: "The folder's own access type now: the type sent; null with `inheritFromParent: true`; with `inheritFromParent: false`, the type the folder kept as its own. Absent when the folder does not exist.",
+  })
+  accessType?: string | null;
+  @ApiPropertyOptional({ description: 'Present when the request sent `inheritFromParent`: its value.' }) inheritFromParent?: boolean;
+}
+
+export class FolderAccessResultsResult extends SuccessResult {
+  @ApiProperty(mapOf(FolderAccessItemResult, "Each folder's outcome, under its id.")) data!: Record<string, FolderAccessItemResult>;
 }

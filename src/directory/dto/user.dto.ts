@@ -50,8 +50,23 @@ export class AddUsersV2Request extends UserScopeRequest {
   @Satisfies(v2Users)
   users!: UserInput[];
 
-  /** Default true: a missing organization is created (rest-interface part 4, rule 4). */
-  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) createOrganization?: boolean;
+  /** Default true: a missing organization is created (rest-interface part 4, rule 4); false: it must exist. */
+  @ApiPropertyOptional({ description: 'Default true: a missing organization is created. false: it must exist (NOT_FOUND otherwise).' })
+  @Optional()
+  @Satisfies(checkBoolean)
+  createOrganization?: boolean;
+
+  /** With folderId: true creates the folder at top level when missing; default false (it must exist). */
+  @ApiPropertyOptional({ description: 'With folderId: true creates the folder (top level) when missing. Default false: the folder must exist (NOT_FOUND `Folder not found.`).' })
+  @Optional()
+  @Satisfies(checkBoolean)
+  createFolder?: boolean;
+
+  /** With documentId: default true, a missing document is created at top level; false: it must exist. */
+  @ApiPropertyOptional({ description: 'With documentId: default true, a missing document is created (top level). false: it must exist (NOT_FOUND `Document does not exist`).' })
+  @Optional()
+  @Satisfies(checkBoolean)
+  createDocument?: boolean;
 }
 
 export class UpdateUsersRequest extends UserScopeRequest {
