@@ -34,6 +34,18 @@ describe('directory: users and user groups (rest-interface part 4, contract part
     ]);
   });
 
+  it('v1 get has no paging: it answers every user, past the 1,000 of a v2 page', async () => {
+    const organizationId = org();
+    const everyone = Array.from({ length: 1001 }, (_, n) => ({ userId: `u${String(n).padStart(4, '0')}`, email: `u${n}@example.com` }));
+    for (let start = 0; start < everyone.length; start += 500) expectSuccess(await call('/v2/users/add', { organizationId, users: everyone.slice(start, start + 500) }));
+    const v1 = expectSuccess(await call('/v1/users/get', { organizationId }));
+    assert.equal(v1.data.length, 1001);
+    assert.equal(v1.nextPageToken, undefined);
+    const v2 = expectSuccess(await call('/v2/users/get', { organizationId }));
+    assert.equal(v2.data.length, 1000);
+    assert.equal(typeof v2.nextPageToken, 'string');
+  });
+
   it('rules 2, 3 and 5: folder and document scopes add there only; a second call adds to the organization', async () => {
     const organizationId = org();
     expectSuccess(await call('/v2/organizations/add', { organizations: [{ organizationId }] }));

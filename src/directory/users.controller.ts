@@ -9,7 +9,7 @@ import type { ItemResults } from './batch.js';
 import { AddGroupUsersRequest, AddUserGroupsRequest, DeleteGroupUsersRequest } from './dto/user-group.dto.js';
 import { AddUsersV1Request, AddUsersV2Request, DeleteUsersRequest, GetUsersV1Request, GetUsersV2Request, UpdateUsersRequest } from './dto/user.dto.js';
 import { UserGroupsService, type GroupMemberResult } from './user-groups.service.js';
-import { UsersService } from './users.service.js';
+import { UsersService, type UserRecord } from './users.service.js';
 import { UsersResult } from './dto/user.response.js';
 import { GroupMemberOutcomesResult } from './dto/user-group.response.js';
 import { ItemResultsResult } from '../common/openapi-responses.js';
@@ -38,8 +38,8 @@ export class UsersController {
   }
 
   @Operation('/v1/users/get', { auth: 'apiKey', message: USERS_RETRIEVED, response: UsersResult })
-  getV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUsersV1Request): Promise<ResultFields> {
-    return this.users.get(caller, data).then((page) => withResultFields(page.users, { nextPageToken: page.nextPageToken }));
+  getV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUsersV1Request): Promise<UserRecord[]> {
+    return this.users.getEveryPage(caller, data);
   }
 
   @Operation('/v2/users/get', { auth: 'apiKey', message: USERS_RETRIEVED, response: UsersResult })

@@ -9,7 +9,7 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, splitMetadata, type ItemResults } from './batch.js';
-import { USER_FIELDS, type GetUsersV2Request, type UserInput, type UserScopeRequest } from './dto/user.dto.js';
+import { USER_FIELDS, type GetUsersV1Request, type GetUsersV2Request, type UserInput, type UserScopeRequest } from './dto/user.dto.js';
 import { DirectoryUserEntity } from './entities/directory-user.entity.js';
 import { UserGroupMemberEntity } from './entities/user-group-member.entity.js';
 import { DocumentsService } from './documents.service.js';
@@ -108,6 +108,21 @@ export class UsersService {
    * Users with a live grant in the scope (organization unless documentId or folderId), filtered
    * by ids and group membership, keyset-paged by user id. One query per page.
    */
+  /**
+   * Every user in scope, page after page: v1 get has no paging (contract part 4: only v2
+   * returns `nextPageToken`), so it must not stop at the first page's 1,000 users.
+   */
+  async getEveryPage(principal: ApiKeyPrincipal, request: GetUsersV1Request): Promise<UserRecord[]> {
+    const users: UserRecord[] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = await this.get(principal, { ...request, ...(pageToken ? { pageToken } : {}) });
+      users.push(...(page.users as UserRecord[]));
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+    return users;
+  }
+
   async get(principal: ApiKeyPrincipal, request: GetUsersV2Request): Promise<{ users: UserRecord[] | Record<string, UserRecord[]>; nextPageToken?: string }> {
     const { apiKeyId } = principal;
     const { allDocuments = false, groupByDocumentId: grouped = false } = request;
