@@ -1,12 +1,12 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { ENTITIES } from './entities.js';
-import { POSTGRES_MIGRATIONS } from './migrations/postgres/index.js';
-import { SQLITE_MIGRATIONS } from './migrations/sqlite/index.js';
+import { MIGRATIONS } from './migrations/index.js';
 
 /**
  * DataSource options for either engine; used by the app and by `ormconfig.ts`. Migrations are
- * the schema (`synchronize` stays off), one folder per dialect.
+ * the schema (`synchronize` stays off): one set for both engines, each step choosing its
+ * dialect's words itself (migrations/dialect.ts).
  */
 export function dataSourceOptions(config: Pick<AppConfig, 'dialect' | 'database'>): DataSourceOptions {
   const shared = {
@@ -14,6 +14,7 @@ export function dataSourceOptions(config: Pick<AppConfig, 'dialect' | 'database'
     synchronize: false,
     // Run by `runMigrations` (under a lock on PostgreSQL), not by TypeORM at initialise.
     migrationsRun: false,
+    migrations: MIGRATIONS,
     migrationsTransactionMode: 'each' as const,
     logging: false,
   };
@@ -22,7 +23,6 @@ export function dataSourceOptions(config: Pick<AppConfig, 'dialect' | 'database'
       ...shared,
       type: 'postgres',
       url: config.database,
-      migrations: POSTGRES_MIGRATIONS,
       parseInt8: true,
       connectTimeoutMS: 5000,
       // Ten for requests, and two the delivery worker holds for its claims and outcomes.
@@ -33,7 +33,6 @@ export function dataSourceOptions(config: Pick<AppConfig, 'dialect' | 'database'
     ...shared,
     type: 'better-sqlite3',
     database: config.database,
-    migrations: SQLITE_MIGRATIONS,
     enableWAL: config.database !== ':memory:',
     prepareDatabase: (db: { pragma: (sql: string) => unknown }) => {
       // One writer at a time: wait instead of failing when another connection holds the lock.

@@ -1,13 +1,15 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { dialectOf } from './dialect.js';
 
 export class Workspaces1763780000000 implements MigrationInterface {
   name = 'Workspaces1763780000000';
 
   async up(db: QueryRunner): Promise<void> {
+    const d = dialectOf(db);
     await db.query(`CREATE TABLE account (
       id varchar(40) PRIMARY KEY NOT NULL,
       email varchar(320) NOT NULL UNIQUE,
-      created_at integer NOT NULL)`);
+      created_at ${d.bigint} NOT NULL)`);
     await db.query(`CREATE TABLE workspace (
       id varchar(20) PRIMARY KEY NOT NULL,
       name varchar(200) NOT NULL,
@@ -18,8 +20,8 @@ export class Workspaces1763780000000 implements MigrationInterface {
       auth_token_enc text NOT NULL,
       plan varchar(10) NOT NULL,
       self_serve_production_keys boolean NOT NULL,
-      created_at integer NOT NULL,
-      last_updated integer NOT NULL)`);
+      created_at ${d.bigint} NOT NULL,
+      last_updated ${d.bigint} NOT NULL)`);
     await db.query(`CREATE INDEX workspace_account_idx ON workspace (account_id)`);
     await db.query(`CREATE TABLE api_key (
       id varchar(24) PRIMARY KEY NOT NULL,
@@ -34,8 +36,8 @@ export class Workspaces1763780000000 implements MigrationInterface {
       notification_config text NOT NULL,
       advanced_webhook_config text,
       settings text NOT NULL,
-      created_at integer NOT NULL,
-      last_updated integer NOT NULL)`);
+      created_at ${d.bigint} NOT NULL,
+      last_updated ${d.bigint} NOT NULL)`);
     await db.query(`CREATE INDEX api_key_workspace_idx ON api_key (workspace_id, created_at, id)`);
     await db.query(`CREATE TABLE api_key_auth_token (
       id varchar(40) PRIMARY KEY NOT NULL,
@@ -44,19 +46,19 @@ export class Workspaces1763780000000 implements MigrationInterface {
       token_hash varchar(64) NOT NULL UNIQUE,
       token_enc text NOT NULL,
       domains text NOT NULL,
-      created_at integer NOT NULL)`);
+      created_at ${d.bigint} NOT NULL)`);
     await db.query(`CREATE INDEX api_key_auth_token_key_idx ON api_key_auth_token (api_key_id)`);
     await db.query(`CREATE TABLE allowed_domain (
       api_key_id varchar(24) NOT NULL REFERENCES api_key(id) ON DELETE CASCADE,
       domain varchar(260) NOT NULL,
-      created_at integer NOT NULL,
+      created_at ${d.bigint} NOT NULL,
       PRIMARY KEY (api_key_id, domain))`);
     await db.query(`CREATE TABLE login_token (
       token_hash varchar(64) PRIMARY KEY NOT NULL,
       email varchar(320) NOT NULL,
-      expires_at integer NOT NULL,
-      used_at integer,
-      created_at integer NOT NULL)`);
+      expires_at ${d.bigint} NOT NULL,
+      used_at ${d.bigint},
+      created_at ${d.bigint} NOT NULL)`);
     await db.query(`CREATE TABLE outgoing_mail (
       id varchar(40) PRIMARY KEY NOT NULL,
       recipient varchar(320) NOT NULL,
@@ -65,7 +67,7 @@ export class Workspaces1763780000000 implements MigrationInterface {
       transport varchar(20) NOT NULL,
       status varchar(20) NOT NULL,
       error text,
-      created_at integer NOT NULL)`);
+      created_at ${d.bigint} NOT NULL)`);
   }
 
   async down(db: QueryRunner): Promise<void> {

@@ -8,5 +8,10 @@ import { Activities1763800000000 } from './1763800000000-activities.js';
 import { Directory1763790000000 } from './1763790000000-directory.js';
 import { Workspaces1763780000000 } from './1763780000000-workspaces.js';
 
-/** SQLite migrations in order; each new file is added here. */
-export const SQLITE_MIGRATIONS = [Workspaces1763780000000, Directory1763790000000, Activities1763800000000, Crdt1763810000000, DeliverySettings1763820000000, Memory1763830000000, Outbox1763840000000, UpstreamFields1763850000000, UserDataJobs1763860000000];
+/**
+ * The migrations of both engines, in order; each new file is added here. A step writes its SQL
+ * once, with the words the engines spell differently from `dialect.ts`. A step's class name and
+ * `name` never change: TypeORM's `migrations` table records the names, and a database that ran
+ * a step under its name (per-dialect files until this set) does not run it again.
+ */
+export const MIGRATIONS = [Workspaces1763780000000, Directory1763790000000, Activities1763800000000, Crdt1763810000000, DeliverySettings1763820000000, Memory1763830000000, Outbox1763840000000, UpstreamFields1763850000000, UserDataJobs1763860000000];

@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { dialectOf } from './dialect.js';
 
 /**
  * Directory and grants (contract parts 4 and 5). Every table is keyed by the owning API key
@@ -9,14 +10,15 @@ export class Directory1763790000000 implements MigrationInterface {
   name = 'Directory1763790000000';
 
   async up(db: QueryRunner): Promise<void> {
+    const d = dialectOf(db);
     await db.query(`CREATE TABLE organization (
       api_key_id varchar(24) NOT NULL REFERENCES api_key(id) ON DELETE CASCADE,
       id varchar(256) NOT NULL,
       name text,
       disabled boolean NOT NULL,
       metadata text NOT NULL,
-      created_at integer NOT NULL,
-      last_updated integer NOT NULL,
+      created_at ${d.bigint} NOT NULL,
+      last_updated ${d.bigint} NOT NULL,
       PRIMARY KEY (api_key_id, id))`);
     await db.query(`CREATE INDEX organization_page_idx ON organization (api_key_id, created_at, id)`);
     await db.query(`CREATE TABLE folder (
@@ -25,11 +27,11 @@ export class Directory1763790000000 implements MigrationInterface {
       id varchar(256) NOT NULL,
       name text,
       parent_id varchar(256),
-      path text NOT NULL,
+      path ${d.bytewiseText} NOT NULL,
       depth integer NOT NULL,
       access_type varchar(24),
-      created_at integer NOT NULL,
-      last_updated integer NOT NULL,
+      created_at ${d.bigint} NOT NULL,
+      last_updated ${d.bigint} NOT NULL,
       PRIMARY KEY (api_key_id, organization_id, id),
       FOREIGN KEY (api_key_id, organization_id) REFERENCES organization(api_key_id, id) ON DELETE CASCADE)`);
     await db.query(`CREATE INDEX folder_parent_idx ON folder (api_key_id, organization_id, parent_id, created_at, id)`);
@@ -43,8 +45,8 @@ export class Directory1763790000000 implements MigrationInterface {
       access_type varchar(24),
       disabled boolean NOT NULL,
       metadata text NOT NULL,
-      created_at integer NOT NULL,
-      last_updated integer NOT NULL,
+      created_at ${d.bigint} NOT NULL,
+      last_updated ${d.bigint} NOT NULL,
       PRIMARY KEY (api_key_id, organization_id, id),
       FOREIGN KEY (api_key_id, organization_id) REFERENCES organization(api_key_id, id) ON DELETE CASCADE)`);
     await db.query(`CREATE INDEX document_page_idx ON document (api_key_id, organization_id, created_at, id)`);
@@ -56,8 +58,8 @@ export class Directory1763790000000 implements MigrationInterface {
       email text,
       initial text,
       metadata text NOT NULL,
-      created_at integer NOT NULL,
-      last_updated integer NOT NULL,
+      created_at ${d.bigint} NOT NULL,
+      last_updated ${d.bigint} NOT NULL,
       PRIMARY KEY (api_key_id, id))`);
     await db.query(`CREATE TABLE access_grant (
       api_key_id varchar(24) NOT NULL,
@@ -67,9 +69,9 @@ export class Directory1763790000000 implements MigrationInterface {
       user_id varchar(256) NOT NULL,
       temporary boolean NOT NULL,
       access_role varchar(16) NOT NULL,
-      expires_at integer,
-      created_at integer NOT NULL,
-      last_updated integer NOT NULL,
+      expires_at ${d.bigint},
+      created_at ${d.bigint} NOT NULL,
+      last_updated ${d.bigint} NOT NULL,
       PRIMARY KEY (api_key_id, organization_id, resource_type, resource_id, user_id, temporary),
       FOREIGN KEY (api_key_id, organization_id) REFERENCES organization(api_key_id, id) ON DELETE CASCADE)`);
     await db.query(`CREATE INDEX access_grant_user_idx ON access_grant (api_key_id, organization_id, user_id)`);
@@ -78,7 +80,7 @@ export class Directory1763790000000 implements MigrationInterface {
       organization_id varchar(256) NOT NULL,
       user_id varchar(256) NOT NULL,
       access_fields text NOT NULL,
-      last_updated integer NOT NULL,
+      last_updated ${d.bigint} NOT NULL,
       PRIMARY KEY (api_key_id, organization_id, user_id),
       FOREIGN KEY (api_key_id, organization_id) REFERENCES organization(api_key_id, id) ON DELETE CASCADE)`);
     await db.query(`CREATE TABLE user_group (
@@ -86,8 +88,8 @@ export class Directory1763790000000 implements MigrationInterface {
       organization_id varchar(256) NOT NULL,
       id varchar(256) NOT NULL,
       name text,
-      created_at integer NOT NULL,
-      last_updated integer NOT NULL,
+      created_at ${d.bigint} NOT NULL,
+      last_updated ${d.bigint} NOT NULL,
       PRIMARY KEY (api_key_id, organization_id, id),
       FOREIGN KEY (api_key_id, organization_id) REFERENCES organization(api_key_id, id) ON DELETE CASCADE)`);
     await db.query(`CREATE TABLE user_group_member (
@@ -95,7 +97,7 @@ export class Directory1763790000000 implements MigrationInterface {
       organization_id varchar(256) NOT NULL,
       group_id varchar(256) NOT NULL,
       user_id varchar(256) NOT NULL,
-      created_at integer NOT NULL,
+      created_at ${d.bigint} NOT NULL,
       PRIMARY KEY (api_key_id, organization_id, group_id, user_id),
       FOREIGN KEY (api_key_id, organization_id, group_id) REFERENCES user_group(api_key_id, organization_id, id) ON DELETE CASCADE)`);
     await db.query(`CREATE INDEX user_group_member_user_idx ON user_group_member (api_key_id, organization_id, user_id)`);

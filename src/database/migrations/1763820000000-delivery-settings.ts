@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { dialectOf } from './dialect.js';
 
 /**
  * Advanced webhook endpoints (contract part 3) and notification preferences (contract 6.4).
@@ -9,6 +10,7 @@ export class DeliverySettings1763820000000 implements MigrationInterface {
   name = 'DeliverySettings1763820000000';
 
   async up(db: QueryRunner): Promise<void> {
+    const d = dialectOf(db);
     await db.query(`CREATE TABLE webhook_endpoint (
       api_key_id varchar(24) NOT NULL REFERENCES api_key(id) ON DELETE CASCADE,
       id varchar(40) NOT NULL,
@@ -21,8 +23,8 @@ export class DeliverySettings1763820000000 implements MigrationInterface {
       uid varchar(256),
       metadata text,
       secret_enc text NOT NULL,
-      created_at integer NOT NULL,
-      updated_at integer NOT NULL,
+      created_at ${d.bigint} NOT NULL,
+      updated_at ${d.bigint} NOT NULL,
       PRIMARY KEY (api_key_id, id),
       UNIQUE (api_key_id, uid))`);
     await db.query(`CREATE TABLE notification_preference (
@@ -33,7 +35,7 @@ export class DeliverySettings1763820000000 implements MigrationInterface {
       inbox varchar(4),
       email varchar(4),
       chat varchar(4),
-      updated_at integer NOT NULL,
+      updated_at ${d.bigint} NOT NULL,
       PRIMARY KEY (api_key_id, organization_id, user_id, document_id))`);
   }
 

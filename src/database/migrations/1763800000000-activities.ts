@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { dialectOf } from './dialect.js';
 
 /**
  * The activity log (contract 6.1). The columns a filter or the order reads are columns of their
@@ -10,6 +11,7 @@ export class Activities1763800000000 implements MigrationInterface {
   name = 'Activities1763800000000';
 
   async up(db: QueryRunner): Promise<void> {
+    const d = dialectOf(db);
     await db.query(`CREATE TABLE activity (
       api_key_id varchar(24) NOT NULL,
       organization_id varchar(256) NOT NULL,
@@ -19,7 +21,7 @@ export class Activities1763800000000 implements MigrationInterface {
       action_type varchar(256) NOT NULL,
       action_user_id varchar(256) NOT NULL,
       target_entity_id varchar(256),
-      timestamp bigint NOT NULL,
+      timestamp ${d.bigint} NOT NULL,
       body text NOT NULL,
       PRIMARY KEY (api_key_id, organization_id, id),
       FOREIGN KEY (api_key_id, organization_id) REFERENCES organization(api_key_id, id) ON DELETE CASCADE)`);
