@@ -1,6 +1,6 @@
 import type { AccessType } from '../configs/key-configs.js';
 import { idsOf } from '../directory/folder-paths.js';
-import { effectiveDocumentAccess, effectiveFolderAccess, type FolderAccessNode } from './effective-access.js';
+import { effectiveDocumentAccess, effectiveFolderAccess, type FolderAccessNode } from '../directory/effective-access.js';
 import type { AccessRole, GrantResourceType } from './entities/grant.entity.js';
 import { resolveOrganization, resolvePermission, usable, type GrantsAt, type PermissionEntry } from './resolve-permission.js';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, type EntityManager, type Repository } from 'typeorm';
-import { effectiveDocumentAccess } from '../access/effective-access.js';
+import { effectiveDocumentAccess } from './effective-access.js';
 import { GrantEntity } from '../access/entities/grant.entity.js';
 import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, In, type EntityManager, type Repository } from 'typeorm';
-import { effectiveFolderAccess, type FolderAccessNode } from '../access/effective-access.js';
+import { effectiveFolderAccess, type FolderAccessNode } from './effective-access.js';
 import { GrantEntity } from '../access/entities/grant.entity.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { AccessType } from '../configs/key-configs.js';
