@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { GrantEntity } from '../access/entities/grant.entity.js';
+import { DirectoryReader } from './directory-reader.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsService } from './documents.service.js';
 import { DirectoryUserEntity } from './entities/directory-user.entity.js';
@@ -21,7 +22,7 @@ import { UsersService } from './users.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([OrganizationEntity, FolderEntity, DocumentEntity, DirectoryUserEntity, UserGroupEntity, UserGroupMemberEntity, GrantEntity])],
   controllers: [OrganizationsController, FoldersController, DocumentsController, UsersController],
-  providers: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService],
-  exports: [OrganizationsService, FoldersService, DocumentsService, UsersService],
+  providers: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader],
+  exports: [OrganizationsService, FoldersService, DocumentsService, UsersService, DirectoryReader],
 })
 export class DirectoryModule {}

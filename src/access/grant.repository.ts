@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Sql } from '../database/sql.js';
+import { AccessContextEntity } from './entities/access-context.entity.js';
+import { GrantEntity, type AccessRole, type GrantResourceType } from './entities/grant.entity.js';
+
+/** A grant as held: a user's role at an organization, folder or document, until `expiresAt` when temporary. */
+export interface Grant {
+  userId: string;
+  resourceType: GrantResourceType;
+  resourceId: string;
+  temporary: boolean;
+  accessRole: AccessRole;
+  /** Unix seconds; null for a regular grant. */
+  expiresAt: number | null;
+}
+
+/** A grant to write: temporary exactly when it has an `expiresAt`. */
+export interface GrantInput {
+  organizationId: string;
+  resourceType: GrantResourceType;
+  resourceId: string;
+  userId: string;
+  accessRole: AccessRole;
+  /** Unix seconds; null for a regular grant. */
+  expiresAt: number | null;
+}
+
+/** Where a grant is: an organization (its own id), or a folder or document of one. */
+export interface GrantPlace {
+  organizationId: string;
+  resourceType: GrantResourceType;
+  resourceId: string;
+}
+
+type GrantRow = { user_id: string; resource_type: GrantResourceType; resource_id: string; temporary: boolean | number; access_role: AccessRole; expires_at: number | string | null };
+
+/**
+ * The one place grants (`access_grant`) and users' access context (`access_context`) are read
+ * and written, and the one place their entities are used. Callers get typed records, never
+ * driver rows: booleans and numbers come out as such on both engines.
+ *
+ * Access depends on directory (its `DirectoryReader` and the services that create what
+ * permissions add names), never the other way round.
+ *
+ * Each statement says why it is plain SQL (`Sql`) or TypeORM: plain SQL where the read is on a
+ * hot path (permissions get) or the statement has a shape TypeORM's builder only slows down;
+ * TypeORM where the entity maps a batch write to one statement and its cost does not matter.
+ */
+@Injectable()
+export class GrantRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * The users' (or, with `userIds` undefined, everyone's) grants in an organization: on the
+   * organization itself and on the given documents and folders. One query.
+   */
+  async grantsAt(apiKeyId: string, organizationId: string, userIds: readonly string[] | undefined, at: { documentIds: readonly string[]; folderIds: readonly string[] }): Promise<Grant[]> {
+    const places = ["(resource_type = 'organization' AND resource_id = :organizationId)"];
+    if (at.documentIds.length) places.push("(resource_type = 'document' AND resource_id IN (:...documentIds))");
+    if (at.folderIds.length) places.push("(resource_type = 'folder' AND resource_id IN (:...folderIds))");
+    // Plain SQL: permissions get's hot path, one statement whatever the numbers.
+    const rows = await this.sql.rows<GrantRow>(
+      `SELECT user_id, resource_type, resource_id, temporary, access_role, expires_at FROM access_grant
+        WHERE api_key_id = :apiKeyId AND organization_id = :organizationId${userIds ? ' AND user_id IN (:...userIds)' : ''} AND (${places.join(' OR ')})`,
+      { apiKeyId, organizationId, documentIds: at.documentIds, folderIds: at.folderIds, ...(userIds ? { userIds } : {}) },
+    );
+    return rows.map(toGrant);
+  }
+
+  /** The users' `context.accessFields` in an organization, by user; users without one are absent. One query. */
+  async accessFields(apiKeyId: string, organizationId: string, userIds: readonly string[]): Promise<Map<string, string[]>> {
+    if (!userIds.length) return new Map();
+    // Plain SQL: permissions get's hot path.
+    const rows = await this.sql.rows<{ user_id: string; access_fields: string }>(
+      'SELECT user_id, access_fields FROM access_context WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id IN (:...userIds)',
+      { apiKeyId, organizationId, userIds },
+    );
+    return new Map(rows.map((row) => [row.user_id, JSON.parse(row.access_fields) as string[]]));
+  }
+
+  /**
+   * Writes grants (permissions add). A temporary grant is a row of its own beside a regular one;
+   * re-adding replaces role and expiry. One statement.
+   */
+  async putGrants(manager: EntityManager, apiKeyId: string, grants: readonly GrantInput[]): Promise<void> {
+    if (!grants.length) return;
+    const now = Date.now();
+    // TypeORM: the entity maps a batch (at most one request's) to one upsert; not a hot path.
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(GrantEntity)
+      .values(grants.map((grant) => ({ apiKeyId, ...grant, temporary: grant.expiresAt !== null, createdAt: now, lastUpdated: now })))
+      .orUpdate(['access_role', 'expires_at', 'last_updated'], ['api_key_id', 'organization_id', 'resource_type', 'resource_id', 'user_id', 'temporary'])
+      .execute();
+  }
+
+  /** Sets a user's `context.accessFields` in an organization (permissions add), replacing any earlier ones. */
+  async putAccessFields(manager: EntityManager, apiKeyId: string, organizationId: string, userId: string, accessFields: readonly string[]): Promise<void> {
+    // TypeORM: the entity's JSON column encodes the list; one row, not a hot path.
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(AccessContextEntity)
+      .values({ apiKeyId, organizationId, userId, accessFields: accessFields as never, lastUpdated: Date.now() })
+      .orUpdate(['access_fields', 'last_updated'], ['api_key_id', 'organization_id', 'user_id'])
+      .execute();
+  }
+
+  /** Removes a user's grants, regular and temporary, at the places (permissions remove). One statement. */
+  async removeGrants(manager: EntityManager, apiKeyId: string, userId: string, places: readonly GrantPlace[]): Promise<void> {
+    if (!places.length) return;
+    // TypeORM: a list of conditions becomes one statement of OR-ed groups.
+    await manager.delete(
+      GrantEntity,
+      places.map((place) => ({ apiKeyId, ...place, userId })),
+    );
+  }
+}
+
+function toGrant(row: GrantRow): Grant {
+  return {
+    userId: row.user_id,
+    resourceType: row.resource_type,
+    resourceId: row.resource_id,
+    temporary: Boolean(row.temporary),
+    accessRole: row.access_role,
+    expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+  };
+}
