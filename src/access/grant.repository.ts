@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Sql } from '../database/sql.js';
+import { DirectoryDeletes, type DeletedPlaces, type DirectoryObserver } from '../directory/directory-deletes.js';
 import { AccessContextEntity } from './entities/access-context.entity.js';
 import { GrantEntity, type AccessRole, type GrantResourceType } from './entities/grant.entity.js';
 
@@ -33,6 +34,9 @@ export interface GrantPlace {
   resourceId: string;
 }
 
+/** Ids per DELETE, well under every engine's parameter limit. */
+const DELETE_CHUNK = 500;
+
 type GrantRow = { user_id: string; resource_type: GrantResourceType; resource_id: string; temporary: boolean | number; access_role: AccessRole; expires_at: number | string | null };
 
 /**
@@ -41,15 +45,24 @@ type GrantRow = { user_id: string; resource_type: GrantResourceType; resource_id
  * driver rows: booleans and numbers come out as such on both engines.
  *
  * Access depends on directory (its `DirectoryReader` and the services that create what
- * permissions add names), never the other way round.
+ * permissions add names), never the other way round: grants follow the folders and documents
+ * they are on by observing directory's deletes (`DirectoryDeletes`), registered at start-up as
+ * memory's `JudgmentLog` observes the activity log.
  *
  * Each statement says why it is plain SQL (`Sql`) or TypeORM: plain SQL where the read is on a
  * hot path (permissions get) or the statement has a shape TypeORM's builder only slows down;
  * TypeORM where the entity maps a batch write to one statement and its cost does not matter.
  */
 @Injectable()
-export class GrantRepository {
-  constructor(private readonly sql: Sql) {}
+export class GrantRepository implements DirectoryObserver, OnModuleInit {
+  constructor(
+    private readonly sql: Sql,
+    private readonly directoryDeletes: DirectoryDeletes,
+  ) {}
+
+  onModuleInit(): void {
+    this.directoryDeletes.observers.add(this);
+  }
 
   /**
    * The users' (or, with `userIds` undefined, everyone's) grants in an organization: on the
@@ -116,6 +129,27 @@ export class GrantRepository {
       GrantEntity,
       places.map((place) => ({ apiKeyId, ...place, userId })),
     );
+  }
+
+  /** Grants on deleted folders and documents go with them, in the deleting transaction. */
+  async placesDeleted(manager: EntityManager, apiKeyId: string, organizationId: string, deleted: DeletedPlaces): Promise<void> {
+    const places = [...deleted.folderIds.map((id) => ['folder', id] as const), ...deleted.documentIds.map((id) => ['document', id] as const)];
+    for (let start = 0; start < places.length; start += DELETE_CHUNK) {
+      const chunk = places.slice(start, start + DELETE_CHUNK);
+      const folderIds = chunk.filter(([type]) => type === 'folder').map(([, id]) => id);
+      const documentIds = chunk.filter(([type]) => type === 'document').map(([, id]) => id);
+      const at = [
+        ...(folderIds.length ? ["(resource_type = 'folder' AND resource_id IN (:...folderIds))"] : []),
+        ...(documentIds.length ? ["(resource_type = 'document' AND resource_id IN (:...documentIds))"] : []),
+      ];
+      // Plain SQL: a subtree's ids, however many, in a statement per chunk (a folder with its documents is one).
+      await this.sql.run(manager, `DELETE FROM access_grant WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND (${at.join(' OR ')})`, {
+        apiKeyId,
+        organizationId,
+        ...(folderIds.length ? { folderIds } : {}),
+        ...(documentIds.length ? { documentIds } : {}),
+      });
+    }
   }
 }
 

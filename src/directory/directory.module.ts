@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { GrantEntity } from '../access/entities/grant.entity.js';
+import { DirectoryDeletes } from './directory-deletes.js';
 import { DirectoryReader } from './directory-reader.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsService } from './documents.service.js';
@@ -22,7 +23,7 @@ import { UsersService } from './users.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([OrganizationEntity, FolderEntity, DocumentEntity, DirectoryUserEntity, UserGroupEntity, UserGroupMemberEntity, GrantEntity])],
   controllers: [OrganizationsController, FoldersController, DocumentsController, UsersController],
-  providers: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader],
-  exports: [OrganizationsService, FoldersService, DocumentsService, UsersService, DirectoryReader],
+  providers: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes],
+  exports: [OrganizationsService, FoldersService, DocumentsService, UsersService, DirectoryReader, DirectoryDeletes],
 })
 export class DirectoryModule {}
