@@ -1,7 +1,9 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { Sql } from '../database/sql.js';
+import { In, type EntityManager } from 'typeorm';
+import { unixSeconds } from '../common/time.js';
+import { Conditions, Sql } from '../database/sql.js';
 import { DirectoryDeletes, type DeletedPlaces, type DirectoryObserver } from '../directory/directory-deletes.js';
+import type { MemberPageQuery, MemberRole, MemberRow, Memberships, UserScope } from '../directory/memberships.js';
 import { AccessContextEntity } from './entities/access-context.entity.js';
 import { GrantEntity, type AccessRole, type GrantResourceType } from './entities/grant.entity.js';
 
@@ -47,14 +49,15 @@ type GrantRow = { user_id: string; resource_type: GrantResourceType; resource_id
  * Access depends on directory (its `DirectoryReader` and the services that create what
  * permissions add names), never the other way round: grants follow the folders and documents
  * they are on by observing directory's deletes (`DirectoryDeletes`), registered at start-up as
- * memory's `JudgmentLog` observes the activity log.
+ * memory's `JudgmentLog` observes the activity log; and directory's users operations reach them
+ * through the `Memberships` directory declares, which `GrantsModule` binds to this class.
  *
  * Each statement says why it is plain SQL (`Sql`) or TypeORM: plain SQL where the read is on a
  * hot path (permissions get) or the statement has a shape TypeORM's builder only slows down;
  * TypeORM where the entity maps a batch write to one statement and its cost does not matter.
  */
 @Injectable()
-export class GrantRepository implements DirectoryObserver, OnModuleInit {
+export class GrantRepository implements Memberships, DirectoryObserver, OnModuleInit {
   constructor(
     private readonly sql: Sql,
     private readonly directoryDeletes: DirectoryDeletes,
@@ -129,6 +132,77 @@ export class GrantRepository implements DirectoryObserver, OnModuleInit {
       GrantEntity,
       places.map((place) => ({ apiKeyId, ...place, userId })),
     );
+  }
+
+  async putMemberships(manager: EntityManager, apiKeyId: string, organizationId: string, scope: UserScope, members: readonly { userId: string; accessRole: MemberRole }[]): Promise<void> {
+    if (!members.length) return;
+    const now = Date.now();
+    // TypeORM: the entity maps a batch (at most one request's) to one upsert; not a hot path.
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(GrantEntity)
+      .values(
+        members.map((member) => ({
+          apiKeyId,
+          organizationId,
+          resourceType: scope.type,
+          resourceId: scope.id,
+          userId: member.userId,
+          temporary: false,
+          accessRole: member.accessRole,
+          expiresAt: null,
+          createdAt: now,
+          lastUpdated: now,
+        })),
+      )
+      .orUpdate(['access_role', 'last_updated'], ['api_key_id', 'organization_id', 'resource_type', 'resource_id', 'user_id', 'temporary'])
+      .execute();
+  }
+
+  async setMemberRole(manager: EntityManager, apiKeyId: string, organizationId: string, scope: UserScope, userIds: readonly string[], role: MemberRole): Promise<void> {
+    if (!userIds.length) return;
+    // TypeORM: a plain update by key, one statement; not a hot path.
+    await manager.update(GrantEntity, { apiKeyId, organizationId, resourceType: scope.type, resourceId: scope.id, userId: In([...userIds]), temporary: false }, { accessRole: role, lastUpdated: Date.now() });
+  }
+
+  async removeMemberships(manager: EntityManager, apiKeyId: string, organizationId: string, scope: UserScope, userIds: readonly string[]): Promise<void> {
+    if (!userIds.length) return;
+    // TypeORM: a plain delete by key, one statement; not a hot path.
+    await manager.delete(GrantEntity, { apiKeyId, organizationId, resourceType: scope.type, resourceId: scope.id, userId: In([...userIds]) });
+  }
+
+  async membersAmong(manager: EntityManager, apiKeyId: string, organizationId: string, scope: UserScope, userIds: readonly string[]): Promise<Set<string>> {
+    if (!userIds.length) return new Set();
+    // TypeORM: the read runs on the unit of work's connection, inside its transaction on
+    // PostgreSQL too (`Sql.rows` would read on another); at most a batch of ids.
+    const rows = await manager
+      .createQueryBuilder(GrantEntity, 'g')
+      .select('g.user_id', 'user_id')
+      .where('g.api_key_id = :apiKeyId AND g.organization_id = :organizationId', { apiKeyId, organizationId })
+      .andWhere('g.resource_type = :type AND g.resource_id = :resourceId AND g.user_id IN (:...userIds)', { type: scope.type, resourceId: scope.id, userIds })
+      .andWhere('(g.expires_at IS NULL OR g.expires_at > :now)', { now: unixSeconds() })
+      .getRawMany<{ user_id: string }>();
+    return new Set(rows.map((row) => row.user_id));
+  }
+
+  async memberPage(apiKeyId: string, query: MemberPageQuery): Promise<MemberRow[]> {
+    const { scope, after } = query;
+    const where = new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', query.organizationId).add('(expires_at IS NULL OR expires_at > :now)', { now: unixSeconds() });
+    if (scope === 'allDocuments') where.add("resource_type = 'document'");
+    else where.equal('resource_type', scope.type).equal('resource_id', scope.id);
+    where.among('user_id', query.userIds);
+    if (query.among) where.add(`user_id IN (${query.among.sql})`, query.among.parameters);
+    if (Array.isArray(after)) where.add('(resource_id > :afterDocument OR (resource_id = :afterDocument AND user_id > :afterUser))', { afterDocument: after[0], afterUser: after[1] });
+    else if (after !== undefined) where.add('user_id > :afterUser', { afterUser: after });
+    // Plain SQL: pages of up to 1,000 ids read as plain rows (v1 get reads every page), with filters
+    // that come and go; a regular and a temporary grant of one user are one member (DISTINCT).
+    const rows = await this.sql.rows<{ user_id: string; resource_id?: string }>(
+      `SELECT DISTINCT ${query.byDocument ? 'resource_id, user_id' : 'user_id'} FROM access_grant WHERE ${where}
+        ORDER BY ${query.byDocument ? 'resource_id, user_id' : 'user_id'} LIMIT :limit`,
+      { ...where.parameters, limit: query.limit },
+    );
+    return rows.map((row) => (query.byDocument ? { userId: row.user_id, documentId: row.resource_id! } : { userId: row.user_id }));
   }
 
   /** Grants on deleted folders and documents go with them, in the deleting transaction. */

@@ -32,7 +32,10 @@ type DocumentRow = { id: string; folder_id: string | null; access_type: AccessTy
  * Directory's read API for organizations, folders and documents, for modules that decide
  * things from them (access's permission resolution). The dependency runs one way: access
  * depends on directory (this reader, and the services that create what permissions add names),
- * and directory should never import access.
+ * and directory never imports access. Where directory needs access (memberships, which are
+ * grants; grants on deleted folders and documents), the dependency is inverted: directory
+ * declares `Memberships` (memberships.ts), which access binds, and announces deletes through
+ * `DirectoryDeletes`, which access observes.
  *
  * Every statement is plain SQL: these reads are on the path of permissions get, where building
  * queries through TypeORM costs more than running them (see `Sql`). Each runs once per request
