@@ -36,6 +36,21 @@ export interface GrantPlace {
   resourceId: string;
 }
 
+/** A grant of one user, as the user-data export lists it. */
+export interface UserGrant {
+  resourceType: GrantResourceType;
+  resourceId: string;
+  accessRole: AccessRole;
+  temporary: boolean;
+  /** Unix seconds, for a temporary grant; else null. */
+  expiresAt: number | null;
+  createdAt: number;
+  lastUpdated: number;
+}
+
+/** Where a list of a user's grants continues: after this resource type, id, and temporary flag (0 regular, 1 temporary). */
+export type UserGrantCursor = [resourceType: string, resourceId: string, temporary: number];
+
 /** Ids per DELETE, well under every engine's parameter limit. */
 const DELETE_CHUNK = 500;
 
@@ -203,6 +218,55 @@ export class GrantRepository implements Memberships, DirectoryObserver, OnModule
       { ...where.parameters, limit: query.limit },
     );
     return rows.map((row) => (query.byDocument ? { userId: row.user_id, documentId: row.resource_id! } : { userId: row.user_id }));
+  }
+
+  /**
+   * A user's grants in an organization (the user-data export): `limit` at most, ordered by
+   * resource type, resource id, regular before temporary, after `after`. One query.
+   */
+  async grantsOfUser(apiKeyId: string, organizationId: string, userId: string, after: UserGrantCursor | undefined, limit: number): Promise<UserGrant[]> {
+    const order = 'resource_type, resource_id, CASE WHEN temporary THEN 1 ELSE 0 END';
+    // Plain SQL: a keyset page over a row-value comparison, which TypeORM's builder cannot express.
+    const rows = await this.sql.rows<{ resource_type: GrantResourceType; resource_id: string; access_role: AccessRole; temporary: boolean | number; expires_at: number | string | null; created_at: number | string; last_updated: number | string }>(
+      `SELECT resource_type, resource_id, access_role, temporary, expires_at, created_at, last_updated FROM access_grant
+        WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId${after ? ` AND (${order}) > (:afterType, :afterId, :afterTemporary)` : ''}
+        ORDER BY ${order} LIMIT :limit`,
+      { apiKeyId, organizationId, userId, ...(after ? { afterType: after[0], afterId: after[1], afterTemporary: after[2] } : {}), limit },
+    );
+    return rows.map((row) => ({
+      resourceType: row.resource_type,
+      resourceId: row.resource_id,
+      accessRole: row.access_role,
+      temporary: Boolean(row.temporary),
+      expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+      createdAt: Number(row.created_at),
+      lastUpdated: Number(row.last_updated),
+    }));
+  }
+
+  /**
+   * Which of the users hold a grant in an organization other than `organizationIds` (they still
+   * belong somewhere a user-data erasure of those organizations leaves alone). One query.
+   */
+  async usersWithGrantsOutside(manager: EntityManager, apiKeyId: string, userIds: readonly string[], organizationIds: readonly string[]): Promise<Set<string>> {
+    if (!userIds.length) return new Set();
+    // Plain SQL: in the erasing unit of work (`Sql.run`), ids in, ids out.
+    const rows = await this.sql.run<{ user_id: string }>(
+      manager,
+      'SELECT DISTINCT user_id FROM access_grant WHERE api_key_id = :apiKeyId AND user_id IN (:...userIds) AND organization_id NOT IN (:...organizationIds)',
+      { apiKeyId, userIds, organizationIds: organizationIds.length ? organizationIds : [''] },
+    );
+    return new Set(rows.map((row) => row.user_id));
+  }
+
+  /** Erases the users' grants and access context, in the given organizations or (null) all of the key's. Two statements. */
+  async removeUsers(manager: EntityManager, apiKeyId: string, userIds: readonly string[], organizationIds: readonly string[] | null): Promise<void> {
+    if (!userIds.length) return;
+    const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
+    const parameters = { apiKeyId, userIds, ...(organizationIds ? { organizationIds: organizationIds.length ? organizationIds : [''] } : {}) };
+    // Plain SQL: one statement per table whatever the numbers, with an optional filter.
+    await this.sql.run(manager, `DELETE FROM access_grant WHERE api_key_id = :apiKeyId AND user_id IN (:...userIds)${inOrganizations}`, parameters);
+    await this.sql.run(manager, `DELETE FROM access_context WHERE api_key_id = :apiKeyId AND user_id IN (:...userIds)${inOrganizations}`, parameters);
   }
 
   /** Grants on deleted folders and documents go with them, in the deleting transaction. */
