@@ -1,4 +1,4 @@
-import { effectiveDocumentAccess, effectiveFolderAccess, type FolderAccessNode } from '../src/access/effective-access.js';
+import { effectiveDocumentAccess, effectiveFolderAccess, type FolderAccessNode } from '../src/directory/effective-access.js';
 import type { PageTokens } from '../src/common/paging.js';
 import type { AccessType } from '../src/configs/key-configs.js';
 import { idsOf } from '../src/directory/folder-paths.js';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { GrantEntity } from '../src/access/entities/grant.entity.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { countQueries } from './helpers/query-counter.js';
 import { agentFor, createKey, expectError, expectSuccess } from './factories/workspace.js';
@@ -146,6 +147,38 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
   it('another key resolves nothing of this organization', async () => {
     const other = agentFor(app, await createKey(app));
     expectError(await other('/v2/auth/permissions/get', { organizationId: org, userIds: ['member'] }), 404, 'NOT_FOUND', 'Organization does not exist');
+  });
+
+  it('grants on a deleted folder, its subfolders and their documents, and on a deleted document, go with them', async () => {
+    const place = 'acl-deletes';
+    expectSuccess(await call('/v2/organizations/folders/add', { organizationId: place, createOrganization: true, folders: [{ folderId: 'gone' }, { folderId: 'gone1', parentFolderId: 'gone' }, { folderId: 'kept' }] }));
+    // More documents under the folder than one DELETE of grants takes, so the removal runs in chunks.
+    const inner = Array.from({ length: 520 }, (_, i) => ({ documentId: `in${i}` }));
+    for (const documents of [inner.slice(0, 260), inner.slice(260)]) expectSuccess(await call('/v2/organizations/documents/add', { organizationId: place, folderId: 'gone1', documents }));
+    expectSuccess(await call('/v2/organizations/documents/add', { organizationId: place, folderId: 'kept', documents: [{ documentId: 'safe' }, { documentId: 'solo' }] }));
+    for (const documents of [inner.slice(0, 260), inner.slice(260)]) {
+      const resources = documents.map((d) => ({ type: 'document', id: d.documentId, organizationId: place, accessRole: 'viewer' }));
+      expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'reader' }, permissions: { resources } }));
+    }
+    expectSuccess(await call('/v2/users/add', { organizationId: place, users: [{ userId: 'member' }] }));
+    expectSuccess(await call('/v2/users/add', { organizationId: place, folderId: 'gone', users: [{ userId: 'folder-user' }] }));
+    expectSuccess(await call('/v2/users/add', { organizationId: place, folderId: 'kept', users: [{ userId: 'kept-user' }] }));
+    expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'temp' }, permissions: { resources: [{ type: 'folder', id: 'gone1', organizationId: place, expiresAt: inFuture() }] } }));
+    for (const documentId of ['safe', 'solo']) expectSuccess(await call('/v2/users/add', { organizationId: place, documentId, users: [{ userId: `${documentId}-user` }] }));
+    const grants = async () => (await app.dataSource.getRepository(GrantEntity).findBy({ organizationId: place })).map((g) => `${g.resourceType}:${g.resourceId}:${g.userId}`).sort();
+    assert.equal((await grants()).length, 526);
+
+    expectSuccess(await call('/v2/organizations/folders/delete', { organizationId: place, folderId: 'gone' }));
+    expectSuccess(await call('/v2/organizations/documents/delete', { organizationId: place, documentIds: ['solo'] }));
+    assert.deepEqual(await grants(), ['document:safe:safe-user', 'folder:kept:kept-user', `organization:${place}:member`]);
+
+    // Places made again under the same ids start with no grants.
+    expectSuccess(await call('/v2/organizations/folders/add', { organizationId: place, folders: [{ folderId: 'gone', accessType: 'restricted' }] }));
+    expectSuccess(await call('/v2/organizations/documents/add', { organizationId: place, folderId: 'gone', documents: [{ documentId: 'in0' }, { documentId: 'solo' }] }));
+    const data = expectSuccess(await call('/v2/auth/permissions/get', { organizationId: place, userIds: ['folder-user', 'reader'], folderIds: ['gone'], documentIds: ['in0'] })).data;
+    assert.equal(data['folder-user'].folders.gone.errorCode, 'permission_denied');
+    assert.equal(data.reader.documents.in0.errorCode, 'permission_denied');
+    assert.deepEqual(expectSuccess(await call('/v2/users/get', { organizationId: place, documentId: 'solo' })).data, []);
   });
 
   it('100 users × 100 resources run no more statements than 1 × 2 (at most seven)', async () => {

@@ -4,35 +4,32 @@ import { ApiError } from '../common/errors.js';
 import { unixSeconds } from '../common/time.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { KeySettingsReader } from '../configs/key-settings.reader.js';
-import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { DirectoryErrors } from '../directory/directory.errors.js';
-import type { AccessType } from '../configs/key-configs.js';
 import { idsOf } from '../directory/folder-paths.js';
+import { DirectoryReader, type FolderNode } from '../directory/directory-reader.js';
 import { DocumentsService } from '../directory/documents.service.js';
 import { FoldersService } from '../directory/folders.service.js';
 import { OrganizationsService } from '../directory/organizations.service.js';
 import { AccessErrors } from './access.errors.js';
 import type { AddPermissionsRequest, GetPermissionsRequest, PermissionResource, RemovePermissionsRequest } from './dto/permissions.dto.js';
 import { MAX_PERMISSION_RESOURCES } from './dto/permissions.dto.js';
-import { AccessContextEntity } from './entities/access-context.entity.js';
-import { GrantEntity, type AccessRole, type GrantResourceType } from './entities/grant.entity.js';
-import { PermissionResolver, type GrantRow, type PermissionWorld } from './permission-world.js';
+import type { AccessRole } from './entities/grant.entity.js';
+import { GrantRepository } from './grant.repository.js';
+import { PermissionResolver, type PermissionWorld } from './permission-world.js';
 import { permissionsJson, permissionsMap, type KindAnswer, type MissingEntry, type PermissionsLayout, type ResolvedUser } from './permissions-answer.js';
-
-type DocumentRow = { id: string; folder_id: string | null; access_type: AccessType | null; disabled: boolean | number; folder_path: string | null; folder_access_type: AccessType | null };
-type FolderRow = { id: string; path: string; accessType: AccessType | null };
 
 /** Grants and permission resolution (contract part 5). */
 @Injectable()
 export class AccessService {
   constructor(
-    private readonly sql: Sql,
     private readonly transactions: Transactions,
+    private readonly directory: DirectoryReader,
     private readonly organizations: OrganizationsService,
     private readonly folders: FoldersService,
     private readonly documents: DocumentsService,
     private readonly keySettings: KeySettingsReader,
+    private readonly grants: GrantRepository,
   ) {}
 
   /** Resolves every user on every requested folder and document (contract part 5). */
@@ -80,50 +77,33 @@ export class AccessService {
     folderIds: string[],
     documentIds: string[],
   ): Promise<{ world: PermissionWorld; foundFolders: Set<string>; contextByUser: Map<string, string[]> }> {
-    const scope = { apiKeyId, organizationId };
-    const [organization] = await this.sql.rows<{ id: string; disabled: boolean | number }>(
-      'SELECT id, disabled FROM organization WHERE api_key_id = :apiKeyId AND id = :organizationId',
-      scope,
-    );
+    const organization = await this.directory.organization(apiKeyId, organizationId);
     if (!organization) throw AccessErrors.organizationMissing();
     // Documents come with their folders (one join), then the requested folders not yet known.
-    const documentRows = documentIds.length
-      ? await this.sql.rows<DocumentRow>(
-          `SELECT d.id, d.folder_id, d.access_type, d.disabled, f.path AS folder_path, f.access_type AS folder_access_type FROM document d
-            LEFT JOIN folder f ON f.api_key_id = d.api_key_id AND f.organization_id = d.organization_id AND f.id = d.folder_id
-            WHERE d.api_key_id = :apiKeyId AND d.organization_id = :organizationId AND d.id IN (:...ids)`,
-          { ...scope, ids: documentIds },
-        )
-      : [];
-    const known = new Map<string, FolderRow>();
-    for (const d of documentRows) if (d.folder_id && d.folder_path !== null) known.set(d.folder_id, { id: d.folder_id, path: d.folder_path, accessType: d.folder_access_type });
-    const requestedFolders = await this.folderRows(apiKeyId, organizationId, folderIds.filter((id) => !known.has(id)));
+    const documents = await this.directory.documentsWithFolders(apiKeyId, organizationId, documentIds);
+    const known = new Map<string, FolderNode>();
+    for (const d of documents) if (d.folder) known.set(d.folder.id, d.folder);
+    const requestedFolders = await this.directory.folders(apiKeyId, organizationId, folderIds.filter((id) => !known.has(id)));
     for (const f of requestedFolders) known.set(f.id, f);
     const foundFolders = new Set(folderIds.filter((id) => known.has(id)));
     // Every folder above them can hold grants, and their ids are in the paths. Of their rows only
     // those that set their own access type matter: one that inherits changes no effective type.
     const above = new Set<string>();
     for (const f of known.values()) for (const id of idsOf(f.path).slice(0, -1)) if (!known.has(id)) above.add(id);
-    const typedAbove = await this.folderRows(apiKeyId, organizationId, [...above], { ownAccessTypeOnly: true });
-    const [grants, contexts, settings] = await Promise.all([
-      this.grantRows(apiKeyId, organizationId, userIds, documentIds, [...known.keys(), ...above]),
-      userIds
-        ? this.sql.rows<{ user_id: string; access_fields: string }>('SELECT user_id, access_fields FROM access_context WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id IN (:...userIds)', {
-            ...scope,
-            userIds,
-          })
-        : [],
+    const typedAbove = await this.directory.folders(apiKeyId, organizationId, [...above], { ownAccessTypeOnly: true });
+    const [grants, contextByUser, settings] = await Promise.all([
+      this.grants.grantsAt(apiKeyId, organizationId, userIds, { documentIds, folderIds: [...known.keys(), ...above] }),
+      userIds ? this.grants.accessFields(apiKeyId, organizationId, userIds) : new Map<string, string[]>(),
       this.keySettings.settings(apiKeyId),
     ]);
     const world: PermissionWorld = {
-      organization: { id: organization.id, disabled: Boolean(organization.disabled) },
+      organization,
       keyDefault: settings.defaultDocumentAccessType,
       folders: new Map([...typedAbove, ...known.values()].map((f) => [f.id, f])),
-      documents: new Map(documentRows.map((d) => [d.id, { id: d.id, folderId: d.folder_id, accessType: d.access_type, disabled: Boolean(d.disabled) }])),
+      documents: new Map(documents.map((d) => [d.id, { id: d.id, folderId: d.folderId, accessType: d.accessType, disabled: d.disabled }])),
       grants,
       now: unixSeconds(),
     };
-    const contextByUser = new Map(contexts.map((c) => [c.user_id, JSON.parse(c.access_fields) as string[]]));
     return { world, foundFolders, contextByUser };
   }
 
@@ -169,7 +149,6 @@ export class AccessService {
   async add(principal: ApiKeyPrincipal, request: AddPermissionsRequest): Promise<null> {
     const { apiKeyId } = principal;
     if (request.context && request.organizationId === undefined) throw AccessErrors.contextNeedsOrganization();
-    const now = Date.now();
     const resources = request.permissions.resources.map((resource, i) => this.placeOf(resource, i));
     for (const resource of request.permissions.resources) if (resource.expiresAt !== undefined && resource.expiresAt <= unixSeconds()) throw AccessErrors.expiresInPast();
     await this.transactions.run(async (manager) => {
@@ -181,35 +160,19 @@ export class AccessService {
         if (ids.some((id) => !found.has(id))) throw DirectoryErrors.folderNotFound();
       }
       await this.documents.ensureDocuments(manager, apiKeyId, resources.filter((r) => r.type === 'document'));
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(GrantEntity)
-        .values(
-          request.permissions.resources.map((resource, i) => ({
-            apiKeyId,
-            organizationId: resources[i]!.organizationId,
-            resourceType: resource.type,
-            resourceId: resource.id,
-            userId: request.user.userId,
-            temporary: resource.expiresAt !== undefined,
-            accessRole: resource.accessRole ?? 'editor',
-            expiresAt: resource.expiresAt ?? null,
-            createdAt: now,
-            lastUpdated: now,
-          })),
-        )
-        .orUpdate(['access_role', 'expires_at', 'last_updated'], ['api_key_id', 'organization_id', 'resource_type', 'resource_id', 'user_id', 'temporary'])
-        .execute();
-      if (request.context && request.organizationId) {
-        await manager
-          .createQueryBuilder()
-          .insert()
-          .into(AccessContextEntity)
-          .values({ apiKeyId, organizationId: request.organizationId, userId: request.user.userId, accessFields: request.context.accessFields as never, lastUpdated: now })
-          .orUpdate(['access_fields', 'last_updated'], ['api_key_id', 'organization_id', 'user_id'])
-          .execute();
-      }
+      await this.grants.putGrants(
+        manager,
+        apiKeyId,
+        request.permissions.resources.map((resource, i) => ({
+          organizationId: resources[i]!.organizationId,
+          resourceType: resource.type,
+          resourceId: resource.id,
+          userId: request.user.userId,
+          accessRole: resource.accessRole ?? 'editor',
+          expiresAt: resource.expiresAt ?? null,
+        })),
+      );
+      if (request.context && request.organizationId) await this.grants.putAccessFields(manager, apiKeyId, request.organizationId, request.user.userId, request.context.accessFields);
     });
     return null;
   }
@@ -218,11 +181,12 @@ export class AccessService {
   async remove(principal: ApiKeyPrincipal, request: RemovePermissionsRequest): Promise<null> {
     const { apiKeyId } = principal;
     const resources = request.permissions.resources.map((resource, i) => this.placeOf(resource, i));
-    // One statement: TypeORM turns a list of conditions into OR-ed groups.
     await this.transactions.run((manager) =>
-      manager.delete(
-        GrantEntity,
-        resources.map((resource) => ({ apiKeyId, organizationId: resource.organizationId, resourceType: resource.type, resourceId: resource.id, userId: request.userId })),
+      this.grants.removeGrants(
+        manager,
+        apiKeyId,
+        request.userId,
+        resources.map((resource) => ({ organizationId: resource.organizationId, resourceType: resource.type, resourceId: resource.id })),
       ),
     );
     return null;
@@ -233,38 +197,5 @@ export class AccessService {
     if (resource.type === 'organization') return { type: 'organization', id: resource.id, organizationId: resource.organizationId ?? resource.id };
     if (resource.organizationId === undefined) throw AccessErrors.organizationIdRequired(`data.permissions.resources[${index}].organizationId`);
     return { type: resource.type, id: resource.id, organizationId: resource.organizationId };
-  }
-
-  /**
-   * Folders by id as resolution needs them (plain SQL: this read is on the hot path); with
-   * `ownAccessTypeOnly`, only those that set their own access type.
-   */
-  private async folderRows(apiKeyId: string, organizationId: string, ids: string[], { ownAccessTypeOnly = false } = {}): Promise<FolderRow[]> {
-    if (!ids.length) return [];
-    const rows = await this.sql.rows<{ id: string; path: string; access_type: AccessType | null }>(
-      `SELECT id, path, access_type FROM folder WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)${ownAccessTypeOnly ? ' AND access_type IS NOT NULL' : ''}`,
-      { apiKeyId, organizationId, ids },
-    );
-    return rows.map((f) => ({ id: f.id, path: f.path, accessType: f.access_type }));
-  }
-
-  /** The users' (or everyone's) grants on the organization and on the given documents and folders, in one query. */
-  private async grantRows(apiKeyId: string, organizationId: string, userIds: string[] | undefined, documentIds: string[], folderIds: string[]): Promise<GrantRow[]> {
-    const places = ["(resource_type = 'organization' AND resource_id = :organizationId)"];
-    if (documentIds.length) places.push("(resource_type = 'document' AND resource_id IN (:...documentIds))");
-    if (folderIds.length) places.push("(resource_type = 'folder' AND resource_id IN (:...folderIds))");
-    const rows = await this.sql.rows<{ user_id: string; resource_type: GrantResourceType; resource_id: string; temporary: boolean | number; access_role: AccessRole; expires_at: number | string | null }>(
-      `SELECT user_id, resource_type, resource_id, temporary, access_role, expires_at FROM access_grant
-        WHERE api_key_id = :apiKeyId AND organization_id = :organizationId${userIds ? ' AND user_id IN (:...userIds)' : ''} AND (${places.join(' OR ')})`,
-      { apiKeyId, organizationId, documentIds, folderIds, ...(userIds ? { userIds } : {}) },
-    );
-    return rows.map((g) => ({
-      userId: g.user_id,
-      resourceType: g.resource_type,
-      resourceId: g.resource_id,
-      temporary: Boolean(g.temporary),
-      accessRole: g.access_role,
-      expiresAt: g.expires_at === null ? null : Number(g.expires_at),
-    }));
   }
 }

@@ -1,18 +1,12 @@
 import type { AccessType } from '../configs/key-configs.js';
 import { idsOf } from '../directory/folder-paths.js';
-import { effectiveDocumentAccess, effectiveFolderAccess, type FolderAccessNode } from './effective-access.js';
-import type { AccessRole, GrantResourceType } from './entities/grant.entity.js';
+import { effectiveDocumentAccess, effectiveFolderAccess, type FolderAccessNode } from '../directory/effective-access.js';
+import type { AccessRole } from './entities/grant.entity.js';
+import type { Grant } from './grant.repository.js';
 import { resolveOrganization, resolvePermission, usable, type GrantsAt, type PermissionEntry } from './resolve-permission.js';
 
-/** A grant row as loaded for resolution. */
-export interface GrantRow {
-  userId: string;
-  resourceType: GrantResourceType;
-  resourceId: string;
-  temporary: boolean;
-  accessRole: AccessRole;
-  expiresAt: number | null;
-}
+/** A grant as resolution reads it (loaded by `GrantRepository.grantsAt`). */
+export type GrantRow = Grant;
 
 /**
  * Everything resolution needs about one organization, loaded in a fixed number of queries:

@@ -23,7 +23,7 @@ export interface PermissionCase {
   own: GrantsAt;
   /** Grants on the folders containing it, nearest first. */
   above: GrantsAt[];
-  /** The resource's effective access type (effective-access.ts). */
+  /** The resource's effective access type (directory/effective-access.ts). */
   accessType: AccessType;
   /** The user's role in the organization, when they are an organization user. */
   organizationRole?: AccessRole;

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, type EntityManager, type Repository } from 'typeorm';
-import { effectiveDocumentAccess } from '../access/effective-access.js';
-import { GrantEntity } from '../access/entities/grant.entity.js';
+import { effectiveDocumentAccess } from './effective-access.js';
 import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { AccessType } from '../configs/key-configs.js';
@@ -10,6 +9,7 @@ import { KeySettingsReader } from '../configs/key-settings.reader.js';
 import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, okWith, splitMetadata, type ItemResult, type ItemResults } from './batch.js';
+import { DirectoryDeletes } from './directory-deletes.js';
 import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
 import { DOCUMENT_FIELDS, type AddDocumentsRequest, type DocumentInput, type GetDocumentsRequest, type MoveDocumentsRequest } from './dto/document.dto.js';
 import { DocumentEntity } from './entities/document.entity.js';
@@ -62,6 +62,7 @@ export class DocumentsService {
     private readonly keySettings: KeySettingsReader,
     private readonly pageTokens: PageTokens,
     private readonly sql: Sql,
+    private readonly deletes: DirectoryDeletes,
     @InjectRepository(DocumentEntity) private readonly documents: Repository<DocumentEntity>,
   ) {}
 
@@ -226,14 +227,14 @@ export class DocumentsService {
     });
   }
 
-  /** Deletes documents and the grants on them. */
+  /** Deletes documents, and announces it (access removes the grants on them). */
   async delete(principal: ApiKeyPrincipal, organizationId: string, ids: string[]): Promise<ItemResults> {
     const { apiKeyId } = principal;
     return this.transactions.run(async (manager) => {
       const existing = [...(await this.existingIds(manager, apiKeyId, organizationId, ids))];
       if (existing.length) {
-        await manager.delete(GrantEntity, { apiKeyId, organizationId, resourceType: 'document', resourceId: In(existing) });
         await manager.delete(DocumentEntity, { apiKeyId, organizationId, id: In(existing) });
+        await this.deletes.announce(manager, apiKeyId, organizationId, { folderIds: [], documentIds: existing });
       }
       return this.itemResults(ids, new Set(existing), DirectoryMessages.documentDeleted);
     });

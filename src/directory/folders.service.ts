@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, In, type EntityManager, type Repository } from 'typeorm';
-import { effectiveFolderAccess, type FolderAccessNode } from '../access/effective-access.js';
-import { GrantEntity } from '../access/entities/grant.entity.js';
+import { In, type EntityManager, type Repository } from 'typeorm';
+import { effectiveFolderAccess, type FolderAccessNode } from './effective-access.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { AccessType } from '../configs/key-configs.js';
 import { KeySettingsReader } from '../configs/key-settings.reader.js';
+import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, okWith, type ItemResult, type ItemResults } from './batch.js';
+import { DirectoryDeletes } from './directory-deletes.js';
 import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
 import type { AddFoldersRequest, GetFoldersRequest, UpdateFolderAccessRequest, UpdateFoldersRequest } from './dto/folder.dto.js';
-import { DocumentEntity } from './entities/document.entity.js';
 import { FolderEntity } from './entities/folder.entity.js';
 import { ancestorsOf, childPath, depthOf, descendantRange, idsOf, ROOT } from './folder-paths.js';
 import { OrganizationsService } from './organizations.service.js';
@@ -46,6 +46,8 @@ export class FoldersService {
     private readonly transactions: Transactions,
     private readonly organizations: OrganizationsService,
     private readonly keySettings: KeySettingsReader,
+    private readonly sql: Sql,
+    private readonly deletes: DirectoryDeletes,
     @InjectRepository(FolderEntity) private readonly folders: Repository<FolderEntity>,
   ) {}
 
@@ -178,7 +180,7 @@ export class FoldersService {
     });
   }
 
-  /** Deletes a folder, its subfolders, their documents and the grants on all of them. */
+  /** Deletes a folder, its subfolders and their documents, and announces it (access removes the grants on all of them). */
   async delete(principal: ApiKeyPrincipal, organizationId: string, folderId: string): Promise<null> {
     const { apiKeyId } = principal;
     await this.transactions.run(async (manager) => {
@@ -187,48 +189,17 @@ export class FoldersService {
       const [folder] = await this.findFolders(manager, apiKeyId, organizationId, [folderId]);
       if (!folder) throw DirectoryErrors.folderNotFound();
       const range = descendantRange(folder.path);
-      const subtree = (alias: string) =>
-        manager
-          .createQueryBuilder()
-          .subQuery()
-          .select(`${alias}.id`)
-          .from(FolderEntity, alias)
-          .where(`${alias}.api_key_id = :apiKeyId AND ${alias}.organization_id = :organizationId AND ${alias}.path >= :root AND ${alias}.path < :before`)
-          .getQuery();
       const parameters = { apiKeyId, organizationId, root: folder.path, before: range.before };
-      const documents = manager
-        .createQueryBuilder()
-        .subQuery()
-        .select('d.id')
-        .from(DocumentEntity, 'd')
-        .where(`d.api_key_id = :apiKeyId AND d.organization_id = :organizationId AND d.folder_id IN ${subtree('sf')}`)
-        .getQuery();
-      await manager
-        .createQueryBuilder()
-        .delete()
-        .from(GrantEntity)
-        .where('api_key_id = :apiKeyId AND organization_id = :organizationId')
-        .andWhere(
-          new Brackets((where) =>
-            where.where(`resource_type = 'folder' AND resource_id IN ${subtree('gf')}`).orWhere(`resource_type = 'document' AND resource_id IN ${documents}`),
-          ),
-        )
-        .setParameters(parameters)
-        .execute();
-      await manager
-        .createQueryBuilder()
-        .delete()
-        .from(DocumentEntity)
-        .where(`api_key_id = :apiKeyId AND organization_id = :organizationId AND folder_id IN ${subtree('df')}`)
-        .setParameters(parameters)
-        .execute();
-      await manager
-        .createQueryBuilder()
-        .delete()
-        .from(FolderEntity)
-        .where('api_key_id = :apiKeyId AND organization_id = :organizationId AND path >= :root AND path < :before')
-        .setParameters(parameters)
-        .execute();
+      // Plain SQL: `RETURNING` hands back the ids deleted, to announce, alike on both engines.
+      const documents = await this.sql.run<{ id: string }>(
+        manager,
+        `DELETE FROM document WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND folder_id IN (
+          SELECT id FROM folder WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND path >= :root AND path < :before) RETURNING id`,
+        parameters,
+      );
+      const folders = await this.sql.run<{ id: string }>(manager, 'DELETE FROM folder WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND path >= :root AND path < :before RETURNING id', parameters);
+      // What others keep about them (grants) goes in this transaction too.
+      await this.deletes.announce(manager, apiKeyId, organizationId, { folderIds: folders.map((f) => f.id), documentIds: documents.map((d) => d.id) });
     });
     return null;
   }

@@ -1,10 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, type EntityManager, type Repository } from 'typeorm';
-import { GrantEntity, type AccessRole, type GrantResourceType } from '../access/entities/grant.entity.js';
+import { In, type EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors.js';
 import { PageTokens, PAGE_SIZE } from '../common/paging.js';
-import { unixSeconds } from '../common/time.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
@@ -14,6 +11,9 @@ import { DirectoryUserEntity } from './entities/directory-user.entity.js';
 import { UserGroupMemberEntity } from './entities/user-group-member.entity.js';
 import { DocumentsService } from './documents.service.js';
 import { FoldersService } from './folders.service.js';
+import { Memberships, type UserScope } from './memberships.js';
+
+export type { UserScope } from './memberships.js';
 
 export const UserMessages = {
   added: 'User added.',
@@ -30,12 +30,6 @@ export interface UserCreateFlags {
   createFolder?: boolean;
   /** Default true. */
   createDocument?: boolean;
-}
-
-/** Where a users operation applies (rest-interface part 4, rules 1–3). */
-export interface UserScope {
-  type: GrantResourceType;
-  id: string;
 }
 
 /** A user as 'Get users' returns it. */
@@ -59,7 +53,7 @@ export class UsersService {
     private readonly documents: DocumentsService,
     private readonly pageTokens: PageTokens,
     private readonly sql: Sql,
-    @InjectRepository(GrantEntity) private readonly grants: Repository<GrantEntity>,
+    private readonly memberships: Memberships,
   ) {}
 
   /**
@@ -79,35 +73,11 @@ export class UsersService {
       if (scope.type === 'folder') await this.folders.requireFolder(manager, apiKeyId, organizationId, scope.id, request.createFolder === true);
       if (scope.type === 'document') await this.documents.requireDocument(manager, apiKeyId, organizationId, scope.id, request.createDocument !== false);
       await this.upsertUsers(manager, apiKeyId, request.users);
-      const now = Date.now();
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(GrantEntity)
-        .values(
-          request.users.map((user) => ({
-            apiKeyId,
-            organizationId,
-            resourceType: scope.type,
-            resourceId: scope.id,
-            userId: user.userId,
-            temporary: false,
-            accessRole: user.accessRole ?? ('editor' as AccessRole),
-            expiresAt: null,
-            createdAt: now,
-            lastUpdated: now,
-          })),
-        )
-        .orUpdate(['access_role', 'last_updated'], ['api_key_id', 'organization_id', 'resource_type', 'resource_id', 'user_id', 'temporary'])
-        .execute();
+      await this.memberships.putMemberships(manager, apiKeyId, organizationId, scope, request.users.map((user) => ({ userId: user.userId, accessRole: user.accessRole ?? 'editor' })));
       return Object.fromEntries(request.users.map((user) => [user.userId, ok(user.userId, UserMessages.added)]));
     });
   }
 
-  /**
-   * Users with a live grant in the scope (organization unless documentId or folderId), filtered
-   * by ids and group membership, keyset-paged by user id. One query per page.
-   */
   /**
    * Every user in scope, page after page: v1 get has no paging (contract part 4: only v2
    * returns `nextPageToken`), so it must not stop at the first page's 1,000 users.
@@ -123,6 +93,11 @@ export class UsersService {
     return users;
   }
 
+  /**
+   * Users with a live membership (grant) in the scope (organization unless documentId or
+   * folderId), filtered by ids and group membership, keyset-paged by user id. Two queries per
+   * page: the members, then their profiles.
+   */
   async get(principal: ApiKeyPrincipal, request: GetUsersV2Request): Promise<{ users: UserRecord[] | Record<string, UserRecord[]>; nextPageToken?: string }> {
     const { apiKeyId } = principal;
     const { allDocuments = false, groupByDocumentId: grouped = false } = request;
@@ -133,36 +108,21 @@ export class UsersService {
     const filters = { organizationId: request.organizationId, scope: allDocuments ? 'allDocuments' : scope, grouped, userIds: request.userIds ?? null, groups: request.organizationUserGroupIds ?? null };
     // Pages run by user id, or by (document id, user id) when grouped by document.
     const after = request.pageToken ? this.pageTokens.decode<string | [string, string]>(apiKeyId, 'users/get', filters, request.pageToken) : undefined;
-    const query = this.grants
-      .createQueryBuilder('g')
-      .leftJoin(DirectoryUserEntity, 'u', 'u.api_key_id = g.api_key_id AND u.id = g.user_id')
-      .select(['g.user_id AS user_id', 'u.name AS name', 'u.email AS email', ...(grouped ? ['g.resource_id AS document_id'] : [])])
-      .distinct(true)
-      .where('g.api_key_id = :apiKeyId AND g.organization_id = :organizationId', { apiKeyId, organizationId: request.organizationId })
-      .andWhere('(g.expires_at IS NULL OR g.expires_at > :now)', { now: unixSeconds() })
-      .limit(pageSize + 1);
-    if (allDocuments) query.andWhere("g.resource_type = 'document'");
-    else query.andWhere('g.resource_type = :type AND g.resource_id = :resourceId', { type: scope.type, resourceId: scope.id });
-    if (grouped) query.orderBy('g.resource_id', 'ASC').addOrderBy('g.user_id', 'ASC');
-    else query.orderBy('g.user_id', 'ASC');
-    if (request.userIds) query.andWhere('g.user_id IN (:...userIds)', { userIds: request.userIds.length ? request.userIds : [''] });
-    if (request.organizationUserGroupIds) {
-      const members = query
-        .subQuery()
-        .select('m.user_id')
-        .from(UserGroupMemberEntity, 'm')
-        .where('m.api_key_id = :apiKeyId AND m.organization_id = :organizationId AND m.group_id IN (:...groupIds)')
-        .getQuery();
-      query.andWhere(`g.user_id IN ${members}`, { groupIds: request.organizationUserGroupIds.length ? request.organizationUserGroupIds : [''] });
-    }
-    if (Array.isArray(after)) query.andWhere('(g.resource_id > :afterDocument OR (g.resource_id = :afterDocument AND g.user_id > :afterUser))', { afterDocument: after[0], afterUser: after[1] });
-    else if (after !== undefined) query.andWhere('g.user_id > :after', { after });
-    const rows = await query.getRawMany<{ user_id: string; name: string | null; email: string | null; document_id?: string }>();
-    const page = this.pageTokens.page(rows, pageSize, apiKeyId, 'users/get', filters, (last): string | [string, string] => (grouped ? [last.document_id!, last.user_id] : last.user_id));
-    const user = (row: (typeof rows)[number]): UserRecord => ({ userId: row.user_id, name: row.name, email: row.email });
+    const rows = await this.memberships.memberPage(apiKeyId, {
+      organizationId: request.organizationId,
+      scope: allDocuments ? 'allDocuments' : scope,
+      byDocument: grouped,
+      ...(request.userIds ? { userIds: request.userIds } : {}),
+      ...(request.organizationUserGroupIds ? { among: groupMembers(apiKeyId, request.organizationId, request.organizationUserGroupIds) } : {}),
+      ...(after !== undefined ? { after } : {}),
+      limit: pageSize + 1,
+    });
+    const page = this.pageTokens.page(rows, pageSize, apiKeyId, 'users/get', filters, (last): string | [string, string] => (grouped ? [last.documentId!, last.userId] : last.userId));
+    const profiles = await this.profiles(apiKeyId, [...new Set(page.items.map((row) => row.userId))]);
+    const user = (row: (typeof rows)[number]): UserRecord => ({ userId: row.userId, name: profiles.get(row.userId)?.name ?? null, email: profiles.get(row.userId)?.email ?? null });
     if (!grouped) return { users: page.items.map(user), nextPageToken: page.next };
     const byDocument: Record<string, UserRecord[]> = {};
-    for (const row of page.items) (byDocument[row.document_id!] ??= []).push(user(row));
+    for (const row of page.items) (byDocument[row.documentId!] ??= []).push(user(row));
     return { users: byDocument, nextPageToken: page.next };
   }
 
@@ -188,16 +148,8 @@ export class UsersService {
       const present = await this.usersInScope(manager, apiKeyId, request.organizationId, scope, request.users.map((u) => u.userId));
       const users = request.users.filter((u) => present.has(u.userId));
       await this.upsertUsers(manager, apiKeyId, users);
-      const now = Date.now();
       for (const role of ['editor', 'viewer'] as const) {
-        const ids = users.filter((u) => u.accessRole === role).map((u) => u.userId);
-        if (ids.length) {
-          await manager.update(
-            GrantEntity,
-            { apiKeyId, organizationId: request.organizationId, resourceType: scope.type, resourceId: scope.id, userId: In(ids), temporary: false },
-            { accessRole: role, lastUpdated: now },
-          );
-        }
+        await this.memberships.setMemberRole(manager, apiKeyId, request.organizationId, scope, users.filter((u) => u.accessRole === role).map((u) => u.userId), role);
       }
       return Object.fromEntries(request.users.map((u) => [u.userId, present.has(u.userId) ? ok(u.userId, UserMessages.updated) : failed(u.userId, UserMessages.missing)]));
     });
@@ -211,7 +163,7 @@ export class UsersService {
     return this.transactions.run(async (manager) => {
       const present = [...(await this.usersInScope(manager, apiKeyId, organizationId, scope, request.userIds))];
       if (present.length) {
-        await manager.delete(GrantEntity, { apiKeyId, organizationId, resourceType: scope.type, resourceId: scope.id, userId: In(present) });
+        await this.memberships.removeMemberships(manager, apiKeyId, organizationId, scope, present);
         if (scope.type === 'organization') await manager.delete(UserGroupMemberEntity, { apiKeyId, organizationId, userId: In(present) });
       }
       const removed = new Set(present);
@@ -219,17 +171,9 @@ export class UsersService {
     });
   }
 
-  /** Which of `userIds` hold a live grant on the scope. */
-  async usersInScope(manager: EntityManager, apiKeyId: string, organizationId: string, scope: UserScope, userIds: string[]): Promise<Set<string>> {
-    if (!userIds.length) return new Set();
-    const rows = await manager
-      .createQueryBuilder(GrantEntity, 'g')
-      .select('g.user_id', 'user_id')
-      .where('g.api_key_id = :apiKeyId AND g.organization_id = :organizationId', { apiKeyId, organizationId })
-      .andWhere('g.resource_type = :type AND g.resource_id = :resourceId AND g.user_id IN (:...userIds)', { type: scope.type, resourceId: scope.id, userIds })
-      .andWhere('(g.expires_at IS NULL OR g.expires_at > :now)', { now: unixSeconds() })
-      .getRawMany<{ user_id: string }>();
-    return new Set(rows.map((row) => row.user_id));
+  /** Which of `userIds` are members of the scope (hold a live grant there). */
+  usersInScope(manager: EntityManager, apiKeyId: string, organizationId: string, scope: UserScope, userIds: string[]): Promise<Set<string>> {
+    return this.memberships.membersAmong(manager, apiKeyId, organizationId, scope, userIds);
   }
 
   /** Creates or updates user records (details merged, metadata merged); two statements. */
@@ -261,6 +205,18 @@ export class UsersService {
       .orUpdate(['name', 'email', 'initial', 'metadata', 'last_updated'], ['api_key_id', 'id'])
       .execute();
   }
+}
+
+/**
+ * Users of any of the organization's groups, as a subquery `Memberships.memberPage` filters by:
+ * directory's own table, so directory writes it.
+ */
+function groupMembers(apiKeyId: string, organizationId: string, groupIds: readonly string[]): { sql: string; parameters: { memberApiKeyId: string; memberOrganizationId: string; memberGroupIds: string[] } } {
+  return {
+    sql: 'SELECT m.user_id FROM user_group_member m WHERE m.api_key_id = :memberApiKeyId AND m.organization_id = :memberOrganizationId AND m.group_id IN (:...memberGroupIds)',
+    // No group id is '', so an empty list matches nothing (`IN ()` is not SQL).
+    parameters: { memberApiKeyId: apiKeyId, memberOrganizationId: organizationId, memberGroupIds: groupIds.length ? [...groupIds] : [''] },
+  };
 }
 
 /** Rules 1–3: the organization, or only the folder, or only the document. */

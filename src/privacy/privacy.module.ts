@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { GrantsModule } from '../access/grants.module.js';
 import { ActivityModule } from '../activity/activity.module.js';
 import { DeletionJobs } from './deletion-jobs.js';
 import { DeletionWorker } from './deletion-worker.js';
@@ -9,10 +10,11 @@ import { UserErasure } from './user-erasure.js';
 
 /**
  * A user's data across modules (upstream's GDPR operations): the export reads, and the erasure
- * writes, every table that holds data about a user; activity changes go through `ActivityLog`.
+ * writes, every table that holds data about a user; grants go through `GrantRepository`, activity
+ * changes through `ActivityLog`.
  */
 @Module({
-  imports: [ActivityModule],
+  imports: [ActivityModule, GrantsModule],
   controllers: [PrivacyController],
   providers: [PrivacyService, UserDataReader, UserErasure, DeletionJobs, DeletionWorker],
 })

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { GrantRepository, type UserGrantCursor } from '../access/grant.repository.js';
 import { fromRow, type Activity, type ActivityRow } from '../activity/activity-log.js';
 import { PageTokens, PAGE_BYTES } from '../common/paging.js';
 import { Sql, type Parameters } from '../database/sql.js';
@@ -57,7 +58,7 @@ type Cursor = [timestamp: number, id: string];
 /** Where each list that has more continues; the activity lists share one scan, so one position. */
 interface Cursors {
   activities?: Cursor;
-  grants?: [string, string, number];
+  grants?: UserGrantCursor;
   userGroups?: string;
   notificationPreferences?: string;
   crdtEditors?: [string, string];
@@ -67,14 +68,16 @@ type TableList = Exclude<keyof Cursors, 'activities'>;
 
 /**
  * Reads everything held about one user in one organization of a key, for `users/data/get`.
- * The tables are other modules' and none has a by-user read, so this reads them with plain SQL,
- * each statement scoped by the API key and the organization.
+ * Grants and access context come through their owner, `GrantRepository`; the other tables are
+ * other modules' with no by-user read yet, so this reads them with plain SQL, each statement
+ * scoped by the API key and the organization.
  */
 @Injectable()
 export class UserDataReader {
   constructor(
     private readonly sql: Sql,
     private readonly pageTokens: PageTokens,
+    private readonly grants: GrantRepository,
   ) {}
 
   /**
@@ -106,25 +109,18 @@ export class UserDataReader {
       notifications: activities?.lists.notifications ?? [],
       otherActivities: activities?.lists.otherActivities ?? [],
       user: await this.profile(apiKeyId, userId),
-      accessFields: await this.accessFields(at),
+      accessFields: (await this.grants.accessFields(apiKeyId, organizationId, [userId])).get(userId) ?? [],
       grants: await table(
         'grants',
-        (after) =>
-          this.rowsAfter<{ resource_type: string; resource_id: string; access_role: string; temporary_order: number | string; expires_at: number | string | null; created_at: number | string; last_updated: number | string }>(
-            `SELECT resource_type, resource_id, access_role, CASE WHEN temporary THEN 1 ELSE 0 END AS temporary_order, expires_at, created_at, last_updated FROM access_grant
-              WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId`,
-            ['resource_type', 'resource_id', 'CASE WHEN temporary THEN 1 ELSE 0 END'],
-            at,
-            after as unknown[] | undefined,
-          ),
-        (row) => [row.resource_type, row.resource_id, Number(row.temporary_order)],
-        (row): GrantRecord => ({
-          resourceType: row.resource_type,
-          resourceId: row.resource_id,
-          accessRole: row.access_role,
-          expiresAt: row.expires_at === null ? null : Number(row.expires_at),
-          createdAt: Number(row.created_at),
-          lastUpdated: Number(row.last_updated),
+        (after) => this.grants.grantsOfUser(apiKeyId, organizationId, userId, after as UserGrantCursor | undefined, USER_DATA_PAGE + 1),
+        (grant): UserGrantCursor => [grant.resourceType, grant.resourceId, grant.temporary ? 1 : 0],
+        (grant): GrantRecord => ({
+          resourceType: grant.resourceType,
+          resourceId: grant.resourceId,
+          accessRole: grant.accessRole,
+          expiresAt: grant.expiresAt,
+          createdAt: grant.createdAt,
+          lastUpdated: grant.lastUpdated,
         }),
       ),
       userGroups: await table(
@@ -236,10 +232,5 @@ export class UserDataReader {
     if (!row) return null;
     // Named fields win over metadata keys of the same name, as users get answers them.
     return { ...(JSON.parse(row.metadata) as Record<string, unknown>), userId, name: row.name, email: row.email, initial: row.initial, createdAt: Number(row.created_at), lastUpdated: Number(row.last_updated) };
-  }
-
-  private async accessFields(at: Parameters): Promise<string[]> {
-    const [row] = await this.sql.rows<{ access_fields: string }>('SELECT access_fields FROM access_context WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId', at);
-    return row ? (JSON.parse(row.access_fields) as string[]) : [];
   }
 }

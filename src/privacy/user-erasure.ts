@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { GrantRepository } from '../access/grant.repository.js';
 import { ActivityLog, fromRow, type Activity, type ActivityRow } from '../activity/activity-log.js';
 import { Sql, type Parameters } from '../database/sql.js';
 import { withoutUsers } from './user-mentions.js';
@@ -38,17 +39,18 @@ export function mentionFilter(column: string, userIds: readonly string[]): { sql
 }
 
 /**
- * What `users/data/delete` erases, module by module. The tables are other modules'; none of them
- * has a by-user write, so the statements are plain SQL here, each scoped by the API key (and the
- * organizations when given), in one place that knows every table a user appears in. Activity
- * changes alone go through `ActivityLog`, so judgments derived from them follow in the same
- * transaction.
+ * What `users/data/delete` erases, module by module. Grants and access context go through their
+ * owner, `GrantRepository`, and activity changes through `ActivityLog` (so judgments derived from
+ * them follow in the same transaction); the other tables are other modules' with no by-user write
+ * yet, so their statements are plain SQL here, each scoped by the API key (and the organizations
+ * when given), in one place that knows every table a user appears in.
  */
 @Injectable()
 export class UserErasure {
   constructor(
     private readonly sql: Sql,
     private readonly activities: ActivityLog,
+    private readonly grants: GrantRepository,
   ) {}
 
   async run(task: EraseTask, manager: EntityManager, scope: EraseScope): Promise<void> {
@@ -57,23 +59,17 @@ export class UserErasure {
     const parameters: Parameters = { apiKeyId, userIds, ...(organizationIds ? { organizationIds } : {}) };
     const byUser = (table: string, column = 'user_id') => this.sql.run(manager, `DELETE FROM ${table} WHERE api_key_id = :apiKeyId AND ${column} IN (:...userIds)${inOrganizations}`, parameters);
     switch (task) {
-      case 'directory':
+      case 'directory': {
         await byUser('user_group_member');
         // The profile is the key's, not an organization's: erased unless the user still belongs
         // to an organization the job leaves alone (grants are how users belong anywhere).
-        await this.sql.run(
-          manager,
-          `DELETE FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)${
-            organizationIds
-              ? ' AND NOT EXISTS (SELECT 1 FROM access_grant g WHERE g.api_key_id = directory_user.api_key_id AND g.user_id = directory_user.id AND g.organization_id NOT IN (:...organizationIds))'
-              : ''
-          }`,
-          parameters,
-        );
+        const kept = organizationIds ? await this.grants.usersWithGrantsOutside(manager, apiKeyId, userIds, organizationIds) : new Set<string>();
+        const erased = userIds.filter((userId) => !kept.has(userId));
+        if (erased.length) await this.sql.run(manager, 'DELETE FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)', { apiKeyId, userIds: erased });
         return;
+      }
       case 'access':
-        await byUser('access_grant');
-        await byUser('access_context');
+        await this.grants.removeUsers(manager, apiKeyId, userIds, organizationIds);
         return;
       case 'notifications':
         await byUser('notification_preference');

@@ -1,5 +1,9 @@
 import type { AccessType } from '../configs/key-configs.js';
 
+// Effective access types are facts of directory's folders and documents (folders get and
+// documents get answer them), so they live here; access's resolution reads them from here, as
+// access depends on directory and never the other way round.
+
 /** The parts of a folder the effective access type depends on. */
 export interface FolderAccessNode {
   id: string;
