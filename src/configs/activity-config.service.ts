@@ -3,7 +3,7 @@ import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
-import { COMMENT_EVENTS, defaultTriggers } from '../events/event-catalogue.js';
+import { COMMENT_EVENTS, defaultTriggers } from '../common/event-catalogue.js';
 import { ApiKeyEntity } from '../workspace/entities/api-key.entity.js';
 import { NOTHING_TO_UPDATE } from './api-key-config.service.js';
 import type { UpdateActivityConfigRequest } from './dto/config.dto.js';

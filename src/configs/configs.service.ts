@@ -8,7 +8,7 @@ import { Transactions } from '../database/transactions.js';
 import { ApiKeyEntity } from '../workspace/entities/api-key.entity.js';
 import { ConfigCodec } from './config-codec.js';
 import { ConfigErrors } from './configs.errors.js';
-import { flattenTriggers } from '../events/event-catalogue.js';
+import { flattenTriggers } from '../common/event-catalogue.js';
 import type { NotificationServiceConfigUpdate, UpdateAdvancedWebhookConfigRequest, UpdateEmailConfigRequest, UpdateNotificationConfigRequest, UpdateWebhookConfigRequest } from './dto/config.dto.js';
 import {
   applyEmailConfigChange,

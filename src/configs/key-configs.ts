@@ -1,4 +1,4 @@
-import { defaultTriggers, type Triggers } from '../events/event-catalogue.js';
+import { defaultTriggers, type Triggers } from '../common/event-catalogue.js';
 
 /**
  * Stored delivery configs of an API key (contract part 3). Secret fields (`apiKeyEnc`,

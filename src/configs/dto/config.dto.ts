@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateNested } from 'class-validator';
 import { checkArrayOf, checkBoolean, checkInteger, checkOneOf, checkShape, checkPlainObject, checkString, NestedType, Optional, Satisfies } from '../../common/validation.js';
-import { COMMENT_EVENTS, EVENT_TYPES, TRIGGER_GROUPS, type GroupedTriggers, type Triggers } from '../../events/event-catalogue.js';
+import { COMMENT_EVENTS, EVENT_TYPES, TRIGGER_GROUPS, type GroupedTriggers, type Triggers } from '../../common/event-catalogue.js';
 import { checkEmail, checkHttpUrl } from '../../workspace/dto/checks.js';
 import { publicKeyProblem } from '../public-key.js';
 import { ACCESS_TYPES } from '../access-types.js';
