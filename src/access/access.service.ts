@@ -7,7 +7,7 @@ import { KeySettingsReader } from '../configs/key-settings.reader.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { DirectoryErrors } from '../directory/directory.errors.js';
-import type { AccessType } from '../configs/key-configs.js';
+import type { AccessType } from '../common/access-types.js';
 import { idsOf } from '../directory/folder-paths.js';
 import { DocumentsService } from '../directory/documents.service.js';
 import { FoldersService } from '../directory/folders.service.js';

@@ -1,4 +1,4 @@
-import type { AccessType } from '../configs/key-configs.js';
+import type { AccessType } from '../common/access-types.js';
 
 /** The parts of a folder the effective access type depends on. */
 export interface FolderAccessNode {

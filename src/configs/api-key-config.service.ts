@@ -5,7 +5,7 @@ import { Secrets } from '../common/secrets.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { ApiKeyEntity } from '../workspace/entities/api-key.entity.js';
-import type { AccessType } from './key-configs.js';
+import type { AccessType } from '../common/access-types.js';
 import type { UpdateApiKeyConfigRequest } from './dto/config.dto.js';
 import { type KeySettings, maskSecret, parseKeySettings } from './key-configs.js';
 

@@ -1,3 +1,4 @@
+import type { AccessType } from '../common/access-types.js';
 import { defaultTriggers, type Triggers } from '../common/event-catalogue.js';
 
 /**
@@ -86,8 +87,6 @@ export interface StoredAdvancedWebhookConfig {
   publicKey: string;
   enableDataProtection: boolean;
 }
-
-export type AccessType = 'public' | 'organizationPrivate' | 'restricted';
 
 /** Per-key switches that are not delivery configs. */
 export interface KeySettings {

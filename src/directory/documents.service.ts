@@ -5,7 +5,7 @@ import { effectiveDocumentAccess } from '../access/effective-access.js';
 import { GrantEntity } from '../access/entities/grant.entity.js';
 import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import type { AccessType } from '../configs/key-configs.js';
+import type { AccessType } from '../common/access-types.js';
 import { KeySettingsReader } from '../configs/key-settings.reader.js';
 import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';

@@ -4,7 +4,7 @@ import { Brackets, In, type EntityManager, type Repository } from 'typeorm';
 import { effectiveFolderAccess, type FolderAccessNode } from '../access/effective-access.js';
 import { GrantEntity } from '../access/entities/grant.entity.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import type { AccessType } from '../configs/key-configs.js';
+import type { AccessType } from '../common/access-types.js';
 import { KeySettingsReader } from '../configs/key-settings.reader.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, okWith, type ItemResult, type ItemResults } from './batch.js';

@@ -5,8 +5,8 @@ import { checkArrayOf, checkBoolean, checkInteger, checkOneOf, checkShape, check
 import { COMMENT_EVENTS, EVENT_TYPES, TRIGGER_GROUPS, type GroupedTriggers, type Triggers } from '../../common/event-catalogue.js';
 import { checkEmail, checkHttpUrl } from '../../workspace/dto/checks.js';
 import { publicKeyProblem } from '../public-key.js';
-import { ACCESS_TYPES } from '../access-types.js';
-import { type AccessType, AI_PROVIDERS, type AiProvider } from '../key-configs.js';
+import { ACCESS_TYPES, type AccessType } from '../../common/access-types.js';
+import { AI_PROVIDERS, type AiProvider } from '../key-configs.js';
 
 const OptionalBoolean = () => applyDecorators(ApiPropertyOptional({ type: Boolean }), Optional(), Satisfies(checkBoolean));
 const OptionalText = (max = 500) => applyDecorators(ApiPropertyOptional({ maxLength: max }), Optional(), Satisfies(checkString({ max, allowEmpty: true })));
