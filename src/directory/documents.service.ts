@@ -9,7 +9,7 @@ import type { AccessType } from '../common/access-types.js';
 import { KeySettingsReader } from '../configs/key-settings.reader.js';
 import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
-import { failed, ok, okWith, splitMetadata, type ItemResult, type ItemResults } from './batch.js';
+import { failed, ok, okWith, splitMetadata, type ItemResult, type ItemResults } from '../common/batch.js';
 import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
 import { DOCUMENT_FIELDS, type AddDocumentsRequest, type DocumentInput, type GetDocumentsRequest, type MoveDocumentsRequest } from './dto/document.dto.js';
 import { DocumentEntity } from './entities/document.entity.js';

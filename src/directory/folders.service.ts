@@ -7,7 +7,7 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { AccessType } from '../common/access-types.js';
 import { KeySettingsReader } from '../configs/key-settings.reader.js';
 import { Transactions } from '../database/transactions.js';
-import { failed, ok, okWith, type ItemResult, type ItemResults } from './batch.js';
+import { failed, ok, okWith, type ItemResult, type ItemResults } from '../common/batch.js';
 import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
 import type { AddFoldersRequest, GetFoldersRequest, UpdateFolderAccessRequest, UpdateFoldersRequest } from './dto/folder.dto.js';
 import { DocumentEntity } from './entities/document.entity.js';

@@ -3,7 +3,7 @@ import { ValidateNested } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
 import { checkBoolean, checkInteger, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, NestedType } from '../../common/validation.js';
 import { ACCESS_TYPES } from '../../common/access-types.js';
-import { MAX_BATCH } from '../batch.js';
+import { MAX_BATCH } from '../../common/batch.js';
 
 const OptionalAccessType = () =>
   applyDecorators(ApiPropertyOptional({ enum: ACCESS_TYPES }), Optional(), Satisfies(checkOneOf(ACCESS_TYPES)));
