@@ -7,7 +7,7 @@ import { COMMENT_EVENTS, defaultTriggers } from '../common/event-catalogue.js';
 import { ApiKeyEntity } from '../workspace/entities/api-key.entity.js';
 import { NOTHING_TO_UPDATE } from './api-key-config.service.js';
 import type { UpdateActivityConfigRequest } from './dto/config.dto.js';
-import { type ActivityServiceConfig, type KeySettings, parseKeySettings } from './key-configs.js';
+import { type ActivityServiceConfig, type KeySettings, parseKeySettings } from '../workspace/key-configs.js';
 
 /** Upstream's activityconfig answer (get, and update's echo of what is now stored). */
 export interface ActivityConfigView {

@@ -7,7 +7,8 @@ import { Transactions } from '../database/transactions.js';
 import { ApiKeyEntity } from '../workspace/entities/api-key.entity.js';
 import type { AccessType } from '../common/access-types.js';
 import type { UpdateApiKeyConfigRequest } from './dto/config.dto.js';
-import { type KeySettings, maskSecret, parseKeySettings } from './key-configs.js';
+import { type KeySettings, parseKeySettings } from '../workspace/key-configs.js';
+import { maskSecret } from './ai-model-keys.js';
 
 /** Upstream's apikeyconfig answer: the key's owner, plan and settings; AI keys masked. */
 export interface ApiKeyConfigView {

@@ -1,7 +1,7 @@
 import { ActivityConfigService } from './activity-config.service.js';
 import { ApiKeyConfigService } from './api-key-config.service.js';
 import { Module } from '@nestjs/common';
-import { ConfigCodec } from './config-codec.js';
+import { ConfigCodec } from '../workspace/config-codec.js';
 import { ConfigsController } from './configs.controller.js';
 import { ConfigsService } from './configs.service.js';
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';

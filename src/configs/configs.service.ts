@@ -6,7 +6,7 @@ import { AppConfig } from '../config/app-config.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { ApiKeyEntity } from '../workspace/entities/api-key.entity.js';
-import { ConfigCodec } from './config-codec.js';
+import { ConfigCodec } from '../workspace/config-codec.js';
 import { ConfigErrors } from './configs.errors.js';
 import { flattenTriggers } from '../common/event-catalogue.js';
 import type { NotificationServiceConfigUpdate, UpdateAdvancedWebhookConfigRequest, UpdateEmailConfigRequest, UpdateNotificationConfigRequest, UpdateWebhookConfigRequest } from './dto/config.dto.js';
@@ -23,7 +23,7 @@ import {
   type StoredEmailConfig,
   type StoredNotificationConfig,
   type StoredWebhookConfig,
-} from './key-configs.js';
+} from '../workspace/key-configs.js';
 
 /** The configs as stored on the key's row. */
 export interface KeyConfigs {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../database/sql.js';
-import { type KeySettings, parseKeySettings } from './key-configs.js';
+import { type KeySettings, parseKeySettings } from '../workspace/key-configs.js';
 
 /** The per-key switches other modules read on their hot paths (one indexed lookup). */
 @Injectable()

@@ -9,12 +9,12 @@ import {
   neverConfiguredEmail,
   neverConfiguredNotification,
   neverConfiguredWebhook,
-} from '../configs/key-configs.js';
+} from './key-configs.js';
 import { newApiKey } from '../common/ids.js';
 import { PageTokens } from '../common/paging.js';
 import type { WorkspacePrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
-import { ConfigCodec } from '../configs/config-codec.js';
+import { ConfigCodec } from './config-codec.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { CredentialsService, type IssuedToken } from './credentials.service.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { neverConfiguredEmail, neverConfiguredWebhook } from '../../src/configs/key-configs.js';
+import { neverConfiguredEmail, neverConfiguredWebhook } from '../../src/workspace/key-configs.js';
 import { judge } from '../../src/events/delivery-outcome.js';
 import { destinationsOf, type RoutingConfig } from '../../src/events/delivery-routes.js';
 import { defaultTriggers } from '../../src/common/event-catalogue.js';
