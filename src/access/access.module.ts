@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { DirectoryModule } from '../directory/directory.module.js';
+import { ApiKeysModule } from '../workspace/api-keys.module.js';
 import { AccessController } from './access.controller.js';
 import { AccessService } from './access.service.js';
 
 /** Grants and permission resolution (contract part 5). */
 @Module({
-  imports: [DirectoryModule],
+  imports: [DirectoryModule, ApiKeysModule],
   controllers: [AccessController],
   providers: [AccessService],
   exports: [AccessService],

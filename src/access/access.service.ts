@@ -3,7 +3,7 @@ import type { JsonText } from '../common/envelope.js';
 import { ApiError } from '../common/errors.js';
 import { unixSeconds } from '../common/time.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import { KeySettingsReader } from '../configs/key-settings.reader.js';
+import { ApiKeyRepository } from '../workspace/api-key.repository.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { DirectoryErrors } from '../directory/directory.errors.js';
@@ -32,7 +32,7 @@ export class AccessService {
     private readonly organizations: OrganizationsService,
     private readonly folders: FoldersService,
     private readonly documents: DocumentsService,
-    private readonly keySettings: KeySettingsReader,
+    private readonly apiKeys: ApiKeyRepository,
   ) {}
 
   /** Resolves every user on every requested folder and document (contract part 5). */
@@ -113,7 +113,7 @@ export class AccessService {
             userIds,
           })
         : [],
-      this.keySettings.settings(apiKeyId),
+      this.apiKeys.settings(apiKeyId),
     ]);
     const world: PermissionWorld = {
       organization: { id: organization.id, disabled: Boolean(organization.disabled) },

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { GrantEntity } from '../access/entities/grant.entity.js';
+import { ApiKeysModule } from '../workspace/api-keys.module.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsService } from './documents.service.js';
 import { DirectoryUserEntity } from './entities/directory-user.entity.js';
@@ -19,7 +20,7 @@ import { UsersService } from './users.service.js';
 
 /** Organizations, folders, documents, users and groups a product mirrors into the service (contract part 4). */
 @Module({
-  imports: [TypeOrmModule.forFeature([OrganizationEntity, FolderEntity, DocumentEntity, DirectoryUserEntity, UserGroupEntity, UserGroupMemberEntity, GrantEntity])],
+  imports: [TypeOrmModule.forFeature([OrganizationEntity, FolderEntity, DocumentEntity, DirectoryUserEntity, UserGroupEntity, UserGroupMemberEntity, GrantEntity]), ApiKeysModule],
   controllers: [OrganizationsController, FoldersController, DocumentsController, UsersController],
   providers: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService],
   exports: [OrganizationsService, FoldersService, DocumentsService, UsersService],

@@ -1,6 +1,15 @@
 import type { AccessType } from '../common/access-types.js';
 import { defaultTriggers, type Triggers } from '../common/event-catalogue.js';
 
+/** The delivery configs stored on an API key's row (contract part 3). */
+export interface KeyConfigs {
+  email: StoredEmailConfig;
+  webhook: StoredWebhookConfig;
+  notification: StoredNotificationConfig;
+  /** Null until advanced webhooks are first enabled. */
+  advanced: StoredAdvancedWebhookConfig | null;
+}
+
 /**
  * Stored delivery configs of an API key (contract part 3). Secret fields (`apiKeyEnc`,
  * `authTokenEnc`) hold ciphertext from `Secrets.encrypt`, '' when unset.
