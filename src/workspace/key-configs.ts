@@ -151,11 +151,6 @@ export function neverConfiguredNotification(): StoredNotificationConfig {
   return { useNotificationService: false, notificationServiceConfig: {} };
 }
 
-/** The `settings` column as stored (JSON), over the defaults for what it does not hold. */
-export function parseKeySettings(json: string | undefined): KeySettings {
-  return { ...defaultKeySettings(), ...(json ? (JSON.parse(json) as Partial<KeySettings>) : {}) };
-}
-
 export function defaultKeySettings(): KeySettings {
   return { enablePrivateComments: false, requireAutoOrgUser: false, defaultDocumentAccessType: 'public' };
 }

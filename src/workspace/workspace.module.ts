@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CredentialVerifier } from '../common/guards/credential-verifier.js';
-import { ConfigsModule } from '../configs/configs.module.js';
 import { MailModule } from '../mail/mail.module.js';
 import { ApiKeyService } from './api-key.service.js';
+import { ApiKeysModule } from './api-keys.module.js';
 import { CredentialsService } from './credentials.service.js';
 import { DomainsService } from './domains.service.js';
 import { AccountEntity } from './entities/account.entity.js';
@@ -21,8 +21,8 @@ import { UserTokens } from './user-tokens.service.js';
 @Module({
   imports: [
     TypeOrmModule.forFeature([AccountEntity, WorkspaceEntity, ApiKeyEntity, ApiKeyAuthTokenEntity, AllowedDomainEntity, LoginTokenEntity]),
+    ApiKeysModule,
     MailModule,
-    ConfigsModule,
   ],
   controllers: [WorkspaceController, UserTokensController],
   providers: [
