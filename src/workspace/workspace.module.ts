@@ -8,8 +8,6 @@ import { CredentialsService } from './credentials.service.js';
 import { DomainsService } from './domains.service.js';
 import { AccountEntity } from './entities/account.entity.js';
 import { AllowedDomainEntity } from './entities/allowed-domain.entity.js';
-import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
-import { ApiKeyEntity } from './entities/api-key.entity.js';
 import { LoginTokenEntity } from './entities/login-token.entity.js';
 import { WorkspaceEntity } from './entities/workspace.entity.js';
 import { LoginService } from './login.service.js';
@@ -20,7 +18,7 @@ import { UserTokens } from './user-tokens.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([AccountEntity, WorkspaceEntity, ApiKeyEntity, ApiKeyAuthTokenEntity, AllowedDomainEntity, LoginTokenEntity]),
+    TypeOrmModule.forFeature([AccountEntity, WorkspaceEntity, AllowedDomainEntity, LoginTokenEntity]),
     ApiKeysModule,
     MailModule,
   ],
