@@ -1,6 +1,6 @@
 import { effectiveDocumentAccess, effectiveFolderAccess, type FolderAccessNode } from '../src/directory/effective-access.js';
 import type { PageTokens } from '../src/common/paging.js';
-import type { AccessType } from '../src/configs/key-configs.js';
+import type { AccessType } from '../src/common/access-types.js';
 import { idsOf } from '../src/directory/folder-paths.js';
 import { judgmentFacets } from '../src/memory/decisions.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { defaultTriggers } from '../src/events/event-catalogue.js';
+import { defaultTriggers } from '../src/common/event-catalogue.js';
 import { startApp } from './helpers/app.js';
 import { agentFor, createKey, expectError, expectSuccess, uniqueEmail, withKeyedApp } from './factories/workspace.js';
 

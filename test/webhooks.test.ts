@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { constants, createDecipheriv, generateKeyPairSync, privateDecrypt } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { defaultTriggers } from '../src/events/event-catalogue.js';
+import { defaultTriggers } from '../src/common/event-catalogue.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
 import { addActivities, advancedEndpoint, commentActivity, deliverySuite, waitForStatus, type Call } from './helpers/webhooks.js';

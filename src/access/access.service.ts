@@ -3,7 +3,7 @@ import type { JsonText } from '../common/envelope.js';
 import { ApiError } from '../common/errors.js';
 import { unixSeconds } from '../common/time.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import { KeySettingsReader } from '../configs/key-settings.reader.js';
+import { ApiKeyRepository } from '../workspace/api-key.repository.js';
 import { Transactions } from '../database/transactions.js';
 import { DirectoryErrors } from '../directory/directory.errors.js';
 import { idsOf } from '../directory/folder-paths.js';
@@ -28,7 +28,7 @@ export class AccessService {
     private readonly organizations: OrganizationsService,
     private readonly folders: FoldersService,
     private readonly documents: DocumentsService,
-    private readonly keySettings: KeySettingsReader,
+    private readonly apiKeys: ApiKeyRepository,
     private readonly grants: GrantRepository,
   ) {}
 
@@ -94,7 +94,7 @@ export class AccessService {
     const [grants, contextByUser, settings] = await Promise.all([
       this.grants.grantsAt(apiKeyId, organizationId, userIds, { documentIds, folderIds: [...known.keys(), ...above] }),
       userIds ? this.grants.accessFields(apiKeyId, organizationId, userIds) : new Map<string, string[]>(),
-      this.keySettings.settings(apiKeyId),
+      this.apiKeys.settings(apiKeyId),
     ]);
     const world: PermissionWorld = {
       organization,

@@ -1,4 +1,4 @@
-import type { AccessType } from '../configs/key-configs.js';
+import type { AccessType } from '../common/access-types.js';
 import { idsOf } from '../directory/folder-paths.js';
 import { effectiveDocumentAccess, effectiveFolderAccess, type FolderAccessNode } from '../directory/effective-access.js';
 import type { AccessRole } from './entities/grant.entity.js';

@@ -1,4 +1,4 @@
-import type { AccessType } from '../configs/key-configs.js';
+import type { AccessType } from '../common/access-types.js';
 import type { AccessRole } from './entities/grant.entity.js';
 
 /** A grant as resolution sees it; `expiresAt` in Unix seconds, null for a regular grant. */

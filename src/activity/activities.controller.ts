@@ -5,7 +5,7 @@ import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import { withResultFields, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
-import type { ItemResults } from '../directory/batch.js';
+import type { ItemResults } from '../common/batch.js';
 import { ActivitiesService } from './activities.service.js';
 import { AddActivitiesRequest, DeleteActivitiesRequest, GetActivitiesRequest, UpdateActivitiesRequest } from './dto/activity.dto.js';
 import { ActivitiesResult } from './dto/activity.response.js';

@@ -6,7 +6,7 @@ import { PageTokens, PAGE_BYTES, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
-import { failed, ok, type ItemResults } from '../directory/batch.js';
+import { failed, ok, type ItemResults } from '../common/batch.js';
 import { DocumentsService } from '../directory/documents.service.js';
 import { ActivityLog, fromRow, rowJson, type Activity, type ActivityRow } from './activity-log.js';
 import { UPDATABLE_FIELDS, type AddActivitiesRequest, type DeleteActivitiesRequest, type GetActivitiesRequest, type UpdateActivitiesRequest } from './dto/activity.dto.js';

@@ -1,5 +1,4 @@
 import { Global, Module } from '@nestjs/common';
-import { KeySettingsReader } from '../configs/key-settings.reader.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { Clock } from './clock.js';
@@ -9,7 +8,7 @@ import { Secrets } from './secrets.js';
 /** Shared services every feature module uses. */
 @Global()
 @Module({
-  providers: [Secrets, PageTokens, Transactions, Sql, KeySettingsReader, Clock],
-  exports: [Secrets, PageTokens, Transactions, Sql, KeySettingsReader, Clock],
+  providers: [Secrets, PageTokens, Transactions, Sql, Clock],
+  exports: [Secrets, PageTokens, Transactions, Sql, Clock],
 })
 export class CoreModule {}

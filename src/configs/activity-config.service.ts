@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors.js';
+import { COMMENT_EVENTS, defaultTriggers } from '../common/event-catalogue.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
-import { COMMENT_EVENTS, defaultTriggers } from '../events/event-catalogue.js';
-import { ApiKeyEntity } from '../workspace/entities/api-key.entity.js';
+import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import type { ActivityServiceConfig } from '../workspace/key-configs.js';
 import { NOTHING_TO_UPDATE } from './api-key-config.service.js';
+import { ConfigErrors } from './configs.errors.js';
 import type { UpdateActivityConfigRequest } from './dto/config.dto.js';
-import { type ActivityServiceConfig, type KeySettings, parseKeySettings } from './key-configs.js';
 
 /** Upstream's activityconfig answer (get, and update's echo of what is now stored). */
 export interface ActivityConfigView {
@@ -23,13 +23,12 @@ export interface ActivityConfigView {
 @Injectable()
 export class ActivityConfigService {
   constructor(
-    private readonly sql: Sql,
+    private readonly keys: ApiKeyRepository,
     private readonly transactions: Transactions,
   ) {}
 
   async get(principal: ApiKeyPrincipal): Promise<ActivityConfigView> {
-    const [row] = await this.sql.rows<{ settings: string }>('SELECT settings FROM api_key WHERE id = :apiKeyId', { apiKeyId: principal.apiKeyId });
-    return { activityServiceConfig: parseKeySettings(row!.settings).activityServiceConfig ?? { isEnabled: false } };
+    return { activityServiceConfig: (await this.keys.settings(principal.apiKeyId)).activityServiceConfig ?? { isEnabled: false } };
   }
 
   /** Deep-merges the sent fields under the row's lock, so concurrent updates both land. */
@@ -37,8 +36,8 @@ export class ActivityConfigService {
     const { isEnabled, immutable, enabledTime, triggers } = request.activityServiceConfig;
     if ([isEnabled, immutable, enabledTime, triggers].every((field) => field === undefined)) throw new ApiError('INVALID_ARGUMENT', NOTHING_TO_UPDATE);
     return this.transactions.run(async (manager) => {
-      const [row] = await this.sql.lockRows<{ settings: string }>(manager, 'SELECT settings FROM api_key WHERE id = :apiKeyId', { apiKeyId: principal.apiKeyId });
-      const settings: KeySettings = parseKeySettings(row!.settings);
+      const settings = await this.keys.lockSettings(manager, principal.apiKeyId);
+      if (!settings) throw ConfigErrors.keyGone();
       let config: ActivityServiceConfig = settings.activityServiceConfig ?? { isEnabled: false };
       if (!settings.activityServiceConfig && isEnabled === true) config = { isEnabled: true, immutable: true, enabledTime: Date.now(), triggers: { comment: standardCommentTriggers() } };
       config = {
@@ -48,7 +47,7 @@ export class ActivityConfigService {
         ...(enabledTime !== undefined ? { enabledTime } : {}),
         ...(triggers?.comment ? { triggers: { comment: { ...config.triggers?.comment, ...triggers.comment } } } : {}),
       };
-      await manager.update(ApiKeyEntity, { id: principal.apiKeyId }, { settings: { ...settings, activityServiceConfig: config }, lastUpdated: Date.now() });
+      await this.keys.saveSettings(manager, principal.apiKeyId, { ...settings, activityServiceConfig: config });
       return { activityServiceConfig: config };
     });
   }

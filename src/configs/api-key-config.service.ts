@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import type { AccessType } from '../common/access-types.js';
 import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
-import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
-import { ApiKeyEntity } from '../workspace/entities/api-key.entity.js';
-import type { AccessType } from './key-configs.js';
+import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import type { KeySettings } from '../workspace/key-configs.js';
+import { maskSecret } from './ai-model-keys.js';
+import { ConfigErrors } from './configs.errors.js';
 import type { UpdateApiKeyConfigRequest } from './dto/config.dto.js';
-import { type KeySettings, maskSecret, parseKeySettings } from './key-configs.js';
 
 /** Upstream's apikeyconfig answer: the key's owner, plan and settings; AI keys masked. */
 export interface ApiKeyConfigView {
@@ -31,20 +32,18 @@ export const NOTHING_TO_UPDATE = 'At least one field must be provided for update
 @Injectable()
 export class ApiKeyConfigService {
   constructor(
-    private readonly sql: Sql,
+    private readonly keys: ApiKeyRepository,
     private readonly transactions: Transactions,
     private readonly secrets: Secrets,
   ) {}
 
   async get(principal: ApiKeyPrincipal): Promise<ApiKeyConfigView> {
-    const [row] = await this.sql.rows<{ owner_email: string; settings: string; plan: string }>(
-      'SELECT k.owner_email, k.settings, w.plan FROM api_key k JOIN workspace w ON w.id = k.workspace_id WHERE k.id = :apiKeyId',
-      { apiKeyId: principal.apiKeyId },
-    );
-    const settings = parseKeySettings(row!.settings);
+    const profile = await this.keys.profile(principal.apiKeyId);
+    if (!profile) throw ConfigErrors.keyGone();
+    const { settings } = profile;
     return {
-      ownerEmail: row!.owner_email,
-      planInfo: { type: row!.plan },
+      ownerEmail: profile.ownerEmail,
+      planInfo: { type: profile.plan },
       defaultDocumentAccessType: settings.defaultDocumentAccessType,
       isPrivateCommentsEnabled: settings.enablePrivateComments,
       requireJwtToken: settings.requireJwtToken ?? false,
@@ -59,12 +58,13 @@ export class ApiKeyConfigService {
     const sent = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined)) as ApiKeyConfigEcho;
     if (!Object.keys(sent).length && !aiModelApiKey) throw new ApiError('INVALID_ARGUMENT', NOTHING_TO_UPDATE);
     return this.transactions.run(async (manager) => {
-      const [row] = await this.sql.lockRows<{ settings: string }>(manager, 'SELECT settings FROM api_key WHERE id = :apiKeyId', { apiKeyId: principal.apiKeyId });
-      const settings: KeySettings = { ...parseKeySettings(row!.settings), ...sent };
+      const stored = await this.keys.lockSettings(manager, principal.apiKeyId);
+      if (!stored) throw ConfigErrors.keyGone();
+      const settings: KeySettings = { ...stored, ...sent };
       if (aiModelApiKey) {
         settings.aiModelKeysEnc = { ...settings.aiModelKeysEnc, ...Object.fromEntries(aiModelApiKey.map((entry) => [entry.provider, this.secrets.encrypt(entry.customerApiKey)])) };
       }
-      await manager.update(ApiKeyEntity, { id: principal.apiKeyId }, { settings, lastUpdated: Date.now() });
+      await this.keys.saveSettings(manager, principal.apiKeyId, settings);
       return { ...sent, ...(aiModelApiKey ? { aiModelsConfig: this.masked(settings.aiModelKeysEnc!) } : {}) };
     });
   }

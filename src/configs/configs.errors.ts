@@ -11,5 +11,7 @@ export const ConfigErrors = {
   endpointMissing: () => new ApiError('NOT_FOUND', 'Advanced webhook provider request failed.'),
   endpointUidTaken: () => new ApiError('ALREADY_EXISTS', 'An advanced webhook endpoint with this uid already exists.'),
   endpointNothingSent: () => new ApiError('INVALID_ARGUMENT', 'At least one endpoint field besides data.endpointId is required.'),
+  /** The guard admitted the key, but its row is gone (deleted meanwhile): answered as the guard would now. */
+  keyGone: () => new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.'),
   notificationServiceOff: () => new ApiError('FAILED_PRECONDITION', 'Notification service is not enabled for this API key.'),
 };

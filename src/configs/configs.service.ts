@@ -1,41 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
-import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
-import { ApiKeyEntity } from '../workspace/entities/api-key.entity.js';
-import { ConfigCodec } from './config-codec.js';
+import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import { ConfigCodec } from '../workspace/config-codec.js';
 import { ConfigErrors } from './configs.errors.js';
-import { flattenTriggers } from '../events/event-catalogue.js';
+import { flattenTriggers } from '../common/event-catalogue.js';
 import type { NotificationServiceConfigUpdate, UpdateAdvancedWebhookConfigRequest, UpdateEmailConfigRequest, UpdateNotificationConfigRequest, UpdateWebhookConfigRequest } from './dto/config.dto.js';
 import {
   applyEmailConfigChange,
   applyNotificationConfigChange,
   notificationConfigView,
   applyWebhookConfigChange,
-  neverConfiguredEmail,
-  neverConfiguredNotification,
-  neverConfiguredWebhook,
   stripUndefined,
+  type KeyConfigs,
   type StoredAdvancedWebhookConfig,
-  type StoredEmailConfig,
   type StoredNotificationConfig,
-  type StoredWebhookConfig,
-} from './key-configs.js';
-
-/** The configs as stored on the key's row. */
-export interface KeyConfigs {
-  email: StoredEmailConfig;
-  webhook: StoredWebhookConfig;
-  notification: StoredNotificationConfig;
-  /** Null until advanced webhooks are first enabled. */
-  advanced: StoredAdvancedWebhookConfig | null;
-}
-
-type ConfigRow = { email_config: string; webhook_config: string; notification_config: string; advanced_webhook_config: string | null };
-const SELECT_CONFIGS = 'SELECT email_config, webhook_config, notification_config, advanced_webhook_config FROM api_key WHERE id = :apiKeyId';
+} from '../workspace/key-configs.js';
 
 const NEVER_CONFIGURED_ADVANCED: StoredAdvancedWebhookConfig = { isEnabled: false, encryptData: false, encodeData: false, publicKey: '', enableDataProtection: false };
 
@@ -46,7 +28,7 @@ const NEVER_CONFIGURED_ADVANCED: StoredAdvancedWebhookConfig = { isEnabled: fals
 @Injectable()
 export class ConfigsService {
   constructor(
-    private readonly sql: Sql,
+    private readonly keys: ApiKeyRepository,
     private readonly transactions: Transactions,
     private readonly codec: ConfigCodec,
     private readonly config: AppConfig,
@@ -136,16 +118,9 @@ export class ConfigsService {
    * second pooled connection while holding one).
    */
   async storedConfigs(apiKeyIds: readonly string[], manager?: EntityManager): Promise<Map<string, KeyConfigs>> {
-    if (!apiKeyIds.length) return new Map();
-    const text = 'SELECT id, email_config, webhook_config, notification_config, advanced_webhook_config FROM api_key WHERE id IN (:...apiKeyIds)';
-    const parameters = { apiKeyIds: [...apiKeyIds] };
-    const rows = manager ? await this.sql.run<ConfigRow & { id: string }>(manager, text, parameters) : await this.sql.rows<ConfigRow & { id: string }>(text, parameters);
-    return new Map(
-      rows.map((row) => {
-        const configs = parseConfigs(row);
-        return [row.id, this.config.advancedWebhooks ? configs : { ...configs, advanced: null }];
-      }),
-    );
+    const configs = await this.keys.configsByKey(apiKeyIds, manager);
+    if (this.config.advancedWebhooks) return configs;
+    return new Map([...configs].map(([apiKeyId, stored]) => [apiKeyId, { ...stored, advanced: null }]));
   }
 
   private requireAdvancedAvailable(): void {
@@ -153,26 +128,14 @@ export class ConfigsService {
   }
 
   private async read(apiKeyId: string): Promise<KeyConfigs> {
-    const [row] = await this.sql.rows<ConfigRow>(SELECT_CONFIGS, { apiKeyId });
-    return parseConfigs(row);
+    return (await this.keys.configs(apiKeyId)) ?? gone();
   }
 
   /** Reads the configs locked, lets `next` change some of them, and stores those. */
   private async change(apiKeyId: string, next: (stored: KeyConfigs) => Partial<KeyConfigs>): Promise<Partial<KeyConfigs>> {
     return this.transactions.run(async (manager: EntityManager) => {
-      const [row] = await this.sql.lockRows<ConfigRow>(manager, SELECT_CONFIGS, { apiKeyId });
-      const changed = next(parseConfigs(row));
-      await manager.update(
-        ApiKeyEntity,
-        { id: apiKeyId },
-        {
-          ...(changed.email ? { emailConfig: changed.email } : {}),
-          ...(changed.webhook ? { webhookConfig: changed.webhook } : {}),
-          ...(changed.notification ? { notificationConfig: changed.notification } : {}),
-          ...(changed.advanced ? { advancedWebhookConfig: changed.advanced } : {}),
-          lastUpdated: Date.now(),
-        },
-      );
+      const changed = next((await this.keys.lockConfigs(manager, apiKeyId)) ?? gone());
+      await this.keys.saveConfigs(manager, apiKeyId, changed);
       return changed;
     });
   }
@@ -185,13 +148,7 @@ function flatNotificationConfig(sent: NotificationServiceConfigUpdate | undefine
   return { ...rest, ...(triggers !== undefined ? { triggers: flattenTriggers(triggers) } : {}) };
 }
 
-function parseConfigs(row: ConfigRow | undefined): KeyConfigs {
-  // The guard admitted the key, so its row exists; a missing one means it was deleted meanwhile.
-  if (!row) throw new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.');
-  return {
-    email: { ...neverConfiguredEmail(), ...(JSON.parse(row.email_config) as StoredEmailConfig) },
-    webhook: { ...neverConfiguredWebhook(), ...(JSON.parse(row.webhook_config) as StoredWebhookConfig) },
-    notification: { ...neverConfiguredNotification(), ...(JSON.parse(row.notification_config) as StoredNotificationConfig) },
-    advanced: row.advanced_webhook_config === null ? null : (JSON.parse(row.advanced_webhook_config) as StoredAdvancedWebhookConfig),
-  };
+/** The guard admitted the key, so its row exists; a missing one means it was deleted meanwhile. */
+function gone(): never {
+  throw ConfigErrors.keyGone();
 }

@@ -10,7 +10,7 @@ import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { ConfigErrors } from './configs.errors.js';
 import { ConfigsService } from './configs.service.js';
-import { stripUndefined } from './key-configs.js';
+import { stripUndefined } from '../workspace/key-configs.js';
 import type { CreateEndpointRequest, ListEndpointsRequest, UpdateEndpointRequest } from './dto/endpoint.dto.js';
 
 /** An advanced webhook endpoint as callers read it: unset optional fields are explicit nulls. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AccessType } from '../configs/key-configs.js';
+import type { AccessType } from '../common/access-types.js';
 import { Sql } from '../database/sql.js';
 
 /** An organization as other modules need it to decide access. */

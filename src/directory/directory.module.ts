@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeysModule } from '../workspace/api-keys.module.js';
 import { DirectoryDeletes } from './directory-deletes.js';
 import { DirectoryReader } from './directory-reader.js';
 import { DocumentsController } from './documents.controller.js';
@@ -20,7 +21,7 @@ import { UsersService } from './users.service.js';
 
 /** Organizations, folders, documents, users and groups a product mirrors into the service (contract part 4). */
 @Module({
-  imports: [TypeOrmModule.forFeature([OrganizationEntity, FolderEntity, DocumentEntity, DirectoryUserEntity, UserGroupEntity, UserGroupMemberEntity])],
+  imports: [TypeOrmModule.forFeature([OrganizationEntity, FolderEntity, DocumentEntity, DirectoryUserEntity, UserGroupEntity, UserGroupMemberEntity]), ApiKeysModule],
   controllers: [OrganizationsController, FoldersController, DocumentsController, UsersController],
   providers: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes],
   exports: [OrganizationsService, FoldersService, DocumentsService, UsersService, DirectoryReader, DirectoryDeletes],

@@ -5,8 +5,8 @@ import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import { withResultFields, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
-import type { AccessType } from '../configs/key-configs.js';
-import type { ItemResult, ItemResults } from './batch.js';
+import type { AccessType } from '../common/access-types.js';
+import type { ItemResult, ItemResults } from '../common/batch.js';
 import { DirectoryMessages } from './directory.errors.js';
 import { DocumentsService } from './documents.service.js';
 import {

@@ -4,11 +4,11 @@ import { In, type EntityManager, type Repository } from 'typeorm';
 import { effectiveDocumentAccess } from './effective-access.js';
 import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import type { AccessType } from '../configs/key-configs.js';
-import { KeySettingsReader } from '../configs/key-settings.reader.js';
+import type { AccessType } from '../common/access-types.js';
+import { ApiKeyRepository } from '../workspace/api-key.repository.js';
 import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
-import { failed, ok, okWith, splitMetadata, type ItemResult, type ItemResults } from './batch.js';
+import { failed, ok, okWith, splitMetadata, type ItemResult, type ItemResults } from '../common/batch.js';
 import { DirectoryDeletes } from './directory-deletes.js';
 import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
 import { DOCUMENT_FIELDS, type AddDocumentsRequest, type DocumentInput, type GetDocumentsRequest, type MoveDocumentsRequest } from './dto/document.dto.js';
@@ -59,7 +59,7 @@ export class DocumentsService {
   constructor(
     private readonly transactions: Transactions,
     private readonly folders: FoldersService,
-    private readonly keySettings: KeySettingsReader,
+    private readonly apiKeys: ApiKeyRepository,
     private readonly pageTokens: PageTokens,
     private readonly sql: Sql,
     private readonly deletes: DirectoryDeletes,
@@ -129,7 +129,7 @@ export class DocumentsService {
       )
     ).map(toDocument);
     const { items: page, next } = this.pageTokens.page(rows, pageSize, apiKeyId, 'documents/get', filters, (last) => [last.createdAt, last.id]);
-    const keyDefault = (await this.keySettings.settings(apiKeyId)).defaultDocumentAccessType;
+    const keyDefault = (await this.apiKeys.settings(apiKeyId)).defaultDocumentAccessType;
     const folderAccess = await this.folders.effectiveAccess(this.documents.manager, apiKeyId, request.organizationId, page.flatMap((d) => (d.folderId ? [d.folderId] : [])), keyDefault);
     let notFound: Record<string, MissingDocument> | undefined;
     if (request.documentIds?.length) {

@@ -1,4 +1,4 @@
-import type { AccessType } from '../configs/key-configs.js';
+import type { AccessType } from '../common/access-types.js';
 
 // Effective access types are facts of directory's folders and documents (folders get and
 // documents get answer them), so they live here; access's resolution reads them from here, as

@@ -4,7 +4,7 @@ import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
-import type { ItemResult, ItemResults } from './batch.js';
+import type { ItemResult, ItemResults } from '../common/batch.js';
 import { AddFoldersRequest, DeleteFolderRequest, GetFoldersRequest, UpdateFolderAccessRequest, UpdateFoldersRequest } from './dto/folder.dto.js';
 import { FoldersService, type FolderAccessItem, type FolderRecord } from './folders.service.js';
 import { FolderAccessResultsResult, FoldersResult } from './dto/folder.response.js';

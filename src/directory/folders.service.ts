@@ -3,11 +3,11 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { In, type EntityManager, type Repository } from 'typeorm';
 import { effectiveFolderAccess, type FolderAccessNode } from './effective-access.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import type { AccessType } from '../configs/key-configs.js';
-import { KeySettingsReader } from '../configs/key-settings.reader.js';
+import type { AccessType } from '../common/access-types.js';
+import { ApiKeyRepository } from '../workspace/api-key.repository.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
-import { failed, ok, okWith, type ItemResult, type ItemResults } from './batch.js';
+import { failed, ok, okWith, type ItemResult, type ItemResults } from '../common/batch.js';
 import { DirectoryDeletes } from './directory-deletes.js';
 import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
 import type { AddFoldersRequest, GetFoldersRequest, UpdateFolderAccessRequest, UpdateFoldersRequest } from './dto/folder.dto.js';
@@ -45,7 +45,7 @@ export class FoldersService {
   constructor(
     private readonly transactions: Transactions,
     private readonly organizations: OrganizationsService,
-    private readonly keySettings: KeySettingsReader,
+    private readonly apiKeys: ApiKeyRepository,
     private readonly sql: Sql,
     private readonly deletes: DirectoryDeletes,
     @InjectRepository(FolderEntity) private readonly folders: Repository<FolderEntity>,
@@ -101,7 +101,7 @@ export class FoldersService {
    */
   async get(principal: ApiKeyPrincipal, request: GetFoldersRequest): Promise<FolderRecord[]> {
     const { apiKeyId } = principal;
-    const keyDefault = (await this.keySettings.settings(apiKeyId)).defaultDocumentAccessType;
+    const keyDefault = (await this.apiKeys.settings(apiKeyId)).defaultDocumentAccessType;
     const base = this.folders.createQueryBuilder('f').where('f.api_key_id = :apiKeyId AND f.organization_id = :organizationId', { apiKeyId, organizationId: request.organizationId });
 
     if (request.folderId === undefined && request.maxDepth === undefined) {
@@ -221,7 +221,7 @@ export class FoldersService {
       const answered = new Map<string, AccessType | null>();
       if (request.inheritFromParent === false && accessType === null) {
         // Stop inheriting without naming a type: keep what each folder has now, as its own.
-        const keyDefault = (await this.keySettings.settings(apiKeyId)).defaultDocumentAccessType;
+        const keyDefault = (await this.apiKeys.settings(apiKeyId)).defaultDocumentAccessType;
         const ancestors = await this.findFolders(manager, apiKeyId, request.organizationId, existing.flatMap((f) => idsOf(f.path)));
         const byId = new Map([...ancestors, ...existing].map((f) => [f.id, toNode(f)]));
         const now = Date.now();

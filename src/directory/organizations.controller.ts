@@ -5,7 +5,7 @@ import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import { withResultFields, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
-import type { ItemResults } from './batch.js';
+import type { ItemResults } from '../common/batch.js';
 import { GetOrganizationsRequest, OrganizationIdsRequest, OrganizationsDisableStateRequest, OrganizationsRequest } from './dto/organization.dto.js';
 import { OrganizationsService } from './organizations.service.js';
 import { OrganizationsResult } from './dto/organization.response.js';

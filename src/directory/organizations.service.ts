@@ -5,7 +5,7 @@ import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
-import { failed, ok, splitMetadata, type ItemResults } from './batch.js';
+import { failed, ok, splitMetadata, type ItemResults } from '../common/batch.js';
 import { DirectoryMessages } from './directory.errors.js';
 import { ORGANIZATION_FIELDS, type GetOrganizationsRequest, type OrganizationInput } from './dto/organization.dto.js';
 import { OrganizationEntity } from './entities/organization.entity.js';

@@ -3,7 +3,7 @@ import { In } from 'typeorm';
 import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
-import { failed, ok, type ItemResults } from './batch.js';
+import { failed, ok, type ItemResults } from '../common/batch.js';
 import { DirectoryMessages } from './directory.errors.js';
 import type { AddGroupUsersRequest, AddUserGroupsRequest, DeleteGroupUsersRequest } from './dto/user-group.dto.js';
 import { UserGroupMemberEntity } from './entities/user-group-member.entity.js';

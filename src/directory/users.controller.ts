@@ -5,7 +5,7 @@ import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import { withResultFields, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
-import type { ItemResults } from './batch.js';
+import type { ItemResults } from '../common/batch.js';
 import { AddGroupUsersRequest, AddUserGroupsRequest, DeleteGroupUsersRequest } from './dto/user-group.dto.js';
 import { AddUsersV1Request, AddUsersV2Request, DeleteUsersRequest, GetUsersV1Request, GetUsersV2Request, UpdateUsersRequest } from './dto/user.dto.js';
 import { UserGroupsService, type GroupMemberResult } from './user-groups.service.js';

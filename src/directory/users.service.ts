@@ -5,7 +5,7 @@ import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
-import { failed, ok, splitMetadata, type ItemResults } from './batch.js';
+import { failed, ok, splitMetadata, type ItemResults } from '../common/batch.js';
 import { USER_FIELDS, type GetUsersV1Request, type GetUsersV2Request, type UserInput, type UserScopeRequest } from './dto/user.dto.js';
 import { DirectoryUserEntity } from './entities/directory-user.entity.js';
 import { UserGroupMemberEntity } from './entities/user-group-member.entity.js';

@@ -1,4 +1,4 @@
-import type { StoredAdvancedWebhookConfig, StoredEmailConfig, StoredWebhookConfig } from '../configs/key-configs.js';
+import type { StoredAdvancedWebhookConfig, StoredEmailConfig, StoredWebhookConfig } from '../workspace/key-configs.js';
 import { ADVANCED_RETRY_DELAYS_MS, BASIC_RETRY_DELAYS_MS } from './retry-schedule.js';
 
 /**

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ConfigsService, type KeyConfigs } from '../configs/configs.service.js';
+import { ConfigsService } from '../configs/configs.service.js';
+import type { KeyConfigs } from '../workspace/key-configs.js';
 import { WebhookEndpointsService, type DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
 import { documentKey, DocumentsService } from '../directory/documents.service.js';
 import { UsersService } from '../directory/users.service.js';

@@ -8,7 +8,7 @@ import { CrdtStore, type CrdtObserver, type StoredEditor } from '../crdt/crdt-st
 import { Transactions } from '../database/transactions.js';
 import { advancedRoute, destinationsOf, type RoutingConfig } from './delivery-routes.js';
 import { DeliveryWorker } from './delivery-worker.js';
-import { CRDT_EVENTS } from './event-catalogue.js';
+import { CRDT_EVENTS } from '../common/event-catalogue.js';
 import { activityEvent, crdtEvent, type OutboxEvent } from './outbox-event.js';
 import { OutboxStore } from './outbox-store.js';
 

@@ -5,6 +5,7 @@ import { ConfigsModule } from '../configs/configs.module.js';
 import { CrdtModule } from '../crdt/crdt.module.js';
 import { DirectoryModule } from '../directory/directory.module.js';
 import { MailModule } from '../mail/mail.module.js';
+import { ApiKeysModule } from '../workspace/api-keys.module.js';
 import { WorkspaceModule } from '../workspace/workspace.module.js';
 import { DeliverySenders } from './delivery-senders.js';
 import { DeliveryWorker } from './delivery-worker.js';
@@ -26,7 +27,7 @@ import { WebhookSender } from './webhook-sender.js';
  * basic and advanced webhooks and as notification mail, and the advanced webhook message log.
  */
 @Module({
-  imports: [ConfigsModule, ActivityModule, CrdtModule, AccessModule, DirectoryModule, WorkspaceModule, MailModule],
+  imports: [ConfigsModule, ApiKeysModule, ActivityModule, CrdtModule, AccessModule, DirectoryModule, WorkspaceModule, MailModule],
   controllers: [NotificationsController, MessageLogController],
   providers: [
     NotificationPreferencesService,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { KeyConfigs } from '../configs/configs.service.js';
+import type { KeyConfigs } from '../workspace/key-configs.js';
 import type { AttemptResult } from './delivery-outcome.js';
 import { mailDestination } from './delivery-routes.js';
 import type { Released } from './delivery-senders.js';

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
-import { ConfigCodec } from '../configs/config-codec.js';
-import type { KeyConfigs } from '../configs/configs.service.js';
-import type { StoredEmailConfig } from '../configs/key-configs.js';
+import { ConfigCodec } from '../workspace/config-codec.js';
+import type { KeyConfigs, StoredEmailConfig } from '../workspace/key-configs.js';
 import { addressOf, Mailer } from '../mail/mailer.service.js';
 import { MailTemplates, type RenderedMail } from '../mail/mail-templates.js';
 import type { AttemptResult } from './delivery-outcome.js';

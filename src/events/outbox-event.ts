@@ -1,6 +1,6 @@
 import type { Activity } from '../activity/activity-log.js';
 import type { StoredEditor } from '../crdt/crdt-store.js';
-import { CRDT_EVENTS } from './event-catalogue.js';
+import { CRDT_EVENTS } from '../common/event-catalogue.js';
 
 /** The user who acted: at least a `userId`, and whatever else the caller sent of them. */
 export type ActionUser = { userId: string } & Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigCodec } from '../configs/config-codec.js';
-import type { KeyConfigs } from '../configs/configs.service.js';
+import { ConfigCodec } from '../workspace/config-codec.js';
+import type { KeyConfigs } from '../workspace/key-configs.js';
 import type { DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
 import type { AttemptResult } from './delivery-outcome.js';
 import type { DeliveryContext, Released } from './delivery-senders.js';

@@ -1,6 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { newApiKey } from '../common/ids.js';
+import { PageTokens } from '../common/paging.js';
+import type { WorkspacePrincipal } from '../common/request-context.js';
+import { Secrets } from '../common/secrets.js';
+import { Sql } from '../database/sql.js';
+import { Transactions } from '../database/transactions.js';
+import { ApiKeyRepository, type NewApiKey } from './api-key.repository.js';
+import { ConfigCodec } from './config-codec.js';
+import { CredentialsService, type IssuedToken } from './credentials.service.js';
+import { DomainsService } from './domains.service.js';
+import type { ApiKeyView } from './dto/workspace.response.js';
+import type { CreateApiKeyRequest, ListApiKeysRequest } from './dto/api-key.dto.js';
+import { WorkspaceEntity } from './entities/workspace.entity.js';
 import {
   applyEmailConfigChange,
   applyNotificationConfigChange,
@@ -9,21 +21,7 @@ import {
   neverConfiguredEmail,
   neverConfiguredNotification,
   neverConfiguredWebhook,
-} from '../configs/key-configs.js';
-import { newApiKey } from '../common/ids.js';
-import { PageTokens } from '../common/paging.js';
-import type { WorkspacePrincipal } from '../common/request-context.js';
-import { Secrets } from '../common/secrets.js';
-import { ConfigCodec } from '../configs/config-codec.js';
-import { Sql } from '../database/sql.js';
-import { Transactions } from '../database/transactions.js';
-import { CredentialsService, type IssuedToken } from './credentials.service.js';
-import { DomainsService } from './domains.service.js';
-import type { ApiKeyView } from './dto/workspace.response.js';
-import type { CreateApiKeyRequest, ListApiKeysRequest } from './dto/api-key.dto.js';
-import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
-import { ApiKeyEntity } from './entities/api-key.entity.js';
-import { WorkspaceEntity } from './entities/workspace.entity.js';
+} from './key-configs.js';
 import { displayLocalPart } from './display-name.js';
 import { WORKSPACE_LIMITS, WorkspaceErrors } from './workspace.errors.js';
 
@@ -48,8 +46,7 @@ export class ApiKeyService {
     private readonly secrets: Secrets,
     private readonly codec: ConfigCodec,
     private readonly pageTokens: PageTokens,
-    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
-    @InjectRepository(ApiKeyAuthTokenEntity) private readonly tokens: Repository<ApiKeyAuthTokenEntity>,
+    private readonly keys: ApiKeyRepository,
   ) {}
 
   /**
@@ -67,7 +64,7 @@ export class ApiKeyService {
       if (request.type === 'production') {
         if (!workspace.selfServeProductionKeys) throw WorkspaceErrors.productionNotEnabled();
         if (workspace.plan !== 'paid') throw WorkspaceErrors.productionNeedsPaidPlan();
-        const production = await manager.count(ApiKeyEntity, { where: { workspaceId: workspace.id, type: 'production' } });
+        const production = await this.keys.productionKeyCount(manager, workspace.id);
         if (production >= WORKSPACE_LIMITS.productionKeysPerWorkspace) {
           throw WorkspaceErrors.productionKeyLimit(WORKSPACE_LIMITS.productionKeysPerWorkspace);
         }
@@ -78,10 +75,9 @@ export class ApiKeyService {
 
   /** Inserts a key with its configs initialised from the creation options, as the config updates would. */
   async createInTransaction(manager: EntityManager, workspace: WorkspaceEntity, request: CreateApiKeyRequest): Promise<CreatedApiKey> {
-    const now = Date.now();
     const id = newApiKey();
     const type = request.type;
-    const key: ApiKeyEntity = {
+    const key: NewApiKey = {
       id,
       workspaceId: workspace.id,
       name: request.apiKeyName?.trim() || `${displayLocalPart(request.ownerEmail)} ${type === 'production' ? 'Production' : 'Test'} API Key`,
@@ -90,23 +86,24 @@ export class ApiKeyService {
       // Validated for both types, stored only where they mean something (contract part 2).
       persistenceDbRegion: type === 'production' ? (request.persistenceDBRegion ?? null) : null,
       realtimeDbRegion: type === 'production' ? (request.realtimeDBRegion ?? null) : null,
-      emailConfig: applyEmailConfigChange(neverConfiguredEmail(), this.codec.emailChange(request.useEmailService, request.emailServiceConfig), { seedTriggers: request.setDefaultEmailTriggers }),
-      webhookConfig: applyWebhookConfigChange(neverConfiguredWebhook(), this.codec.webhookChange(request.useWebhookService, request.webhookServiceConfig)),
-      notificationConfig: applyNotificationConfigChange(
-        neverConfiguredNotification(),
-        { useNotificationService: request.useNotificationService },
-        { seedTriggers: request.setDefaultNotificationTriggers },
-      ),
-      advancedWebhookConfig: null,
+      configs: {
+        email: applyEmailConfigChange(neverConfiguredEmail(), this.codec.emailChange(request.useEmailService, request.emailServiceConfig), { seedTriggers: request.setDefaultEmailTriggers }),
+        webhook: applyWebhookConfigChange(neverConfiguredWebhook(), this.codec.webhookChange(request.useWebhookService, request.webhookServiceConfig)),
+        notification: applyNotificationConfigChange(
+          neverConfiguredNotification(),
+          { useNotificationService: request.useNotificationService },
+          { seedTriggers: request.setDefaultNotificationTriggers },
+        ),
+        advanced: null,
+      },
       settings: {
         ...defaultKeySettings(),
         enablePrivateComments: request.enablePrivateComments ?? false,
         requireAutoOrgUser: request.requireAutoOrgUser ?? false,
       },
-      createdAt: now,
-      lastUpdated: now,
+      createdAt: Date.now(),
     };
-    await manager.insert(ApiKeyEntity, key);
+    await this.keys.insert(manager, key);
     const domains = [...(request.allowedDomains ?? [])];
     if (request.addLocalHostToAllowedDomains) domains.push('localhost');
     await this.domains.insertNew(manager, id, domains);
@@ -121,43 +118,33 @@ export class ApiKeyService {
     const after = request.pageToken
       ? this.pageTokens.decode<[number, string]>(principal.workspaceId, 'apikeys/get', filters, request.pageToken)
       : undefined;
-    const query = this.keys
-      .createQueryBuilder('k')
-      .where('k.workspace_id = :workspaceId', { workspaceId: principal.workspaceId })
-      .orderBy('k.created_at', 'ASC')
-      .addOrderBy('k.id', 'ASC')
-      .take(pageSize + 1);
-    if (request.apiKeys) query.andWhere('k.id IN (:...ids)', { ids: request.apiKeys.length ? request.apiKeys : [''] });
-    if (after) query.andWhere('(k.created_at, k.id) > (:t, :id)', { t: after[0], id: after[1] });
-    const rows = await query.getMany();
+    const rows = await this.keys.page(principal.workspaceId, { ids: request.apiKeys, after, limit: pageSize + 1 });
     const page = this.pageTokens.page(rows, pageSize, principal.workspaceId, 'apikeys/get', filters, (last) => [last.createdAt, last.id]);
     return { keys: page.items.map((key) => ({ id: key.id, apiKeyName: key.name, type: key.type })), nextPageToken: page.next };
   }
 
   async rename(principal: WorkspacePrincipal, apiKey: string, name: string): Promise<void> {
     await this.transactions.run(async (manager) => {
-      const result = await manager.update(ApiKeyEntity, { id: apiKey, workspaceId: principal.workspaceId }, { name: name.trim(), lastUpdated: Date.now() });
-      if (!result.affected) throw WorkspaceErrors.apiKeyNotFound();
+      if (!(await this.keys.rename(manager, principal.workspaceId, apiKey, name.trim()))) throw WorkspaceErrors.apiKeyNotFound();
     });
   }
 
   async authTokens(principal: WorkspacePrincipal, apiKey: string): Promise<{ apiKey: string; authTokens: IssuedToken[] }> {
     await this.requireOwnKey(principal, apiKey);
-    const tokens = await this.tokens.find({ where: { apiKeyId: apiKey }, order: { createdAt: 'ASC', id: 'ASC' } });
+    const tokens = await this.keys.tokensOf(apiKey);
     return { apiKey, authTokens: tokens.map((t) => ({ token: this.secrets.decrypt(t.tokenEnc), name: t.name, domains: t.domains })) };
   }
 
   /** Replaces every token of the key with a new one in one transaction: old tokens stop working at once. */
   async resetAuthToken(principal: WorkspacePrincipal, apiKey: string): Promise<{ apiKey: string; newAuthToken: IssuedToken }> {
     return this.transactions.run(async (manager) => {
-      const key = await manager.findOneBy(ApiKeyEntity, { id: apiKey, workspaceId: principal.workspaceId });
-      if (!key) throw WorkspaceErrors.apiKeyNotFound();
-      await manager.delete(ApiKeyAuthTokenEntity, { apiKeyId: apiKey });
+      if (!(await this.keys.belongsTo(principal.workspaceId, apiKey, manager))) throw WorkspaceErrors.apiKeyNotFound();
+      await this.keys.deleteTokens(manager, apiKey);
       return { apiKey, newAuthToken: await this.credentials.issueApiKeyToken(manager, apiKey) };
     });
   }
 
   private async requireOwnKey(principal: WorkspacePrincipal, apiKey: string): Promise<void> {
-    if (!(await this.keys.existsBy({ id: apiKey, workspaceId: principal.workspaceId }))) throw WorkspaceErrors.apiKeyNotFound();
+    if (!(await this.keys.belongsTo(principal.workspaceId, apiKey))) throw WorkspaceErrors.apiKeyNotFound();
   }
 }

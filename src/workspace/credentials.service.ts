@@ -4,8 +4,8 @@ import { CredentialVerifier, type WorkspaceCheck } from '../common/guards/creden
 import { newApiKeyAuthToken, newSortableId } from '../common/ids.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { safeEqual, Secrets } from '../common/secrets.js';
-import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
 import { Sql } from '../database/sql.js';
+import { ApiKeyRepository } from './api-key.repository.js';
 
 export const DEFAULT_AUTH_TOKEN_NAME = 'Default Auth Token';
 
@@ -18,6 +18,7 @@ export class CredentialsService extends CredentialVerifier {
   constructor(
     private readonly secrets: Secrets,
     private readonly sql: Sql,
+    private readonly keys: ApiKeyRepository,
   ) {
     super();
   }
@@ -26,14 +27,9 @@ export class CredentialsService extends CredentialVerifier {
   override async verifyApiKey(apiKey: string, authToken: string): Promise<ApiKeyPrincipal | undefined> {
     if (apiKey.length > MAX_CREDENTIAL_LENGTH || authToken.length > MAX_CREDENTIAL_LENGTH) return undefined;
     const hash = this.secrets.lookupHash(authToken);
-    const [row] = await this.sql.rows<{ token_hash: string; api_key_id: string; workspace_id: string }>(
-      `SELECT t.token_hash AS token_hash, k.id AS api_key_id, k.workspace_id AS workspace_id
-         FROM api_key_auth_token t INNER JOIN api_key k ON k.id = t.api_key_id
-        WHERE t.token_hash = :hash AND t.api_key_id = :apiKey`,
-      { hash, apiKey },
-    );
-    if (!row || !safeEqual(row.token_hash, hash)) return undefined;
-    return { apiKeyId: row.api_key_id, workspaceId: row.workspace_id };
+    const holder = await this.keys.tokenHolder(apiKey, hash);
+    if (!holder || !safeEqual(holder.tokenHash, hash)) return undefined;
+    return { apiKeyId: holder.apiKeyId, workspaceId: holder.workspaceId };
   }
 
   override async verifyWorkspace(workspaceId: string, authToken: string): Promise<WorkspaceCheck> {
@@ -46,7 +42,7 @@ export class CredentialsService extends CredentialVerifier {
   /** Creates an auth token for a key inside the caller's transaction; returns it in clear once. */
   async issueApiKeyToken(manager: EntityManager, apiKeyId: string, name = DEFAULT_AUTH_TOKEN_NAME, domains: string[] = []): Promise<IssuedToken> {
     const token = newApiKeyAuthToken();
-    await manager.insert(ApiKeyAuthTokenEntity, {
+    await this.keys.addToken(manager, {
       id: newSortableId('tok_'),
       apiKeyId,
       name,

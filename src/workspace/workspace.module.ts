@@ -1,15 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CredentialVerifier } from '../common/guards/credential-verifier.js';
-import { ConfigsModule } from '../configs/configs.module.js';
 import { MailModule } from '../mail/mail.module.js';
 import { ApiKeyService } from './api-key.service.js';
+import { ApiKeysModule } from './api-keys.module.js';
 import { CredentialsService } from './credentials.service.js';
 import { DomainsService } from './domains.service.js';
 import { AccountEntity } from './entities/account.entity.js';
 import { AllowedDomainEntity } from './entities/allowed-domain.entity.js';
-import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
-import { ApiKeyEntity } from './entities/api-key.entity.js';
 import { LoginTokenEntity } from './entities/login-token.entity.js';
 import { WorkspaceEntity } from './entities/workspace.entity.js';
 import { LoginService } from './login.service.js';
@@ -20,9 +18,9 @@ import { UserTokens } from './user-tokens.service.js';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([AccountEntity, WorkspaceEntity, ApiKeyEntity, ApiKeyAuthTokenEntity, AllowedDomainEntity, LoginTokenEntity]),
+    TypeOrmModule.forFeature([AccountEntity, WorkspaceEntity, AllowedDomainEntity, LoginTokenEntity]),
+    ApiKeysModule,
     MailModule,
-    ConfigsModule,
   ],
   controllers: [WorkspaceController, UserTokensController],
   providers: [

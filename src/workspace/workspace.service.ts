@@ -6,13 +6,13 @@ import type { WorkspacePrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
+import { ApiKeyRepository, type ApiKeySummary } from './api-key.repository.js';
 import { ApiKeyService } from './api-key.service.js';
 import { isDisposableEmail } from './disposable-email.js';
 import { displayLocalPart } from './display-name.js';
 import type { CreateWorkspaceRequest } from './dto/workspace.dto.js';
 import type { WorkspaceView } from './dto/workspace.response.js';
 import { AccountEntity } from './entities/account.entity.js';
-import { ApiKeyEntity } from './entities/api-key.entity.js';
 import { WorkspaceEntity, type WorkspacePlan } from './entities/workspace.entity.js';
 import { WORKSPACE_LIMITS, WorkspaceErrors } from './workspace.errors.js';
 
@@ -30,9 +30,9 @@ export class WorkspaceService {
     private readonly sql: Sql,
     private readonly secrets: Secrets,
     private readonly apiKeys: ApiKeyService,
+    private readonly keys: ApiKeyRepository,
     @InjectRepository(WorkspaceEntity) private readonly workspaces: Repository<WorkspaceEntity>,
     @InjectRepository(AccountEntity) private readonly accounts: Repository<AccountEntity>,
-    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
   ) {}
 
   /** Creates a workspace, its owner account (once per e-mail) and a first `testing` key with a token. */
@@ -70,7 +70,7 @@ export class WorkspaceService {
       });
       return { workspace, account, firstKey };
     });
-    const keys = await this.keys.find({ where: { workspaceId: created.workspace.id }, order: { createdAt: 'ASC', id: 'ASC' } });
+    const keys = await this.keys.ofWorkspaces([created.workspace.id]);
     return {
       workspace: this.toResponse(created.workspace, created.account, keys),
       apiKey: created.firstKey.apiKey,
@@ -115,7 +115,7 @@ export class WorkspaceService {
     const ids = workspaces.map((w) => w.id);
     const [accounts, keys] = await Promise.all([
       this.accounts.findBy({ id: In([...new Set(workspaces.map((w) => w.accountId))]) }),
-      this.keys.find({ where: { workspaceId: In(ids) }, order: { createdAt: 'ASC', id: 'ASC' } }),
+      this.keys.ofWorkspaces(ids),
     ]);
     return workspaces.map((workspace) =>
       this.toResponse(
@@ -126,7 +126,7 @@ export class WorkspaceService {
     );
   }
 
-  private toResponse(workspace: WorkspaceEntity, account: AccountEntity, keys: ApiKeyEntity[]): WorkspaceView {
+  private toResponse(workspace: WorkspaceEntity, account: AccountEntity, keys: ApiKeySummary[]): WorkspaceView {
     return {
       id: workspace.id,
       name: workspace.name,

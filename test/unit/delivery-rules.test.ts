@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { neverConfiguredEmail, neverConfiguredWebhook } from '../../src/configs/key-configs.js';
+import { neverConfiguredEmail, neverConfiguredWebhook } from '../../src/workspace/key-configs.js';
 import { judge } from '../../src/events/delivery-outcome.js';
 import { destinationsOf, type RoutingConfig } from '../../src/events/delivery-routes.js';
-import { defaultTriggers } from '../../src/events/event-catalogue.js';
+import { defaultTriggers } from '../../src/common/event-catalogue.js';
 import { involvedUsers } from '../../src/events/involved-users.js';
 import type { OutboxEvent } from '../../src/events/outbox-event.js';
 import { ADVANCED_RETRY_DELAYS_MS, parseRetryAfter, retryDelay } from '../../src/events/retry-schedule.js';

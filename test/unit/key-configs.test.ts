@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyEmailConfigChange, neverConfiguredEmail } from '../../src/configs/key-configs.js';
-import { defaultTriggers, EVENT_TYPES } from '../../src/events/event-catalogue.js';
+import { applyEmailConfigChange, neverConfiguredEmail } from '../../src/workspace/key-configs.js';
+import { defaultTriggers, EVENT_TYPES } from '../../src/common/event-catalogue.js';
 
 describe('first-enable trigger seeding (contract part 3)', () => {
   it('turns on standard comment and huddle triggers only', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { GrantRow, PermissionWorld } from '../../src/access/permission-world.js';
 import { PermissionResolver } from '../../src/access/permission-world.js';
-import type { AccessType } from '../../src/configs/key-configs.js';
+import type { AccessType } from '../../src/common/access-types.js';
 import { childPath } from '../../src/directory/folder-paths.js';
 
 const NOW = 1_900_000_000;

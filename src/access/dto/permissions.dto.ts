@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateNested } from 'class-validator';
 import { checkArrayOf, checkInteger, checkOneOf, checkPlainObject, checkString, IsId, IsIdArray, IsNestedArray, IsOptionalId, Optional, Satisfies, NestedType } from '../../common/validation.js';
-import { MAX_BATCH } from '../../directory/batch.js';
+import { MAX_BATCH } from '../../common/batch.js';
 
 /** Limits of contract 1.5 for permissions get. */
 export const MAX_PERMISSION_USERS = 100;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { mapOf, SuccessResult } from '../../common/openapi-responses.js';
-import { ACCESS_TYPES } from '../../configs/access-types.js';
+import { ACCESS_TYPES } from '../../common/access-types.js';
 
 const ACCESS_ROLES = ['editor', 'viewer'];
 

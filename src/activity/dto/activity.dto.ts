@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swag
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { checkArrayOf, checkBoolean, checkId, checkInteger, checkOneOf, checkPlainObject, checkShape, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, within } from '../../common/validation.js';
 import { anyObject } from '../../common/openapi-responses.js';
-import { MAX_BATCH } from '../../directory/batch.js';
+import { MAX_BATCH } from '../../common/batch.js';
 import type { Activity } from '../activity-log.js';
 
 /** `featureType` values (rest-interface part 2). */

@@ -2,14 +2,13 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateNested } from 'class-validator';
 import { checkArrayOf, checkBoolean, checkInteger, checkOneOf, checkShape, checkPlainObject, checkString, NestedType, Optional, Satisfies } from '../../common/validation.js';
-import { COMMENT_EVENTS, EVENT_TYPES, TRIGGER_GROUPS, type GroupedTriggers, type Triggers } from '../../events/event-catalogue.js';
-import { checkEmail, checkHttpUrl } from '../../workspace/dto/checks.js';
+import { COMMENT_EVENTS, EVENT_TYPES, TRIGGER_GROUPS, type GroupedTriggers, type Triggers } from '../../common/event-catalogue.js';
+import { EmailServiceFields, WebhookServiceFields } from '../../workspace/dto/service-config-fields.dto.js';
 import { publicKeyProblem } from '../public-key.js';
-import { ACCESS_TYPES } from '../access-types.js';
-import { type AccessType, AI_PROVIDERS, type AiProvider } from '../key-configs.js';
+import { ACCESS_TYPES, type AccessType } from '../../common/access-types.js';
+import { AI_PROVIDERS, type AiProvider } from '../ai-model-keys.js';
 
 const OptionalBoolean = () => applyDecorators(ApiPropertyOptional({ type: Boolean }), Optional(), Satisfies(checkBoolean));
-const OptionalText = (max = 500) => applyDecorators(ApiPropertyOptional({ maxLength: max }), Optional(), Satisfies(checkString({ max, allowEmpty: true })));
 const NestedObject = (type: () => new () => object) => applyDecorators(Optional(), Satisfies(checkPlainObject), ValidateNested(), NestedType(type));
 
 /** Triggers: a flat object of catalogue event types to booleans (contract part 3). */
@@ -49,24 +48,9 @@ function checkGroupedTriggers(value: unknown): string | undefined {
 const OptionalTriggers = () => applyDecorators(ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'boolean' } }), Optional(), Satisfies(checkTriggers));
 const OptionalPublicKey = () =>
   applyDecorators(ApiPropertyOptional({ description: 'base64 DER of an RSA public key (SPKI or PKCS#1), at least 2048 bits' }), Optional(), Satisfies(publicKeyProblem));
-const OptionalUrl = () => applyDecorators(ApiPropertyOptional(), Optional(), Satisfies(checkHttpUrl(2000)));
 
 /** `sendgrid` is accepted for `thirdparty`; `custom` is what first-enable seeding sets. */
 export const EMAIL_TYPES_ACCEPTED = ['default', 'thirdparty', 'sendgrid', 'custom'] as const;
-
-/** E-mail service fields sent both at key creation and in config updates. */
-export class EmailServiceFields {
-  @OptionalText(1000) apiKey?: string;
-
-  @ApiPropertyOptional()
-  @Optional()
-  @Satisfies((value) => (value === '' ? undefined : checkEmail(value)))
-  fromEmail?: string;
-
-  @OptionalText(200) fromCompany?: string;
-  @OptionalText(200) commentTemplateId?: string;
-  @OptionalText(200) tagTemplateId?: string;
-}
 
 export class EmailServiceConfigUpdate extends EmailServiceFields {
   @ApiPropertyOptional({ enum: EMAIL_TYPES_ACCEPTED })
@@ -83,13 +67,6 @@ export class UpdateEmailConfigRequest {
   @ApiPropertyOptional({ type: EmailServiceConfigUpdate })
   @NestedObject(() => EmailServiceConfigUpdate)
   emailServiceConfig?: EmailServiceConfigUpdate;
-}
-
-/** Basic webhook fields sent both at key creation and in config updates. */
-export class WebhookServiceFields {
-  @OptionalText(1000) authToken?: string;
-  @OptionalUrl() rawNotificationUrl?: string;
-  @OptionalUrl() processedNotificationUrl?: string;
 }
 
 export class WebhookServiceConfigUpdate extends WebhookServiceFields {

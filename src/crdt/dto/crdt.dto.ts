@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { checkArrayOf, checkId, checkOneOf, checkString, IsId, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
-import { MAX_BATCH } from '../../directory/batch.js';
+import { MAX_BATCH } from '../../common/batch.js';
 import { CRDT_TYPES, type CrdtType } from '../yjs-content.js';
 
 /** Base64 as Yjs encodings travel (standard alphabet, padded). */

@@ -1,8 +1,8 @@
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { checkBoolean, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
-import { ACCESS_TYPES } from '../../configs/access-types.js';
-import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
+import { ACCESS_TYPES } from '../../common/access-types.js';
+import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
 import { WithMetadata } from '../../common/openapi-responses.js';
 
 export const DOCUMENT_FIELDS = ['documentId', 'documentName', 'accessType', 'disabled'] as const;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ItemResult, mapOf, SuccessResult, WithMetadata } from '../../common/openapi-responses.js';
-import { ACCESS_TYPES } from '../../configs/access-types.js';
+import { ACCESS_TYPES } from '../../common/access-types.js';
 
 /** A document as `documents/get` answers it, its metadata spread beside the known fields (contract part 4). */
 @WithMetadata('Caller metadata is spread at the top level; the known fields win.')

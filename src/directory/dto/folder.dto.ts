@@ -2,8 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateNested } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
 import { checkBoolean, checkInteger, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, NestedType } from '../../common/validation.js';
-import { ACCESS_TYPES } from '../../configs/access-types.js';
-import { MAX_BATCH } from '../batch.js';
+import { ACCESS_TYPES } from '../../common/access-types.js';
+import { MAX_BATCH } from '../../common/batch.js';
 
 const OptionalAccessType = () =>
   applyDecorators(ApiPropertyOptional({ enum: ACCESS_TYPES }), Optional(), Satisfies(checkOneOf(ACCESS_TYPES)));

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ItemResult, mapOf, SuccessResult } from '../../common/openapi-responses.js';
-import { ACCESS_TYPES } from '../../configs/access-types.js';
+import { ACCESS_TYPES } from '../../common/access-types.js';
 
 /** A folder as `folders/get` answers it (contract part 4). */
 export class FolderView {

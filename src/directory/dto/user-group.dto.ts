@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { checkBoolean, checkString, IsId, IsIdArray, IsNestedArray, Optional, Satisfies } from '../../common/validation.js';
-import { MAX_BATCH } from '../batch.js';
+import { MAX_BATCH } from '../../common/batch.js';
 
 export class UserGroupInput {
   @ApiProperty() @IsId() groupId!: string;

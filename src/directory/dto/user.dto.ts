@@ -1,7 +1,7 @@
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { checkBoolean, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
-import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
+import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
 import { WithMetadata } from '../../common/openapi-responses.js';
 
 export const ACCESS_ROLES = ['editor', 'viewer'] as const;

@@ -1,6 +1,6 @@
 import { OrganizationScopedRecord } from './organization-scoped.record.js';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { AccessType } from '../../configs/key-configs.js';
+import type { AccessType } from '../../common/access-types.js';
 import { BooleanColumn, JsonColumn, TextColumn } from '../../database/column-types.js';
 
 @Entity('document')

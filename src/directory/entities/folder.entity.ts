@@ -1,6 +1,6 @@
 import { OrganizationScopedRecord } from './organization-scoped.record.js';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { AccessType } from '../../configs/key-configs.js';
+import type { AccessType } from '../../common/access-types.js';
 import { TextColumn } from '../../database/column-types.js';
 
 /** A folder; `path` holds the encoded ids from the top down to itself (see folder-paths.ts). */

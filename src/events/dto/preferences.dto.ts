@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { checkArrayOf, checkBoolean, checkId, checkOneOf, checkShape, IsId, Optional, Satisfies } from '../../common/validation.js';
-import { MAX_BATCH, MAX_FILTER_IDS } from '../../directory/batch.js';
+import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
 
 /** What a user hears of: every activity, only the ones involving them, or nothing (rest-interface part 2). */
 export const PREFERENCE_VALUES = ['ALL', 'MINE', 'NONE'] as const;

@@ -16,7 +16,7 @@ import {
 } from '../../common/validation.js';
 import { PERSISTENCE_DB_REGIONS, REALTIME_DB_REGIONS } from '../regions.js';
 import { checkEmail } from './checks.js';
-import { EmailServiceFields, WebhookServiceFields } from '../../configs/dto/config.dto.js';
+import { EmailServiceFields, WebhookServiceFields } from './service-config-fields.dto.js';
 
 const OptionalBoolean = () => applyDecorators(ApiPropertyOptional({ type: Boolean }), Optional(), Satisfies(checkBoolean));
 

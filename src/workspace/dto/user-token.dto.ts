@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { checkArrayOf, checkBoolean, checkId, checkInteger, checkOneOf, checkShape, checkString, IsId, Optional, Satisfies } from '../../common/validation.js';
-import { MAX_BATCH } from '../../directory/batch.js';
+import { MAX_BATCH } from '../../common/batch.js';
 import { checkEmail } from './checks.js';
 
 /** A resource a user token grants (upstream's generate_token). */

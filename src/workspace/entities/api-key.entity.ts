@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { StoredEmailConfig, StoredNotificationConfig, StoredWebhookConfig, KeySettings, StoredAdvancedWebhookConfig } from '../../configs/key-configs.js';
+import type { StoredEmailConfig, StoredNotificationConfig, StoredWebhookConfig, KeySettings, StoredAdvancedWebhookConfig } from '../key-configs.js';
 import { JsonColumn, TimestampColumn } from '../../database/column-types.js';
 
 export type ApiKeyType = 'testing' | 'production';

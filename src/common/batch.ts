@@ -1,4 +1,4 @@
-import { checkId, checkPlainObject } from '../common/validation.js';
+import { checkId, checkPlainObject } from './validation.js';
 
 /** Per-item result of a batch write (rest-interface convention 4), keyed by the caller's id. */
 export interface ItemResult {

@@ -1,4 +1,14 @@
-import { defaultTriggers, type Triggers } from '../events/event-catalogue.js';
+import type { AccessType } from '../common/access-types.js';
+import { defaultTriggers, type Triggers } from '../common/event-catalogue.js';
+
+/** The delivery configs stored on an API key's row (contract part 3). */
+export interface KeyConfigs {
+  email: StoredEmailConfig;
+  webhook: StoredWebhookConfig;
+  notification: StoredNotificationConfig;
+  /** Null until advanced webhooks are first enabled. */
+  advanced: StoredAdvancedWebhookConfig | null;
+}
 
 /**
  * Stored delivery configs of an API key (contract part 3). Secret fields (`apiKeyEnc`,
@@ -87,8 +97,6 @@ export interface StoredAdvancedWebhookConfig {
   enableDataProtection: boolean;
 }
 
-export type AccessType = 'public' | 'organizationPrivate' | 'restricted';
-
 /** Per-key switches that are not delivery configs. */
 export interface KeySettings {
   enablePrivateComments: boolean;
@@ -117,16 +125,6 @@ export interface ActivityServiceConfig {
   triggers?: { comment?: Record<string, boolean> };
 }
 
-/** AI model providers upstream's apikeyconfig takes keys for. */
-export const AI_PROVIDERS = ['openai', 'anthropic', 'gemini'] as const;
-export type AiProvider = (typeof AI_PROVIDERS)[number];
-
-/** A secret as a person may see it again: its first few characters, the rest hidden. */
-export function maskSecret(secret: string): string {
-  const shown = Math.min(7, Math.floor(secret.length / 4));
-  return `${secret.slice(0, shown)}...${'x'.repeat(Math.max(4, Math.min(24, secret.length - shown)))}`;
-}
-
 export function neverConfiguredEmail(): StoredEmailConfig {
   return {
     useEmailService: false,
@@ -151,11 +149,6 @@ export function neverConfiguredWebhook(): StoredWebhookConfig {
 
 export function neverConfiguredNotification(): StoredNotificationConfig {
   return { useNotificationService: false, notificationServiceConfig: {} };
-}
-
-/** The `settings` column as stored (JSON), over the defaults for what it does not hold. */
-export function parseKeySettings(json: string | undefined): KeySettings {
-  return { ...defaultKeySettings(), ...(json ? (JSON.parse(json) as Partial<KeySettings>) : {}) };
 }
 
 export function defaultKeySettings(): KeySettings {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Secrets } from '../common/secrets.js';
-import type { Triggers } from '../events/event-catalogue.js';
+import type { Triggers } from '../common/event-catalogue.js';
 import type { EmailConfigChange, StoredEmailConfig, StoredWebhookConfig, WebhookConfigChange } from './key-configs.js';
 
 /** E-mail service fields as callers send them (key creation and config update). */

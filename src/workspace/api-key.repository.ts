@@ -1,0 +1,264 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, type EntityManager, type Repository } from 'typeorm';
+import { Sql } from '../database/sql.js';
+import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
+import { ApiKeyEntity, type ApiKeyType } from './entities/api-key.entity.js';
+import type { WorkspacePlan } from './entities/workspace.entity.js';
+import {
+  defaultKeySettings,
+  neverConfiguredEmail,
+  neverConfiguredNotification,
+  neverConfiguredWebhook,
+  type KeyConfigs,
+  type KeySettings,
+  type StoredAdvancedWebhookConfig,
+  type StoredEmailConfig,
+  type StoredNotificationConfig,
+  type StoredWebhookConfig,
+} from './key-configs.js';
+
+/** A key as its workspace lists it. */
+export interface ApiKeySummary {
+  id: string;
+  workspaceId: string;
+  name: string;
+  type: ApiKeyType;
+  createdAt: number;
+}
+
+/** A key as it is created. */
+export interface NewApiKey {
+  id: string;
+  workspaceId: string;
+  name: string;
+  type: ApiKeyType;
+  ownerEmail: string;
+  persistenceDbRegion: string | null;
+  realtimeDbRegion: string | null;
+  configs: KeyConfigs;
+  settings: KeySettings;
+  createdAt: number;
+}
+
+/** Who owns a key and on which plan (its workspace's), with its settings: upstream's apikeyconfig. */
+export interface KeyProfile {
+  ownerEmail: string;
+  plan: WorkspacePlan;
+  settings: KeySettings;
+}
+
+/** The key an auth token belongs to, found by the token's keyed hash. */
+export interface TokenHolder {
+  /** As stored, for the caller's constant-time comparison. */
+  tokenHash: string;
+  apiKeyId: string;
+  workspaceId: string;
+}
+
+/** An auth token of a key as stored: its keyed hash and its ciphertext, never the token. */
+export interface StoredAuthToken {
+  id: string;
+  apiKeyId: string;
+  name: string;
+  tokenHash: string;
+  tokenEnc: string;
+  domains: string[];
+  createdAt: number;
+}
+
+type ConfigColumns = { email_config: string; webhook_config: string; notification_config: string; advanced_webhook_config: string | null };
+const SELECT_CONFIGS = 'SELECT email_config, webhook_config, notification_config, advanced_webhook_config FROM api_key WHERE id = :apiKeyId';
+const SELECT_SETTINGS = 'SELECT settings FROM api_key WHERE id = :apiKeyId';
+
+/**
+ * The one owner of the `api_key` table and of its auth tokens (`api_key_auth_token`, rows that
+ * exist only under their key): every read and write of them is a method here, and answers typed
+ * records, the JSON columns parsed once, over their defaults. Each statement picks its tool and
+ * says why: plain SQL (`Sql`) for lookups on hot paths and for locked reads, the entity where
+ * TypeORM's column transformers (JSON, timestamps) do the work on a rare write.
+ */
+@Injectable()
+export class ApiKeyRepository {
+  constructor(
+    private readonly sql: Sql,
+    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+    @InjectRepository(ApiKeyAuthTokenEntity) private readonly tokens: Repository<ApiKeyAuthTokenEntity>,
+  ) {}
+
+  /**
+   * The key holding an auth token of this hash, if the token is one of `apiKeyId`'s. Plain SQL:
+   * every authenticated request runs it, one indexed lookup joining the token to its key.
+   */
+  async tokenHolder(apiKeyId: string, tokenHash: string): Promise<TokenHolder | undefined> {
+    const [row] = await this.sql.rows<{ token_hash: string; api_key_id: string; workspace_id: string }>(
+      `SELECT t.token_hash AS token_hash, k.id AS api_key_id, k.workspace_id AS workspace_id
+         FROM api_key_auth_token t INNER JOIN api_key k ON k.id = t.api_key_id
+        WHERE t.token_hash = :hash AND t.api_key_id = :apiKey`,
+      { hash: tokenHash, apiKey: apiKeyId },
+    );
+    return row && { tokenHash: row.token_hash, apiKeyId: row.api_key_id, workspaceId: row.workspace_id };
+  }
+
+  /** Stores an auth token in the caller's unit of work. Entity: its `domains` are a JSON column, and tokens are issued rarely. */
+  async addToken(manager: EntityManager, token: StoredAuthToken): Promise<void> {
+    await manager.insert(ApiKeyAuthTokenEntity, token);
+  }
+
+  /** A key's auth tokens, oldest first. Entity: an operator's listing, not a hot path. */
+  async tokensOf(apiKeyId: string): Promise<StoredAuthToken[]> {
+    const tokens = await this.tokens.find({ where: { apiKeyId }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return tokens.map((t) => ({ id: t.id, apiKeyId: t.apiKeyId, name: t.name, tokenHash: t.tokenHash, tokenEnc: t.tokenEnc, domains: t.domains, createdAt: t.createdAt }));
+  }
+
+  /** Deletes every auth token of a key in the caller's unit of work: they stop working when it commits. */
+  async deleteTokens(manager: EntityManager, apiKeyId: string): Promise<void> {
+    await manager.delete(ApiKeyAuthTokenEntity, { apiKeyId });
+  }
+
+  /** Inserts a key in the caller's unit of work. Entity: its transformers write the JSON and timestamp columns. */
+  async insert(manager: EntityManager, key: NewApiKey): Promise<void> {
+    const { configs, ...fields } = key;
+    await manager.insert(ApiKeyEntity, {
+      ...fields,
+      emailConfig: configs.email,
+      webhookConfig: configs.webhook,
+      notificationConfig: configs.notification,
+      advancedWebhookConfig: configs.advanced,
+      lastUpdated: key.createdAt,
+    });
+  }
+
+  /** Production keys of a workspace, counted in the caller's unit of work (which holds the workspace's lock). */
+  async productionKeyCount(manager: EntityManager, workspaceId: string): Promise<number> {
+    return manager.count(ApiKeyEntity, { where: { workspaceId, type: 'production' } });
+  }
+
+  /**
+   * Up to `limit` keys of a workspace in (createdAt, id) order, after the keyset `after`,
+   * only `ids` when given. Query builder: the row-value comparison of the keyset has no
+   * find-options form; listing keys is an operator's call, not a hot path.
+   */
+  async page(workspaceId: string, options: { ids?: readonly string[]; after?: [createdAt: number, id: string]; limit: number }): Promise<ApiKeySummary[]> {
+    const query = this.keys
+      .createQueryBuilder('k')
+      .where('k.workspace_id = :workspaceId', { workspaceId })
+      .orderBy('k.created_at', 'ASC')
+      .addOrderBy('k.id', 'ASC')
+      .take(options.limit);
+    if (options.ids) query.andWhere('k.id IN (:...ids)', { ids: options.ids.length ? [...options.ids] : [''] });
+    if (options.after) query.andWhere('(k.created_at, k.id) > (:t, :id)', { t: options.after[0], id: options.after[1] });
+    return (await query.getMany()).map(summary);
+  }
+
+  /** Every key of these workspaces, oldest first. Entity: workspace reads are rare, and the timestamp transformer applies. */
+  async ofWorkspaces(workspaceIds: readonly string[]): Promise<ApiKeySummary[]> {
+    if (!workspaceIds.length) return [];
+    const keys = await this.keys.find({ where: { workspaceId: In([...workspaceIds]) }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return keys.map(summary);
+  }
+
+  /** Whether the workspace has this key; given a unit of work's `manager`, as that unit sees it. */
+  async belongsTo(workspaceId: string, apiKeyId: string, manager?: EntityManager): Promise<boolean> {
+    return (manager?.getRepository(ApiKeyEntity) ?? this.keys).existsBy({ id: apiKeyId, workspaceId });
+  }
+
+  /** Renames a workspace's key in the caller's unit of work; false when the workspace has no such key. */
+  async rename(manager: EntityManager, workspaceId: string, apiKeyId: string, name: string): Promise<boolean> {
+    const result = await manager.update(ApiKeyEntity, { id: apiKeyId, workspaceId }, { name, lastUpdated: Date.now() });
+    return Boolean(result.affected);
+  }
+
+  /**
+   * The key's settings, defaults for what they do not hold (and for a key that is gone).
+   * Plain SQL: directory and permission reads ask on every call, one indexed lookup.
+   */
+  async settings(apiKeyId: string): Promise<KeySettings> {
+    const [row] = await this.sql.rows<{ settings: string }>(SELECT_SETTINGS, { apiKeyId });
+    return settingsOf(row?.settings);
+  }
+
+  /** Owner, plan and settings of a key. Plain SQL: one join to the workspace's plan, which no entity relation models. */
+  async profile(apiKeyId: string): Promise<KeyProfile | undefined> {
+    const [row] = await this.sql.rows<{ owner_email: string; settings: string; plan: WorkspacePlan }>(
+      'SELECT k.owner_email, k.settings, w.plan FROM api_key k JOIN workspace w ON w.id = k.workspace_id WHERE k.id = :apiKeyId',
+      { apiKeyId },
+    );
+    return row && { ownerEmail: row.owner_email, plan: row.plan, settings: settingsOf(row.settings) };
+  }
+
+  /**
+   * The key's settings, locked until the caller's unit of work ends, so concurrent
+   * read-merge-writes take turns; write them back with `saveSettings`. Plain SQL:
+   * `Sql.lockRows` adds the dialect's lock clause to one column's read.
+   */
+  async lockSettings(manager: EntityManager, apiKeyId: string): Promise<KeySettings | undefined> {
+    const [row] = await this.sql.lockRows<{ settings: string }>(manager, SELECT_SETTINGS, { apiKeyId });
+    return row && settingsOf(row.settings);
+  }
+
+  /** Replaces the key's settings in the caller's unit of work. Entity: the JSON column's transformer writes them. */
+  async saveSettings(manager: EntityManager, apiKeyId: string, settings: KeySettings): Promise<void> {
+    await manager.update(ApiKeyEntity, { id: apiKeyId }, { settings, lastUpdated: Date.now() });
+  }
+
+  /** The key's delivery configs. Plain SQL: four JSON columns, parsed here over their defaults. */
+  async configs(apiKeyId: string): Promise<KeyConfigs | undefined> {
+    const [row] = await this.sql.rows<ConfigColumns>(SELECT_CONFIGS, { apiKeyId });
+    return row && configsOf(row);
+  }
+
+  /**
+   * The delivery configs of several keys, by key (keys that are gone are absent). Given a unit
+   * of work's `manager`, reads on its connection: a writer must not wait for a second pooled
+   * connection while holding one. Plain SQL: the delivery pipeline and every recorded event
+   * read them.
+   */
+  async configsByKey(apiKeyIds: readonly string[], manager?: EntityManager): Promise<Map<string, KeyConfigs>> {
+    if (!apiKeyIds.length) return new Map();
+    const text = 'SELECT id, email_config, webhook_config, notification_config, advanced_webhook_config FROM api_key WHERE id IN (:...apiKeyIds)';
+    const parameters = { apiKeyIds: [...apiKeyIds] };
+    const rows = manager ? await this.sql.run<ConfigColumns & { id: string }>(manager, text, parameters) : await this.sql.rows<ConfigColumns & { id: string }>(text, parameters);
+    return new Map(rows.map((row) => [row.id, configsOf(row)]));
+  }
+
+  /** The key's delivery configs, locked like `lockSettings`; write changes back with `saveConfigs`. */
+  async lockConfigs(manager: EntityManager, apiKeyId: string): Promise<KeyConfigs | undefined> {
+    const [row] = await this.sql.lockRows<ConfigColumns>(manager, SELECT_CONFIGS, { apiKeyId });
+    return row && configsOf(row);
+  }
+
+  /** Stores the configs given (the others stay as they are) in the caller's unit of work. Entity: the JSON columns' transformer writes them. */
+  async saveConfigs(manager: EntityManager, apiKeyId: string, changed: Partial<KeyConfigs>): Promise<void> {
+    await manager.update(
+      ApiKeyEntity,
+      { id: apiKeyId },
+      {
+        ...(changed.email ? { emailConfig: changed.email } : {}),
+        ...(changed.webhook ? { webhookConfig: changed.webhook } : {}),
+        ...(changed.notification ? { notificationConfig: changed.notification } : {}),
+        ...(changed.advanced ? { advancedWebhookConfig: changed.advanced } : {}),
+        lastUpdated: Date.now(),
+      },
+    );
+  }
+}
+
+function summary(key: ApiKeyEntity): ApiKeySummary {
+  return { id: key.id, workspaceId: key.workspaceId, name: key.name, type: key.type, createdAt: key.createdAt };
+}
+
+/** The `settings` column (JSON) over the defaults for what it does not hold. */
+function settingsOf(json: string | undefined): KeySettings {
+  return { ...defaultKeySettings(), ...(json ? (JSON.parse(json) as Partial<KeySettings>) : {}) };
+}
+
+/** The config columns (JSON), each over its never-configured defaults. */
+function configsOf(row: ConfigColumns): KeyConfigs {
+  return {
+    email: { ...neverConfiguredEmail(), ...(JSON.parse(row.email_config) as StoredEmailConfig) },
+    webhook: { ...neverConfiguredWebhook(), ...(JSON.parse(row.webhook_config) as StoredWebhookConfig) },
+    notification: { ...neverConfiguredNotification(), ...(JSON.parse(row.notification_config) as StoredNotificationConfig) },
+    advanced: row.advanced_webhook_config === null ? null : (JSON.parse(row.advanced_webhook_config) as StoredAdvancedWebhookConfig),
+  };
+}

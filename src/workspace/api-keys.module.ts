@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeyRepository } from './api-key.repository.js';
+import { ConfigCodec } from './config-codec.js';
+import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
+import { ApiKeyEntity } from './entities/api-key.entity.js';
+
+/**
+ * The API key's row, for every module that reads or writes it: its repository, and the codec
+ * between the delivery configs as sent and as stored (secrets sealed). Apart from
+ * `WorkspaceModule` so that configs, directory, access and events reach the row without
+ * importing the workspace operations (or being imported by them).
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([ApiKeyEntity, ApiKeyAuthTokenEntity])],
+  providers: [ApiKeyRepository, ConfigCodec],
+  exports: [ApiKeyRepository, ConfigCodec],
+})
+export class ApiKeysModule {}
