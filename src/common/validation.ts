@@ -224,6 +224,70 @@ export function checkShape(fields: Record<string, Check>, required: readonly str
   };
 }
 
+/**
+ * Ids of a batch's items, walked in order: an item whose id (under `field`) repeats an earlier
+ * item's is a problem of that item. The one rule for "unique ids in a batch"; a walk that checks
+ * more per item (`checkItems`, activities) calls `repeat` in its loop, so its problems keep their
+ * order. Only string ids count: others fail their own check.
+ */
+export class BatchIds {
+  private readonly seen = new Map<string, number>();
+
+  constructor(private readonly field: string) {}
+
+  /** Item `index`'s problem (`.id repeats [0].id ("x")`) when its id repeats an earlier item's; otherwise remembers it. */
+  repeat(index: number, id: unknown): string | undefined {
+    if (typeof id !== 'string') return undefined;
+    const first = this.seen.get(id);
+    if (first !== undefined) return `.${this.field} repeats [${first}].${this.field} (${JSON.stringify(id)})`;
+    this.seen.set(id, index);
+    return undefined;
+  }
+}
+
+/** Items (objects) of an array, each with an id under `field` no other item repeats. */
+export function checkUniqueIds(field: string): Check {
+  return (value) => {
+    if (!Array.isArray(value)) return undefined;
+    const ids = new BatchIds(field);
+    for (let i = 0; i < value.length; i++) {
+      const problem = ids.repeat(i, (value[i] as Record<string, unknown> | null)?.[field]);
+      if (problem) return within(`[${i}]`, problem);
+    }
+    return undefined;
+  };
+}
+
+/**
+ * Items of a batch that may carry caller metadata: a plain object each, with a valid id under
+ * `idField` unique within the batch, known fields checked by `known`, and any other key kept as
+ * metadata (its value any JSON).
+ */
+export function checkItems(idField: string, known: Record<string, Check>, max: number): Check {
+  return (value) => {
+    if (!Array.isArray(value)) return 'must be an array';
+    if (value.length === 0) return 'must contain at least 1 item(s)';
+    if (value.length > max) return `must contain at most ${max} items`;
+    const ids = new BatchIds(idField);
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const shape = checkPlainObject(item);
+      if (shape) return `[${i}] ${shape}`;
+      const record = item as Record<string, unknown>;
+      const idProblem = checkId(record[idField]);
+      if (idProblem) return `[${i}].${idField} ${idProblem}`;
+      const repeat = ids.repeat(i, record[idField]);
+      if (repeat) return within(`[${i}]`, repeat);
+      for (const [field, check] of Object.entries(known)) {
+        if (record[field] === undefined) continue;
+        const problem = check(record[field]);
+        if (problem) return `[${i}].${field} ${problem}`;
+      }
+    }
+    return undefined;
+  };
+}
+
 /** A required ID field. */
 export const IsId = () => Satisfies(checkId);
 /** An optional ID field (absent is fine; `null` or `""` is not). */

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
-import { checkArrayOf, checkBoolean, checkId, checkInteger, checkOneOf, checkPlainObject, checkShape, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, within } from '../../common/validation.js';
+import { BatchIds, checkArrayOf, checkBoolean, checkId, checkInteger, checkOneOf, checkPlainObject, checkShape, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, within } from '../../common/validation.js';
 import { anyObject } from '../../common/openapi-responses.js';
 import { MAX_BATCH } from '../../directory/batch.js';
 import type { Activity } from '../activity-log.js';
@@ -64,16 +64,12 @@ function checkBatch(item: Check, extra: (record: Record<string, unknown>) => str
   return (value) => {
     const problem = items(value);
     if (problem) return problem;
-    const seen = new Map<unknown, number>();
+    const ids = new BatchIds('id');
     const records = value as Record<string, unknown>[];
     for (let i = 0; i < records.length; i++) {
       const record = records[i]!;
-      const rule = extra(record);
+      const rule = extra(record) ?? ids.repeat(i, record.id);
       if (rule) return within(`[${i}]`, rule);
-      if (record.id === undefined) continue;
-      const first = seen.get(record.id);
-      if (first !== undefined) return `[${i}].id repeats [${first}].id (${JSON.stringify(record.id)})`;
-      seen.set(record.id, i);
     }
     return undefined;
   };

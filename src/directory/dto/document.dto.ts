@@ -1,8 +1,8 @@
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkBoolean, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
+import { checkBoolean, checkItems, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
 import { ACCESS_TYPES } from '../../configs/access-types.js';
-import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
+import { MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
 import { WithMetadata } from '../../common/openapi-responses.js';
 
 export const DOCUMENT_FIELDS = ['documentId', 'documentName', 'accessType', 'disabled'] as const;
@@ -10,7 +10,7 @@ const documentItems = checkItems('documentId', {
   documentName: checkString({ max: 1000, allowEmpty: true }),
   accessType: checkOneOf(ACCESS_TYPES),
   disabled: checkBoolean,
-});
+}, MAX_BATCH);
 
 /** `{ documentId, documentName?, accessType?, disabled?, ...metadata }` (documentation; `documentItems` validates). */
 @WithMetadata()

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateNested } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
-import { checkBoolean, checkInteger, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, NestedType } from '../../common/validation.js';
+import { checkBoolean, checkInteger, checkOneOf, checkString, checkUniqueIds, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, NestedType } from '../../common/validation.js';
 import { ACCESS_TYPES } from '../../configs/access-types.js';
 import { MAX_BATCH } from '../batch.js';
 
@@ -31,20 +31,15 @@ export class FolderInput extends FolderUpdateInput {
   accessType?: string;
 }
 
+const folderIds = checkUniqueIds('folderId');
+
 const FolderItems = <T extends object>(type: () => new () => T) =>
   applyDecorators(
     Satisfies((value) => {
       if (!Array.isArray(value)) return 'must be an array';
       if (value.length === 0) return 'must contain at least 1 item(s)';
       if (value.length > MAX_BATCH) return `must contain at most ${MAX_BATCH} items`;
-      const seen = new Map<unknown, number>();
-      for (let i = 0; i < value.length; i++) {
-        const id = (value[i] as { folderId?: unknown } | null)?.folderId;
-        const first = seen.get(id);
-        if (typeof id === 'string' && first !== undefined) return `[${i}].folderId repeats [${first}].folderId (${JSON.stringify(id)})`;
-        seen.set(id, i);
-      }
-      return undefined;
+      return folderIds(value);
     }),
     ValidateNested({ each: true }),
     NestedType(type),

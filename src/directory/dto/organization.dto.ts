@@ -1,11 +1,11 @@
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkArrayOf, checkBoolean, checkId, checkString, IsIdArray, Optional, Satisfies } from '../../common/validation.js';
-import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
+import { checkArrayOf, checkBoolean, checkId, checkItems, checkString, IsIdArray, Optional, Satisfies } from '../../common/validation.js';
+import { MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
 import { WithMetadata } from '../../common/openapi-responses.js';
 
 export const ORGANIZATION_FIELDS = ['organizationId', 'organizationName', 'disabled'] as const;
-const organizationItems = checkItems('organizationId', { organizationName: checkString({ max: 1000, allowEmpty: true }), disabled: checkBoolean });
+const organizationItems = checkItems('organizationId', { organizationName: checkString({ max: 1000, allowEmpty: true }), disabled: checkBoolean }, MAX_BATCH);
 
 /** `{ organizationId, organizationName?, disabled?, ...metadata }` (documentation; `organizationItems` validates). */
 @WithMetadata()

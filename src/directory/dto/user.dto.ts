@@ -1,7 +1,7 @@
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkBoolean, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
-import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
+import { checkBoolean, checkItems, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
+import { MAX_BATCH, MAX_FILTER_IDS } from '../batch.js';
 import { WithMetadata } from '../../common/openapi-responses.js';
 
 export const ACCESS_ROLES = ['editor', 'viewer'] as const;
@@ -13,8 +13,8 @@ const userFields = {
   initial: checkString({ max: 10, allowEmpty: true }),
 };
 /** v1 users: no accessRole (it would be metadata there, so it is refused to avoid surprises). */
-const v1Users = checkItems('userId', { ...userFields, accessRole: () => 'is only accepted by the v2 operation' });
-const v2Users = checkItems('userId', { ...userFields, accessRole: checkOneOf(ACCESS_ROLES) });
+const v1Users = checkItems('userId', { ...userFields, accessRole: () => 'is only accepted by the v2 operation' }, MAX_BATCH);
+const v2Users = checkItems('userId', { ...userFields, accessRole: checkOneOf(ACCESS_ROLES) }, MAX_BATCH);
 
 /** A user of v1 `users/add`: `{ userId, name?, email?, initial?, ...metadata }`, no `accessRole` (documentation; `v1Users` validates). */
 @WithMetadata('Any other key but accessRole is caller metadata (any JSON value).')
