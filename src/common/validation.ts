@@ -1,8 +1,6 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { instanceToPlain, plainToInstance, Type, type ClassTransformOptions } from 'class-transformer';
 import {
-  ArrayMaxSize,
-  IsArray,
   registerDecorator,
   ValidateIf,
   ValidateNested,
@@ -50,24 +48,15 @@ const CLASSES_WITH_NESTED = new WeakSet<object>();
  * class-transformer's `Type`, also recording that the class holds a nested DTO. Only such
  * classes need class-transformer's deep copy; the others become instances by a shallow copy,
  * which for a batch of 500 activities with free-form objects saves copying every one of them.
+ * The value itself is checked by the decorator using this (`NestedObject`, `IsNestedArray`).
  */
-export function NestedType(type: () => new () => object): PropertyDecorator {
+function NestedType(type: () => new () => object): PropertyDecorator {
   const decorate = Type(type);
-  // An item that is not an object (`folders: [[]]`) would become an empty instance, not an error.
-  const objects = Satisfies(checkNestedObjects);
   return (target, property) => {
     CLASSES_WITH_NESTED.add(target.constructor);
     decorate(target, property);
-    objects(target, property);
   };
 }
-
-/** A nested value: an object, or an array of objects. */
-const checkNestedObjects: Check = (value) => {
-  if (!Array.isArray(value)) return typeof value === 'object' && value !== null ? undefined : 'must be an object';
-  const index = value.findIndex((item) => typeof item !== 'object' || item === null || Array.isArray(item));
-  return index === -1 ? undefined : `[${index}] must be an object`;
-};
 
 function holdsNested(cls: object | null): boolean {
   for (let current = cls; current && current !== Function.prototype; current = Object.getPrototypeOf(current) as object | null) if (CLASSES_WITH_NESTED.has(current)) return true;
@@ -295,16 +284,28 @@ export const IsOptionalId = () => applyDecorators(Optional(), Satisfies(checkId)
 /** An array of IDs, at most `max` (contract 1.5). */
 export const IsIdArray = (max: number, options: { min?: number } = {}) => Satisfies(checkArrayOf(checkId, { max, ...options }));
 
-/** An array of nested DTOs, validated item by item, at most `max`. */
-export function IsNestedArray(type: () => new () => object, max: number, options: { min?: number } = {}): PropertyDecorator {
+/** A nested DTO: an object, validated by its class. */
+export const NestedObject = (type: () => new () => object) => applyDecorators(Satisfies(checkPlainObject), ValidateNested(), NestedType(type));
+export const OptionalNestedObject = (type: () => new () => object) => applyDecorators(Optional(), NestedObject(type));
+
+/**
+ * An array of nested DTOs, validated item by item, at most `max`; `uniqueIds`: the field of each
+ * item whose value no other item may repeat (see `BatchIds`). One check, so one message: the
+ * array's size before its items, as `checkArrayOf` and `checkItems` have it. An item that is not
+ * an object (`folders: [[]]`) is refused here: class-transformer would make it an empty instance.
+ */
+export function IsNestedArray(type: () => new () => object, max: number, options: { min?: number; uniqueIds?: string } = {}): PropertyDecorator {
+  const unique = options.uniqueIds === undefined ? undefined : checkUniqueIds(options.uniqueIds);
   return applyDecorators(
     Satisfies((value) => {
-      if (!Array.isArray(value)) return 'must be an array';
+      // A value that is no object at all is named as such, one that is an object as no array.
+      if (!Array.isArray(value)) return typeof value === 'object' && value !== null ? 'must be an array' : 'must be an object';
       if (value.length < (options.min ?? 0)) return `must contain at least ${options.min} item(s)`;
-      return undefined;
+      if (value.length > max) return `must contain at most ${max} items`;
+      const index = value.findIndex((item) => typeof item !== 'object' || item === null || Array.isArray(item));
+      if (index !== -1) return `[${index}] must be an object`;
+      return unique?.(value);
     }),
-    IsArray(),
-    ArrayMaxSize(max, { message: `must contain at most ${max} items` }),
     ValidateNested({ each: true }),
     NestedType(type),
   );

@@ -1,15 +1,10 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateNested } from 'class-validator';
-import { checkArrayOf, checkInteger, checkOneOf, checkPlainObject, checkString, IsId, IsIdArray, IsNestedArray, IsOptionalId, Optional, Satisfies, NestedType } from '../../common/validation.js';
+import { checkArrayOf, checkInteger, checkOneOf, checkString, IsId, IsIdArray, IsNestedArray, IsOptionalId, NestedObject, Optional, OptionalNestedObject, Satisfies } from '../../common/validation.js';
 import { MAX_BATCH } from '../../directory/batch.js';
 
 /** Limits of contract 1.5 for permissions get. */
 export const MAX_PERMISSION_USERS = 100;
 export const MAX_PERMISSION_RESOURCES = 100;
-
-const NestedObject = (type: () => new () => object) => applyDecorators(Satisfies(checkPlainObject), ValidateNested(), NestedType(type));
-const OptionalNestedObject = (type: () => new () => object) => applyDecorators(Optional(), Satisfies(checkPlainObject), ValidateNested(), NestedType(type));
 
 export class GetPermissionsRequest {
   @ApiProperty() @IsId() organizationId!: string;

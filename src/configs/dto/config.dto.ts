@@ -1,7 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateNested } from 'class-validator';
-import { checkArrayOf, checkBoolean, checkInteger, checkOneOf, checkShape, checkPlainObject, checkString, NestedType, Optional, Satisfies } from '../../common/validation.js';
+import { checkArrayOf, checkBoolean, checkInteger, checkOneOf, checkShape, checkPlainObject, checkString, NestedObject, Optional, OptionalNestedObject, Satisfies } from '../../common/validation.js';
 import { COMMENT_EVENTS, EVENT_TYPES, TRIGGER_GROUPS, type GroupedTriggers, type Triggers } from '../../events/event-catalogue.js';
 import { checkEmail, checkHttpUrl } from '../../workspace/dto/checks.js';
 import { publicKeyProblem } from '../public-key.js';
@@ -10,7 +9,6 @@ import { type AccessType, AI_PROVIDERS, type AiProvider } from '../key-configs.j
 
 const OptionalBoolean = () => applyDecorators(ApiPropertyOptional({ type: Boolean }), Optional(), Satisfies(checkBoolean));
 const OptionalText = (max = 500) => applyDecorators(ApiPropertyOptional({ maxLength: max }), Optional(), Satisfies(checkString({ max, allowEmpty: true })));
-const NestedObject = (type: () => new () => object) => applyDecorators(Optional(), Satisfies(checkPlainObject), ValidateNested(), NestedType(type));
 
 /** Triggers: a flat object of catalogue event types to booleans (contract part 3). */
 function checkTriggers(value: unknown): string | undefined {
@@ -81,7 +79,7 @@ export class UpdateEmailConfigRequest {
   @OptionalBoolean() useEmailService?: boolean;
 
   @ApiPropertyOptional({ type: EmailServiceConfigUpdate })
-  @NestedObject(() => EmailServiceConfigUpdate)
+  @OptionalNestedObject(() => EmailServiceConfigUpdate)
   emailServiceConfig?: EmailServiceConfigUpdate;
 }
 
@@ -104,7 +102,7 @@ export class UpdateWebhookConfigRequest {
   @OptionalBoolean() useWebhookService?: boolean;
 
   @ApiPropertyOptional({ type: WebhookServiceConfigUpdate })
-  @NestedObject(() => WebhookServiceConfigUpdate)
+  @OptionalNestedObject(() => WebhookServiceConfigUpdate)
   webhookServiceConfig?: WebhookServiceConfigUpdate;
 }
 
@@ -124,8 +122,8 @@ export class BatchWindowUpdate {
 }
 
 export class BatchConfigUpdate {
-  @ApiPropertyOptional({ type: BatchWindowUpdate }) @NestedObject(() => BatchWindowUpdate) document?: BatchWindowUpdate;
-  @ApiPropertyOptional({ type: BatchWindowUpdate }) @NestedObject(() => BatchWindowUpdate) user?: BatchWindowUpdate;
+  @ApiPropertyOptional({ type: BatchWindowUpdate }) @OptionalNestedObject(() => BatchWindowUpdate) document?: BatchWindowUpdate;
+  @ApiPropertyOptional({ type: BatchWindowUpdate }) @OptionalNestedObject(() => BatchWindowUpdate) user?: BatchWindowUpdate;
 }
 
 export class NotificationServiceConfigUpdate {
@@ -138,15 +136,15 @@ export class NotificationServiceConfigUpdate {
   @Satisfies(checkGroupedTriggers)
   triggers?: GroupedTriggers;
   /** Upstream's delay and batching settings: stored and answered; deliveries do not apply them yet. */
-  @ApiPropertyOptional({ type: DelayConfigUpdate }) @NestedObject(() => DelayConfigUpdate) delayConfig?: DelayConfigUpdate;
-  @ApiPropertyOptional({ type: BatchConfigUpdate }) @NestedObject(() => BatchConfigUpdate) batchConfig?: BatchConfigUpdate;
+  @ApiPropertyOptional({ type: DelayConfigUpdate }) @OptionalNestedObject(() => DelayConfigUpdate) delayConfig?: DelayConfigUpdate;
+  @ApiPropertyOptional({ type: BatchConfigUpdate }) @OptionalNestedObject(() => BatchConfigUpdate) batchConfig?: BatchConfigUpdate;
 }
 
 export class UpdateNotificationConfigRequest {
   @OptionalBoolean() useNotificationService?: boolean;
 
   @ApiPropertyOptional({ type: NotificationServiceConfigUpdate })
-  @NestedObject(() => NotificationServiceConfigUpdate)
+  @OptionalNestedObject(() => NotificationServiceConfigUpdate)
   notificationServiceConfig?: NotificationServiceConfigUpdate;
 }
 
@@ -219,8 +217,6 @@ export class ActivityServiceConfigUpdate {
 /** Upstream's activityconfig update: at least one sub-field, deep-merged into what is stored. */
 export class UpdateActivityConfigRequest {
   @ApiProperty({ type: ActivityServiceConfigUpdate })
-  @Satisfies(checkPlainObject)
-  @ValidateNested()
-  @NestedType(() => ActivityServiceConfigUpdate)
+  @NestedObject(() => ActivityServiceConfigUpdate)
   activityServiceConfig!: ActivityServiceConfigUpdate;
 }

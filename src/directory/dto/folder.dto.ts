@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateNested } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
-import { checkBoolean, checkInteger, checkOneOf, checkString, checkUniqueIds, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, NestedType } from '../../common/validation.js';
+import { checkBoolean, checkInteger, checkOneOf, checkString, IsId, IsIdArray, IsNestedArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
 import { ACCESS_TYPES } from '../../configs/access-types.js';
 import { MAX_BATCH } from '../batch.js';
 
@@ -31,20 +30,6 @@ export class FolderInput extends FolderUpdateInput {
   accessType?: string;
 }
 
-const folderIds = checkUniqueIds('folderId');
-
-const FolderItems = <T extends object>(type: () => new () => T) =>
-  applyDecorators(
-    Satisfies((value) => {
-      if (!Array.isArray(value)) return 'must be an array';
-      if (value.length === 0) return 'must contain at least 1 item(s)';
-      if (value.length > MAX_BATCH) return `must contain at most ${MAX_BATCH} items`;
-      return folderIds(value);
-    }),
-    ValidateNested({ each: true }),
-    NestedType(type),
-  );
-
 export class AddFoldersRequest {
   @ApiProperty() @IsId() organizationId!: string;
 
@@ -52,7 +37,7 @@ export class AddFoldersRequest {
   @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) createOrganization?: boolean;
 
   @ApiProperty({ type: [FolderInput], maxItems: MAX_BATCH })
-  @FolderItems(() => FolderInput)
+  @IsNestedArray(() => FolderInput, MAX_BATCH, { min: 1, uniqueIds: 'folderId' })
   folders!: FolderInput[];
 }
 
@@ -60,7 +45,7 @@ export class UpdateFoldersRequest {
   @ApiProperty() @IsId() organizationId!: string;
 
   @ApiProperty({ type: [FolderUpdateInput], maxItems: MAX_BATCH })
-  @FolderItems(() => FolderUpdateInput)
+  @IsNestedArray(() => FolderUpdateInput, MAX_BATCH, { min: 1, uniqueIds: 'folderId' })
   folders!: FolderUpdateInput[];
 }
 

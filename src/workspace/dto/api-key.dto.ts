@@ -1,19 +1,7 @@
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateNested } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
-import {
-  checkArrayOf,
-  checkBoolean,
-  checkId,
-  checkOneOf,
-  checkPlainObject,
-  checkString,
-  IsId,
-  Optional,
-  Satisfies,
-  NestedType,
-} from '../../common/validation.js';
+import { checkArrayOf, checkBoolean, checkId, checkOneOf, checkString, IsId, Optional, OptionalNestedObject, Satisfies } from '../../common/validation.js';
 import { PERSISTENCE_DB_REGIONS, REALTIME_DB_REGIONS } from '../regions.js';
 import { checkEmail } from './checks.js';
 import { EmailServiceFields, WebhookServiceFields } from '../../configs/dto/config.dto.js';
@@ -30,9 +18,6 @@ export class EmailServiceConfigInput extends EmailServiceFields {
 
 /** Basic webhook options accepted at key creation. */
 export class WebhookServiceConfigInput extends WebhookServiceFields {}
-
-const NestedObject = (type: () => new () => object) =>
-  applyDecorators(Optional(), Satisfies(checkPlainObject), ValidateNested(), NestedType(type));
 
 /** `POST /v2/workspace/apikey/create` (rest-interface part 4). */
 export class CreateApiKeyRequest {
@@ -77,11 +62,11 @@ export class CreateApiKeyRequest {
   @OptionalBoolean() enablePrivateComments?: boolean;
 
   @ApiPropertyOptional({ type: EmailServiceConfigInput })
-  @NestedObject(() => EmailServiceConfigInput)
+  @OptionalNestedObject(() => EmailServiceConfigInput)
   emailServiceConfig?: EmailServiceConfigInput;
 
   @ApiPropertyOptional({ type: WebhookServiceConfigInput })
-  @NestedObject(() => WebhookServiceConfigInput)
+  @OptionalNestedObject(() => WebhookServiceConfigInput)
   webhookServiceConfig?: WebhookServiceConfigInput;
 }
 
