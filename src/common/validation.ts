@@ -1,6 +1,7 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { instanceToPlain, plainToInstance, Type, type ClassTransformOptions } from 'class-transformer';
 import {
+  isEmail,
   registerDecorator,
   ValidateIf,
   ValidateNested,
@@ -110,7 +111,7 @@ export function flattenValidationErrors(errors: ValidationError[], parentPath: s
 }
 
 /** Checks a value; returns the problem (a message without the field name) or undefined. */
-type Check = (value: unknown) => string | undefined;
+export type Check = (value: unknown) => string | undefined;
 
 /** One decorator from one check, so each field reports exactly one precise message. */
 export function Satisfies(check: Check, options?: ValidationOptions): PropertyDecorator {
@@ -277,16 +278,98 @@ export function checkItems(idField: string, known: Record<string, Check>, max: n
   };
 }
 
-/** A required ID field. */
+/** A syntactically valid address (disposable domains are refused by the services, with their own message). */
+export const checkEmail: Check = (value) => {
+  if (typeof value !== 'string' || value.trim() === '') return 'must be a non-empty string';
+  if (value.length > 320 || !isEmail(value.trim())) return 'must be a valid e-mail address';
+  return undefined;
+};
+
+/** An absolute http(s) URL of at most `max` characters, or `""` (none). */
+export function checkHttpUrl(max: number): Check {
+  return (value) => {
+    if (typeof value !== 'string') return 'must be a string';
+    if (value === '') return undefined;
+    if (value.length > max) return `must be at most ${max} characters`;
+    try {
+      const url = new URL(value);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : 'must be an http(s) URL';
+    } catch {
+      return 'must be an http(s) URL';
+    }
+  };
+}
+
+/*
+ * The vocabulary of request DTOs: each rule is defined here once, as a decorator built on
+ * class-validator, and DTOs use only these. Underneath, every rule is one `Satisfies(check)`: one
+ * constraint per field, so a field reports exactly one message, without its name (the pipe puts
+ * the path from `data` in front), and the same checks compose into the shapes of free-form items
+ * (`checkShape`, `checkItems`) that no property decorator reaches. class-validator's built-in
+ * decorators would each add a constraint with their own wording. A field whose rule is its own
+ * (a cross-field condition, a domain format) writes it as a check in its DTO file and uses
+ * `Satisfies` directly. The OpenAPI side stays in the DTO's `@ApiProperty` beside the rule: what a
+ * field documents is not always what the rule checks (descriptions, lengths left undocumented).
+ */
+
+/**
+ * Optional means absent: `undefined` skips the field's checks, while an explicit `null` or
+ * `""` is still validated (the contract refuses e.g. `persistenceDBRegion: ""`). `nullable`:
+ * `null` is skipped as well (an update clearing a field).
+ */
+export const Optional = (options: { nullable?: boolean } = {}) =>
+  ValidateIf((_object: object, value: unknown) => value !== undefined && !(options.nullable === true && value === null));
+
+const optional = (rule: PropertyDecorator) => applyDecorators(Optional(), rule);
+
+/** An ID (contract 1.1). */
 export const IsId = () => Satisfies(checkId);
 /** An optional ID field (absent is fine; `null` or `""` is not). */
-export const IsOptionalId = () => applyDecorators(Optional(), Satisfies(checkId));
+export const IsOptionalId = () => optional(IsId());
+
+/** A string of at most `max` characters; not blank unless `allowEmpty`. */
+export const IsText = (max: number, options: { allowEmpty?: boolean } = {}) => Satisfies(checkString({ max, ...options }));
+export const IsOptionalText = (max: number, options: { allowEmpty?: boolean } = {}) => optional(IsText(max, options));
+
+export const IsBool = () => Satisfies(checkBoolean);
+export const IsOptionalBool = () => optional(IsBool());
+
+/** An integer from `min` to `max`. */
+export const IsInteger = (min: number, max: number) => Satisfies(checkInteger(min, max));
+export const IsOptionalInteger = (min: number, max: number) => optional(IsInteger(min, max));
+
+/** One of `values` (an enum). */
+export const IsOneOf = (values: readonly string[]) => Satisfies(checkOneOf(values));
+export const IsOptionalOneOf = (values: readonly string[]) => optional(IsOneOf(values));
+
+export const IsEmailAddress = () => Satisfies(checkEmail);
+/** An absolute http(s) URL of at most `max` characters; `""` means none. */
+export const IsOptionalHttpUrl = (max: number) => optional(Satisfies(checkHttpUrl(max)));
+
+interface ArrayOptions {
+  /** Fewest items (default 0). */
+  min?: number;
+  /** Refuse repeated values (`must not contain duplicates`). */
+  unique?: boolean;
+}
+
 /** An array of IDs, at most `max` (contract 1.5). */
-export const IsIdArray = (max: number, options: { min?: number } = {}) => Satisfies(checkArrayOf(checkId, { max, ...options }));
+export const IsIdArray = (max: number, options: ArrayOptions = {}) => Satisfies(checkArrayOf(checkId, { max, ...options }));
+export const IsOptionalIdArray = (max: number, options: ArrayOptions = {}) => optional(IsIdArray(max, options));
+
+/** An array of strings of at most `itemMax` characters each (not blank), at most `max` of them. */
+export const IsTextArray = (itemMax: number, options: ArrayOptions & { max: number }) => Satisfies(checkArrayOf(checkString({ max: itemMax }), options));
+export const IsOptionalTextArray = (itemMax: number, options: ArrayOptions & { max: number }) => optional(IsTextArray(itemMax, options));
+
+/**
+ * A batch whose items may carry caller metadata (see `checkItems`): each keyed by a unique id
+ * under `idField`, with its `known` fields checked.
+ */
+export const IsBatchWithMetadata = (idField: string, known: Record<string, Check>, max: number) => Satisfies(checkItems(idField, known, max));
 
 /** A nested DTO: an object, validated by its class. */
 export const NestedObject = (type: () => new () => object) => applyDecorators(Satisfies(checkPlainObject), ValidateNested(), NestedType(type));
-export const OptionalNestedObject = (type: () => new () => object) => applyDecorators(Optional(), NestedObject(type));
+export const OptionalNestedObject = (type: () => new () => object) => optional(NestedObject(type));
 
 /**
  * An array of nested DTOs, validated item by item, at most `max`; `uniqueIds`: the field of each
@@ -310,9 +393,3 @@ export function IsNestedArray(type: () => new () => object, max: number, options
     NestedType(type),
   );
 }
-
-/**
- * Optional means absent: `undefined` skips the field's checks, while an explicit `null` or
- * `""` is still validated (the contract refuses e.g. `persistenceDBRegion: ""`).
- */
-export const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);

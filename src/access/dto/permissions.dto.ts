@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkArrayOf, checkInteger, checkOneOf, checkString, IsId, IsIdArray, IsNestedArray, IsOptionalId, NestedObject, Optional, OptionalNestedObject, Satisfies } from '../../common/validation.js';
+import { IsId, IsIdArray, IsNestedArray, IsOneOf, IsOptionalId, IsOptionalIdArray, IsOptionalInteger, IsOptionalOneOf, IsTextArray, NestedObject, OptionalNestedObject } from '../../common/validation.js';
 import { MAX_BATCH } from '../../directory/batch.js';
 
 /** Limits of contract 1.5 for permissions get. */
@@ -14,13 +14,11 @@ export class GetPermissionsRequest {
   userIds!: string[];
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_PERMISSION_RESOURCES })
-  @Optional()
-  @IsIdArray(MAX_PERMISSION_RESOURCES)
+  @IsOptionalIdArray(MAX_PERMISSION_RESOURCES)
   folderIds?: string[];
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_PERMISSION_RESOURCES })
-  @Optional()
-  @IsIdArray(MAX_PERMISSION_RESOURCES)
+  @IsOptionalIdArray(MAX_PERMISSION_RESOURCES)
   documentIds?: string[];
 }
 
@@ -30,7 +28,7 @@ export class PermissionUser {
 
 export class PermissionResource {
   @ApiProperty({ enum: ['organization', 'folder', 'document'] })
-  @Satisfies(checkOneOf(['organization', 'folder', 'document']))
+  @IsOneOf(['organization', 'folder', 'document'])
   type!: 'organization' | 'folder' | 'document';
 
   @ApiProperty() @IsId() id!: string;
@@ -39,14 +37,12 @@ export class PermissionResource {
   @ApiPropertyOptional() @IsOptionalId() organizationId?: string;
 
   @ApiPropertyOptional({ enum: ['editor', 'viewer'], description: 'Default: `editor`.' })
-  @Optional()
-  @Satisfies(checkOneOf(['editor', 'viewer']))
+  @IsOptionalOneOf(['editor', 'viewer'])
   accessRole?: 'editor' | 'viewer';
 
   /** Unix seconds, in the future: makes the grant temporary. */
   @ApiPropertyOptional()
-  @Optional()
-  @Satisfies(checkInteger(0, 1e11))
+  @IsOptionalInteger(0, 1e11)
   expiresAt?: number;
 }
 
@@ -59,7 +55,7 @@ export class PermissionSet {
 export class AccessContextInput {
   /** `fieldName:value` strings. */
   @ApiProperty({ type: [String] })
-  @Satisfies(checkArrayOf(checkString({ max: 1000 }), { max: 100 }))
+  @IsTextArray(1000, { max: 100 })
   accessFields!: string[];
 }
 

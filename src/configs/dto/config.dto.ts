@@ -1,14 +1,25 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkArrayOf, checkBoolean, checkInteger, checkOneOf, checkShape, checkPlainObject, checkString, NestedObject, Optional, OptionalNestedObject, Satisfies } from '../../common/validation.js';
+import {
+  checkArrayOf,
+  checkEmail,
+  checkOneOf,
+  checkPlainObject,
+  checkShape,
+  checkString,
+  IsOptionalBool,
+  IsOptionalHttpUrl,
+  IsOptionalInteger,
+  IsOptionalOneOf,
+  IsOptionalText,
+  NestedObject,
+  Optional,
+  OptionalNestedObject,
+  Satisfies,
+} from '../../common/validation.js';
 import { COMMENT_EVENTS, EVENT_TYPES, TRIGGER_GROUPS, type GroupedTriggers, type Triggers } from '../../events/event-catalogue.js';
-import { checkEmail, checkHttpUrl } from '../../workspace/dto/checks.js';
 import { publicKeyProblem } from '../public-key.js';
 import { ACCESS_TYPES } from '../access-types.js';
 import { type AccessType, AI_PROVIDERS, type AiProvider } from '../key-configs.js';
-
-const OptionalBoolean = () => applyDecorators(ApiPropertyOptional({ type: Boolean }), Optional(), Satisfies(checkBoolean));
-const OptionalText = (max = 500) => applyDecorators(ApiPropertyOptional({ maxLength: max }), Optional(), Satisfies(checkString({ max, allowEmpty: true })));
 
 /** Triggers: a flat object of catalogue event types to booleans (contract part 3). */
 function checkTriggers(value: unknown): string | undefined {
@@ -44,39 +55,38 @@ function checkGroupedTriggers(value: unknown): string | undefined {
   return undefined;
 }
 
-const OptionalTriggers = () => applyDecorators(ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'boolean' } }), Optional(), Satisfies(checkTriggers));
-const OptionalPublicKey = () =>
-  applyDecorators(ApiPropertyOptional({ description: 'base64 DER of an RSA public key (SPKI or PKCS#1), at least 2048 bits' }), Optional(), Satisfies(publicKeyProblem));
-const OptionalUrl = () => applyDecorators(ApiPropertyOptional(), Optional(), Satisfies(checkHttpUrl(2000)));
+/** OpenAPI of the flat triggers (`checkTriggers`). */
+const triggersSchema = () => ({ type: 'object' as const, additionalProperties: { type: 'boolean' as const } });
+/** OpenAPI of a webhook encryption key (`publicKeyProblem`). */
+const publicKeySchema = () => ({ description: 'base64 DER of an RSA public key (SPKI or PKCS#1), at least 2048 bits' });
 
 /** `sendgrid` is accepted for `thirdparty`; `custom` is what first-enable seeding sets. */
 export const EMAIL_TYPES_ACCEPTED = ['default', 'thirdparty', 'sendgrid', 'custom'] as const;
 
 /** E-mail service fields sent both at key creation and in config updates. */
 export class EmailServiceFields {
-  @OptionalText(1000) apiKey?: string;
+  @ApiPropertyOptional({ maxLength: 1000 }) @IsOptionalText(1000, { allowEmpty: true }) apiKey?: string;
 
   @ApiPropertyOptional()
   @Optional()
   @Satisfies((value) => (value === '' ? undefined : checkEmail(value)))
   fromEmail?: string;
 
-  @OptionalText(200) fromCompany?: string;
-  @OptionalText(200) commentTemplateId?: string;
-  @OptionalText(200) tagTemplateId?: string;
+  @ApiPropertyOptional({ maxLength: 200 }) @IsOptionalText(200, { allowEmpty: true }) fromCompany?: string;
+  @ApiPropertyOptional({ maxLength: 200 }) @IsOptionalText(200, { allowEmpty: true }) commentTemplateId?: string;
+  @ApiPropertyOptional({ maxLength: 200 }) @IsOptionalText(200, { allowEmpty: true }) tagTemplateId?: string;
 }
 
 export class EmailServiceConfigUpdate extends EmailServiceFields {
   @ApiPropertyOptional({ enum: EMAIL_TYPES_ACCEPTED })
-  @Optional()
-  @Satisfies(checkOneOf(EMAIL_TYPES_ACCEPTED))
+  @IsOptionalOneOf(EMAIL_TYPES_ACCEPTED)
   type?: (typeof EMAIL_TYPES_ACCEPTED)[number];
 
-  @OptionalTriggers() triggers?: Triggers;
+  @ApiPropertyOptional(triggersSchema()) @Optional() @Satisfies(checkTriggers) triggers?: Triggers;
 }
 
 export class UpdateEmailConfigRequest {
-  @OptionalBoolean() useEmailService?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() useEmailService?: boolean;
 
   @ApiPropertyOptional({ type: EmailServiceConfigUpdate })
   @OptionalNestedObject(() => EmailServiceConfigUpdate)
@@ -85,40 +95,42 @@ export class UpdateEmailConfigRequest {
 
 /** Basic webhook fields sent both at key creation and in config updates. */
 export class WebhookServiceFields {
-  @OptionalText(1000) authToken?: string;
-  @OptionalUrl() rawNotificationUrl?: string;
-  @OptionalUrl() processedNotificationUrl?: string;
+  @ApiPropertyOptional({ maxLength: 1000 }) @IsOptionalText(1000, { allowEmpty: true }) authToken?: string;
+  @ApiPropertyOptional() @IsOptionalHttpUrl(2000) rawNotificationUrl?: string;
+  @ApiPropertyOptional() @IsOptionalHttpUrl(2000) processedNotificationUrl?: string;
 }
 
 export class WebhookServiceConfigUpdate extends WebhookServiceFields {
-  @OptionalBoolean() encodeData?: boolean;
-  @OptionalBoolean() encryptData?: boolean;
-  @OptionalPublicKey() publicKey?: string;
-  @OptionalBoolean() enableDataProtection?: boolean;
-  @OptionalTriggers() triggers?: Triggers;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() encodeData?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() encryptData?: boolean;
+  @ApiPropertyOptional(publicKeySchema()) @Optional() @Satisfies(publicKeyProblem) publicKey?: string;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() enableDataProtection?: boolean;
+  @ApiPropertyOptional(triggersSchema()) @Optional() @Satisfies(checkTriggers) triggers?: Triggers;
 }
 
 export class UpdateWebhookConfigRequest {
-  @OptionalBoolean() useWebhookService?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() useWebhookService?: boolean;
 
   @ApiPropertyOptional({ type: WebhookServiceConfigUpdate })
   @OptionalNestedObject(() => WebhookServiceConfigUpdate)
   webhookServiceConfig?: WebhookServiceConfigUpdate;
 }
 
-/** An integer seconds or count field of the delay and batching configs, in upstream's range. */
-const OptionalWithin = (min: number, max: number, description: string) =>
-  applyDecorators(ApiPropertyOptional({ type: 'integer', minimum: min, maximum: max, description }), Optional(), Satisfies(checkInteger(min, max)));
-
 export class DelayConfigUpdate {
-  @OptionalBoolean() isEnabled?: boolean;
-  @OptionalWithin(10, 15_552_000, 'Seconds to hold a notification (10 s to 6 months). Default: 10.') delaySeconds?: number;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() isEnabled?: boolean;
+  @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 15_552_000, description: 'Seconds to hold a notification (10 s to 6 months). Default: 10.' })
+  @IsOptionalInteger(10, 15_552_000)
+  delaySeconds?: number;
 }
 
 export class BatchWindowUpdate {
-  @OptionalBoolean() isEnabled?: boolean;
-  @OptionalWithin(10, 604_800, 'Seconds to gather activities (10 s to 1 week). Default: 10.') batchWindowSeconds?: number;
-  @OptionalWithin(2, 50, 'Activities per batch at most. Default: 2.') maxActivities?: number;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() isEnabled?: boolean;
+  @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 604_800, description: 'Seconds to gather activities (10 s to 1 week). Default: 10.' })
+  @IsOptionalInteger(10, 604_800)
+  batchWindowSeconds?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 2, maximum: 50, description: 'Activities per batch at most. Default: 2.' })
+  @IsOptionalInteger(2, 50)
+  maxActivities?: number;
 }
 
 export class BatchConfigUpdate {
@@ -141,7 +153,7 @@ export class NotificationServiceConfigUpdate {
 }
 
 export class UpdateNotificationConfigRequest {
-  @OptionalBoolean() useNotificationService?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() useNotificationService?: boolean;
 
   @ApiPropertyOptional({ type: NotificationServiceConfigUpdate })
   @OptionalNestedObject(() => NotificationServiceConfigUpdate)
@@ -157,10 +169,10 @@ class AiModelApiKey {
 
 /** Upstream's apikeyconfig update: every field optional, at least one; merged, never removed. */
 export class UpdateApiKeyConfigRequest {
-  @OptionalBoolean() enablePrivateComments?: boolean;
-  @OptionalBoolean() requireJwtToken?: boolean;
-  @OptionalBoolean() requireAutoOrgUser?: boolean;
-  @ApiPropertyOptional({ enum: ACCESS_TYPES }) @Optional() @Satisfies(checkOneOf(ACCESS_TYPES)) defaultDocumentAccessType?: AccessType;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() enablePrivateComments?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() requireJwtToken?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() requireAutoOrgUser?: boolean;
+  @ApiPropertyOptional({ enum: ACCESS_TYPES }) @IsOptionalOneOf(ACCESS_TYPES) defaultDocumentAccessType?: AccessType;
 
   @ApiPropertyOptional({ type: [AiModelApiKey], minItems: 1 })
   @Optional()
@@ -174,11 +186,11 @@ export class UpdateApiKeyConfigRequest {
 }
 
 export class UpdateAdvancedWebhookConfigRequest {
-  @OptionalBoolean() isEnabled?: boolean;
-  @OptionalBoolean() encryptData?: boolean;
-  @OptionalBoolean() encodeData?: boolean;
-  @OptionalPublicKey() publicKey?: string;
-  @OptionalBoolean() enableDataProtection?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() isEnabled?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() encryptData?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() encodeData?: boolean;
+  @ApiPropertyOptional(publicKeySchema()) @Optional() @Satisfies(publicKeyProblem) publicKey?: string;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() enableDataProtection?: boolean;
 }
 
 /** Activity-log triggers: upstream supports the `comment` group only, a map of comment event types to booleans. */
@@ -197,11 +209,10 @@ function checkActivityTriggers(value: unknown): string | undefined {
 }
 
 export class ActivityServiceConfigUpdate {
-  @OptionalBoolean() isEnabled?: boolean;
-  @OptionalBoolean() immutable?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() isEnabled?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() immutable?: boolean;
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Epoch ms when activity logging was enabled; kept when omitted.' })
-  @Optional()
-  @Satisfies(checkInteger(0, Number.MAX_SAFE_INTEGER))
+  @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER)
   enabledTime?: number;
   @ApiPropertyOptional({
     type: 'object',

@@ -1,11 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { applyDecorators } from '@nestjs/common';
-import { checkBoolean, checkInteger, checkOneOf, checkString, IsId, IsIdArray, IsNestedArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
+import { IsId, IsIdArray, IsNestedArray, IsOptionalBool, IsOptionalId, IsOptionalInteger, IsOptionalOneOf, IsOptionalText } from '../../common/validation.js';
 import { ACCESS_TYPES } from '../../configs/access-types.js';
 import { MAX_BATCH } from '../batch.js';
-
-const OptionalAccessType = () =>
-  applyDecorators(ApiPropertyOptional({ enum: ACCESS_TYPES }), Optional(), Satisfies(checkOneOf(ACCESS_TYPES)));
 
 export class FolderUpdateInput {
   @ApiProperty()
@@ -13,8 +9,7 @@ export class FolderUpdateInput {
   folderId!: string;
 
   @ApiPropertyOptional()
-  @Optional()
-  @Satisfies(checkString({ max: 1000, allowEmpty: true }))
+  @IsOptionalText(1000, { allowEmpty: true })
   folderName?: string;
 
   /** Parent folder (`root` for top level); in an update, a new parent moves the folder with its subtree. */
@@ -26,7 +21,8 @@ export class FolderUpdateInput {
 /** A folder to add: the update fields plus its own access type. */
 export class FolderInput extends FolderUpdateInput {
   /** Sets the folder's own type; absent: inherited from the parent. */
-  @OptionalAccessType()
+  @ApiPropertyOptional({ enum: ACCESS_TYPES })
+  @IsOptionalOneOf(ACCESS_TYPES)
   accessType?: string;
 }
 
@@ -34,7 +30,7 @@ export class AddFoldersRequest {
   @ApiProperty() @IsId() organizationId!: string;
 
   /** Create the organization when it does not exist. */
-  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) createOrganization?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() createOrganization?: boolean;
 
   @ApiProperty({ type: [FolderInput], maxItems: MAX_BATCH })
   @IsNestedArray(() => FolderInput, MAX_BATCH, { min: 1, uniqueIds: 'folderId' })
@@ -57,8 +53,7 @@ export class GetFoldersRequest {
 
   /** Levels of nested `subFolders`; 1 when only folderId is given. */
   @ApiPropertyOptional({ minimum: 0, maximum: 100 })
-  @Optional()
-  @Satisfies(checkInteger(0, 100))
+  @IsOptionalInteger(0, 100)
   maxDepth?: number;
 }
 
@@ -74,10 +69,11 @@ export class UpdateFolderAccessRequest {
   @IsIdArray(MAX_BATCH, { min: 1 })
   folderIds!: string[];
 
-  @OptionalAccessType()
+  @ApiPropertyOptional({ enum: ACCESS_TYPES })
+  @IsOptionalOneOf(ACCESS_TYPES)
   accessType?: string;
 
   /** `true` clears the folders' own type so they inherit again. */
-  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) inheritFromParent?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() inheritFromParent?: boolean;
 }
 
