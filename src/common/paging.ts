@@ -3,7 +3,7 @@ import { applyDecorators, Injectable } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ApiError } from './errors.js';
 import { Secrets } from './secrets.js';
-import { checkInteger, checkString, Optional, Satisfies } from './validation.js';
+import { IsOptionalInteger, IsOptionalText } from './validation.js';
 
 /** Page sizes of contract 1.5. */
 export const PAGE_SIZE = { default: 1000, min: 1, max: 1000 } as const;
@@ -67,10 +67,10 @@ export function canonicalJson(value: unknown): string {
 
 /** `pageSize` of a paged read: 1..max, default 1000 (contract 1.5). */
 export function PageSizeField(max: number = PAGE_SIZE.max): PropertyDecorator {
-  return applyDecorators(ApiPropertyOptional({ type: 'integer', minimum: PAGE_SIZE.min, maximum: max, description: `Default: ${Math.min(PAGE_SIZE.default, max)}.` }), Optional(), Satisfies(checkInteger(PAGE_SIZE.min, max)));
+  return applyDecorators(ApiPropertyOptional({ type: 'integer', minimum: PAGE_SIZE.min, maximum: max, description: `Default: ${Math.min(PAGE_SIZE.default, max)}.` }), IsOptionalInteger(PAGE_SIZE.min, max));
 }
 
 /** `pageToken` of a paged read: the opaque token a previous page returned. */
 export function PageTokenField(): PropertyDecorator {
-  return applyDecorators(ApiPropertyOptional({ description: 'Token from the previous page.' }), Optional(), Satisfies(checkString({ max: 4000 })));
+  return applyDecorators(ApiPropertyOptional({ description: 'Token from the previous page.' }), IsOptionalText(4000));
 }

@@ -1,8 +1,7 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { instanceToPlain, plainToInstance, Type, type ClassTransformOptions } from 'class-transformer';
 import {
-  ArrayMaxSize,
-  IsArray,
+  isEmail,
   registerDecorator,
   ValidateIf,
   ValidateNested,
@@ -50,24 +49,15 @@ const CLASSES_WITH_NESTED = new WeakSet<object>();
  * class-transformer's `Type`, also recording that the class holds a nested DTO. Only such
  * classes need class-transformer's deep copy; the others become instances by a shallow copy,
  * which for a batch of 500 activities with free-form objects saves copying every one of them.
+ * The value itself is checked by the decorator using this (`NestedObject`, `IsNestedArray`).
  */
-export function NestedType(type: () => new () => object): PropertyDecorator {
+function NestedType(type: () => new () => object): PropertyDecorator {
   const decorate = Type(type);
-  // An item that is not an object (`folders: [[]]`) would become an empty instance, not an error.
-  const objects = Satisfies(checkNestedObjects);
   return (target, property) => {
     CLASSES_WITH_NESTED.add(target.constructor);
     decorate(target, property);
-    objects(target, property);
   };
 }
-
-/** A nested value: an object, or an array of objects. */
-const checkNestedObjects: Check = (value) => {
-  if (!Array.isArray(value)) return typeof value === 'object' && value !== null ? undefined : 'must be an object';
-  const index = value.findIndex((item) => typeof item !== 'object' || item === null || Array.isArray(item));
-  return index === -1 ? undefined : `[${index}] must be an object`;
-};
 
 function holdsNested(cls: object | null): boolean {
   for (let current = cls; current && current !== Function.prototype; current = Object.getPrototypeOf(current) as object | null) if (CLASSES_WITH_NESTED.has(current)) return true;
@@ -121,7 +111,7 @@ export function flattenValidationErrors(errors: ValidationError[], parentPath: s
 }
 
 /** Checks a value; returns the problem (a message without the field name) or undefined. */
-type Check = (value: unknown) => string | undefined;
+export type Check = (value: unknown) => string | undefined;
 
 /** One decorator from one check, so each field reports exactly one precise message. */
 export function Satisfies(check: Check, options?: ValidationOptions): PropertyDecorator {
@@ -224,30 +214,182 @@ export function checkShape(fields: Record<string, Check>, required: readonly str
   };
 }
 
-/** A required ID field. */
+/**
+ * Ids of a batch's items, walked in order: an item whose id (under `field`) repeats an earlier
+ * item's is a problem of that item. The one rule for "unique ids in a batch"; a walk that checks
+ * more per item (`checkItems`, activities) calls `repeat` in its loop, so its problems keep their
+ * order. Only string ids count: others fail their own check.
+ */
+export class BatchIds {
+  private readonly seen = new Map<string, number>();
+
+  constructor(private readonly field: string) {}
+
+  /** Item `index`'s problem (`.id repeats [0].id ("x")`) when its id repeats an earlier item's; otherwise remembers it. */
+  repeat(index: number, id: unknown): string | undefined {
+    if (typeof id !== 'string') return undefined;
+    const first = this.seen.get(id);
+    if (first !== undefined) return `.${this.field} repeats [${first}].${this.field} (${JSON.stringify(id)})`;
+    this.seen.set(id, index);
+    return undefined;
+  }
+}
+
+/** Items (objects) of an array, each with an id under `field` no other item repeats. */
+export function checkUniqueIds(field: string): Check {
+  return (value) => {
+    if (!Array.isArray(value)) return undefined;
+    const ids = new BatchIds(field);
+    for (let i = 0; i < value.length; i++) {
+      const problem = ids.repeat(i, (value[i] as Record<string, unknown> | null)?.[field]);
+      if (problem) return within(`[${i}]`, problem);
+    }
+    return undefined;
+  };
+}
+
+/**
+ * Items of a batch that may carry caller metadata: a plain object each, with a valid id under
+ * `idField` unique within the batch, known fields checked by `known`, and any other key kept as
+ * metadata (its value any JSON).
+ */
+export function checkItems(idField: string, known: Record<string, Check>, max: number): Check {
+  return (value) => {
+    if (!Array.isArray(value)) return 'must be an array';
+    if (value.length === 0) return 'must contain at least 1 item(s)';
+    if (value.length > max) return `must contain at most ${max} items`;
+    const ids = new BatchIds(idField);
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const shape = checkPlainObject(item);
+      if (shape) return `[${i}] ${shape}`;
+      const record = item as Record<string, unknown>;
+      const idProblem = checkId(record[idField]);
+      if (idProblem) return `[${i}].${idField} ${idProblem}`;
+      const repeat = ids.repeat(i, record[idField]);
+      if (repeat) return within(`[${i}]`, repeat);
+      for (const [field, check] of Object.entries(known)) {
+        if (record[field] === undefined) continue;
+        const problem = check(record[field]);
+        if (problem) return `[${i}].${field} ${problem}`;
+      }
+    }
+    return undefined;
+  };
+}
+
+/** A syntactically valid address (disposable domains are refused by the services, with their own message). */
+export const checkEmail: Check = (value) => {
+  if (typeof value !== 'string' || value.trim() === '') return 'must be a non-empty string';
+  if (value.length > 320 || !isEmail(value.trim())) return 'must be a valid e-mail address';
+  return undefined;
+};
+
+/** An absolute http(s) URL of at most `max` characters, or `""` (none). */
+export function checkHttpUrl(max: number): Check {
+  return (value) => {
+    if (typeof value !== 'string') return 'must be a string';
+    if (value === '') return undefined;
+    if (value.length > max) return `must be at most ${max} characters`;
+    try {
+      const url = new URL(value);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : 'must be an http(s) URL';
+    } catch {
+      return 'must be an http(s) URL';
+    }
+  };
+}
+
+/*
+ * The vocabulary of request DTOs: each rule is defined here once, as a decorator built on
+ * class-validator, and DTOs use only these. Underneath, every rule is one `Satisfies(check)`: one
+ * constraint per field, so a field reports exactly one message, without its name (the pipe puts
+ * the path from `data` in front), and the same checks compose into the shapes of free-form items
+ * (`checkShape`, `checkItems`) that no property decorator reaches. class-validator's built-in
+ * decorators would each add a constraint with their own wording. A field whose rule is its own
+ * (a cross-field condition, a domain format) writes it as a check in its DTO file and uses
+ * `Satisfies` directly. The OpenAPI side stays in the DTO's `@ApiProperty` beside the rule: what a
+ * field documents is not always what the rule checks (descriptions, lengths left undocumented).
+ */
+
+/**
+ * Optional means absent: `undefined` skips the field's checks, while an explicit `null` or
+ * `""` is still validated (the contract refuses e.g. `persistenceDBRegion: ""`). `nullable`:
+ * `null` is skipped as well (an update clearing a field).
+ */
+export const Optional = (options: { nullable?: boolean } = {}) =>
+  ValidateIf((_object: object, value: unknown) => value !== undefined && !(options.nullable === true && value === null));
+
+const optional = (rule: PropertyDecorator) => applyDecorators(Optional(), rule);
+
+/** An ID (contract 1.1). */
 export const IsId = () => Satisfies(checkId);
 /** An optional ID field (absent is fine; `null` or `""` is not). */
-export const IsOptionalId = () => applyDecorators(Optional(), Satisfies(checkId));
-/** An array of IDs, at most `max` (contract 1.5). */
-export const IsIdArray = (max: number, options: { min?: number } = {}) => Satisfies(checkArrayOf(checkId, { max, ...options }));
+export const IsOptionalId = () => optional(IsId());
 
-/** An array of nested DTOs, validated item by item, at most `max`. */
-export function IsNestedArray(type: () => new () => object, max: number, options: { min?: number } = {}): PropertyDecorator {
+/** A string of at most `max` characters; not blank unless `allowEmpty`. */
+export const IsText = (max: number, options: { allowEmpty?: boolean } = {}) => Satisfies(checkString({ max, ...options }));
+export const IsOptionalText = (max: number, options: { allowEmpty?: boolean } = {}) => optional(IsText(max, options));
+
+export const IsBool = () => Satisfies(checkBoolean);
+export const IsOptionalBool = () => optional(IsBool());
+
+/** An integer from `min` to `max`. */
+export const IsInteger = (min: number, max: number) => Satisfies(checkInteger(min, max));
+export const IsOptionalInteger = (min: number, max: number) => optional(IsInteger(min, max));
+
+/** One of `values` (an enum). */
+export const IsOneOf = (values: readonly string[]) => Satisfies(checkOneOf(values));
+export const IsOptionalOneOf = (values: readonly string[]) => optional(IsOneOf(values));
+
+export const IsEmailAddress = () => Satisfies(checkEmail);
+/** An absolute http(s) URL of at most `max` characters; `""` means none. */
+export const IsOptionalHttpUrl = (max: number) => optional(Satisfies(checkHttpUrl(max)));
+
+interface ArrayOptions {
+  /** Fewest items (default 0). */
+  min?: number;
+  /** Refuse repeated values (`must not contain duplicates`). */
+  unique?: boolean;
+}
+
+/** An array of IDs, at most `max` (contract 1.5). */
+export const IsIdArray = (max: number, options: ArrayOptions = {}) => Satisfies(checkArrayOf(checkId, { max, ...options }));
+export const IsOptionalIdArray = (max: number, options: ArrayOptions = {}) => optional(IsIdArray(max, options));
+
+/** An array of strings of at most `itemMax` characters each (not blank), at most `max` of them. */
+export const IsTextArray = (itemMax: number, options: ArrayOptions & { max: number }) => Satisfies(checkArrayOf(checkString({ max: itemMax }), options));
+export const IsOptionalTextArray = (itemMax: number, options: ArrayOptions & { max: number }) => optional(IsTextArray(itemMax, options));
+
+/**
+ * A batch whose items may carry caller metadata (see `checkItems`): each keyed by a unique id
+ * under `idField`, with its `known` fields checked.
+ */
+export const IsBatchWithMetadata = (idField: string, known: Record<string, Check>, max: number) => Satisfies(checkItems(idField, known, max));
+
+/** A nested DTO: an object, validated by its class. */
+export const NestedObject = (type: () => new () => object) => applyDecorators(Satisfies(checkPlainObject), ValidateNested(), NestedType(type));
+export const OptionalNestedObject = (type: () => new () => object) => optional(NestedObject(type));
+
+/**
+ * An array of nested DTOs, validated item by item, at most `max`; `uniqueIds`: the field of each
+ * item whose value no other item may repeat (see `BatchIds`). One check, so one message: the
+ * array's size before its items, as `checkArrayOf` and `checkItems` have it. An item that is not
+ * an object (`folders: [[]]`) is refused here: class-transformer would make it an empty instance.
+ */
+export function IsNestedArray(type: () => new () => object, max: number, options: { min?: number; uniqueIds?: string } = {}): PropertyDecorator {
+  const unique = options.uniqueIds === undefined ? undefined : checkUniqueIds(options.uniqueIds);
   return applyDecorators(
     Satisfies((value) => {
-      if (!Array.isArray(value)) return 'must be an array';
+      // A value that is no object at all is named as such, one that is an object as no array.
+      if (!Array.isArray(value)) return typeof value === 'object' && value !== null ? 'must be an array' : 'must be an object';
       if (value.length < (options.min ?? 0)) return `must contain at least ${options.min} item(s)`;
-      return undefined;
+      if (value.length > max) return `must contain at most ${max} items`;
+      const index = value.findIndex((item) => typeof item !== 'object' || item === null || Array.isArray(item));
+      if (index !== -1) return `[${index}] must be an object`;
+      return unique?.(value);
     }),
-    IsArray(),
-    ArrayMaxSize(max, { message: `must contain at most ${max} items` }),
     ValidateNested({ each: true }),
     NestedType(type),
   );
 }
-
-/**
- * Optional means absent: `undefined` skips the field's checks, while an explicit `null` or
- * `""` is still validated (the contract refuses e.g. `persistenceDBRegion: ""`).
- */
-export const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);

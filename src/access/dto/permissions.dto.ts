@@ -1,15 +1,10 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateNested } from 'class-validator';
-import { checkArrayOf, checkInteger, checkOneOf, checkPlainObject, checkString, IsId, IsIdArray, IsNestedArray, IsOptionalId, Optional, Satisfies, NestedType } from '../../common/validation.js';
+import { IsId, IsIdArray, IsNestedArray, IsOneOf, IsOptionalId, IsOptionalIdArray, IsOptionalInteger, IsOptionalOneOf, IsTextArray, NestedObject, OptionalNestedObject } from '../../common/validation.js';
 import { MAX_BATCH } from '../../common/batch.js';
 
 /** Limits of contract 1.5 for permissions get. */
 export const MAX_PERMISSION_USERS = 100;
 export const MAX_PERMISSION_RESOURCES = 100;
-
-const NestedObject = (type: () => new () => object) => applyDecorators(Satisfies(checkPlainObject), ValidateNested(), NestedType(type));
-const OptionalNestedObject = (type: () => new () => object) => applyDecorators(Optional(), Satisfies(checkPlainObject), ValidateNested(), NestedType(type));
 
 export class GetPermissionsRequest {
   @ApiProperty() @IsId() organizationId!: string;
@@ -19,13 +14,11 @@ export class GetPermissionsRequest {
   userIds!: string[];
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_PERMISSION_RESOURCES })
-  @Optional()
-  @IsIdArray(MAX_PERMISSION_RESOURCES)
+  @IsOptionalIdArray(MAX_PERMISSION_RESOURCES)
   folderIds?: string[];
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_PERMISSION_RESOURCES })
-  @Optional()
-  @IsIdArray(MAX_PERMISSION_RESOURCES)
+  @IsOptionalIdArray(MAX_PERMISSION_RESOURCES)
   documentIds?: string[];
 }
 
@@ -35,7 +28,7 @@ export class PermissionUser {
 
 export class PermissionResource {
   @ApiProperty({ enum: ['organization', 'folder', 'document'] })
-  @Satisfies(checkOneOf(['organization', 'folder', 'document']))
+  @IsOneOf(['organization', 'folder', 'document'])
   type!: 'organization' | 'folder' | 'document';
 
   @ApiProperty() @IsId() id!: string;
@@ -44,14 +37,12 @@ export class PermissionResource {
   @ApiPropertyOptional() @IsOptionalId() organizationId?: string;
 
   @ApiPropertyOptional({ enum: ['editor', 'viewer'], description: 'Default: `editor`.' })
-  @Optional()
-  @Satisfies(checkOneOf(['editor', 'viewer']))
+  @IsOptionalOneOf(['editor', 'viewer'])
   accessRole?: 'editor' | 'viewer';
 
   /** Unix seconds, in the future: makes the grant temporary. */
   @ApiPropertyOptional()
-  @Optional()
-  @Satisfies(checkInteger(0, 1e11))
+  @IsOptionalInteger(0, 1e11)
   expiresAt?: number;
 }
 
@@ -64,7 +55,7 @@ export class PermissionSet {
 export class AccessContextInput {
   /** `fieldName:value` strings. */
   @ApiProperty({ type: [String] })
-  @Satisfies(checkArrayOf(checkString({ max: 1000 }), { max: 100 }))
+  @IsTextArray(1000, { max: 100 })
   accessFields!: string[];
 }
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
-import { checkArrayOf, checkBoolean, checkId, checkInteger, checkOneOf, checkPlainObject, checkShape, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, within } from '../../common/validation.js';
+import { BatchIds, type Check, checkArrayOf, checkBoolean, checkId, checkInteger, checkOneOf, checkPlainObject, checkShape, checkString, IsId, IsOptionalId, IsOptionalIdArray, IsOptionalOneOf, IsOptionalTextArray, Optional, Satisfies, within } from '../../common/validation.js';
 import { anyObject } from '../../common/openapi-responses.js';
 import { MAX_BATCH } from '../../common/batch.js';
 import type { Activity } from '../activity-log.js';
@@ -12,7 +12,6 @@ export type FeatureType = (typeof FEATURE_TYPES)[number];
 /** Action types a get may filter by at once. */
 export const MAX_ACTION_TYPES = 100;
 
-type Check = (value: unknown) => string | undefined;
 const anyJson: Check = () => undefined;
 const checkTimestamp = checkInteger(0, Number.MAX_SAFE_INTEGER);
 
@@ -64,16 +63,12 @@ function checkBatch(item: Check, extra: (record: Record<string, unknown>) => str
   return (value) => {
     const problem = items(value);
     if (problem) return problem;
-    const seen = new Map<unknown, number>();
+    const ids = new BatchIds('id');
     const records = value as Record<string, unknown>[];
     for (let i = 0; i < records.length; i++) {
       const record = records[i]!;
-      const rule = extra(record);
+      const rule = extra(record) ?? ids.repeat(i, record.id);
       if (rule) return within(`[${i}]`, rule);
-      if (record.id === undefined) continue;
-      const first = seen.get(record.id);
-      if (first !== undefined) return `[${i}].id repeats [${first}].id (${JSON.stringify(record.id)})`;
-      seen.set(record.id, i);
     }
     return undefined;
   };
@@ -158,22 +153,19 @@ export class GetActivitiesRequest {
   featureTypes?: FeatureType[];
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_ACTION_TYPES })
-  @Optional()
-  @Satisfies(checkArrayOf(checkString({ max: 256 }), { max: MAX_ACTION_TYPES }))
+  @IsOptionalTextArray(256, { max: MAX_ACTION_TYPES })
   actionTypes?: string[];
 
   /** The acting user. */
   @ApiPropertyOptional() @IsOptionalId() userId?: string;
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
-  @Optional()
-  @IsIdArray(MAX_BATCH)
+  @IsOptionalIdArray(MAX_BATCH)
   activityIds?: string[];
 
   /** By (timestamp, id); newest first by default. */
   @ApiPropertyOptional({ enum: ['asc', 'desc'], description: 'Default: `desc` (newest first).' })
-  @Optional()
-  @Satisfies(checkOneOf(['asc', 'desc']))
+  @IsOptionalOneOf(['asc', 'desc'])
   order?: 'asc' | 'desc';
 
   @PageSizeField()
@@ -199,7 +191,6 @@ export class DeleteActivitiesRequest {
   @ApiPropertyOptional() @IsOptionalId() targetEntityId?: string;
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
-  @Optional()
-  @IsIdArray(MAX_BATCH, { min: 1 })
+  @IsOptionalIdArray(MAX_BATCH, { min: 1 })
   activityIds?: string[];
 }

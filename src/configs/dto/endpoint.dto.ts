@@ -1,16 +1,8 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkArrayOf, checkBoolean, checkId, checkInteger, checkPlainObject, checkString, Optional, Satisfies } from '../../common/validation.js';
-import { checkHttpUrl } from '../../workspace/dto/checks.js';
+import { type Check, checkHttpUrl, checkPlainObject, IsId, IsInteger, IsOptionalBool, IsOptionalInteger, IsOptionalText, IsOptionalTextArray, IsText, IsTextArray, Optional, Satisfies } from '../../common/validation.js';
 
-type Check = (value: unknown) => string | undefined;
-const orNull = (check: Check): Check => (value) => (value === null ? undefined : check(value));
 
 const checkUrl: Check = (value) => (value === '' ? 'must be an http(s) URL' : checkHttpUrl(2000)(value));
-const checkDescription = checkString({ max: 1000, allowEmpty: true });
-const checkFilterTypes = checkArrayOf(checkString({ max: 256 }), { min: 1, max: 100, unique: true });
-const checkChannels = checkArrayOf(checkString({ max: 128 }), { min: 1, max: 50, unique: true });
-const checkRateLimit = checkInteger(1, 1_000_000);
 const checkUid: Check = (value) => (typeof value === 'string' && /^[A-Za-z0-9._-]{1,256}$/.test(value) ? undefined : 'must be 1–256 letters, digits, ".", "_" or "-"');
 const checkMetadata: Check = (value) => {
   const shape = checkPlainObject(value);
@@ -25,41 +17,46 @@ const checkMetadata: Check = (value) => {
  */
 const DESCRIPTION_DOC = { type: String };
 /** Deliveries per second, when limited. */
-const RATE_LIMIT_DOC = { type: 'integer', minimum: 1, description: 'deliveries per second' };
+const RATE_LIMIT_DOC = { type: 'integer', minimum: 1, description: 'deliveries per second' } as const;
+const METADATA_DOC = { type: 'object', additionalProperties: { type: 'string' } } as const;
 
-/** The fields create and update share (update may also send `null` to clear an optional one). */
-const Field = (check: Check, nullable: boolean, doc: Record<string, unknown> = {}) => applyDecorators(ApiPropertyOptional({ nullable, ...doc }), Optional(), Satisfies(nullable ? orNull(check) : check));
+/** Deliveries per second at most, when limited. */
+const MAX_RATE_LIMIT = 1_000_000;
 
+/*
+ * Create and update share their fields; an update may also send `null` to clear an optional one
+ * (`Optional({ nullable: true })`). `nullable` is documented on every field, `false` included.
+ */
 export class CreateEndpointRequest {
   @ApiProperty({ description: 'http(s) URL receiving the deliveries' }) @Satisfies(checkUrl) url!: string;
-  @Field(checkDescription, false) description?: string;
+  @ApiPropertyOptional({ nullable: false }) @IsOptionalText(1000, { allowEmpty: true }) description?: string;
   /** Event types delivered; absent: every event. */
-  @Field(checkFilterTypes, false, { type: [String] }) filterTypes?: string[];
-  @Field(checkChannels, false, { type: [String] }) channels?: string[];
-  @Field(checkBoolean, false) disabled?: boolean;
-  @Field(checkRateLimit, false, RATE_LIMIT_DOC) rateLimit?: number;
+  @ApiPropertyOptional({ nullable: false, type: [String] }) @IsOptionalTextArray(256, { min: 1, max: 100, unique: true }) filterTypes?: string[];
+  @ApiPropertyOptional({ nullable: false, type: [String] }) @IsOptionalTextArray(128, { min: 1, max: 50, unique: true }) channels?: string[];
+  @ApiPropertyOptional({ nullable: false }) @IsOptionalBool() disabled?: boolean;
+  @ApiPropertyOptional({ nullable: false, ...RATE_LIMIT_DOC }) @IsOptionalInteger(1, MAX_RATE_LIMIT) rateLimit?: number;
   /** The caller's own unique id for the endpoint. */
-  @Field(checkUid, false) uid?: string;
-  @Field(checkMetadata, false, { type: 'object', additionalProperties: { type: 'string' } }) metadata?: Record<string, string>;
+  @ApiPropertyOptional({ nullable: false }) @Optional() @Satisfies(checkUid) uid?: string;
+  @ApiPropertyOptional({ nullable: false, ...METADATA_DOC }) @Optional() @Satisfies(checkMetadata) metadata?: Record<string, string>;
 }
 
 export class UpdateEndpointRequest {
-  @ApiProperty() @Satisfies(checkId) endpointId!: string;
-  @Field(checkUrl, false) url?: string;
-  @Field(checkDescription, true, DESCRIPTION_DOC) description?: string | null;
-  @Field(checkFilterTypes, true, { type: [String] }) filterTypes?: string[] | null;
-  @Field(checkChannels, true, { type: [String] }) channels?: string[] | null;
-  @Field(checkBoolean, false) disabled?: boolean;
-  @Field(checkRateLimit, true, RATE_LIMIT_DOC) rateLimit?: number | null;
-  @Field(checkMetadata, true, { type: 'object', additionalProperties: { type: 'string' } }) metadata?: Record<string, string> | null;
+  @ApiProperty() @IsId() endpointId!: string;
+  @ApiPropertyOptional({ nullable: false }) @Optional() @Satisfies(checkUrl) url?: string;
+  @ApiPropertyOptional({ nullable: true, ...DESCRIPTION_DOC }) @Optional({ nullable: true }) @IsText(1000, { allowEmpty: true }) description?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: [String] }) @Optional({ nullable: true }) @IsTextArray(256, { min: 1, max: 100, unique: true }) filterTypes?: string[] | null;
+  @ApiPropertyOptional({ nullable: true, type: [String] }) @Optional({ nullable: true }) @IsTextArray(128, { min: 1, max: 50, unique: true }) channels?: string[] | null;
+  @ApiPropertyOptional({ nullable: false }) @IsOptionalBool() disabled?: boolean;
+  @ApiPropertyOptional({ nullable: true, ...RATE_LIMIT_DOC }) @Optional({ nullable: true }) @IsInteger(1, MAX_RATE_LIMIT) rateLimit?: number | null;
+  @ApiPropertyOptional({ nullable: true, ...METADATA_DOC }) @Optional({ nullable: true }) @Satisfies(checkMetadata) metadata?: Record<string, string> | null;
 }
 
 export class EndpointIdRequest {
-  @ApiProperty() @Satisfies(checkId) endpointId!: string;
+  @ApiProperty() @IsId() endpointId!: string;
 }
 
 export class ListEndpointsRequest {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 250, description: 'Default: 50.' }) @Optional() @Satisfies(checkInteger(1, 250)) limit?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 250, description: 'Default: 50.' }) @IsOptionalInteger(1, 250) limit?: number;
   /** `iterator` or `prevIterator` of a previous answer. */
-  @ApiPropertyOptional() @Optional() @Satisfies(checkString({ max: 4000 })) iterator?: string;
+  @ApiPropertyOptional() @IsOptionalText(4000) iterator?: string;
 }

@@ -1,6 +1,5 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkArrayOf, checkId, checkOneOf, checkString, IsId, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
+import { IsId, IsOneOf, IsOptionalId, IsOptionalIdArray, IsOptionalText, Optional, Satisfies } from '../../common/validation.js';
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { MAX_BATCH } from '../../common/batch.js';
 import { CRDT_TYPES, type CrdtType } from '../yjs-content.js';
@@ -16,8 +15,8 @@ export const crdtDataSchema = () => ({
   description: 'string (text, xml), object (map) or array (array)',
 });
 
-/** `sessionId` of the writes: up to 256 characters. */
-const SessionIdField = () => applyDecorators(ApiPropertyOptional({ maxLength: 256, description: 'The writer\'s session; `crdt/get` answers it as `sessionId` until the next write.' }), Optional(), Satisfies(checkString({ max: 256 })));
+/** OpenAPI of `sessionId` of the writes (up to 256 characters). */
+const sessionIdSchema = () => ({ maxLength: 256, description: 'The writer\'s session; `crdt/get` answers it as `sessionId` until the next write.' });
 
 class EditorRequest {
   @ApiProperty() @IsId() organizationId!: string;
@@ -27,7 +26,7 @@ class EditorRequest {
 
 /** Add and update (contract part 7): the whole content, diffed into the stored document on update. */
 export class WriteCrdtRequest extends EditorRequest {
-  @ApiProperty({ enum: CRDT_TYPES }) @Satisfies(checkOneOf(CRDT_TYPES)) type!: CrdtType;
+  @ApiProperty({ enum: CRDT_TYPES }) @IsOneOf(CRDT_TYPES) type!: CrdtType;
 
   /** A string for `text` and `xml`, an object for `map`, an array for `array`. */
   @ApiProperty(crdtDataSchema())
@@ -36,13 +35,12 @@ export class WriteCrdtRequest extends EditorRequest {
 
   /** Name of the shared type in the Yjs document. */
   @ApiPropertyOptional({ description: 'Default: `content`.' })
-  @Optional()
-  @Satisfies(checkString({ max: 256 }))
+  @IsOptionalText(256)
   contentKey?: string;
 
   /** Recorded as `lastUpdatedBy`. */
   @ApiPropertyOptional() @IsOptionalId() userId?: string;
-  @SessionIdField() sessionId?: string;
+  @ApiPropertyOptional(sessionIdSchema()) @IsOptionalText(256) sessionId?: string;
 }
 
 export class GetCrdtRequest {
@@ -64,8 +62,7 @@ export class DeleteCrdtRequest {
 
   /** Omitted: every editor of the document. */
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
-  @Optional()
-  @Satisfies(checkArrayOf(checkId, { max: MAX_BATCH, min: 1 }))
+  @IsOptionalIdArray(MAX_BATCH, { min: 1 })
   editorIds?: string[];
 }
 
@@ -79,5 +76,5 @@ export class UpdateCrdtStateRequest extends EditorRequest {
   @ApiProperty() @Satisfies(checkBase64) update!: string;
 
   @ApiPropertyOptional() @IsOptionalId() userId?: string;
-  @SessionIdField() sessionId?: string;
+  @ApiPropertyOptional(sessionIdSchema()) @IsOptionalText(256) sessionId?: string;
 }

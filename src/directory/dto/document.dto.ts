@@ -1,18 +1,18 @@
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkBoolean, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
+import { checkBoolean, checkOneOf, checkString, IsBatchWithMetadata, IsBool, IsId, IsIdArray, IsOneOf, IsOptionalBool, IsOptionalId, IsOptionalIdArray } from '../../common/validation.js';
 import { ACCESS_TYPES } from '../../common/access-types.js';
-import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
+import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
 import { WithMetadata } from '../../common/openapi-responses.js';
 
 export const DOCUMENT_FIELDS = ['documentId', 'documentName', 'accessType', 'disabled'] as const;
-const documentItems = checkItems('documentId', {
+const documentItemFields = {
   documentName: checkString({ max: 1000, allowEmpty: true }),
   accessType: checkOneOf(ACCESS_TYPES),
   disabled: checkBoolean,
-});
+};
 
-/** `{ documentId, documentName?, accessType?, disabled?, ...metadata }` (documentation; `documentItems` validates). */
+/** `{ documentId, documentName?, accessType?, disabled?, ...metadata }` (documentation; `documentItemFields` validates). */
 @WithMetadata()
 export class DocumentInput {
   @ApiProperty() documentId!: string;
@@ -27,20 +27,20 @@ export class AddDocumentsRequest {
 
   /** At most 500; keys beyond the named ones are kept as metadata. */
   @ApiProperty({ type: [DocumentInput], maxItems: MAX_BATCH })
-  @Satisfies(documentItems)
+  @IsBatchWithMetadata('documentId', documentItemFields, MAX_BATCH)
   documents!: DocumentInput[];
 
   /** Put the documents in this folder (it must exist unless createFolder). */
   @ApiPropertyOptional() @IsOptionalId() folderId?: string;
-  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) createOrganization?: boolean;
-  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) createFolder?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() createOrganization?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() createFolder?: boolean;
 }
 
 export class UpdateDocumentsRequest {
   @ApiProperty() @IsId() organizationId!: string;
 
   @ApiProperty({ type: [DocumentInput], maxItems: MAX_BATCH })
-  @Satisfies(documentItems)
+  @IsBatchWithMetadata('documentId', documentItemFields, MAX_BATCH)
   documents!: DocumentInput[];
 }
 
@@ -48,8 +48,7 @@ export class GetDocumentsRequest {
   @ApiProperty() @IsId() organizationId!: string;
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS })
-  @Optional()
-  @IsIdArray(MAX_FILTER_IDS)
+  @IsOptionalIdArray(MAX_FILTER_IDS)
   documentIds?: string[];
 
   /** Only documents directly in this folder. */
@@ -82,10 +81,10 @@ export class MoveDocumentsRequest {
 
 export class UpdateDocumentAccessRequest extends DocumentIdsRequest {
   @ApiProperty({ enum: ACCESS_TYPES })
-  @Satisfies(checkOneOf(ACCESS_TYPES))
+  @IsOneOf(ACCESS_TYPES)
   accessType!: string;
 }
 
 export class DocumentsDisableStateRequest extends DocumentIdsRequest {
-  @ApiProperty() @Satisfies(checkBoolean) disabled!: boolean;
+  @ApiProperty() @IsBool() disabled!: boolean;
 }

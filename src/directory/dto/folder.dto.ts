@@ -1,12 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ValidateNested } from 'class-validator';
-import { applyDecorators } from '@nestjs/common';
-import { checkBoolean, checkInteger, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies, NestedType } from '../../common/validation.js';
+import { IsId, IsIdArray, IsNestedArray, IsOptionalBool, IsOptionalId, IsOptionalInteger, IsOptionalOneOf, IsOptionalText } from '../../common/validation.js';
 import { ACCESS_TYPES } from '../../common/access-types.js';
 import { MAX_BATCH } from '../../common/batch.js';
-
-const OptionalAccessType = () =>
-  applyDecorators(ApiPropertyOptional({ enum: ACCESS_TYPES }), Optional(), Satisfies(checkOneOf(ACCESS_TYPES)));
 
 export class FolderUpdateInput {
   @ApiProperty()
@@ -14,8 +9,7 @@ export class FolderUpdateInput {
   folderId!: string;
 
   @ApiPropertyOptional()
-  @Optional()
-  @Satisfies(checkString({ max: 1000, allowEmpty: true }))
+  @IsOptionalText(1000, { allowEmpty: true })
   folderName?: string;
 
   /** Parent folder (`root` for top level); in an update, a new parent moves the folder with its subtree. */
@@ -27,37 +21,19 @@ export class FolderUpdateInput {
 /** A folder to add: the update fields plus its own access type. */
 export class FolderInput extends FolderUpdateInput {
   /** Sets the folder's own type; absent: inherited from the parent. */
-  @OptionalAccessType()
+  @ApiPropertyOptional({ enum: ACCESS_TYPES })
+  @IsOptionalOneOf(ACCESS_TYPES)
   accessType?: string;
 }
-
-const FolderItems = <T extends object>(type: () => new () => T) =>
-  applyDecorators(
-    Satisfies((value) => {
-      if (!Array.isArray(value)) return 'must be an array';
-      if (value.length === 0) return 'must contain at least 1 item(s)';
-      if (value.length > MAX_BATCH) return `must contain at most ${MAX_BATCH} items`;
-      const seen = new Map<unknown, number>();
-      for (let i = 0; i < value.length; i++) {
-        const id = (value[i] as { folderId?: unknown } | null)?.folderId;
-        const first = seen.get(id);
-        if (typeof id === 'string' && first !== undefined) return `[${i}].folderId repeats [${first}].folderId (${JSON.stringify(id)})`;
-        seen.set(id, i);
-      }
-      return undefined;
-    }),
-    ValidateNested({ each: true }),
-    NestedType(type),
-  );
 
 export class AddFoldersRequest {
   @ApiProperty() @IsId() organizationId!: string;
 
   /** Create the organization when it does not exist. */
-  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) createOrganization?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() createOrganization?: boolean;
 
   @ApiProperty({ type: [FolderInput], maxItems: MAX_BATCH })
-  @FolderItems(() => FolderInput)
+  @IsNestedArray(() => FolderInput, MAX_BATCH, { min: 1, uniqueIds: 'folderId' })
   folders!: FolderInput[];
 }
 
@@ -65,7 +41,7 @@ export class UpdateFoldersRequest {
   @ApiProperty() @IsId() organizationId!: string;
 
   @ApiProperty({ type: [FolderUpdateInput], maxItems: MAX_BATCH })
-  @FolderItems(() => FolderUpdateInput)
+  @IsNestedArray(() => FolderUpdateInput, MAX_BATCH, { min: 1, uniqueIds: 'folderId' })
   folders!: FolderUpdateInput[];
 }
 
@@ -77,8 +53,7 @@ export class GetFoldersRequest {
 
   /** Levels of nested `subFolders`; 1 when only folderId is given. */
   @ApiPropertyOptional({ minimum: 0, maximum: 100 })
-  @Optional()
-  @Satisfies(checkInteger(0, 100))
+  @IsOptionalInteger(0, 100)
   maxDepth?: number;
 }
 
@@ -94,10 +69,11 @@ export class UpdateFolderAccessRequest {
   @IsIdArray(MAX_BATCH, { min: 1 })
   folderIds!: string[];
 
-  @OptionalAccessType()
+  @ApiPropertyOptional({ enum: ACCESS_TYPES })
+  @IsOptionalOneOf(ACCESS_TYPES)
   accessType?: string;
 
   /** `true` clears the folders' own type so they inherit again. */
-  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) inheritFromParent?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() inheritFromParent?: boolean;
 }
 

@@ -1,13 +1,13 @@
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkArrayOf, checkBoolean, checkId, checkString, IsIdArray, Optional, Satisfies } from '../../common/validation.js';
-import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
+import { checkBoolean, checkString, IsBatchWithMetadata, IsBool, IsIdArray, IsOptionalIdArray } from '../../common/validation.js';
+import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
 import { WithMetadata } from '../../common/openapi-responses.js';
 
 export const ORGANIZATION_FIELDS = ['organizationId', 'organizationName', 'disabled'] as const;
-const organizationItems = checkItems('organizationId', { organizationName: checkString({ max: 1000, allowEmpty: true }), disabled: checkBoolean });
+const organizationItemFields = { organizationName: checkString({ max: 1000, allowEmpty: true }), disabled: checkBoolean };
 
-/** `{ organizationId, organizationName?, disabled?, ...metadata }` (documentation; `organizationItems` validates). */
+/** `{ organizationId, organizationName?, disabled?, ...metadata }` (documentation; `organizationItemFields` validates). */
 @WithMetadata()
 export class OrganizationInput {
   @ApiProperty() organizationId!: string;
@@ -19,14 +19,13 @@ export class OrganizationInput {
 export class OrganizationsRequest {
   /** At most 500; keys beyond the named ones are kept as metadata. */
   @ApiProperty({ type: [OrganizationInput], maxItems: MAX_BATCH })
-  @Satisfies(organizationItems)
+  @IsBatchWithMetadata('organizationId', organizationItemFields, MAX_BATCH)
   organizations!: OrganizationInput[];
 }
 
 export class GetOrganizationsRequest {
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS })
-  @Optional()
-  @IsIdArray(MAX_FILTER_IDS)
+  @IsOptionalIdArray(MAX_FILTER_IDS)
   organizationIds?: string[];
 
   @PageSizeField()
@@ -38,12 +37,12 @@ export class GetOrganizationsRequest {
 
 export class OrganizationIdsRequest {
   @ApiProperty({ type: [String], maxItems: MAX_BATCH })
-  @Satisfies(checkArrayOf(checkId, { min: 1, max: MAX_BATCH, unique: true }))
+  @IsIdArray(MAX_BATCH, { min: 1, unique: true })
   organizationIds!: string[];
 }
 
 export class OrganizationsDisableStateRequest extends OrganizationIdsRequest {
   @ApiProperty()
-  @Satisfies(checkBoolean)
+  @IsBool()
   disabled!: boolean;
 }

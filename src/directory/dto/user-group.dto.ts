@@ -1,13 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkBoolean, checkString, IsId, IsIdArray, IsNestedArray, Optional, Satisfies } from '../../common/validation.js';
+import { IsId, IsIdArray, IsNestedArray, IsOptionalBool, IsOptionalIdArray, IsOptionalText } from '../../common/validation.js';
 import { MAX_BATCH } from '../../common/batch.js';
 
 export class UserGroupInput {
   @ApiProperty() @IsId() groupId!: string;
 
   @ApiPropertyOptional()
-  @Optional()
-  @Satisfies(checkString({ max: 1000, allowEmpty: true }))
+  @IsOptionalText(1000, { allowEmpty: true })
   groupName?: string;
 }
 
@@ -15,7 +14,7 @@ export class AddUserGroupsRequest {
   @ApiProperty() @IsId() organizationId!: string;
 
   /** Create the organization first when it does not exist (upstream v2); otherwise each group fails with "Organization does not exist". */
-  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) createOrganization?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() createOrganization?: boolean;
 
   @ApiProperty({ type: [UserGroupInput], maxItems: MAX_BATCH })
   @IsNestedArray(() => UserGroupInput, MAX_BATCH, { min: 1 })
@@ -37,10 +36,9 @@ export class DeleteGroupUsersRequest {
 
   /** The members to remove; or `deleteAll: true`. */
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
-  @Optional()
-  @IsIdArray(MAX_BATCH, { min: 1 })
+  @IsOptionalIdArray(MAX_BATCH, { min: 1 })
   userIds?: string[];
 
-  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) deleteAll?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() deleteAll?: boolean;
 }
 

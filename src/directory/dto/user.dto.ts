@@ -1,7 +1,7 @@
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkBoolean, checkOneOf, checkString, IsId, IsIdArray, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
-import { checkItems, MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
+import { checkOneOf, checkString, IsBatchWithMetadata, IsId, IsIdArray, IsOptionalBool, IsOptionalId, IsOptionalIdArray } from '../../common/validation.js';
+import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
 import { WithMetadata } from '../../common/openapi-responses.js';
 
 export const ACCESS_ROLES = ['editor', 'viewer'] as const;
@@ -13,10 +13,10 @@ const userFields = {
   initial: checkString({ max: 10, allowEmpty: true }),
 };
 /** v1 users: no accessRole (it would be metadata there, so it is refused to avoid surprises). */
-const v1Users = checkItems('userId', { ...userFields, accessRole: () => 'is only accepted by the v2 operation' });
-const v2Users = checkItems('userId', { ...userFields, accessRole: checkOneOf(ACCESS_ROLES) });
+const v1UserFields = { ...userFields, accessRole: () => 'is only accepted by the v2 operation' };
+const v2UserFields = { ...userFields, accessRole: checkOneOf(ACCESS_ROLES) };
 
-/** A user of v1 `users/add`: `{ userId, name?, email?, initial?, ...metadata }`, no `accessRole` (documentation; `v1Users` validates). */
+/** A user of v1 `users/add`: `{ userId, name?, email?, initial?, ...metadata }`, no `accessRole` (documentation; `v1UserFields` validates). */
 @WithMetadata('Any other key but accessRole is caller metadata (any JSON value).')
 export class UserV1Input {
   @ApiProperty() userId!: string;
@@ -26,7 +26,7 @@ export class UserV1Input {
   [metadata: string]: unknown;
 }
 
-/** A user of v2 `users/add` and `users/update`: the v1 fields and `accessRole` (documentation; `v2Users` validates). */
+/** A user of v2 `users/add` and `users/update`: the v1 fields and `accessRole` (documentation; `v2UserFields` validates). */
 @WithMetadata()
 export class UserInput extends UserV1Input {
   @ApiPropertyOptional({ enum: ACCESS_ROLES, description: 'The role in the scope; absent: editor when added, unchanged when updated.' }) accessRole?: 'editor' | 'viewer';
@@ -41,37 +41,34 @@ export class UserScopeRequest {
 
 export class AddUsersV1Request extends UserScopeRequest {
   @ApiProperty({ type: [UserV1Input], maxItems: MAX_BATCH })
-  @Satisfies(v1Users)
+  @IsBatchWithMetadata('userId', v1UserFields, MAX_BATCH)
   users!: UserV1Input[];
 }
 
 export class AddUsersV2Request extends UserScopeRequest {
   @ApiProperty({ type: [UserInput], maxItems: MAX_BATCH })
-  @Satisfies(v2Users)
+  @IsBatchWithMetadata('userId', v2UserFields, MAX_BATCH)
   users!: UserInput[];
 
   /** Default true: a missing organization is created (rest-interface part 4, rule 4); false: it must exist. */
   @ApiPropertyOptional({ description: 'Default true: a missing organization is created. false: it must exist (NOT_FOUND otherwise).' })
-  @Optional()
-  @Satisfies(checkBoolean)
+  @IsOptionalBool()
   createOrganization?: boolean;
 
   /** With folderId: true creates the folder at top level when missing; default false (it must exist). */
   @ApiPropertyOptional({ description: 'With folderId: true creates the folder (top level) when missing. Default false: the folder must exist (NOT_FOUND `Folder not found.`).' })
-  @Optional()
-  @Satisfies(checkBoolean)
+  @IsOptionalBool()
   createFolder?: boolean;
 
   /** With documentId: default true, a missing document is created at top level; false: it must exist. */
   @ApiPropertyOptional({ description: 'With documentId: default true, a missing document is created (top level). false: it must exist (NOT_FOUND `Document does not exist`).' })
-  @Optional()
-  @Satisfies(checkBoolean)
+  @IsOptionalBool()
   createDocument?: boolean;
 }
 
 export class UpdateUsersRequest extends UserScopeRequest {
   @ApiProperty({ type: [UserInput], maxItems: MAX_BATCH })
-  @Satisfies(v2Users)
+  @IsBatchWithMetadata('userId', v2UserFields, MAX_BATCH)
   users!: UserInput[];
 }
 
@@ -86,13 +83,11 @@ export class GetUsersV1Request {
   @ApiPropertyOptional() @IsOptionalId() documentId?: string;
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS })
-  @Optional()
-  @IsIdArray(MAX_FILTER_IDS)
+  @IsOptionalIdArray(MAX_FILTER_IDS)
   userIds?: string[];
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS })
-  @Optional()
-  @IsIdArray(MAX_FILTER_IDS)
+  @IsOptionalIdArray(MAX_FILTER_IDS)
   organizationUserGroupIds?: string[];
 }
 
@@ -100,10 +95,10 @@ export class GetUsersV2Request extends GetUsersV1Request {
   @ApiPropertyOptional() @IsOptionalId() folderId?: string;
 
   /** The users of every document of the organization (not its organization-level users); no documentId or folderId with it. */
-  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) allDocuments?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() allDocuments?: boolean;
 
   /** With `allDocuments`: `data` is an object of document id → that document's users. */
-  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) groupByDocumentId?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() groupByDocumentId?: boolean;
 
   @PageSizeField()
   pageSize?: number;

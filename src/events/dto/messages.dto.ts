@@ -1,21 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkId, checkInteger, checkOneOf, checkString, Optional, Satisfies } from '../../common/validation.js';
+import { IsId, IsOptionalId, IsOptionalInteger, IsOptionalOneOf, IsOptionalText } from '../../common/validation.js';
 import { DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from '../outbox-store.js';
 
 export class ListMessagesRequest {
   /** Only deliveries to this endpoint. */
-  @ApiPropertyOptional() @Optional() @Satisfies(checkId) endpointId?: string;
-  @ApiPropertyOptional({ enum: DELIVERY_STATUSES }) @Optional() @Satisfies(checkOneOf(DELIVERY_STATUSES)) status?: DeliveryStatus;
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 250, description: 'Default: 50.' }) @Optional() @Satisfies(checkInteger(1, 250)) limit?: number;
+  @ApiPropertyOptional() @IsOptionalId() endpointId?: string;
+  @ApiPropertyOptional({ enum: DELIVERY_STATUSES }) @IsOptionalOneOf(DELIVERY_STATUSES) status?: DeliveryStatus;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 250, description: 'Default: 50.' }) @IsOptionalInteger(1, 250) limit?: number;
   /** `iterator` of a previous answer. */
-  @ApiPropertyOptional() @Optional() @Satisfies(checkString({ max: 4000 })) iterator?: string;
+  @ApiPropertyOptional() @IsOptionalText(4000) iterator?: string;
 }
 
 export class RetryMessageRequest {
   /** `webhook-id` of the message (`msg_…`). */
-  @ApiProperty() @Satisfies(checkId) messageId!: string;
+  @ApiProperty() @IsId() messageId!: string;
   /** Only to this endpoint; absent: to every enabled endpoint the message went to. */
-  @ApiPropertyOptional() @Optional() @Satisfies(checkId) endpointId?: string;
+  @ApiPropertyOptional() @IsOptionalId() endpointId?: string;
 }
 
 /** One message on its way to one endpoint, as the message log lists it (times ISO 8601). */

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkArrayOf, checkBoolean, checkId, checkOneOf, checkShape, IsId, Optional, Satisfies } from '../../common/validation.js';
+import { checkOneOf, checkShape, IsId, IsIdArray, IsOptionalBool, IsOptionalIdArray, Satisfies } from '../../common/validation.js';
 import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
 
 /** What a user hears of: every activity, only the ones involving them, or nothing (rest-interface part 2). */
@@ -23,25 +23,24 @@ const checkConfig = (value: unknown) => {
 export function channelsOf({ slack, ...config }: SentPreferenceConfig): PreferenceConfig {
   return slack === undefined ? config : { ...config, chat: slack };
 }
-const documentIds = (min: number) => Satisfies(checkArrayOf(checkId, { max: MAX_FILTER_IDS, min, unique: true }));
 
 export class GetPreferencesV1Request {
   @ApiProperty() @IsId() organizationId!: string;
   @ApiProperty() @IsId() userId!: string;
-  @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS }) @documentIds(1) documentIds!: string[];
+  @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS }) @IsIdArray(MAX_FILTER_IDS, { min: 1, unique: true }) documentIds!: string[];
 }
 
 export class GetPreferencesV2Request {
   @ApiProperty() @IsId() organizationId!: string;
   @ApiProperty() @IsId() userId!: string;
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @Optional() @documentIds(0) documentIds?: string[];
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS, { unique: true }) documentIds?: string[];
   /** Also answer the organization-level entry (it is answered anyway without documentIds). */
-  @ApiPropertyOptional() @Optional() @Satisfies(checkBoolean) getOrganizationConfig?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() getOrganizationConfig?: boolean;
 }
 
 class SetPreferencesRequest {
   @ApiProperty() @IsId() organizationId!: string;
-  @ApiProperty({ type: [String], maxItems: MAX_BATCH }) @Satisfies(checkArrayOf(checkId, { max: MAX_BATCH, min: 1, unique: true })) userIds!: string[];
+  @ApiProperty({ type: [String], maxItems: MAX_BATCH }) @IsIdArray(MAX_BATCH, { min: 1, unique: true }) userIds!: string[];
   @ApiProperty({
     type: 'object',
     properties: { ...Object.fromEntries(CHANNELS.map((c) => [c, { enum: PREFERENCE_VALUES }])), slack: { enum: PREFERENCE_VALUES, description: 'Upstream name of `chat`; the same channel.' } },
@@ -51,12 +50,12 @@ class SetPreferencesRequest {
 }
 
 export class SetPreferencesV1Request extends SetPreferencesRequest {
-  @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS }) @documentIds(1) documentIds!: string[];
+  @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS }) @IsIdArray(MAX_FILTER_IDS, { min: 1, unique: true }) documentIds!: string[];
 }
 
 export class SetPreferencesV2Request extends SetPreferencesRequest {
   /** Omitted: the users' organization-level default. */
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @Optional() @documentIds(1) documentIds?: string[];
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS, { min: 1, unique: true }) documentIds?: string[];
 }
 
 /** v1 answers only the inbox and email channels (rest-interface part 4). */

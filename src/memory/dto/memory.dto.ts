@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkInteger, checkOneOf, checkString, IsOptionalId, Optional, Satisfies } from '../../common/validation.js';
+import { IsOptionalId, IsOptionalInteger, IsOptionalOneOf, IsOptionalText, IsText } from '../../common/validation.js';
 import { DECISIONS, JUDGE_TYPES, type Decision, type JudgeType } from '../decisions.js';
 
 export class SuggestRequest {
   /** What is being decided, in words; matched against past judgments' reasons and comments. */
-  @ApiProperty({ maxLength: 2000 }) @Satisfies(checkString({ max: 2000 })) query!: string;
+  @ApiProperty({ maxLength: 2000 }) @IsText(2000) query!: string;
   /** Narrows precedent to this organization (then falls back to all content). */
   @ApiPropertyOptional() @IsOptionalId() organizationId?: string;
   /** Narrows to this document first; needs organizationId. */
@@ -15,13 +15,13 @@ export class QueryJudgmentsRequest {
   @ApiPropertyOptional() @IsOptionalId() organizationId?: string;
   /** Needs organizationId. */
   @ApiPropertyOptional() @IsOptionalId() documentId?: string;
-  @ApiPropertyOptional({ enum: DECISIONS }) @Optional() @Satisfies(checkOneOf(DECISIONS)) decision?: Decision;
+  @ApiPropertyOptional({ enum: DECISIONS }) @IsOptionalOneOf(DECISIONS) decision?: Decision;
   @ApiPropertyOptional() @IsOptionalId() reviewerId?: string;
   /** Who decided: `entityData.judgeType` of the decision activity (else `agent` when it carries an `agent` block, else `human`). */
-  @ApiPropertyOptional({ enum: JUDGE_TYPES }) @Optional() @Satisfies(checkOneOf(JUDGE_TYPES)) judgeType?: JudgeType;
+  @ApiPropertyOptional({ enum: JUDGE_TYPES }) @IsOptionalOneOf(JUDGE_TYPES) judgeType?: JudgeType;
   /** The kind of content judged: `entityData.contentType` of the decision activity. */
-  @ApiPropertyOptional({ maxLength: 256 }) @Optional() @Satisfies(checkString({ max: 256 })) contentType?: string;
+  @ApiPropertyOptional({ maxLength: 256 }) @IsOptionalText(256) contentType?: string;
   /** One comment thread's judgments, oldest first (the newest `limit` of them); needs organizationId. */
   @ApiPropertyOptional() @IsOptionalId() annotationId?: string;
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, description: 'Default: 20.' }) @Optional() @Satisfies(checkInteger(1, 100)) limit?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, description: 'Default: 20.' }) @IsOptionalInteger(1, 100) limit?: number;
 }

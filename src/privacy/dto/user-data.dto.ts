@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PageTokenField } from '../../common/paging.js';
-import { checkArrayOf, checkId, IsId, Optional, Satisfies } from '../../common/validation.js';
+import { IsId, IsIdArray, IsOptionalIdArray } from '../../common/validation.js';
 
 /** Users per deletion request (upstream's limit). */
 export const MAX_DELETE_USERS = 100;
@@ -15,13 +15,12 @@ export class GetUserDataRequest {
 
 export class DeleteUserDataRequest {
   @ApiProperty({ type: [String], minItems: 1, maxItems: MAX_DELETE_USERS, uniqueItems: true })
-  @Satisfies(checkArrayOf(checkId, { min: 1, max: MAX_DELETE_USERS, unique: true }))
+  @IsIdArray(MAX_DELETE_USERS, { min: 1, unique: true })
   userIds!: string[];
 
   /** Erase only within these organizations; absent: everywhere under the key. */
   @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: MAX_DELETE_ORGANIZATIONS, uniqueItems: true, description: 'Erase only within these organizations; absent: in all of them.' })
-  @Optional()
-  @Satisfies(checkArrayOf(checkId, { min: 1, max: MAX_DELETE_ORGANIZATIONS, unique: true }))
+  @IsOptionalIdArray(MAX_DELETE_ORGANIZATIONS, { min: 1, unique: true })
   organizationIds?: string[];
 }
 

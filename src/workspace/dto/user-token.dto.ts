@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkArrayOf, checkBoolean, checkId, checkInteger, checkOneOf, checkShape, checkString, IsId, Optional, Satisfies } from '../../common/validation.js';
+import { checkArrayOf, checkBoolean, checkEmail, checkId, checkInteger, checkOneOf, checkShape, checkString, IsId, IsText, Optional, Satisfies } from '../../common/validation.js';
 import { MAX_BATCH } from '../../common/batch.js';
-import { checkEmail } from './checks.js';
 
 /** A resource a user token grants (upstream's generate_token). */
 export interface TokenResource {
@@ -78,10 +77,10 @@ export class UserTokenRequest {
 
 /** `POST /v1/auth/token/get`: as v2, with the key's credentials in the body instead of headers. */
 export class UserTokenV1Request extends UserTokenRequest {
-  @ApiProperty() @Satisfies(checkString({ max: 200 })) apiKey!: string;
-  @ApiProperty() @Satisfies(checkString({ max: 500 })) authToken!: string;
+  @ApiProperty() @IsText(200) apiKey!: string;
+  @ApiProperty() @IsText(500) authToken!: string;
 }
 
 export class VerifyUserTokenRequest {
-  @ApiProperty() @Satisfies(checkString({ max: 20_000 })) token!: string;
+  @ApiProperty() @IsText(20_000) token!: string;
 }

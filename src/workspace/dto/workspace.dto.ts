@@ -1,28 +1,24 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkString, Optional, Satisfies } from '../../common/validation.js';
-import { checkEmail, checkHttpUrl } from './checks.js';
+import { IsEmailAddress, IsOptionalHttpUrl, IsOptionalText } from '../../common/validation.js';
 
 export class CreateWorkspaceRequest {
   /** Owner's e-mail; must not be a disposable address. */
   @ApiProperty()
-  @Satisfies(checkEmail)
+  @IsEmailAddress()
   ownerEmail!: string;
 
   /** Owner's display name; defaults to the e-mail. */
   @ApiPropertyOptional({ maxLength: 200 })
-  @Optional()
-  @Satisfies(checkString({ max: 200 }))
+  @IsOptionalText(200)
   name?: string;
 
   /** Defaults to `<name> workspace`. */
   @ApiPropertyOptional({ maxLength: 200 })
-  @Optional()
-  @Satisfies(checkString({ max: 200 }))
+  @IsOptionalText(200)
   workspaceName?: string;
 
   /** Owner's avatar URL; defaults to "". */
   @ApiPropertyOptional({ maxLength: 2000 })
-  @Optional()
-  @Satisfies(checkHttpUrl(2000))
+  @IsOptionalHttpUrl(2000)
   avatar?: string;
 }
