@@ -4,7 +4,7 @@ import type { Logger as Pino } from 'pino';
 import type { HttpPipeline } from './common/http/http-pipeline.js';
 import { PinoNestLogger, ROOT_LOGGER } from './common/logging.module.js';
 import { AppConfig } from './config/app-config.js';
-import { Metrics } from './metrics/metrics.js';
+import { Metrics } from './common/metrics.js';
 import { referencedModels } from './common/openapi-responses.js';
 
 /**

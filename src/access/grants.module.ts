@@ -1,6 +1,9 @@
 import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { DirectoryModule } from '../directory/directory.module.js';
 import { Memberships } from '../directory/memberships.js';
+import { AccessContextEntity } from './entities/access-context.entity.js';
+import { GrantEntity } from './entities/grant.entity.js';
 import { GrantRepository } from './grant.repository.js';
 
 /**
@@ -12,7 +15,7 @@ import { GrantRepository } from './grant.repository.js';
  */
 @Global()
 @Module({
-  imports: [DirectoryModule],
+  imports: [DirectoryModule, TypeOrmModule.forFeature([GrantEntity, AccessContextEntity])],
   providers: [GrantRepository, { provide: Memberships, useExisting: GrantRepository }],
   exports: [GrantRepository, Memberships],
 })

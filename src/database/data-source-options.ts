@@ -1,16 +1,16 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
-import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 /**
- * DataSource options for either engine; used by the app and by `ormconfig.ts`. Migrations are
+ * DataSource options for either engine; used by the app and by `ormconfig.ts`. Entities are not
+ * listed here: each module registers its own (`TypeOrmModule.forFeature`) and the app's data
+ * source loads them (`autoLoadEntities`), so this folder imports no feature. Migrations are
  * the schema (`synchronize` stays off): one set for both engines, each step choosing its
  * dialect's words itself (migrations/dialect.ts).
  */
 export function dataSourceOptions(config: Pick<AppConfig, 'dialect' | 'database'>): DataSourceOptions {
   const shared = {
-    entities: ENTITIES,
     synchronize: false,
     // Run by `runMigrations` (under a lock on PostgreSQL), not by TypeORM at initialise.
     migrationsRun: false,

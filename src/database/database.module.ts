@@ -17,7 +17,8 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => ({ ...dataSourceOptions(config), retryAttempts: 3, retryDelay: 1000 }),
+          // Each module's `forFeature` entities, and no others: no list here to keep in step.
+          useFactory: () => ({ ...dataSourceOptions(config), autoLoadEntities: true, retryAttempts: 3, retryDelay: 1000 }),
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
             if (config.migrationsRun) await runMigrations(dataSource);

@@ -5,7 +5,7 @@ import { Clock } from '../common/clock.js';
 import { AppConfig } from '../config/app-config.js';
 import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
 import { Transactions, type WorkerConnection } from '../database/transactions.js';
-import { Metrics } from '../metrics/metrics.js';
+import { Metrics } from '../common/metrics.js';
 import { judge, type AttemptResult } from './delivery-outcome.js';
 import { advancedRoute } from './delivery-routes.js';
 import { DeliverySenders, type DeliveryContext } from './delivery-senders.js';

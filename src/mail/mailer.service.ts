@@ -6,7 +6,9 @@ import { newSortableId } from '../common/ids.js';
 import { Secrets } from '../common/secrets.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
-import type { MailStatus } from './outgoing-mail.entity.js';
+
+/** What became of a mail, as `outgoing_mail` records it. */
+export type MailStatus = 'sent' | 'kept' | 'failed';
 
 export interface MailMessage {
   to: string;

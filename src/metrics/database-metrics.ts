@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { Metrics } from './metrics.js';
+import { Metrics } from '../common/metrics.js';
 
 /** What `pg.Pool` tells of its connections. */
 interface PoolCounts {

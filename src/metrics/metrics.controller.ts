@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Auth } from '../common/decorators/operation.decorator.js';
-import { Metrics } from './metrics.js';
+import { Metrics } from '../common/metrics.js';
 
 /** `GET /metrics`: Prometheus text format; outside the envelope convention, like `/health`. */
 @ApiExcludeController()

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
 import type { Logger as Pino } from 'pino';
 import type { AppConfig } from '../../config/app-config.js';
-import type { Metrics } from '../../metrics/metrics.js';
+import type { Metrics } from '../metrics.js';
 import { expressPipeline } from './express-pipeline.js';
 import { fastifyPipeline } from './fastify-pipeline.js';
 

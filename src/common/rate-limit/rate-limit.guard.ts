@@ -1,7 +1,7 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerModuleOptions, type ThrottlerOptions, type ThrottlerStorage } from '@nestjs/throttler';
-import { Metrics } from '../../metrics/metrics.js';
+import { Metrics } from '../metrics.js';
 import { limitsOf, OPERATION_METADATA, type OperationOptions, type RateLimitName } from '../decorators/operation.decorator.js';
 import { ApiError } from '../errors.js';
 
