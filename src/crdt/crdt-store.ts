@@ -26,6 +26,15 @@ export interface StoredEditor extends EditorPlace {
   sessionId: string | null;
 }
 
+/** An editor a user wrote last (its content is the document's), for the user-data export. */
+export interface EditorWrittenBy {
+  documentId: string;
+  editorId: string;
+  type: CrdtType;
+  /** ms. */
+  lastUpdate: number;
+}
+
 /** What other modules learn of CRDT writes (the event pipeline's `crdt.update_data`), in the writing transaction. */
 export interface CrdtObserver {
   crdtWritten(manager: EntityManager, apiKeyId: string, editor: StoredEditor): Promise<void>;
@@ -118,6 +127,38 @@ export class CrdtStore {
       sessionId: editor.sessionId,
     });
     await this.observers.notify((observer) => observer.crdtWritten(manager, apiKeyId, editor));
+  }
+
+  /**
+   * The editors of the organization the user wrote last, for the user-data export: by
+   * (document, editor), after `after`, `limit` at most. One query.
+   */
+  async editorsLastWrittenBy(apiKeyId: string, organizationId: string, userId: string, after: [documentId: string, editorId: string] | undefined, limit: number): Promise<EditorWrittenBy[]> {
+    // Plain SQL: a keyset page (`Sql.rowsAfter`), numbers converted here.
+    const rows = await this.sql.rowsAfter<{ document_id: string; editor_id: string; type: CrdtType; last_update: number | string }>(
+      'SELECT document_id, editor_id, type, last_update FROM crdt_editor WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND last_updated_by = :userId',
+      ['document_id', 'editor_id'],
+      { apiKeyId, organizationId, userId },
+      after,
+      limit,
+    );
+    return rows.map((row) => ({ documentId: row.document_id, editorId: row.editor_id, type: row.type, lastUpdate: Number(row.last_update) }));
+  }
+
+  /**
+   * Takes the users out of the attribution of editors they wrote last, in the given organizations
+   * (null: all of the key's), in the erasing unit of work. The content is the document's and
+   * stays; the attribution becomes what a write naming no user leaves (contract part 7:
+   * `lastUpdatedBy` null, and no `sessionId`). No observer hears of it: no content changes.
+   * One statement.
+   */
+  async forgetWriters(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
+    const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
+    await this.sql.run(manager, `UPDATE crdt_editor SET last_updated_by = NULL, session_id = NULL WHERE api_key_id = :apiKeyId AND last_updated_by IN (:...userIds)${inOrganizations}`, {
+      apiKeyId,
+      userIds,
+      ...(organizationIds ? { organizationIds } : {}),
+    });
   }
 
   /** Deletes the named editors of a document, or all of them. */

@@ -92,6 +92,17 @@ export class Sql implements OnApplicationShutdown {
     return { rows: found, cut: false };
   }
 
+  /**
+   * Up to `limit` rows of `select` (a SELECT ending in its WHERE conditions), ordered by `keys`
+   * and, when `after` (their values) is given, after it: one keyset page.
+   */
+  rowsAfter<T>(select: string, keys: readonly string[], parameters: Parameters, after: readonly (string | number)[] | undefined, limit: number): Promise<T[]> {
+    const tuple = `(${keys.join(', ')})`;
+    const afterParameters = Object.fromEntries((after ?? []).map((value, i) => [`after${i}`, value]));
+    const condition = after ? ` AND ${tuple} > (${keys.map((_, i) => `:after${i}`).join(', ')})` : '';
+    return this.rows<T>(`${select}${condition} ORDER BY ${keys.join(', ')} LIMIT :limit`, { ...parameters, ...afterParameters, limit });
+  }
+
   onApplicationShutdown(): void {
     this.reads?.close();
   }

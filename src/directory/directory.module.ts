@@ -24,6 +24,6 @@ import { UsersService } from './users.service.js';
   imports: [TypeOrmModule.forFeature([OrganizationEntity, FolderEntity, DocumentEntity, DirectoryUserEntity, UserGroupEntity, UserGroupMemberEntity]), ApiKeysModule],
   controllers: [OrganizationsController, FoldersController, DocumentsController, UsersController],
   providers: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes],
-  exports: [OrganizationsService, FoldersService, DocumentsService, UsersService, DirectoryReader, DirectoryDeletes],
+  exports: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes],
 })
 export class DirectoryModule {}

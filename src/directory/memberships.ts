@@ -60,4 +60,10 @@ export abstract class Memberships {
 
   /** A page of members with a live membership, `limit` rows at most. One query. */
   abstract memberPage(apiKeyId: string, query: MemberPageQuery): Promise<MemberRow[]>;
+
+  /**
+   * Which of the users hold a grant in an organization other than `organizationIds` (they still
+   * belong somewhere a user-data erasure of those organizations leaves alone). One query.
+   */
+  abstract usersWithGrantsOutside(manager: EntityManager, apiKeyId: string, userIds: readonly string[], organizationIds: readonly string[]): Promise<Set<string>>;
 }

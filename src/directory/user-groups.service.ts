@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
+import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, type ItemResults } from '../common/batch.js';
 import { DirectoryMessages } from './directory.errors.js';
@@ -26,6 +27,12 @@ export interface GroupMemberResult {
   message: string;
 }
 
+/** A user's membership of one group. */
+export interface GroupMembership {
+  groupId: string;
+  createdAt: number;
+}
+
 /** Organization user groups and their members (contract part 4). */
 @Injectable()
 export class UserGroupsService {
@@ -33,7 +40,24 @@ export class UserGroupsService {
     private readonly transactions: Transactions,
     private readonly organizations: OrganizationsService,
     private readonly users: UsersService,
+    private readonly sql: Sql,
   ) {}
+
+  /**
+   * The user's group memberships in the organization, for the user-data export: by group id,
+   * after `after` (a group id), `limit` at most. One query.
+   */
+  async groupsOf(apiKeyId: string, organizationId: string, userId: string, after: string | undefined, limit: number): Promise<GroupMembership[]> {
+    // Plain SQL: a keyset page (`Sql.rowsAfter`), numbers converted here.
+    const rows = await this.sql.rowsAfter<{ group_id: string; created_at: number | string }>(
+      'SELECT group_id, created_at FROM user_group_member WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId',
+      ['group_id'],
+      { apiKeyId, organizationId, userId },
+      after === undefined ? undefined : [after],
+      limit,
+    );
+    return rows.map((row) => ({ groupId: row.group_id, createdAt: Number(row.created_at) }));
+  }
 
   /** Adds or renames groups; in a missing organization every item fails. */
   async addGroups(principal: ApiKeyPrincipal, request: AddUserGroupsRequest): Promise<ItemResults> {

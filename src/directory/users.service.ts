@@ -39,6 +39,16 @@ export interface UserRecord {
   email: string | null;
 }
 
+/** A user's stored details (users add's fields and the metadata kept beside them), times in ms. */
+export interface UserDetails {
+  name: string | null;
+  email: string | null;
+  initial: string | null;
+  metadata: Record<string, unknown>;
+  createdAt: number;
+  lastUpdated: number;
+}
+
 /** `initial` when not supplied: the first letter of the name, else of the e-mail, upper-cased. */
 export function initialFor(name: string | null | undefined, email: string | null | undefined): string | null {
   const source = name?.trim() || email?.trim();
@@ -138,6 +148,37 @@ export class UsersService {
       for (const row of rows) profiles.set(row.id, { name: row.name, email: row.email });
     }
     return profiles;
+  }
+
+  /** The user's stored details under the key, for the user-data export; null when never added. One query. */
+  async profileOf(apiKeyId: string, userId: string): Promise<UserDetails | null> {
+    // Plain SQL: one row by key, numbers converted here.
+    const [row] = await this.sql.rows<{ name: string | null; email: string | null; initial: string | null; metadata: string; created_at: number | string; last_updated: number | string }>(
+      'SELECT name, email, initial, metadata, created_at, last_updated FROM directory_user WHERE api_key_id = :apiKeyId AND id = :userId',
+      { apiKeyId, userId },
+    );
+    if (!row) return null;
+    return { name: row.name, email: row.email, initial: row.initial, metadata: JSON.parse(row.metadata) as Record<string, unknown>, createdAt: Number(row.created_at), lastUpdated: Number(row.last_updated) };
+  }
+
+  /**
+   * Erases the users from the directory (user-data erasure), in the erasing unit of work: their
+   * group memberships in the given organizations (null: all of the key's), then their profile.
+   * The profile is the key's, not an organization's: it is kept for a user who still holds a
+   * grant in an organization the erasure leaves alone (grants are how users belong anywhere).
+   * Two or three statements.
+   */
+  async forgetUsers(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
+    // Plain SQL: one statement per table whatever the numbers, with an optional filter.
+    const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
+    await this.sql.run(manager, `DELETE FROM user_group_member WHERE api_key_id = :apiKeyId AND user_id IN (:...userIds)${inOrganizations}`, {
+      apiKeyId,
+      userIds,
+      ...(organizationIds ? { organizationIds } : {}),
+    });
+    const kept = organizationIds ? await this.memberships.usersWithGrantsOutside(manager, apiKeyId, userIds, organizationIds) : new Set<string>();
+    const erased = userIds.filter((userId) => !kept.has(userId));
+    if (erased.length) await this.sql.run(manager, 'DELETE FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)', { apiKeyId, userIds: erased });
   }
 
   /** Updates details (and, with accessRole, the role in the scope) of users in the scope. */

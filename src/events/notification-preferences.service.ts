@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { ConfigsService } from '../configs/configs.service.js';
 import { Sql } from '../database/sql.js';
@@ -26,6 +27,23 @@ export interface PreferenceSetResult {
 }
 
 type PreferenceRow = { document_id: string } & Record<Channel, PreferenceValue | null>;
+
+/** A preference as stored: the channels set (null: inherited), for the user-data export. */
+export interface StoredPreference {
+  /** null: the organization-level entry. */
+  documentId: string | null;
+  inbox: PreferenceValue | null;
+  email: PreferenceValue | null;
+  chat: PreferenceValue | null;
+  updatedAt: number;
+}
+
+/** Where a page of `preferencesOf` continues: the stored document id of its last entry. */
+export type PreferenceCursor = string;
+
+export function preferenceCursor(preference: StoredPreference): PreferenceCursor {
+  return preference.documentId ?? ORGANIZATION_LEVEL;
+}
 
 /**
  * Notification preferences (contract 6.4): stored per user and document, or per user at
@@ -84,6 +102,32 @@ export class NotificationPreferencesService {
     const documentLevel = new Map<string, PreferenceRow>();
     for (const row of rows) (row.document_id === ORGANIZATION_LEVEL ? organizationLevel : documentLevel).set(row.user_id, row);
     return new Map(userIds.map((userId) => [userId, resolve(documentLevel.get(userId), resolve(organizationLevel.get(userId), DEFAULT_PREFERENCE))]));
+  }
+
+  /**
+   * The user's stored preferences in the organization, for the user-data export: by document
+   * (the organization-level entry first), after `after`, `limit` at most. One query.
+   */
+  async preferencesOf(apiKeyId: string, organizationId: string, userId: string, after: PreferenceCursor | undefined, limit: number): Promise<StoredPreference[]> {
+    // Plain SQL: a keyset page (`Sql.rowsAfter`), numbers converted here.
+    const rows = await this.sql.rowsAfter<PreferenceRow & { updated_at: number | string }>(
+      'SELECT document_id, inbox, email, chat, updated_at FROM notification_preference WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId',
+      ['document_id'],
+      { apiKeyId, organizationId, userId },
+      after === undefined ? undefined : [after],
+      limit,
+    );
+    return rows.map((row) => ({ documentId: row.document_id === ORGANIZATION_LEVEL ? null : row.document_id, inbox: row.inbox, email: row.email, chat: row.chat, updatedAt: Number(row.updated_at) }));
+  }
+
+  /** Erases the users' preferences in the given organizations (null: all of the key's), in the erasing unit of work. One statement. */
+  async forgetUsers(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
+    const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
+    await this.sql.run(manager, `DELETE FROM notification_preference WHERE api_key_id = :apiKeyId AND user_id IN (:...userIds)${inOrganizations}`, {
+      apiKeyId,
+      userIds,
+      ...(organizationIds ? { organizationIds } : {}),
+    });
   }
 
   /** Sets the sent channels for every user on every document (or at organization level), atomically. */

@@ -2,8 +2,9 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ActivityLog, type Activity, type ActivityObserver, type ActivityWrite } from '../activity/activity-log.js';
 import { Sql } from '../database/sql.js';
-import { decisionOf, judgmentFacets, judgmentText, sideOf } from './decisions.js';
+import { decisionOf, judgmentFacets, judgmentText, sideOf, type Decision, type Side } from './decisions.js';
 import { scopeTokens } from './judgment-search.js';
+import type { JudgmentFields } from './memory.service.js';
 
 const COLUMNS = ['api_key_id', 'organization_id', 'activity_id', 'document_id', 'decision', 'side', 'reviewer_id', 'reason', 'text', 'scope_tokens', 'timestamp', 'judge_type', 'content_type', 'annotation_id'] as const;
 /** Ids per DELETE, well under every engine's parameter limit. */
@@ -42,6 +43,36 @@ export class JudgmentLog implements ActivityObserver, OnModuleInit {
     }
     await this.sql.insert(manager, 'judgment', COLUMNS, rows, { target: ['api_key_id', 'organization_id', 'activity_id'], update: COLUMNS.slice(3) });
     for (const [organizationId, ids] of notDecisions) await this.activitiesDeleted(manager, apiKeyId, organizationId, ids);
+  }
+
+  /**
+   * The judgments the user made as reviewer in the organization, for the user-data export: by
+   * activity id, after `after`, `limit` at most. One query.
+   */
+  async judgmentsBy(apiKeyId: string, organizationId: string, reviewerId: string, after: string | undefined, limit: number): Promise<JudgmentFields[]> {
+    // Plain SQL: a keyset page (`Sql.rowsAfter`), numbers converted here.
+    const rows = await this.sql.rowsAfter<{ activity_id: string; document_id: string; decision: Decision; side: Side | null; reason: string | null; timestamp: number | string }>(
+      'SELECT activity_id, document_id, decision, side, reason, timestamp FROM judgment WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND reviewer_id = :userId',
+      ['activity_id'],
+      { apiKeyId, organizationId, userId: reviewerId },
+      after === undefined ? undefined : [after],
+      limit,
+    );
+    return rows.map((row) => ({ id: row.activity_id, organizationId, documentId: row.document_id, decision: row.decision, recommendation: row.side, reviewerId, reason: row.reason, timestamp: Number(row.timestamp) }));
+  }
+
+  /**
+   * Erases the judgments the users made as reviewers, in the given organizations (null: all of
+   * the key's), in the erasing unit of work. Judgments follow their activities, so an erasure
+   * that deleted those has removed them already; this catches any left behind. One statement.
+   */
+  async forgetReviewers(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
+    const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
+    await this.sql.run(manager, `DELETE FROM judgment WHERE api_key_id = :apiKeyId AND reviewer_id IN (:...userIds)${inOrganizations}`, {
+      apiKeyId,
+      userIds,
+      ...(organizationIds ? { organizationIds } : {}),
+    });
   }
 
   async activitiesDeleted(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<void> {

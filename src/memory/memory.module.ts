@@ -17,5 +17,6 @@ import { MemoryService } from './memory.service.js';
     // Full-text search is the database's own: the strategy follows the dialect.
     { provide: JudgmentSearch, inject: [getDataSourceToken()], useFactory: (dataSource: DataSource) => (dataSource.options.type === 'postgres' ? new PostgresJudgmentSearch() : new EmbeddedJudgmentSearch()) },
   ],
+  exports: [JudgmentLog],
 })
 export class MemoryModule {}

@@ -1,6 +1,10 @@
 import { Module } from '@nestjs/common';
 import { GrantsModule } from '../access/grants.module.js';
 import { ActivityModule } from '../activity/activity.module.js';
+import { CrdtModule } from '../crdt/crdt.module.js';
+import { DirectoryModule } from '../directory/directory.module.js';
+import { EventsModule } from '../events/events.module.js';
+import { MemoryModule } from '../memory/memory.module.js';
 import { DeletionJobs } from './deletion-jobs.js';
 import { DeletionWorker } from './deletion-worker.js';
 import { PrivacyController } from './privacy.controller.js';
@@ -10,11 +14,12 @@ import { UserErasure } from './user-erasure.js';
 
 /**
  * A user's data across modules (upstream's GDPR operations): the export reads, and the erasure
- * writes, every table that holds data about a user; grants go through `GrantRepository`, activity
- * changes through `ActivityLog`.
+ * writes, every table that holds data about a user, each through its owner: directory's
+ * `UsersService` and `UserGroupsService`, `GrantRepository`, `NotificationPreferencesService`,
+ * `CrdtStore`, `ActivityLog` and `JudgmentLog`.
  */
 @Module({
-  imports: [ActivityModule, GrantsModule],
+  imports: [ActivityModule, GrantsModule, DirectoryModule, EventsModule, CrdtModule, MemoryModule],
   controllers: [PrivacyController],
   providers: [PrivacyService, UserDataReader, UserErasure, DeletionJobs, DeletionWorker],
 })

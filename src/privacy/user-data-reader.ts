@@ -2,7 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { GrantRepository, type UserGrantCursor } from '../access/grant.repository.js';
 import { fromRow, type Activity, type ActivityRow } from '../activity/activity-log.js';
 import { PageTokens, PAGE_BYTES } from '../common/paging.js';
+import { CrdtStore } from '../crdt/crdt-store.js';
 import { Sql, type Parameters } from '../database/sql.js';
+import { UserGroupsService } from '../directory/user-groups.service.js';
+import { UsersService } from '../directory/users.service.js';
+import { NotificationPreferencesService, preferenceCursor, type PreferenceCursor } from '../events/notification-preferences.service.js';
+import { JudgmentLog } from '../memory/judgment-log.js';
 import type { JudgmentFields } from '../memory/memory.service.js';
 import { mentionFilter } from './user-erasure.js';
 import { activityListOf, namesUser, notifies, type ActivityList } from './user-mentions.js';
@@ -68,9 +73,11 @@ type TableList = Exclude<keyof Cursors, 'activities'>;
 
 /**
  * Reads everything held about one user in one organization of a key, for `users/data/get`.
- * Grants and access context come through their owner, `GrantRepository`; the other tables are
- * other modules' with no by-user read yet, so this reads them with plain SQL, each statement
- * scoped by the API key and the organization.
+ * Every table comes through its owner, each read scoped by the API key and the organization:
+ * grants and access context through `GrantRepository`, the profile and group memberships through
+ * directory's `UsersService` and `UserGroupsService`, preferences through
+ * `NotificationPreferencesService`, editors through `CrdtStore`, judgments through `JudgmentLog`.
+ * Activities are scanned here (see `activityLists`).
  */
 @Injectable()
 export class UserDataReader {
@@ -78,6 +85,11 @@ export class UserDataReader {
     private readonly sql: Sql,
     private readonly pageTokens: PageTokens,
     private readonly grants: GrantRepository,
+    private readonly users: UsersService,
+    private readonly userGroups: UserGroupsService,
+    private readonly preferences: NotificationPreferencesService,
+    private readonly crdt: CrdtStore,
+    private readonly judgmentLog: JudgmentLog,
   ) {}
 
   /**
@@ -125,65 +137,32 @@ export class UserDataReader {
       ),
       userGroups: await table(
         'userGroups',
-        (after) =>
-          this.rowsAfter<{ group_id: string; created_at: number | string }>(
-            'SELECT group_id, created_at FROM user_group_member WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId',
-            ['group_id'],
-            at,
-            after === undefined ? undefined : [after],
-          ),
-        (row) => row.group_id,
-        (row) => ({ organizationUserGroupId: row.group_id, createdAt: Number(row.created_at) }),
+        (after) => this.userGroups.groupsOf(apiKeyId, organizationId, userId, after as string | undefined, USER_DATA_PAGE + 1),
+        (membership) => membership.groupId,
+        (membership) => ({ organizationUserGroupId: membership.groupId, createdAt: membership.createdAt }),
       ),
       notificationPreferences: await table(
         'notificationPreferences',
-        (after) =>
-          this.rowsAfter<{ document_id: string; inbox: string | null; email: string | null; chat: string | null; updated_at: number | string }>(
-            'SELECT document_id, inbox, email, chat, updated_at FROM notification_preference WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId',
-            ['document_id'],
-            at,
-            after === undefined ? undefined : [after],
-          ),
-        (row) => row.document_id,
-        // '' is how the organization-level default is stored.
-        (row): PreferenceRecord => ({ documentId: row.document_id === '' ? null : row.document_id, inbox: row.inbox, email: row.email, chat: row.chat, updatedAt: Number(row.updated_at) }),
+        (after) => this.preferences.preferencesOf(apiKeyId, organizationId, userId, after as PreferenceCursor | undefined, USER_DATA_PAGE + 1),
+        preferenceCursor,
+        (preference): PreferenceRecord => ({ documentId: preference.documentId, inbox: preference.inbox, email: preference.email, chat: preference.chat, updatedAt: preference.updatedAt }),
       ),
       crdtEditors: await table(
         'crdtEditors',
-        (after) =>
-          this.rowsAfter<{ document_id: string; editor_id: string; type: string; last_update: number | string }>(
-            'SELECT document_id, editor_id, type, last_update FROM crdt_editor WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND last_updated_by = :userId',
-            ['document_id', 'editor_id'],
-            at,
-            after as unknown[] | undefined,
-          ),
-        (row) => [row.document_id, row.editor_id],
+        (after) => this.crdt.editorsLastWrittenBy(apiKeyId, organizationId, userId, after as [string, string] | undefined, USER_DATA_PAGE + 1),
+        (editor) => [editor.documentId, editor.editorId],
         // The content is the document's, not the user's: the export names the editors they last wrote.
-        (row): EditorAttribution => ({ documentId: row.document_id, editorId: row.editor_id, type: row.type, lastUpdate: new Date(Number(row.last_update)).toISOString() }),
+        (editor): EditorAttribution => ({ documentId: editor.documentId, editorId: editor.editorId, type: editor.type, lastUpdate: new Date(editor.lastUpdate).toISOString() }),
       ),
       judgments: await table(
         'judgments',
-        (after) =>
-          this.rowsAfter<{ activity_id: string; document_id: string; decision: JudgmentFields['decision']; side: JudgmentFields['recommendation']; reason: string | null; timestamp: number | string }>(
-            'SELECT activity_id, document_id, decision, side, reason, timestamp FROM judgment WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND reviewer_id = :userId',
-            ['activity_id'],
-            at,
-            after === undefined ? undefined : [after],
-          ),
-        (row) => row.activity_id,
-        (row): JudgmentFields => ({ id: row.activity_id, organizationId, documentId: row.document_id, decision: row.decision, recommendation: row.side, reviewerId: userId, reason: row.reason, timestamp: Number(row.timestamp) }),
+        (after) => this.judgmentLog.judgmentsBy(apiKeyId, organizationId, userId, after as string | undefined, USER_DATA_PAGE + 1),
+        (judgment) => judgment.id,
+        (judgment): JudgmentFields => judgment,
       ),
     };
     const more = Object.keys(next).length > 0;
     return { data, nextPageToken: more ? this.pageTokens.encode(apiKeyId, OPERATION, filters, next) : undefined };
-  }
-
-  /** Up to a page and one more row of `select`, ordered by `keys` and after `after` (their values) when given. */
-  private rowsAfter<R>(select: string, keys: string[], parameters: Parameters, after: unknown[] | undefined): Promise<R[]> {
-    const tuple = `(${keys.join(', ')})`;
-    const afterParameters = Object.fromEntries((after ?? []).map((value, i) => [`after${i}`, value as string | number]));
-    const condition = after ? ` AND ${tuple} > (${keys.map((_, i) => `:after${i}`).join(', ')})` : '';
-    return this.sql.rows<R>(`${select}${condition} ORDER BY ${keys.join(', ')} LIMIT :limit`, { ...parameters, ...afterParameters, limit: USER_DATA_PAGE + 1 });
   }
 
   /**
@@ -225,12 +204,9 @@ export class UserDataReader {
   }
 
   private async profile(apiKeyId: string, userId: string): Promise<UserProfile | null> {
-    const [row] = await this.sql.rows<{ name: string | null; email: string | null; initial: string | null; metadata: string; created_at: number | string; last_updated: number | string }>(
-      'SELECT name, email, initial, metadata, created_at, last_updated FROM directory_user WHERE api_key_id = :apiKeyId AND id = :userId',
-      { apiKeyId, userId },
-    );
-    if (!row) return null;
+    const details = await this.users.profileOf(apiKeyId, userId);
+    if (!details) return null;
     // Named fields win over metadata keys of the same name, as users get answers them.
-    return { ...(JSON.parse(row.metadata) as Record<string, unknown>), userId, name: row.name, email: row.email, initial: row.initial, createdAt: Number(row.created_at), lastUpdated: Number(row.last_updated) };
+    return { ...details.metadata, userId, name: details.name, email: details.email, initial: details.initial, createdAt: details.createdAt, lastUpdated: details.lastUpdated };
   }
 }

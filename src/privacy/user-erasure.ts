@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { GrantRepository } from '../access/grant.repository.js';
 import { ActivityLog, fromRow, type Activity, type ActivityRow } from '../activity/activity-log.js';
+import { CrdtStore } from '../crdt/crdt-store.js';
 import { Sql, type Parameters } from '../database/sql.js';
+import { UsersService } from '../directory/users.service.js';
+import { NotificationPreferencesService } from '../events/notification-preferences.service.js';
+import { JudgmentLog } from '../memory/judgment-log.js';
 import { withoutUsers } from './user-mentions.js';
 
 /**
@@ -39,11 +43,12 @@ export function mentionFilter(column: string, userIds: readonly string[]): { sql
 }
 
 /**
- * What `users/data/delete` erases, module by module. Grants and access context go through their
- * owner, `GrantRepository`, and activity changes through `ActivityLog` (so judgments derived from
- * them follow in the same transaction); the other tables are other modules' with no by-user write
- * yet, so their statements are plain SQL here, each scoped by the API key (and the organizations
- * when given), in one place that knows every table a user appears in.
+ * What `users/data/delete` erases, module by module, each through the table's owner and scoped
+ * by the API key (and the organizations when given): the directory through `UsersService`,
+ * grants and access context through `GrantRepository`, preferences through
+ * `NotificationPreferencesService`, editor attribution through `CrdtStore`, activity changes
+ * through `ActivityLog` (so judgments derived from them follow in the same transaction) and
+ * judgments left behind through `JudgmentLog`.
  */
 @Injectable()
 export class UserErasure {
@@ -51,40 +56,36 @@ export class UserErasure {
     private readonly sql: Sql,
     private readonly activities: ActivityLog,
     private readonly grants: GrantRepository,
+    private readonly users: UsersService,
+    private readonly preferences: NotificationPreferencesService,
+    private readonly crdt: CrdtStore,
+    private readonly judgments: JudgmentLog,
   ) {}
 
   async run(task: EraseTask, manager: EntityManager, scope: EraseScope): Promise<void> {
     const { apiKeyId, userIds, organizationIds } = scope;
-    const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
-    const parameters: Parameters = { apiKeyId, userIds, ...(organizationIds ? { organizationIds } : {}) };
-    const byUser = (table: string, column = 'user_id') => this.sql.run(manager, `DELETE FROM ${table} WHERE api_key_id = :apiKeyId AND ${column} IN (:...userIds)${inOrganizations}`, parameters);
     switch (task) {
-      case 'directory': {
-        await byUser('user_group_member');
-        // The profile is the key's, not an organization's: erased unless the user still belongs
-        // to an organization the job leaves alone (grants are how users belong anywhere).
-        const kept = organizationIds ? await this.grants.usersWithGrantsOutside(manager, apiKeyId, userIds, organizationIds) : new Set<string>();
-        const erased = userIds.filter((userId) => !kept.has(userId));
-        if (erased.length) await this.sql.run(manager, 'DELETE FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)', { apiKeyId, userIds: erased });
+      case 'directory':
+        await this.users.forgetUsers(manager, apiKeyId, userIds, organizationIds);
         return;
-      }
       case 'access':
         await this.grants.removeUsers(manager, apiKeyId, userIds, organizationIds);
         return;
       case 'notifications':
-        await byUser('notification_preference');
+        await this.preferences.forgetUsers(manager, apiKeyId, userIds, organizationIds);
         return;
       case 'crdt':
-        // The content is the document's and stays; the attribution becomes what a write naming
-        // no user leaves (contract part 7: `lastUpdatedBy` null, and no `sessionId`).
-        await this.sql.run(manager, `UPDATE crdt_editor SET last_updated_by = NULL, session_id = NULL WHERE api_key_id = :apiKeyId AND last_updated_by IN (:...userIds)${inOrganizations}`, parameters);
+        await this.crdt.forgetWriters(manager, apiKeyId, userIds, organizationIds);
         return;
-      case 'activity':
+      case 'activity': {
+        const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
+        const parameters: Parameters = { apiKeyId, userIds, ...(organizationIds ? { organizationIds } : {}) };
         await this.eraseActivities(manager, scope, inOrganizations, parameters);
         return;
+      }
       case 'memory':
         // Judgments follow their activities (deleted above); this also catches any left behind.
-        await byUser('judgment', 'reviewer_id');
+        await this.judgments.forgetReviewers(manager, apiKeyId, userIds, organizationIds);
         return;
     }
   }
