@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   checkArrayOf,
   checkOneOf,
@@ -12,30 +12,20 @@ import {
   Optional,
   OptionalNestedObject,
   Satisfies,
-} from "../../common/validation.js";
-import {
-  COMMENT_EVENTS,
-  EVENT_TYPES,
-  TRIGGER_GROUPS,
-  type GroupedTriggers,
-  type Triggers,
-} from "../../common/event-catalogue.js";
-import {
-  EmailServiceFields,
-  WebhookServiceFields,
-} from "../../workspace/dto/service-config-fields.dto.js";
-import { publicKeyProblem } from "../public-key.js";
-import { ACCESS_TYPES, type AccessType } from "../../common/access-types.js";
-import { AI_PROVIDERS, type AiProvider } from "../ai-model-keys.js";
+} from '../../common/validation.js';
+import { COMMENT_EVENTS, EVENT_TYPES, TRIGGER_GROUPS, type GroupedTriggers, type Triggers } from '../../common/event-catalogue.js';
+import { EmailServiceFields, WebhookServiceFields } from '../../workspace/dto/service-config-fields.dto.js';
+import { publicKeyProblem } from '../public-key.js';
+import { ACCESS_TYPES, type AccessType } from '../../common/access-types.js';
+import { AI_PROVIDERS, type AiProvider } from '../ai-model-keys.js';
 
 /** Triggers: a flat object of catalogue event types to booleans (contract part 3). */
 function checkTriggers(value: unknown): string | undefined {
   const shape = checkPlainObject(value);
   if (shape) return shape;
   for (const [event, on] of Object.entries(value as Record<string, unknown>)) {
-    if (!EVENT_TYPES.includes(event))
-      return `.${event} is not an event type of the catalogue`;
-    if (typeof on !== "boolean") return `.${event} must be a boolean`;
+    if (!EVENT_TYPES.includes(event)) return `.${event} is not an event type of the catalogue`;
+    if (typeof on !== 'boolean') return `.${event} must be a boolean`;
   }
   return undefined;
 }
@@ -49,64 +39,38 @@ function checkGroupedTriggers(value: unknown): string | undefined {
   if (shape) return shape;
   for (const [key, group] of Object.entries(value as Record<string, unknown>)) {
     const events = TRIGGER_GROUPS[key];
-    if (!events || typeof group === "boolean") {
+    if (!events || typeof group === 'boolean') {
       const problem = checkTriggers({ [key]: group });
-      if (problem)
-        return events
-          ? `.${key} must be an object of ${key} event types to booleans`
-          : problem.replace(
-              "of the catalogue",
-              "of the catalogue nor a feature group",
-            );
+      if (problem) return events ? `.${key} must be an object of ${key} event types to booleans` : problem.replace('of the catalogue', 'of the catalogue nor a feature group');
       continue;
     }
-    if (checkPlainObject(group))
-      return `.${key} must be an object of ${key} event types to booleans`;
-    for (const [event, on] of Object.entries(
-      group as Record<string, unknown>,
-    )) {
-      if (!events.includes(event))
-        return `.${key}.${event} is not a ${key} event type`;
-      if (typeof on !== "boolean") return `.${key}.${event} must be a boolean`;
+    if (checkPlainObject(group)) return `.${key} must be an object of ${key} event types to booleans`;
+    for (const [event, on] of Object.entries(group as Record<string, unknown>)) {
+      if (!events.includes(event)) return `.${key}.${event} is not a ${key} event type`;
+      if (typeof on !== 'boolean') return `.${key}.${event} must be a boolean`;
     }
   }
   return undefined;
 }
 
 /** OpenAPI of the flat triggers (`checkTriggers`). */
-const triggersSchema = () => ({
-  type: "object" as const,
-  additionalProperties: { type: "boolean" as const },
-});
+const triggersSchema = () => ({ type: 'object' as const, additionalProperties: { type: 'boolean' as const } });
 /** OpenAPI of a webhook encryption key (`publicKeyProblem`). */
-const publicKeySchema = () => ({
-  description:
-    "base64 DER of an RSA public key (SPKI or PKCS#1), at least 2048 bits",
-});
+const publicKeySchema = () => ({ description: 'base64 DER of an RSA public key (SPKI or PKCS#1), at least 2048 bits' });
 
 /** `sendgrid` is accepted for `thirdparty`; `custom` is what first-enable seeding sets. */
-export const EMAIL_TYPES_ACCEPTED = [
-  "default",
-  "thirdparty",
-  "sendgrid",
-  "custom",
-] as const;
+export const EMAIL_TYPES_ACCEPTED = ['default', 'thirdparty', 'sendgrid', 'custom'] as const;
 
 export class EmailServiceConfigUpdate extends EmailServiceFields {
   @ApiPropertyOptional({ enum: EMAIL_TYPES_ACCEPTED })
   @IsOptionalOneOf(EMAIL_TYPES_ACCEPTED)
   type?: (typeof EMAIL_TYPES_ACCEPTED)[number];
 
-  @ApiPropertyOptional(triggersSchema())
-  @Optional()
-  @Satisfies(checkTriggers)
-  triggers?: Triggers;
+  @ApiPropertyOptional(triggersSchema()) @Optional() @Satisfies(checkTriggers) triggers?: Triggers;
 }
 
 export class UpdateEmailConfigRequest {
-  @ApiPropertyOptional({ type: Boolean })
-  @IsOptionalBool()
-  useEmailService?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() useEmailService?: boolean;
 
   @ApiPropertyOptional({ type: EmailServiceConfigUpdate })
   @OptionalNestedObject(() => EmailServiceConfigUpdate)
@@ -114,29 +78,15 @@ export class UpdateEmailConfigRequest {
 }
 
 export class WebhookServiceConfigUpdate extends WebhookServiceFields {
-  @ApiPropertyOptional({ type: Boolean })
-  @IsOptionalBool()
-  encodeData?: boolean;
-  @ApiPropertyOptional({ type: Boolean })
-  @IsOptionalBool()
-  encryptData?: boolean;
-  @ApiPropertyOptional(publicKeySchema())
-  @Optional()
-  @Satisfies(publicKeyProblem)
-  publicKey?: string;
-  @ApiPropertyOptional({ type: Boolean })
-  @IsOptionalBool()
-  enableDataProtection?: boolean;
-  @ApiPropertyOptional(triggersSchema())
-  @Optional()
-  @Satisfies(checkTriggers)
-  triggers?: Triggers;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() encodeData?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() encryptData?: boolean;
+  @ApiPropertyOptional(publicKeySchema()) @Optional() @Satisfies(publicKeyProblem) publicKey?: string;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() enableDataProtection?: boolean;
+  @ApiPropertyOptional(triggersSchema()) @Optional() @Satisfies(checkTriggers) triggers?: Triggers;
 }
 
 export class UpdateWebhookConfigRequest {
-  @ApiPropertyOptional({ type: Boolean })
-  @IsOptionalBool()
-  useWebhookService?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() useWebhookService?: boolean;
 
   @ApiPropertyOptional({ type: WebhookServiceConfigUpdate })
   @OptionalNestedObject(() => WebhookServiceConfigUpdate)
@@ -145,113 +95,61 @@ export class UpdateWebhookConfigRequest {
 
 export class DelayConfigUpdate {
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() isEnabled?: boolean;
-  @ApiPropertyOptional({
-    type: "integer",
-    minimum: 10,
-    maximum: 15_552_000,
-    description:
-      "Seconds to hold a notification (10 s to 6 months). Default: 10.",
-  })
+  @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 15_552_000, description: 'Seconds to hold a notification (10 s to 6 months). Default: 10.' })
   @IsOptionalInteger(10, 15_552_000)
   delaySeconds?: number;
 }
 
 export class BatchWindowUpdate {
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() isEnabled?: boolean;
-  @ApiPropertyOptional({
-    type: "integer",
-    minimum: 10,
-    maximum: 604_800,
-    description: "Seconds to gather activities (10 s to 1 week). Default: 10.",
-  })
+  @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 604_800, description: 'Seconds to gather activities (10 s to 1 week). Default: 10.' })
   @IsOptionalInteger(10, 604_800)
   batchWindowSeconds?: number;
-  @ApiPropertyOptional({
-    type: "integer",
-    minimum: 2,
-    maximum: 50,
-    description: "Activities per batch at most. Default: 2.",
-  })
+  @ApiPropertyOptional({ type: 'integer', minimum: 2, maximum: 50, description: 'Activities per batch at most. Default: 2.' })
   @IsOptionalInteger(2, 50)
   maxActivities?: number;
 }
 
 export class BatchConfigUpdate {
-  @ApiPropertyOptional({ type: BatchWindowUpdate })
-  @OptionalNestedObject(() => BatchWindowUpdate)
-  document?: BatchWindowUpdate;
-  @ApiPropertyOptional({ type: BatchWindowUpdate })
-  @OptionalNestedObject(() => BatchWindowUpdate)
-  user?: BatchWindowUpdate;
+  @ApiPropertyOptional({ type: BatchWindowUpdate }) @OptionalNestedObject(() => BatchWindowUpdate) document?: BatchWindowUpdate;
+  @ApiPropertyOptional({ type: BatchWindowUpdate }) @OptionalNestedObject(() => BatchWindowUpdate) user?: BatchWindowUpdate;
 }
 
 export class NotificationServiceConfigUpdate {
   @ApiPropertyOptional({
-    type: "object",
-    additionalProperties: {
-      oneOf: [
-        { type: "boolean" },
-        { type: "object", additionalProperties: { type: "boolean" } },
-      ],
-    },
-    description:
-      "Event types to booleans, flat or grouped by feature (`comment`, `huddle`, `crdt`, `recorder`, `reaction`); stored and answered flat.",
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'boolean' }, { type: 'object', additionalProperties: { type: 'boolean' } }] },
+    description: 'Event types to booleans, flat or grouped by feature (`comment`, `huddle`, `crdt`, `recorder`, `reaction`); stored and answered flat.',
   })
   @Optional()
   @Satisfies(checkGroupedTriggers)
   triggers?: GroupedTriggers;
   /** Upstream's delay and batching settings: stored and answered; deliveries do not apply them yet. */
-  @ApiPropertyOptional({ type: DelayConfigUpdate })
-  @OptionalNestedObject(() => DelayConfigUpdate)
-  delayConfig?: DelayConfigUpdate;
-  @ApiPropertyOptional({ type: BatchConfigUpdate })
-  @OptionalNestedObject(() => BatchConfigUpdate)
-  batchConfig?: BatchConfigUpdate;
+  @ApiPropertyOptional({ type: DelayConfigUpdate }) @OptionalNestedObject(() => DelayConfigUpdate) delayConfig?: DelayConfigUpdate;
+  @ApiPropertyOptional({ type: BatchConfigUpdate }) @OptionalNestedObject(() => BatchConfigUpdate) batchConfig?: BatchConfigUpdate;
 }
 
 export class UpdateNotificationConfigRequest {
-  @ApiPropertyOptional({ type: Boolean })
-  @IsOptionalBool()
-  useNotificationService?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() useNotificationService?: boolean;
 
   @ApiPropertyOptional({ type: NotificationServiceConfigUpdate })
   @OptionalNestedObject(() => NotificationServiceConfigUpdate)
   notificationServiceConfig?: NotificationServiceConfigUpdate;
 }
 
-const checkAiKeys = checkArrayOf(
-  checkShape(
-    {
-      provider: checkOneOf(AI_PROVIDERS),
-      customerApiKey: checkString({ max: 1000 }),
-    },
-    ["provider", "customerApiKey"],
-  ),
-  { min: 1, max: AI_PROVIDERS.length },
-);
+const checkAiKeys = checkArrayOf(checkShape({ provider: checkOneOf(AI_PROVIDERS), customerApiKey: checkString({ max: 1000 }) }, ['provider', 'customerApiKey']), { min: 1, max: AI_PROVIDERS.length });
 
 class AiModelApiKey {
   @ApiProperty({ enum: AI_PROVIDERS }) provider!: AiProvider;
-  @ApiProperty({
-    description: "Encrypted at rest; never answered (only a masked form).",
-  })
-  customerApiKey!: string;
+  @ApiProperty({ description: 'Encrypted at rest; never answered (only a masked form).' }) customerApiKey!: string;
 }
 
 /** Upstream's apikeyconfig update: every field optional, at least one; merged, never removed. */
 export class UpdateApiKeyConfigRequest {
-  @ApiPropertyOptional({ type: Boolean })
-  @IsOptionalBool()
-  enablePrivateComments?: boolean;
-  @ApiPropertyOptional({ type: Boolean })
-  @IsOptionalBool()
-  requireJwtToken?: boolean;
-  @ApiPropertyOptional({ type: Boolean })
-  @IsOptionalBool()
-  requireAutoOrgUser?: boolean;
-  @ApiPropertyOptional({ enum: ACCESS_TYPES })
-  @IsOptionalOneOf(ACCESS_TYPES)
-  defaultDocumentAccessType?: AccessType;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() enablePrivateComments?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() requireJwtToken?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() requireAutoOrgUser?: boolean;
+  @ApiPropertyOptional({ enum: ACCESS_TYPES }) @IsOptionalOneOf(ACCESS_TYPES) defaultDocumentAccessType?: AccessType;
 
   @ApiPropertyOptional({ type: [AiModelApiKey], minItems: 1 })
   @Optional()
@@ -259,47 +157,29 @@ export class UpdateApiKeyConfigRequest {
     const problem = checkAiKeys(value);
     if (problem) return problem;
     const providers = (value as AiModelApiKey[]).map((entry) => entry.provider);
-    return new Set(providers).size === providers.length
-      ? undefined
-      : "names a provider twice";
+    return new Set(providers).size === providers.length ? undefined : 'names a provider twice';
   })
   aiModelApiKey?: AiModelApiKey[];
 }
 
 export class UpdateAdvancedWebhookConfigRequest {
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() isEnabled?: boolean;
-  @ApiPropertyOptional({ type: Boolean })
-  @IsOptionalBool()
-  encryptData?: boolean;
-  @ApiPropertyOptional({ type: Boolean })
-  @IsOptionalBool()
-  encodeData?: boolean;
-  @ApiPropertyOptional(publicKeySchema())
-  @Optional()
-  @Satisfies(publicKeyProblem)
-  publicKey?: string;
-  @ApiPropertyOptional({ type: Boolean })
-  @IsOptionalBool()
-  enableDataProtection?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() encryptData?: boolean;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() encodeData?: boolean;
+  @ApiPropertyOptional(publicKeySchema()) @Optional() @Satisfies(publicKeyProblem) publicKey?: string;
+  @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() enableDataProtection?: boolean;
 }
 
 /** Activity-log triggers: upstream supports the `comment` group only, a map of comment event types to booleans. */
 function checkActivityTriggers(value: unknown): string | undefined {
   const shape = checkPlainObject(value);
   if (shape) return shape;
-  for (const [group, events] of Object.entries(
-    value as Record<string, unknown>,
-  )) {
-    if (group !== "comment")
-      return `.${group} is not a trigger group of activity logs (only comment)`;
-    if (checkPlainObject(events))
-      return ".comment must be an object of comment event types to booleans";
-    for (const [event, on] of Object.entries(
-      events as Record<string, unknown>,
-    )) {
-      if (!(COMMENT_EVENTS as readonly string[]).includes(event))
-        return `.comment.${event} is not a comment event type`;
-      if (typeof on !== "boolean") return `.comment.${event} must be a boolean`;
+  for (const [group, events] of Object.entries(value as Record<string, unknown>)) {
+    if (group !== 'comment') return `.${group} is not a trigger group of activity logs (only comment)`;
+    if (checkPlainObject(events)) return '.comment must be an object of comment event types to booleans';
+    for (const [event, on] of Object.entries(events as Record<string, unknown>)) {
+      if (!(COMMENT_EVENTS as readonly string[]).includes(event)) return `.comment.${event} is not a comment event type`;
+      if (typeof on !== 'boolean') return `.comment.${event} must be a boolean`;
     }
   }
   return undefined;
@@ -308,22 +188,14 @@ function checkActivityTriggers(value: unknown): string | undefined {
 export class ActivityServiceConfigUpdate {
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() isEnabled?: boolean;
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() immutable?: boolean;
-  @ApiPropertyOptional({
-    type: "integer",
-    minimum: 0,
-    description:
-      "Epoch ms when activity logging was enabled; kept when omitted.",
-  })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Epoch ms when activity logging was enabled; kept when omitted.' })
   @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER)
   enabledTime?: number;
   @ApiPropertyOptional({
-    type: "object",
-    properties: {
-      comment: { type: "object", additionalProperties: { type: "boolean" } },
-    },
+    type: 'object',
+    properties: { comment: { type: 'object', additionalProperties: { type: 'boolean' } } },
     additionalProperties: false,
-    description:
-      "Comment event types to booleans, under `comment`; merged key by key.",
+    description: 'Comment event types to booleans, under `comment`; merged key by key.',
   })
   @Optional()
   @Satisfies(checkActivityTriggers)
