@@ -262,11 +262,10 @@ export class GrantRepository implements Memberships, DirectoryObserver, OnModule
   /** Erases the users' grants and access context, in the given organizations or (null) all of the key's. Two statements. */
   async removeUsers(manager: EntityManager, apiKeyId: string, userIds: readonly string[], organizationIds: readonly string[] | null): Promise<void> {
     if (!userIds.length) return;
-    const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
-    const parameters = { apiKeyId, userIds, ...(organizationIds ? { organizationIds: organizationIds.length ? organizationIds : [''] } : {}) };
+    const where = new Conditions().equal('api_key_id', apiKeyId).among('user_id', userIds).among('organization_id', organizationIds ?? undefined);
     // Plain SQL: one statement per table whatever the numbers, with an optional filter.
-    await this.sql.run(manager, `DELETE FROM access_grant WHERE api_key_id = :apiKeyId AND user_id IN (:...userIds)${inOrganizations}`, parameters);
-    await this.sql.run(manager, `DELETE FROM access_context WHERE api_key_id = :apiKeyId AND user_id IN (:...userIds)${inOrganizations}`, parameters);
+    await this.sql.run(manager, `DELETE FROM access_grant WHERE ${where}`, where.parameters);
+    await this.sql.run(manager, `DELETE FROM access_context WHERE ${where}`, where.parameters);
   }
 
   /** Grants on deleted folders and documents go with them, in the deleting transaction. */

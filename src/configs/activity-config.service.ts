@@ -4,7 +4,7 @@ import { COMMENT_EVENTS, defaultTriggers } from '../common/event-catalogue.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
 import { ApiKeyRepository } from '../workspace/api-key.repository.js';
-import type { ActivityServiceConfig } from '../workspace/key-configs.js';
+import { stripUndefined, type ActivityServiceConfig } from '../workspace/key-configs.js';
 import { NOTHING_TO_UPDATE } from './api-key-config.service.js';
 import { ConfigErrors } from './configs.errors.js';
 import type { UpdateActivityConfigRequest } from './dto/config.dto.js';
@@ -42,9 +42,7 @@ export class ActivityConfigService {
       if (!settings.activityServiceConfig && isEnabled === true) config = { isEnabled: true, immutable: true, enabledTime: Date.now(), triggers: { comment: standardCommentTriggers() } };
       config = {
         ...config,
-        ...(isEnabled !== undefined ? { isEnabled } : {}),
-        ...(immutable !== undefined ? { immutable } : {}),
-        ...(enabledTime !== undefined ? { enabledTime } : {}),
+        ...stripUndefined({ isEnabled, immutable, enabledTime }),
         ...(triggers?.comment ? { triggers: { comment: { ...config.triggers?.comment, ...triggers.comment } } } : {}),
       };
       await this.keys.saveSettings(manager, principal.apiKeyId, { ...settings, activityServiceConfig: config });

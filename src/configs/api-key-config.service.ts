@@ -5,7 +5,7 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
 import { Transactions } from '../database/transactions.js';
 import { ApiKeyRepository } from '../workspace/api-key.repository.js';
-import type { KeySettings } from '../workspace/key-configs.js';
+import { stripUndefined, type KeySettings } from '../workspace/key-configs.js';
 import { maskSecret } from './ai-model-keys.js';
 import { ConfigErrors } from './configs.errors.js';
 import type { UpdateApiKeyConfigRequest } from './dto/config.dto.js';
@@ -55,7 +55,7 @@ export class ApiKeyConfigService {
   /** Merges the sent fields into the settings (nothing is removed), under the row's lock. */
   async update(principal: ApiKeyPrincipal, request: UpdateApiKeyConfigRequest): Promise<ApiKeyConfigEcho> {
     const { aiModelApiKey, ...flags } = request;
-    const sent = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined)) as ApiKeyConfigEcho;
+    const sent: ApiKeyConfigEcho = stripUndefined(flags);
     if (!Object.keys(sent).length && !aiModelApiKey) throw new ApiError('INVALID_ARGUMENT', NOTHING_TO_UPDATE);
     return this.transactions.run(async (manager) => {
       const stored = await this.keys.lockSettings(manager, principal.apiKeyId);

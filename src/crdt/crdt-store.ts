@@ -153,12 +153,8 @@ export class CrdtStore {
    * One statement.
    */
   async forgetWriters(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
-    const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
-    await this.sql.run(manager, `UPDATE crdt_editor SET last_updated_by = NULL, session_id = NULL WHERE api_key_id = :apiKeyId AND last_updated_by IN (:...userIds)${inOrganizations}`, {
-      apiKeyId,
-      userIds,
-      ...(organizationIds ? { organizationIds } : {}),
-    });
+    const where = new Conditions().equal('api_key_id', apiKeyId).among('last_updated_by', userIds).among('organization_id', organizationIds ?? undefined);
+    await this.sql.run(manager, `UPDATE crdt_editor SET last_updated_by = NULL, session_id = NULL WHERE ${where}`, where.parameters);
   }
 
   /** Deletes the named editors of a document, or all of them. */

@@ -3,7 +3,7 @@ import { In, type EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors.js';
 import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import { Sql } from '../database/sql.js';
+import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, splitMetadata, type ItemResults } from '../common/batch.js';
 import { USER_FIELDS, type GetUsersV1Request, type GetUsersV2Request, type UserInput, type UserScopeRequest } from './dto/user.dto.js';
@@ -170,12 +170,8 @@ export class UsersService {
    */
   async forgetUsers(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
     // Plain SQL: one statement per table whatever the numbers, with an optional filter.
-    const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
-    await this.sql.run(manager, `DELETE FROM user_group_member WHERE api_key_id = :apiKeyId AND user_id IN (:...userIds)${inOrganizations}`, {
-      apiKeyId,
-      userIds,
-      ...(organizationIds ? { organizationIds } : {}),
-    });
+    const members = new Conditions().equal('api_key_id', apiKeyId).among('user_id', userIds).among('organization_id', organizationIds ?? undefined);
+    await this.sql.run(manager, `DELETE FROM user_group_member WHERE ${members}`, members.parameters);
     const kept = organizationIds ? await this.memberships.usersWithGrantsOutside(manager, apiKeyId, userIds, organizationIds) : new Set<string>();
     const erased = userIds.filter((userId) => !kept.has(userId));
     if (erased.length) await this.sql.run(manager, 'DELETE FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)', { apiKeyId, userIds: erased });

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { ConfigsService } from '../configs/configs.service.js';
-import { Sql } from '../database/sql.js';
+import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { CHANNELS, channelsOf, type Channel, type PreferenceValue, type SentPreferenceConfig } from './dto/preferences.dto.js';
 
@@ -122,12 +122,8 @@ export class NotificationPreferencesService {
 
   /** Erases the users' preferences in the given organizations (null: all of the key's), in the erasing unit of work. One statement. */
   async forgetUsers(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
-    const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
-    await this.sql.run(manager, `DELETE FROM notification_preference WHERE api_key_id = :apiKeyId AND user_id IN (:...userIds)${inOrganizations}`, {
-      apiKeyId,
-      userIds,
-      ...(organizationIds ? { organizationIds } : {}),
-    });
+    const where = new Conditions().equal('api_key_id', apiKeyId).among('user_id', userIds).among('organization_id', organizationIds ?? undefined);
+    await this.sql.run(manager, `DELETE FROM notification_preference WHERE ${where}`, where.parameters);
   }
 
   /** Sets the sent channels for every user on every document (or at organization level), atomically. */

@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ActivityLog, type Activity, type ActivityObserver, type ActivityWrite } from '../activity/activity-log.js';
-import { Sql } from '../database/sql.js';
+import { Conditions, Sql } from '../database/sql.js';
 import { decisionOf, judgmentFacets, judgmentText, sideOf, type Decision, type Side } from './decisions.js';
 import { scopeTokens } from './judgment-search.js';
 import type { JudgmentFields } from './memory.service.js';
@@ -67,12 +67,8 @@ export class JudgmentLog implements ActivityObserver, OnModuleInit {
    * that deleted those has removed them already; this catches any left behind. One statement.
    */
   async forgetReviewers(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
-    const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
-    await this.sql.run(manager, `DELETE FROM judgment WHERE api_key_id = :apiKeyId AND reviewer_id IN (:...userIds)${inOrganizations}`, {
-      apiKeyId,
-      userIds,
-      ...(organizationIds ? { organizationIds } : {}),
-    });
+    const where = new Conditions().equal('api_key_id', apiKeyId).among('reviewer_id', userIds).among('organization_id', organizationIds ?? undefined);
+    await this.sql.run(manager, `DELETE FROM judgment WHERE ${where}`, where.parameters);
   }
 
   async activitiesDeleted(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<void> {

@@ -77,12 +77,9 @@ export class UserErasure {
       case 'crdt':
         await this.crdt.forgetWriters(manager, apiKeyId, userIds, organizationIds);
         return;
-      case 'activity': {
-        const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
-        const parameters: Parameters = { apiKeyId, userIds, ...(organizationIds ? { organizationIds } : {}) };
-        await this.eraseActivities(manager, scope, inOrganizations, parameters);
+      case 'activity':
+        await this.eraseActivities(manager, scope);
         return;
-      }
       case 'memory':
         // Judgments follow their activities (deleted above); this also catches any left behind.
         await this.judgments.forgetReviewers(manager, apiKeyId, userIds, organizationIds);
@@ -91,10 +88,12 @@ export class UserErasure {
   }
 
   /** Deletes the users' own records, then takes them out of everyone else's. */
-  private async eraseActivities(manager: EntityManager, scope: EraseScope, inOrganizations: string, parameters: Parameters): Promise<void> {
-    const { apiKeyId, userIds } = scope;
+  private async eraseActivities(manager: EntityManager, scope: EraseScope): Promise<void> {
+    const { apiKeyId, userIds, organizationIds } = scope;
+    const inOrganizations = organizationIds ? ' AND organization_id IN (:...organizationIds)' : '';
+    const parameters: Parameters = { apiKeyId, userIds, ...(organizationIds ? { organizationIds } : {}) };
     const organizations =
-      scope.organizationIds ??
+      organizationIds ??
       (await this.sql.run<{ organization_id: string }>(manager, 'SELECT DISTINCT organization_id FROM activity WHERE api_key_id = :apiKeyId AND action_user_id IN (:...userIds)', parameters)).map((row) => row.organization_id);
     for (const organizationId of organizations) await this.activities.delete(manager, apiKeyId, organizationId, { actionUserIds: userIds });
 

@@ -18,13 +18,14 @@ export async function ownDatabase(): Promise<OwnDatabase> {
   if (!base) return { url: undefined, drop: async () => undefined };
   const url = new URL(base);
   const name = `${url.pathname.slice(1)}_${randomBytes(4).toString('hex')}`;
-  await admin(base, `CREATE DATABASE ${name}`);
+  await runOnPostgres(base, `CREATE DATABASE ${name}`);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return { url: url.toString(), drop: () => runOnPostgres(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-async function admin(base: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: base });
+/** Runs SQL (one statement or a script) on a connection of its own to `url`. */
+export async function runOnPostgres(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query(statement);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source-options.js';
 import { runMigrations } from '../../src/database/migrate.js';
-import { ownDatabase } from './database.js';
+import { ownDatabase, runOnPostgres } from './database.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -149,15 +149,7 @@ async function databaseSql(dataSource: DataSource, url: string | undefined): Pro
 export async function restoreSql(dataSource: DataSource, url: string | undefined, sql: string): Promise<void> {
   if (dataSource.options.type === 'postgres') {
     // On a connection of its own: pg_dump's script empties that session's search_path.
-    const pg = (await import('pg')).default;
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-    return;
+    return runOnPostgres(url!, sql);
   }
   const driver = dataSource.driver as unknown as { databaseConnection: { exec(sql: string): void } };
   driver.databaseConnection.exec(sql);
