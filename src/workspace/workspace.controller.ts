@@ -19,6 +19,10 @@ import { EmailStatusResult, LoginResult, WorkspaceResult, type WorkspaceView } f
 import { NullDataResult } from '../common/openapi-responses.js';
 import { WorkspaceService } from './workspace.service.js';
 
+/** Upstream's two wordings of email/status; the answer carries the one that applies. */
+const EMAIL_VERIFIED = 'Email verified and workspace reactivated';
+const EMAIL_NOT_VERIFIED = 'Email not yet verified';
+
 /** Workspace, API keys, credentials, allowed domains and login link (contract part 2). */
 @ApiTags('workspace')
 @Controller()
@@ -112,14 +116,13 @@ export class WorkspaceController {
   @Operation('/v2/workspace/email/status', {
     auth: 'public',
     // Upstream's two wordings; the answer carries the one that applies (see `emailStatus`).
-    message: 'Email not yet verified',
+    message: EMAIL_NOT_VERIFIED,
     rateLimits: ['emailStatus'],
     response: EmailStatusResult,
     errors: ['NOT_FOUND'],
   })
-  async emailStatus(@RequestData() data: EmailStatusRequest): Promise<WithMessage> {
-    const status = await this.login.emailStatus(data.ownerEmail);
-    return new WithMessage(status, status.verified ? 'Email verified and workspace reactivated' : 'Email not yet verified');
+  emailStatus(@RequestData() data: EmailStatusRequest): Promise<WithMessage> {
+    return this.login.emailStatus(data.ownerEmail).then((status) => new WithMessage(status, status.verified ? EMAIL_VERIFIED : EMAIL_NOT_VERIFIED));
   }
 
   @Operation('/v2/workspace/login/verify', {
