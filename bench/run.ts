@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
 import { SCENARIOS, type Scenario, type Seed } from './scenarios.js';
 import { openBareDatabase } from './bare-database.js';
-import { activitiesPageToken, seed, seedActivities, seedCrdt, seedJudgments } from './seed.js';
+import { activitiesPageToken, seed, seedActivities, seedComments, seedCrdt, seedJudgments } from './seed.js';
 import { measureDeliveries } from './deliveries.js';
 import { SmtpReceiver } from '../test/helpers/smtp-receiver.js';
 import { measureMail } from './mail.js';
@@ -232,6 +232,13 @@ async function main(): Promise<void> {
     notes.push(`activities: 1,000,000 added in batches of 500 in ${seconds.toFixed(1)} s, ${Math.round(1_000_000 / seconds).toLocaleString('en-US')} activities/s`);
     await analyse();
     seeded.deepActivitiesPageToken = await activitiesPageToken(postToService, seeded, 1000);
+  }
+  if (selected.some((s) => s.path.startsWith('/v2/commentannotations/'))) {
+    log('seeding 10,000 comment threads…');
+    const comments = await seedComments(postToService, seeded);
+    seeded.deepCommentsPageToken = comments.deepPageToken;
+    notes.push(`comments: 10,000 threads of two comments added in batches of 500 in ${comments.seconds.toFixed(1)} s`);
+    await analyse();
   }
   if (selected.some((s) => s.path.startsWith('/v2/crdt/'))) {
     log('writing shared-editing content…');

@@ -3,6 +3,7 @@ import type { PageTokens } from '../src/common/paging.js';
 import type { AccessType } from '../src/common/access-types.js';
 import { idsOf } from '../src/directory/folder-paths.js';
 import { judgmentFacets } from '../src/memory/decisions.js';
+import { threadJson, type Annotation, type Comment } from '../src/comments/threads.js';
 
 /**
  * Benchmark scenarios: each names an operation, the request the service gets, and (for a ratio)
@@ -51,6 +52,9 @@ export interface Seed {
   memoryDocumentId: string;
   /** Token of page 1,000 (pages of 100) of the whole organization's activities, newest first. */
   deepActivitiesPageToken?: string;
+  /** Document of 10,000 comment threads (in the activity organization), and the token of its page 51 of 100. */
+  commentsDocumentId: string;
+  deepCommentsPageToken?: string;
 }
 
 export interface BareRequest {
@@ -177,6 +181,34 @@ async function bareJudgmentsQuery(db: BareDatabase, request: BareRequest): Promi
   });
 }
 
+/**
+ * Comment annotations get done bare: the same two statements (a keyset page of threads, then
+ * their comments) and the same rendering of each thread.
+ */
+async function bareCommentsPage(db: BareDatabase, request: BareRequest): Promise<unknown> {
+  const apiKeyId = await bareApiKeyAuth(db, request);
+  const { organizationId, documentId, pageSize, pageToken } = request.body.data as { organizationId: string; documentId: string; pageSize: number; pageToken?: string };
+  const filters = { organizationId, documentIds: [documentId], order: 'desc' };
+  const after = pageToken ? request.pageTokens.decode<[number, string]>(apiKeyId, 'commentannotations/get', filters, pageToken) : undefined;
+  const rows = await db.query<{ body: string }>(
+    `SELECT body FROM comment_annotation WHERE api_key_id = ? AND organization_id = ? AND document_id = ?${after ? ' AND (last_updated, annotation_id) < (?, ?)' : ''}
+      ORDER BY last_updated DESC, annotation_id DESC LIMIT ?`,
+    after ? [apiKeyId, organizationId, documentId, after[0], after[1], pageSize + 1] : [apiKeyId, organizationId, documentId, pageSize + 1],
+  );
+  const threads = rows.slice(0, pageSize).map((row) => ({ ...(JSON.parse(row.body) as Annotation), comments: [] as Comment[] }));
+  const byId = new Map(threads.map((t) => [t.annotationId, t]));
+  const comments = await db.query<{ annotation_id: string; body: string }>(
+    `SELECT annotation_id, body FROM comment WHERE api_key_id = ? AND organization_id = ? AND annotation_id IN (${threads.map(() => '?').join(',')}) ORDER BY created_at, comment_id`,
+    [apiKeyId, organizationId, ...threads.map((t) => t.annotationId)],
+  );
+  for (const row of comments) byId.get(row.annotation_id)?.comments.push(JSON.parse(row.body) as Comment);
+  const last = threads[threads.length - 1];
+  const next = rows.length > pageSize && last ? request.pageTokens.encode(apiKeyId, 'commentannotations/get', filters, [last.lastUpdated, last.annotationId]) : undefined;
+  return { data: threads.map((thread) => threadJson(apiKeyId, thread)), nextPageToken: next };
+}
+
+const commentsPage = (seed: Seed, pageToken?: string) => ({ data: { organizationId: seed.activityOrganizationId, documentId: seed.commentsDocumentId, pageSize: 100, ...(pageToken ? { pageToken } : {}) } });
+
 const activitiesOfDocument = (seed: Seed) => ({ data: { organizationId: seed.activityOrganizationId, documentId: seed.activityDocumentId, pageSize: 100 } });
 
 const suggestInDocument = (seed: Seed) => ({ data: { query: 'image missing alt text', organizationId: seed.memoryOrganizationId, documentId: seed.memoryDocumentId } });
@@ -204,6 +236,48 @@ export const SCENARIOS: Scenario[] = [
     body: (seed) => ({ data: { organizationId: seed.memoryOrganizationId, limit: 20 } }),
     headers: keyHeaders,
     baseline: bareJudgmentsQuery,
+  },
+  {
+    name: 'commentannotations/get, 10k threads, page 1 of 100',
+    path: '/v2/commentannotations/get',
+    message: 'Annotation(s) fetched successfully.',
+    body: (seed) => commentsPage(seed),
+    headers: keyHeaders,
+    baseline: bareCommentsPage,
+  },
+  {
+    name: 'commentannotations/get, 10k threads, page 51 of 100',
+    path: '/v2/commentannotations/get',
+    message: 'Annotation(s) fetched successfully.',
+    body: (seed) => commentsPage(seed, seed.deepCommentsPageToken),
+    headers: keyHeaders,
+    baseline: bareCommentsPage,
+  },
+  {
+    name: 'commentannotations/add, 3 mentions, activities and notifications on',
+    path: '/v2/commentannotations/add',
+    message: 'Comment Annotation(s) added successfully.',
+    body: (seed) => ({
+      data: {
+        organizationId: seed.activityOrganizationId,
+        documentId: 'comments-add-doc',
+        createDocument: true,
+        commentAnnotations: [
+          {
+            commentData: [
+              {
+                commentText: 'Hey {{reviewer-1}}, {{reviewer-2}} and {{reviewer-3}}: please check',
+                from: { userId: 'author-1', name: 'Author' },
+                taggedUserContacts: [1, 2, 3].map((n) => ({ userId: `reviewer-${n}`, contact: { userId: `reviewer-${n}`, name: `Reviewer ${n}` } })),
+                triggerActivities: true,
+                triggerNotification: true,
+              },
+            ],
+          },
+        ],
+      },
+    }),
+    headers: keyHeaders,
   },
   {
     name: 'crdt/get, 1 MiB text',

@@ -79,6 +79,7 @@ export async function seed(post: Post): Promise<Seed> {
     memoryOrganizationId: MEMORY_ORGANIZATION,
     memoryDocumentId: judgmentDocumentId(5),
     crdtEditorId: 'megabyte',
+    commentsDocumentId: COMMENTS_DOCUMENT,
   };
 }
 
@@ -214,4 +215,30 @@ export async function seedJudgments(post: Post, seed: Seed, from: number, to: nu
   };
   await Promise.all([worker(), worker()]);
   return { seconds: (Date.now() - started) / 1000 };
+}
+
+/** Organization and document of the comments scenarios: 10,000 threads of two comments each. */
+export const COMMENTS_DOCUMENT = 'comments-doc';
+const COMMENT_THREADS = 10_000;
+
+/** Threads for comments get (each with a reply mentioning a user), and the token of page 51 of 100. */
+export async function seedComments(post: Post, seed: Seed): Promise<{ seconds: number; deepPageToken: string }> {
+  const headers = { 'x-svc-api-key': seed.apiKey, 'x-svc-auth-token': seed.authToken };
+  const place = { organizationId: ACTIVITY_ORGANIZATION, documentId: COMMENTS_DOCUMENT };
+  const started = Date.now();
+  for (let from = 0; from < COMMENT_THREADS; from += 500) {
+    const commentAnnotations = Array.from({ length: 500 }, (_, i) => ({
+      location: { id: `loc-${(from + i) % 20}` },
+      commentData: [
+        { commentText: `Thread ${from + i}: the hero image is missing alt text`, commentHtml: `<p>Thread ${from + i}: the hero image is missing alt text</p>`, from: { userId: `author-${i % 50}`, name: 'Author' } },
+        { commentText: 'Agreed, {{reviewer-1}} can you fix it?', from: { userId: 'replier', name: 'Replier' }, taggedUserContacts: [{ userId: 'reviewer-1', contact: { userId: 'reviewer-1', name: 'Reviewer' } }] },
+      ],
+    }));
+    await post('/v2/commentannotations/add', { ...place, createDocument: true, commentAnnotations }, headers);
+    progress('adding comment threads', from + 500, COMMENT_THREADS);
+  }
+  const seconds = (Date.now() - started) / 1000;
+  let pageToken: string | undefined;
+  for (let n = 1; n <= 50; n++) pageToken = (await post('/v2/commentannotations/get', { ...place, pageSize: 100, ...(pageToken ? { pageToken } : {}) }, headers)).result.nextPageToken;
+  return { seconds, deepPageToken: pageToken! };
 }

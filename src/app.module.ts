@@ -18,6 +18,8 @@ import { ActivityModule } from './activity/activity.module.js';
 import { ConfigsModule } from './configs/configs.module.js';
 import { CrdtModule } from './crdt/crdt.module.js';
 import { EventsModule } from './events/events.module.js';
+import { CommentsModule } from './comments/comments.module.js';
+import { InboxModule } from './inbox/inbox.module.js';
 import { MemoryModule } from './memory/memory.module.js';
 import { DirectoryModule } from './directory/directory.module.js';
 import { PrivacyModule } from './privacy/privacy.module.js';
@@ -32,7 +34,7 @@ export class AppModule {
   static forConfig(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forConfig(config), LoggingModule, DatabaseModule.forConfig(config), CoreModule, MetricsModule, RateLimitModule, HealthModule, WorkspaceModule, ConfigsModule, DirectoryModule, AccessModule, ActivityModule, CrdtModule, EventsModule, MemoryModule, PrivacyModule],
+      imports: [AppConfigModule.forConfig(config), LoggingModule, DatabaseModule.forConfig(config), CoreModule, MetricsModule, RateLimitModule, HealthModule, WorkspaceModule, ConfigsModule, DirectoryModule, AccessModule, ActivityModule, CrdtModule, EventsModule, InboxModule, CommentsModule, MemoryModule, PrivacyModule],
       providers: [
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: SuccessEnvelopeInterceptor },

@@ -55,6 +55,8 @@ export interface ActivityWrite {
   added: boolean;
   /** None of them existed before (their ids were just made): nothing derived from an earlier version exists. */
   fresh: boolean;
+  /** Kept in the log but not events: no deliveries (a comment written with `triggerNotification` off). */
+  quiet?: boolean;
 }
 
 /**

@@ -279,6 +279,28 @@ export function checkItems(idField: string, known: Record<string, Check>, max: n
 }
 
 /** A syntactically valid address (disposable domains are refused by the services, with their own message). */
+/**
+ * A user object as callers send one (`actionUser`, a comment's `from`, tagged contacts): its
+ * `userId`, string `name` and `email` when present, any other field kept as sent.
+ */
+/** A user as `checkUser` admits one. */
+export type WireUser = { userId: string } & Record<string, unknown>;
+
+export const checkUser: Check = (value) => {
+  const shape = checkPlainObject(value);
+  if (shape) return shape;
+  const user = value as Record<string, unknown>;
+  if (user.userId === undefined) return '.userId is required';
+  const id = checkId(user.userId);
+  if (id) return within('.userId', id);
+  for (const field of ['name', 'email'] as const) {
+    if (user[field] === undefined) continue;
+    const problem = checkString({ max: 1000, allowEmpty: true })(user[field]);
+    if (problem) return within(`.${field}`, problem);
+  }
+  return undefined;
+};
+
 export const checkEmail: Check = (value) => {
   if (typeof value !== 'string' || value.trim() === '') return 'must be a non-empty string';
   if (value.length > 320 || !isEmail(value.trim())) return 'must be a valid e-mail address';
@@ -343,6 +365,13 @@ export const IsOneOf = (values: readonly string[]) => Satisfies(checkOneOf(value
 export const IsOptionalOneOf = (values: readonly string[]) => optional(IsOneOf(values));
 
 export const IsEmailAddress = () => Satisfies(checkEmail);
+
+/** A user object (`checkUser`). */
+export const IsUser = () => Satisfies(checkUser);
+export const IsOptionalUser = () => optional(IsUser());
+
+/** A free-form JSON object kept as sent (context, custom data). */
+export const IsOptionalPlainObject = () => optional(Satisfies(checkPlainObject));
 /** An absolute http(s) URL of at most `max` characters; `""` means none. */
 export const IsOptionalHttpUrl = (max: number) => optional(Satisfies(checkHttpUrl(max)));
 

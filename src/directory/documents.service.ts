@@ -157,6 +157,26 @@ export class DocumentsService {
   }
 
   /**
+   * The organization and document a write names, each created when asked and missing, else
+   * required (NOT_FOUND), in a transaction of its own. For writes whose recipients are picked by
+   * audience reads outside their transaction (comments, notifications): on PostgreSQL those reads
+   * must find the document committed. Creating is idempotent, so a write that then fails leaves
+   * at most an empty document.
+   */
+  async requirePlace(apiKeyId: string, place: { organizationId: string; documentId: string; createOrganization?: boolean; createDocument?: boolean }): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      await this.folders.requireOrganization(manager, apiKeyId, place.organizationId, place.createOrganization === true);
+      await this.requireDocument(manager, apiKeyId, place.organizationId, place.documentId, place.createDocument === true);
+    });
+  }
+
+  /** Ids of the documents directly in a folder (comment annotations get's `folderId`). */
+  async idsInFolder(apiKeyId: string, organizationId: string, folderId: string): Promise<string[]> {
+    const rows = await this.sql.rows<{ id: string }>('SELECT id FROM document WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND folder_id = :folderId', { apiKeyId, organizationId, folderId });
+    return rows.map((row) => row.id);
+  }
+
+  /**
    * The organization and the document a write names, each created when missing (contract part
    * 4: activities add and CRDT writes); a created document is top level.
    */

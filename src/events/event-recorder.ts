@@ -37,9 +37,14 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
     this.endpoints.observers.add(this);
   }
 
-  /** Every activity added is an event (updates are not). */
+  /** Every activity added is an event (updates are not, nor quiet writes). */
   async activitiesWritten(manager: EntityManager, apiKeyId: string, activities: Activity[], write: ActivityWrite): Promise<void> {
-    if (write.added) await this.record(manager, apiKeyId, activities.map((activity) => ({ type: activity.actionType, event: () => activityEvent(activity) })));
+    if (write.added && !write.quiet) await this.recordActivities(manager, apiKeyId, activities);
+  }
+
+  /** Activities as events, whether or not the log keeps them (comment writes asking for notifications but no activity record). */
+  async recordActivities(manager: EntityManager, apiKeyId: string, activities: Activity[]): Promise<void> {
+    await this.record(manager, apiKeyId, activities.map((activity) => ({ type: activity.actionType, event: () => activityEvent(activity) })));
   }
 
   async activitiesDeleted(): Promise<void> {

@@ -42,6 +42,6 @@ import { WebhookSender } from './webhook-sender.js';
     EventRecorder,
     MessageLogService,
   ],
-  exports: [NotificationPreferencesService, OutboxStore, DeliveryWorker],
+  exports: [NotificationPreferencesService, NotificationRecipients, EventRecorder, OutboxStore, DeliveryWorker],
 })
 export class EventsModule {}

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
-import { BatchIds, type Check, checkArrayOf, checkBoolean, checkId, checkInteger, checkOneOf, checkPlainObject, checkShape, checkString, IsId, IsOptionalId, IsOptionalIdArray, IsOptionalOneOf, IsOptionalTextArray, Optional, Satisfies, within } from '../../common/validation.js';
+import { BatchIds, type Check, checkArrayOf, checkBoolean, checkId, checkInteger, checkOneOf, checkPlainObject, checkShape, checkString, IsId, IsOptionalId, IsOptionalIdArray, IsOptionalOneOf, IsOptionalTextArray, Optional, Satisfies, checkUser, within } from '../../common/validation.js';
 import { anyObject } from '../../common/openapi-responses.js';
 import { MAX_BATCH } from '../../common/batch.js';
 import type { Activity } from '../activity-log.js';
@@ -14,22 +14,6 @@ export const MAX_ACTION_TYPES = 100;
 
 const anyJson: Check = () => undefined;
 const checkTimestamp = checkInteger(0, Number.MAX_SAFE_INTEGER);
-
-/** `actionUser`: a user object with its `userId`; other user fields are kept as sent. */
-const checkActionUser: Check = (value) => {
-  const shape = checkPlainObject(value);
-  if (shape) return shape;
-  const user = value as Record<string, unknown>;
-  if (user.userId === undefined) return '.userId is required';
-  const id = checkId(user.userId);
-  if (id) return within('.userId', id);
-  for (const field of ['name', 'email'] as const) {
-    if (user[field] === undefined) continue;
-    const problem = checkString({ max: 1000, allowEmpty: true })(user[field]);
-    if (problem) return within(`.${field}`, problem);
-  }
-  return undefined;
-};
 
 /** Fields an update may change (rest-interface part 4); everything else about a record is fixed. */
 export const UPDATABLE_FIELDS = {
@@ -46,7 +30,7 @@ const checkActivityInput = checkShape(
     id: checkId,
     featureType: checkOneOf(FEATURE_TYPES),
     actionType: checkString({ max: 256 }),
-    actionUser: checkActionUser,
+    actionUser: checkUser,
     targetEntityId: checkId,
     targetSubEntityId: checkId,
     timestamp: checkTimestamp,

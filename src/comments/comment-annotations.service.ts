@@ -1,0 +1,261 @@
+import { Injectable } from '@nestjs/common';
+import type { Activity } from '../activity/activity-log.js';
+import { AccessService } from '../access/access.service.js';
+import { ApiError } from '../common/errors.js';
+import { newSortableId } from '../common/ids.js';
+import { PageTokens, PAGE_SIZE } from '../common/paging.js';
+import type { ApiKeyPrincipal } from '../common/request-context.js';
+import type { WireUser } from '../common/validation.js';
+import { Transactions } from '../database/transactions.js';
+import { DocumentsService } from '../directory/documents.service.js';
+import { CommentEvents, threadActivity } from './comment-events.js';
+import { CommentStore, type ThreadFilter } from './comment-store.js';
+import { AGENT_FILTERS, type AddAnnotationsRequest, type AnnotationAdded, type AnnotationInput, type CountAnnotationsRequest, type DeleteAnnotationsRequest, type GetAnnotationsRequest, type UpdateAnnotationsRequest } from './dto/comments.dto.js';
+import { newComments, withAgentType } from './new-comments.js';
+import { OPEN_STATUS, threadJson, type Annotation, type Thread } from './threads.js';
+
+export const AnnotationMessages = {
+  added: 'Added Successfully',
+  denied: 'User does not have access to the document.',
+  updated: 'Annotations updated successfully',
+  deleted: 'Deleted Successfully',
+  notFound: 'Annotation not found.',
+} as const;
+
+const OPERATION_GET = 'commentannotations/get';
+type ItemOutcome = { success: boolean; id: string; message: string };
+
+/** Upstream's comment annotations operations (`v2/commentannotations/...`). */
+@Injectable()
+export class CommentAnnotationsService {
+  constructor(
+    private readonly store: CommentStore,
+    private readonly events: CommentEvents,
+    private readonly transactions: Transactions,
+    private readonly pageTokens: PageTokens,
+    private readonly documents: DocumentsService,
+    private readonly access: AccessService,
+  ) {}
+
+  /**
+   * Adds threads, each with its comments. An existing `annotationId` is overwritten (its thread
+   * starts again), so a retry does not duplicate. With `verifyUserPermissions`, a thread whose
+   * author may not see the document is not added; the others are, and the answer is then
+   * PERMISSION_DENIED with every outcome in `details` (upstream's partial write).
+   */
+  async add(principal: ApiKeyPrincipal, request: AddAnnotationsRequest): Promise<Record<string, AnnotationAdded>> {
+    const { apiKeyId } = principal;
+    const { organizationId, documentId } = request;
+    const now = Date.now();
+    const outcomes: Record<string, AnnotationAdded> = {};
+    let denied = false;
+    await this.documents.requirePlace(apiKeyId, request);
+    await this.transactions.run(async (manager) => {
+      const audience = request.verifyUserPermissions === true ? new Set((await this.access.documentAudience(apiKeyId, organizationId, documentId)).map((entry) => entry.userId)) : undefined;
+      const given = request.commentAnnotations.flatMap((a) => (a.annotationId !== undefined ? [a.annotationId] : []));
+      const existing = given.length ? new Set((await this.store.lockThreads(manager, apiKeyId, organizationId, { annotationIds: given })).map((t) => t.annotationId)) : new Set<string>();
+      const accepted: { input: AnnotationInput; thread: Thread }[] = [];
+      request.commentAnnotations.forEach((input, index) => {
+        if (audience && !audience.has(input.commentData[0]!.from.userId)) {
+          denied = true;
+          outcomes[input.annotationId ?? `__velt_denied:${index}`] = { success: false, message: AnnotationMessages.denied };
+          return;
+        }
+        accepted.push({ input, thread: newThread(organizationId, documentId, input, now) });
+      });
+      await this.store.putAnnotations(manager, apiKeyId, accepted.map((a) => a.thread));
+      const activities: { activity: Activity; notification: boolean; log: boolean }[] = [];
+      for (const { input, thread } of accepted) {
+        if (existing.has(thread.annotationId)) await this.store.clearComments(manager, apiKeyId, organizationId, thread.annotationId);
+        await this.store.putComments(manager, apiKeyId, organizationId, thread.annotationId, thread.comments, { fresh: true });
+        input.commentData.forEach((sent, c) => {
+          const comment = thread.comments[c]!;
+          const activity = c === 0 ? threadActivity(apiKeyId, 'comment_annotation.add', comment.from, thread, now) : threadActivity(apiKeyId, 'comment.add', comment.from, { ...thread, comments: thread.comments.slice(0, c) }, now, comment);
+          activities.push({ activity, notification: sent.triggerNotification === true, log: sent.triggerActivities === true });
+        });
+        const findingId = (thread.agent?.reason as { findingId?: unknown } | undefined)?.findingId;
+        outcomes[thread.annotationId] = { success: true, annotationId: thread.annotationId, commentIds: thread.comments.map((c) => c.commentId), message: AnnotationMessages.added, ...(typeof findingId === 'string' ? { findingId } : {}) };
+      }
+      for (const log of [true, false]) {
+        for (const notification of [true, false]) {
+          const group = activities.filter((a) => a.log === log && a.notification === notification).map((a) => a.activity);
+          await this.events.publish(manager, apiKeyId, group, { activities: log, notification });
+        }
+      }
+    });
+    if (denied) throw new ApiError('PERMISSION_DENIED', 'One or more users do not have access to the document.', outcomes);
+    return outcomes;
+  }
+
+  /** One keyset page of threads over (lastUpdated, annotationId), newest first by default, every filter an AND. */
+  async get(principal: ApiKeyPrincipal, request: GetAnnotationsRequest): Promise<{ data: unknown; nextPageToken?: string }> {
+    const { apiKeyId } = principal;
+    const { organizationId } = request;
+    const agentFilters = AGENT_FILTERS.filter((name) => request[name] !== undefined);
+    if (agentFilters.length > 1) throw new ApiError('INVALID_ARGUMENT', `Only one agent filter may be supplied per request (got ${agentFilters.join(', ')}).`);
+    const documentIds = request.documentId !== undefined ? [request.documentId, ...(request.documentIds ?? [])] : request.documentIds;
+    const inFolder = request.folderId !== undefined ? await this.documents.idsInFolder(apiKeyId, organizationId, request.folderId) : undefined;
+    const filter: ThreadFilter = {
+      documentIds: inFolder ? (documentIds ? documentIds.filter((id) => inFolder.includes(id)) : inFolder) : documentIds,
+      annotationIds: request.annotationIds,
+      locationIds: request.locationIds,
+      userIds: request.userIds,
+      mentionedUserIds: request.mentionedUserIds,
+      statusIds: request.statusIds,
+      resolvedBy: request.resolvedBy,
+      agentId: request.agentId,
+      executionId: request.executionId,
+      agentSource: request.agentSource ?? (request.agentType === 'external' ? 'external' : request.agentType !== undefined ? 'velt' : undefined),
+      agentThreads: request.agentSuggestions === true ? 'pending' : request.agentComments === true || request.agentType !== undefined ? 'agent' : undefined,
+      updatedAfter: request.updatedAfter,
+      updatedBefore: request.updatedBefore,
+      createdAfter: request.createdAfter,
+      createdBefore: request.createdBefore,
+    };
+    const order = request.order ?? 'desc';
+    const pageSize = request.pageSize ?? PAGE_SIZE.default;
+    const tokenFilters = { organizationId, ...filter, order };
+    const after = request.pageToken ? this.pageTokens.decode<[number, string]>(apiKeyId, OPERATION_GET, tokenFilters, request.pageToken) : undefined;
+    const threads = await this.store.page(apiKeyId, organizationId, filter, order, after, pageSize + 1);
+    const page = this.pageTokens.page(threads, pageSize, apiKeyId, OPERATION_GET, tokenFilters, (last): [number, string] => [last.lastUpdated, last.annotationId]);
+    const answered = page.items.map((thread) => threadJson(apiKeyId, thread));
+    if (request.groupByDocumentId === true) {
+      const grouped: Record<string, unknown[]> = {};
+      page.items.forEach((thread, i) => (grouped[thread.documentId] ??= []).push(answered[i]));
+      return { data: grouped, nextPageToken: page.next };
+    }
+    // Upstream answers null for each requested id that does not exist, once every page is read.
+    const found = new Set(page.items.map((t) => t.annotationId));
+    const missing = page.next === undefined && !after ? (request.annotationIds ?? []).filter((id) => !found.has(id)) : [];
+    return { data: [...answered, ...missing.map(() => null)], nextPageToken: page.next };
+  }
+
+  /** Changes the threads the filters select: `updatedData` fields, and users replaced throughout (`updateUsers`). */
+  async update(principal: ApiKeyPrincipal, request: UpdateAnnotationsRequest): Promise<Record<string, ItemOutcome>> {
+    const { apiKeyId } = principal;
+    const { organizationId, documentId, updatedData, updateUsers } = request;
+    if (updatedData === undefined && updateUsers === undefined) throw new ApiError('INVALID_ARGUMENT', 'At least one of data.updatedData or data.updateUsers is required.');
+    const now = Date.now();
+    return this.transactions.run(async (manager) => {
+      const threads = await this.store.lockThreads(manager, apiKeyId, organizationId, { documentIds: [documentId], annotationIds: request.annotationIds, locationIds: request.locationIds, userIds: request.userIds });
+      const activities: Activity[] = [];
+      const changed = threads.map((before) => {
+        let after: Thread = { ...before, lastUpdated: now };
+        if (updatedData) after = applyUpdate(after, updatedData);
+        if (updateUsers) after = replaceUsers(after, updateUsers);
+        const actor = request.actionUser ?? (updatedData?.statusUpdatedByUserId ? { userId: updatedData.statusUpdatedByUserId } : before.from);
+        for (const actionType of changeEvents(before, after)) activities.push(threadActivity(apiKeyId, actionType, actor, after, now));
+        return after;
+      });
+      await this.store.putAnnotations(manager, apiKeyId, changed);
+      if (updateUsers) for (const thread of changed) await this.store.putComments(manager, apiKeyId, organizationId, thread.annotationId, thread.comments, { fresh: false });
+      await this.events.publish(manager, apiKeyId, activities, { activities: request.triggerActivities === true, notification: request.triggerNotification === true });
+      const outcomes: Record<string, ItemOutcome> = Object.fromEntries(changed.map((t) => [t.annotationId, { success: true, id: t.annotationId, message: AnnotationMessages.updated }]));
+      for (const id of request.annotationIds ?? []) outcomes[id] ??= { success: false, id, message: AnnotationMessages.notFound };
+      return outcomes;
+    });
+  }
+
+  /** Deletes the threads the filters select (all of the document's without any); each requested id that matched nothing fails. */
+  async delete(principal: ApiKeyPrincipal, request: DeleteAnnotationsRequest): Promise<Record<string, ItemOutcome>> {
+    const { apiKeyId } = principal;
+    const now = Date.now();
+    const agentFiltered = request.agentId !== undefined || request.agentSuggestions === true || request.agentUrls !== undefined;
+    if (request.agentUrls !== undefined && request.agentUrls.every((url) => url.trim() === '' || url.trim().startsWith('#'))) throw new ApiError('INVALID_ARGUMENT', 'data.agentUrls names no page.');
+    return this.transactions.run(async (manager) => {
+      const threads = await this.store.lockThreads(manager, apiKeyId, request.organizationId, {
+        documentIds: [request.documentId],
+        annotationIds: request.annotationIds,
+        locationIds: request.locationIds,
+        userIds: request.userIds,
+        agentId: request.agentId,
+        agentThreads: request.agentSuggestions === true ? 'pending' : agentFiltered ? 'agent' : undefined,
+        agentUrls: request.agentUrls,
+      });
+      await this.store.deleteThreads(manager, apiKeyId, threads);
+      const activities = threads.map((thread) => threadActivity(apiKeyId, 'comment_annotation.delete', request.actionUser ?? thread.from, thread, now));
+      await this.events.publish(manager, apiKeyId, activities, { activities: request.triggerActivities === true, notification: request.triggerNotification === true });
+      const outcomes: Record<string, ItemOutcome> = Object.fromEntries(threads.map((t) => [t.annotationId, { success: true, id: t.annotationId, message: AnnotationMessages.deleted }]));
+      for (const id of request.annotationIds ?? []) outcomes[id] ??= { success: false, id, message: AnnotationMessages.notFound };
+      return outcomes;
+    });
+  }
+
+  /** Per requested document: its threads (of `statusIds`), and those holding an unread inbox entry of the user's. */
+  async count(principal: ApiKeyPrincipal, request: CountAnnotationsRequest): Promise<Record<string, { total: number; unread: number }>> {
+    const counts = await this.store.counts(principal.apiKeyId, request.organizationId, request.documentIds, request.userId, request.statusIds);
+    return Object.fromEntries(request.documentIds.map((id) => [id, counts.get(id) ?? { total: 0, unread: 0 }]));
+  }
+
+}
+
+/** A new thread from what add sent: defaults filled, the root comment's agent lifted to the annotation. */
+function newThread(organizationId: string, documentId: string, input: AnnotationInput, now: number): Thread {
+  const comments = newComments(input.commentData, [], now);
+  const root = comments[0]!;
+  const type = input.type ?? 'comment';
+  const annotation: Annotation = {
+    annotationId: input.annotationId ?? newSortableId('ann_'),
+    organizationId,
+    documentId,
+    type,
+    sourceType: root.agent ? 'agent' : 'rest-api',
+    from: root.from,
+    status: input.status ?? OPEN_STATUS,
+    ...(input.priority ? { priority: input.priority } : {}),
+    ...(input.assignedTo ? { assignedTo: input.assignedTo } : {}),
+    ...(input.location ? { location: input.location } : {}),
+    ...(input.targetElement ? { targetElement: input.targetElement } : {}),
+    ...(input.context ? { context: input.context } : {}),
+    visibilityConfig: input.visibility ?? { type: 'public' },
+    // The server owns a suggestion's status: it starts pending whatever was sent.
+    ...(type === 'suggestion' ? { suggestion: { ...input.suggestion, status: 'pending' as const } } : {}),
+    ...(input.actions ? { actions: input.actions } : {}),
+    ...(input.commentType ? { commentType: input.commentType } : {}),
+    ...(root.agent ? { agent: withAgentType(root.agent) } : {}),
+    createdAt: input.createdAt ?? now,
+    lastUpdated: input.lastUpdated ?? now,
+  };
+  return { ...annotation, comments };
+}
+
+/** A thread with `updatedData` applied: a status that is not terminal clears who resolved it. */
+function applyUpdate(thread: Thread, update: NonNullable<UpdateAnnotationsRequest['updatedData']>): Thread {
+  const next: Thread = { ...thread };
+  for (const [field, value] of Object.entries(update)) if (value !== undefined) (next as unknown as Record<string, unknown>)[field] = value;
+  if (update.resolvedByUserId !== undefined) next.resolvedByUser = update.resolvedByUserId === null ? null : { userId: update.resolvedByUserId };
+  if (next.status.type !== 'terminal') {
+    next.resolvedByUserId = null;
+    next.resolvedByUser = null;
+  }
+  return next;
+}
+
+/** A thread with each `oldUser` replaced by its `newUser` wherever a user is named (authors, assignee, tagged contacts). */
+function replaceUsers(thread: Thread, replacements: { oldUser: WireUser; newUser: WireUser }[]): Thread {
+  const byId = new Map(replacements.map((r) => [r.oldUser.userId, r.newUser]));
+  const swap = <T extends WireUser | undefined>(user: T): T => ((user && byId.get(user.userId)) ?? user) as T;
+  return {
+    ...thread,
+    from: swap(thread.from),
+    ...(thread.assignedTo ? { assignedTo: swap(thread.assignedTo) } : {}),
+    comments: thread.comments.map((c) => ({
+      ...c,
+      from: swap(c.from),
+      ...(c.taggedUserContacts ? { taggedUserContacts: c.taggedUserContacts.map((t) => (byId.has(t.userId) ? { ...t, userId: byId.get(t.userId)!.userId, contact: byId.get(t.userId)! } : t)) } : {}),
+    })),
+  };
+}
+
+/** The comment events an update makes (contract 6.2): status, priority, assignee, and a suggestion accepted or rejected. */
+function changeEvents(before: Thread, after: Thread): string[] {
+  const events: string[] = [];
+  if (before.status.id !== after.status.id) events.push('comment_annotation.status_change');
+  if (before.priority?.id !== after.priority?.id) events.push('comment_annotation.priority_change');
+  if (before.assignedTo?.userId !== after.assignedTo?.userId) events.push('comment_annotation.assign');
+  if (before.suggestion?.status !== after.suggestion?.status) {
+    if (after.suggestion?.status === 'accepted') events.push('comment_annotation.suggestion_accept');
+    if (after.suggestion?.status === 'rejected') events.push('comment_annotation.suggestion_reject');
+  }
+  return events;
+}

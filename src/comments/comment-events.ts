@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ActivityLog, type Activity } from '../activity/activity-log.js';
+import { newSortableId } from '../common/ids.js';
+import type { WireUser } from '../common/validation.js';
+import { EventRecorder } from '../events/event-recorder.js';
+import { InboxService } from '../inbox/inbox.service.js';
+import type { Comment, Thread } from './threads.js';
+
+/** What a comment write asks for (upstream's flags, both off by default). */
+export interface Triggers {
+  /** Keep the event in the activity log. */
+  activities: boolean;
+  /** Inbox entries, e-mail and webhooks, as the key's configs and users' preferences select. */
+  notification: boolean;
+}
+
+/** How each event reads in an activity's display message. */
+const VERBS: Record<string, string> = {
+  'comment_annotation.add': 'started a thread',
+  'comment_annotation.delete': 'deleted a thread',
+  'comment_annotation.status_change': 'changed the status',
+  'comment_annotation.priority_change': 'changed the priority',
+  'comment_annotation.assign': 'assigned a thread',
+  'comment_annotation.suggestion_accept': 'accepted a suggestion',
+  'comment_annotation.suggestion_reject': 'rejected a suggestion',
+  'comment.add': 'commented',
+  'comment.update': 'edited a comment',
+  'comment.delete': 'deleted a comment',
+};
+
+/**
+ * Comment writes as activities (contract 6.2's comment events), so the activity log, webhooks,
+ * e-mail and inbox follow from the pipeline that exists, inside the writing transaction.
+ */
+@Injectable()
+export class CommentEvents {
+  constructor(
+    private readonly log: ActivityLog,
+    private readonly recorder: EventRecorder,
+    private readonly inbox: InboxService,
+  ) {}
+
+  /** Records the events as `triggers` ask: in the log (observers, deliveries included unless quiet), as deliveries alone, and in inboxes. */
+  async publish(manager: EntityManager, apiKeyId: string, activities: Activity[], triggers: Triggers): Promise<void> {
+    if (!activities.length || (!triggers.activities && !triggers.notification)) return;
+    if (triggers.activities) await this.log.write(manager, apiKeyId, activities, { added: true, fresh: true, quiet: !triggers.notification });
+    else await this.recorder.recordActivities(manager, apiKeyId, activities);
+    if (triggers.notification) await this.inbox.notifyOf(manager, apiKeyId, activities);
+  }
+}
+
+/**
+ * The activity of an event on a thread. A thread event's `entityData` is the thread with its
+ * comments; a comment event's is the comment (with `annotationId`, and the thread's author and
+ * earlier commenters as `involvedUserIds`), its `entityTargetData` the annotation alone, so
+ * only that comment's mentions count as involving someone.
+ */
+export function threadActivity(apiKeyId: string, actionType: string, actor: WireUser, thread: Thread, timestamp: number, comment?: Comment): Activity {
+  const { comments, ...annotation } = thread;
+  const participants = [...new Set([thread.from.userId, ...comments.map((c) => c.from.userId)])].filter((userId) => userId !== actor.userId);
+  return {
+    id: newSortableId('act_'),
+    featureType: 'comment',
+    actionType,
+    targetEntityId: thread.annotationId,
+    ...(comment ? { targetSubEntityId: String(comment.commentId) } : {}),
+    actionUser: actor,
+    entityData: comment ? { ...comment, annotationId: thread.annotationId, involvedUserIds: participants } : thread,
+    ...(comment ? { entityTargetData: annotation } : {}),
+    displayMessageTemplate: `{{actionUser}} ${VERBS[actionType] ?? actionType}`,
+    displayMessageTemplateData: { actionUser: typeof actor.name === 'string' ? actor.name : actor.userId },
+    metadata: { apiKey: apiKeyId, organizationId: thread.organizationId, documentId: thread.documentId },
+    timestamp,
+  };
+}

@@ -1,0 +1,240 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Conditions, Sql, type Parameters } from '../database/sql.js';
+import { mentionsOf, type Annotation, type Comment, type Thread } from './threads.js';
+
+const ANNOTATION_COLUMNS = [
+  'api_key_id',
+  'organization_id',
+  'annotation_id',
+  'document_id',
+  'location_id',
+  'status_id',
+  'status_type',
+  'from_user_id',
+  'assignee_id',
+  'resolved_by',
+  'annotation_type',
+  'agent_id',
+  'agent_source',
+  'execution_id',
+  'suggestion_status',
+  'created_at',
+  'last_updated',
+  'body',
+] as const;
+const COMMENT_COLUMNS = ['api_key_id', 'organization_id', 'annotation_id', 'comment_id', 'from_user_id', 'created_at', 'last_updated', 'body'] as const;
+const MENTION_COLUMNS = ['api_key_id', 'organization_id', 'annotation_id', 'comment_id', 'user_id'] as const;
+
+/** What annotations get and delete select by; every field narrows (AND), lists match any of theirs. */
+export interface ThreadFilter {
+  documentIds?: string[];
+  annotationIds?: string[];
+  locationIds?: string[];
+  /** Thread authors. */
+  userIds?: string[];
+  mentionedUserIds?: string[];
+  statusIds?: string[];
+  resolvedBy?: string;
+  agentId?: string;
+  executionId?: string;
+  agentSource?: string;
+  /** `agent`: any agent thread; `pending`: agent suggestions not yet accepted or rejected. */
+  agentThreads?: 'agent' | 'pending';
+  /** Agent threads stamped for one of these pages (the root comment's `agent.url`). */
+  agentUrls?: string[];
+  updatedAfter?: number;
+  updatedBefore?: number;
+  createdAfter?: number;
+  createdBefore?: number;
+}
+
+interface BodyRow {
+  body: string;
+}
+
+/**
+ * Owner of `comment_annotation`, `comment` and `comment_mention`: the only place their SQL lives.
+ * Raw `Sql` throughout: the rows are JSON bodies beside a few filter columns (as `activity`'s are),
+ * which entities would only wrap, and the hot paths (annotation add, pages of 1,000) run as
+ * cached prepared statements on the embedded database.
+ */
+@Injectable()
+export class CommentStore {
+  constructor(private readonly sql: Sql) {}
+
+  /** Writes annotations (a new id is inserted, an existing one overwritten); their comments are written separately. */
+  async putAnnotations(manager: EntityManager, apiKeyId: string, annotations: Annotation[]): Promise<void> {
+    await this.sql.insert(
+      manager,
+      'comment_annotation',
+      ANNOTATION_COLUMNS,
+      annotations.map((a) => [
+        apiKeyId,
+        a.organizationId,
+        a.annotationId,
+        a.documentId,
+        a.location?.id ?? null,
+        a.status.id,
+        a.status.type,
+        a.from.userId,
+        a.assignedTo?.userId ?? null,
+        a.resolvedByUserId ?? null,
+        a.type,
+        a.agent?.agentId ?? null,
+        a.agent?.agentSource ?? null,
+        a.agent?.executionId ?? null,
+        a.type === 'suggestion' ? (a.suggestion?.status ?? 'pending') : null,
+        a.createdAt,
+        a.lastUpdated,
+        JSON.stringify(a),
+      ]),
+      { target: ['api_key_id', 'organization_id', 'annotation_id'], update: ANNOTATION_COLUMNS.slice(3) },
+    );
+  }
+
+  /** Writes comments of one thread (an existing id is overwritten) and who each tags. */
+  async putComments(manager: EntityManager, apiKeyId: string, organizationId: string, annotationId: string, comments: Comment[], options: { fresh: boolean }): Promise<void> {
+    if (!comments.length) return;
+    // Rewritten comments may tag other users now; new ones have no mentions yet.
+    if (!options.fresh) await this.sql.run(manager, 'DELETE FROM comment_mention WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id = :annotationId AND comment_id IN (:...commentIds)', { apiKeyId, organizationId, annotationId, commentIds: comments.map((c) => c.commentId) });
+    await this.sql.insert(
+      manager,
+      'comment',
+      COMMENT_COLUMNS,
+      comments.map((c) => [apiKeyId, organizationId, annotationId, c.commentId, c.from.userId, c.createdAt, c.lastUpdated, JSON.stringify(c)]),
+      { target: ['api_key_id', 'organization_id', 'annotation_id', 'comment_id'], update: COMMENT_COLUMNS.slice(4) },
+    );
+    const mentions = comments.flatMap((c) => mentionsOf(c).map((userId) => [apiKeyId, organizationId, annotationId, c.commentId, userId]));
+    await this.sql.insert(manager, 'comment_mention', MENTION_COLUMNS, mentions);
+  }
+
+  /** Removes every comment of a thread (an annotation add overwriting an existing id starts its thread again). */
+  async clearComments(manager: EntityManager, apiKeyId: string, organizationId: string, annotationId: string): Promise<void> {
+    await this.sql.run(manager, 'DELETE FROM comment WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id = :annotationId', { apiKeyId, organizationId, annotationId });
+  }
+
+  /** Deletes comments of a thread (all of them without `commentIds`); returns the ids deleted. */
+  async deleteComments(manager: EntityManager, apiKeyId: string, organizationId: string, annotationId: string, commentIds?: number[]): Promise<number[]> {
+    const where = withCommentIds(new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', organizationId).equal('annotation_id', annotationId), commentIds);
+    const rows = await this.sql.run<{ comment_id: number | string }>(manager, `DELETE FROM comment WHERE ${where} RETURNING comment_id`, where.parameters);
+    return rows.map((row) => Number(row.comment_id));
+  }
+
+  /**
+   * Threads of one organization matching `filter`, their annotation rows locked until the
+   * transaction ends (so two writes to one thread queue, and a comment id is given out once).
+   */
+  async lockThreads(manager: EntityManager, apiKeyId: string, organizationId: string | undefined, filter: ThreadFilter): Promise<Thread[]> {
+    const where = this.where(apiKeyId, organizationId, filter);
+    const rows = await this.sql.lockRows<BodyRow>(manager, `SELECT body FROM comment_annotation WHERE ${where}`, where.parameters);
+    const annotations = rows.map((row) => JSON.parse(row.body) as Annotation);
+    return this.withComments(apiKeyId, annotations, (sql, parameters) => this.sql.run<CommentRow>(manager, sql, parameters));
+  }
+
+  /** Deletes threads (their comments and mentions go with them). */
+  async deleteThreads(manager: EntityManager, apiKeyId: string, threads: Pick<Annotation, 'organizationId' | 'annotationId'>[]): Promise<void> {
+    const byOrganization = new Map<string, string[]>();
+    for (const t of threads) byOrganization.set(t.organizationId, [...(byOrganization.get(t.organizationId) ?? []), t.annotationId]);
+    for (const [organizationId, annotationIds] of byOrganization) {
+      await this.sql.run(manager, 'DELETE FROM comment_annotation WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id IN (:...annotationIds)', { apiKeyId, organizationId, annotationIds });
+    }
+  }
+
+  /**
+   * One keyset page of threads over (last_updated, annotation_id) in `order`, with their comments:
+   * two statements whatever the page size.
+   */
+  async page(apiKeyId: string, organizationId: string, filter: ThreadFilter, order: 'asc' | 'desc', after: [number, string] | undefined, limit: number): Promise<Thread[]> {
+    const where = this.where(apiKeyId, organizationId, filter);
+    if (after) where.add(`(last_updated, annotation_id) ${order === 'desc' ? '<' : '>'} (:afterUpdated, :afterId)`, { afterUpdated: after[0], afterId: after[1] });
+    const direction = order === 'desc' ? 'DESC' : 'ASC';
+    const rows = await this.sql.rows<BodyRow>(`SELECT body FROM comment_annotation WHERE ${where} ORDER BY last_updated ${direction}, annotation_id ${direction} LIMIT :limit`, { ...where.parameters, limit });
+    return this.withComments(
+      apiKeyId,
+      rows.map((row) => JSON.parse(row.body) as Annotation),
+      (sql, parameters) => this.sql.rows<CommentRow>(sql, parameters),
+    );
+  }
+
+  /** Comments of one thread (all, or those of `commentIds`), oldest first. */
+  async comments(apiKeyId: string, organizationId: string, documentId: string, annotationId: string, commentIds?: number[]): Promise<Comment[] | undefined> {
+    const [annotation] = await this.sql.rows<{ document_id: string }>('SELECT document_id FROM comment_annotation WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id = :annotationId', { apiKeyId, organizationId, annotationId });
+    if (!annotation || annotation.document_id !== documentId) return undefined;
+    const where = withCommentIds(new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', organizationId).equal('annotation_id', annotationId), commentIds);
+    const rows = await this.sql.rows<BodyRow>(`SELECT body FROM comment WHERE ${where} ORDER BY created_at, comment_id`, where.parameters);
+    return rows.map((row) => JSON.parse(row.body) as Comment);
+  }
+
+  /** Per document: how many threads match, and how many of those hold an unread inbox entry of `userId`'s. */
+  async counts(apiKeyId: string, organizationId: string, documentIds: string[], userId: string, statusIds?: string[]): Promise<Map<string, { total: number; unread: number }>> {
+    const where = new Conditions().equal('a.api_key_id', apiKeyId).equal('a.organization_id', organizationId).among('a.document_id', documentIds).among('a.status_id', statusIds);
+    const rows = await this.sql.rows<{ document_id: string; total: number | string; unread: number | string | null }>(
+      `SELECT a.document_id, COUNT(*) AS total,
+          SUM(CASE WHEN EXISTS (SELECT 1 FROM inbox_notification n JOIN inbox_recipient r ON r.api_key_id = n.api_key_id AND r.organization_id = n.organization_id AND r.notification_id = n.id
+                                WHERE n.api_key_id = a.api_key_id AND n.organization_id = a.organization_id AND n.annotation_id = a.annotation_id AND r.user_id = :userId AND r.is_read = 0)
+              THEN 1 ELSE 0 END) AS unread
+        FROM comment_annotation a WHERE ${where} GROUP BY a.document_id`,
+      { ...where.parameters, userId },
+    );
+    return new Map(rows.map((row) => [row.document_id, { total: Number(row.total), unread: Number(row.unread ?? 0) }]));
+  }
+
+  private where(apiKeyId: string, organizationId: string | undefined, filter: ThreadFilter): Conditions {
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .equal('organization_id', organizationId)
+      .among('document_id', filter.documentIds)
+      .among('annotation_id', filter.annotationIds)
+      .among('location_id', filter.locationIds)
+      .among('from_user_id', filter.userIds)
+      .among('status_id', filter.statusIds)
+      .equal('resolved_by', filter.resolvedBy)
+      .equal('agent_id', filter.agentId)
+      .equal('execution_id', filter.executionId)
+      .equal('agent_source', filter.agentSource);
+    if (filter.agentThreads === 'agent') where.add('agent_id IS NOT NULL', {});
+    if (filter.agentThreads === 'pending') where.add("agent_id IS NOT NULL AND suggestion_status = 'pending'", {});
+    if (filter.mentionedUserIds) {
+      where.add(
+        'annotation_id IN (SELECT m.annotation_id FROM comment_mention m WHERE m.api_key_id = :mentionKey AND m.organization_id = comment_annotation.organization_id AND m.user_id IN (:...mentionedUserIds))',
+        { mentionKey: apiKeyId, mentionedUserIds: filter.mentionedUserIds },
+      );
+    }
+    if (filter.agentUrls) {
+      // The page an agent thread is stamped for is its root comment's `agent.url`, kept in the body.
+      const urls = filter.agentUrls.map((url, i) => [`agentUrl${i}`, `%"url":${JSON.stringify(url)}%`] as const);
+      where.add(`agent_id IS NOT NULL AND (${urls.map(([name]) => `body LIKE :${name}`).join(' OR ')})`, Object.fromEntries(urls));
+    }
+    if (filter.updatedAfter !== undefined) where.add('last_updated > :updatedAfter', { updatedAfter: filter.updatedAfter });
+    if (filter.updatedBefore !== undefined) where.add('last_updated < :updatedBefore', { updatedBefore: filter.updatedBefore });
+    if (filter.createdAfter !== undefined) where.add('created_at > :createdAfter', { createdAfter: filter.createdAfter });
+    if (filter.createdBefore !== undefined) where.add('created_at < :createdBefore', { createdBefore: filter.createdBefore });
+    return where;
+  }
+
+  /** The annotations with their comments (oldest first), read in one statement. */
+  private async withComments(apiKeyId: string, annotations: Annotation[], read: (sql: string, parameters: Parameters) => Promise<CommentRow[]>): Promise<Thread[]> {
+    if (!annotations.length) return [];
+    const threads = annotations.map((a): Thread => ({ ...a, comments: [] }));
+    const byKey = new Map(threads.map((t) => [`${t.organizationId}\u0000${t.annotationId}`, t]));
+    const organizationIds = [...new Set(threads.map((t) => t.organizationId))];
+    const rows = await read(
+      'SELECT organization_id, annotation_id, body FROM comment WHERE api_key_id = :apiKeyId AND organization_id IN (:...organizationIds) AND annotation_id IN (:...annotationIds) ORDER BY created_at, comment_id',
+      { apiKeyId, organizationIds, annotationIds: threads.map((t) => t.annotationId) },
+    );
+    for (const row of rows) byKey.get(`${row.organization_id}\u0000${row.annotation_id}`)?.comments.push(JSON.parse(row.body) as Comment);
+    return threads;
+  }
+}
+
+/** `comment_id IN (...)` when ids are given (comment ids are numbers, which `Conditions.among` does not take). */
+function withCommentIds(where: Conditions, commentIds: number[] | undefined): Conditions {
+  return commentIds === undefined ? where : where.add('comment_id IN (:...commentIds)', { commentIds: commentIds.length ? commentIds : [-1] });
+}
+
+interface CommentRow {
+  organization_id: string;
+  annotation_id: string;
+  body: string;
+}

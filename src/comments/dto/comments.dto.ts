@@ -1,0 +1,340 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
+import { anyObject, SuccessResult } from '../../common/openapi-responses.js';
+import { PageSizeField, PageTokenField } from '../../common/paging.js';
+import {
+  checkArrayOf,
+  checkBoolean,
+  checkId,
+  checkInteger,
+  checkOneOf,
+  checkPlainObject,
+  checkShape,
+  checkString,
+  checkUser,
+  IsId,
+  IsIdArray,
+  IsOptionalBool,
+  IsOptionalId,
+  IsOptionalIdArray,
+  IsOptionalInteger,
+  IsOptionalOneOf,
+  IsOptionalTextArray,
+  IsOptionalUser,
+  Optional,
+  Satisfies,
+  within,
+  type Check,
+  type WireUser,
+} from '../../common/validation.js';
+import { AGENT_SOURCES, AGENT_TYPES, ANNOTATION_TYPES, STATUS_TYPES, SUGGESTION_STATUSES, VISIBILITY_TYPES, type AgentBlock, type Annotation, type Comment } from '../threads.js';
+
+const TEXT_MAX = 100_000;
+const MAX_ACTIONS = 20;
+const MAX_PROGRESS_STEPS = 100;
+const checkTimestamp = checkInteger(0, Number.MAX_SAFE_INTEGER);
+export const checkCommentId = checkInteger(1, Number.MAX_SAFE_INTEGER);
+/** Annotation ids never hold a colon: upstream keys a denied annotation without one `__velt_denied:<index>`. */
+const checkAnnotationId: Check = (value) => checkId(value) ?? ((value as string).includes(':') ? 'must not contain ":"' : undefined);
+const text = (max: number) => checkString({ max, allowEmpty: true });
+const openObject = (fields: Record<string, Check>, required: readonly string[]): Check => (value) => {
+  const shape = checkPlainObject(value);
+  if (shape) return shape;
+  const record = value as Record<string, unknown>;
+  for (const key of required) if (record[key] === undefined) return `.${key} is required`;
+  for (const [key, check] of Object.entries(fields)) if (record[key] !== undefined) {
+    const problem = check(record[key]);
+    if (problem) return within(`.${key}`, problem);
+  }
+  return undefined;
+};
+
+const checkStatus = openObject({ id: checkId, name: text(256), type: checkOneOf(STATUS_TYPES) }, ['id', 'name', 'type']);
+const checkPriority = openObject({ id: checkId, name: text(256) }, ['id', 'name']);
+const checkLocation = openObject({ id: checkId, locationName: text(1000) }, ['id']);
+const checkActions = checkArrayOf(checkPlainObject, { max: MAX_ACTIONS });
+const checkProgress = openObject({ steps: checkArrayOf(checkPlainObject, { max: MAX_PROGRESS_STEPS }) }, []);
+const checkTagged = checkArrayOf(openObject({ userId: checkId, contact: checkUser, text: text(1000) }, ['userId']), { max: MAX_BATCH });
+const checkAttachments = checkArrayOf(openObject({ attachmentId: checkTimestamp }, ['attachmentId']), { max: MAX_BATCH });
+const checkVisibility: Check = (value) => {
+  const problem = openObject({ type: checkOneOf(VISIBILITY_TYPES), organizationId: checkId, userIds: checkArrayOf(checkId, { min: 1, max: MAX_BATCH }) }, ['type'])(value);
+  if (problem) return problem;
+  const visibility = value as { type: string; organizationId?: string; userIds?: string[] };
+  if (visibility.type === 'organizationPrivate' && visibility.organizationId === undefined) return '.organizationId is required for type organizationPrivate';
+  if (visibility.type === 'restricted' && visibility.userIds === undefined) return '.userIds is required for type restricted';
+  return undefined;
+};
+const checkAgent: Check = (value) => {
+  const problem = openObject(
+    {
+      agentSource: checkOneOf(AGENT_SOURCES),
+      agentId: checkId,
+      executionId: checkId,
+      agentName: text(1000),
+      url: text(2000),
+      reason: openObject({ title: text(1000), description: text(TEXT_MAX), severity: checkOneOf(['critical', 'high', 'medium', 'low', 'info']), findingType: checkOneOf(['text', 'pin', 'page']), confidence: checkInteger(0, 100), source: checkOneOf(['instructions', 'knowledge']) }, ['title', 'description', 'severity']),
+    },
+    ['agentSource', 'agentId', 'reason'],
+  )(value);
+  if (problem) return problem;
+  return (value as AgentBlock).agentSource === 'external' && (value as AgentBlock).agentName === undefined ? '.agentName is required for agentSource external' : undefined;
+};
+
+/** Fields of a comment a caller sends (add) or changes (update). */
+const COMMENT_FIELDS = {
+  commentText: text(TEXT_MAX),
+  commentHtml: text(TEXT_MAX),
+  context: checkPlainObject,
+  isCommentResolverUsed: checkBoolean,
+  isCommentTextAvailable: checkBoolean,
+  from: checkUser,
+  taggedUserContacts: checkTagged,
+  attachments: checkAttachments,
+} satisfies Record<string, Check>;
+
+const checkCommentInput = checkShape(
+  {
+    ...COMMENT_FIELDS,
+    commentId: checkCommentId,
+    createdAt: checkTimestamp,
+    lastUpdated: checkTimestamp,
+    progress: checkProgress,
+    actions: checkActions,
+    agent: checkAgent,
+    triggerNotification: checkBoolean,
+    triggerActivities: checkBoolean,
+  },
+  ['from'],
+);
+const checkComments: Check = (value) => {
+  const problem = checkArrayOf(checkCommentInput, { min: 1, max: MAX_BATCH })(value);
+  if (problem) return problem;
+  const seen = new Set<number>();
+  for (const [i, comment] of (value as { commentId?: number }[]).entries()) {
+    if (comment.commentId === undefined) continue;
+    if (seen.has(comment.commentId)) return within(`[${i}].commentId`, 'repeats an earlier comment of this list');
+    seen.add(comment.commentId);
+  }
+  return undefined;
+};
+
+/** Everything of an annotation that update may set (`updatedData`). */
+const ANNOTATION_UPDATE_FIELDS = {
+  location: checkLocation,
+  targetElement: checkPlainObject,
+  from: checkUser,
+  status: checkStatus,
+  statusUpdatedByUserId: (value: unknown) => (value === null ? undefined : checkId(value)),
+  resolvedByUserId: (value: unknown) => (value === null ? undefined : checkId(value)),
+  assignedTo: checkUser,
+  context: checkPlainObject,
+  priority: checkPriority,
+  suggestion: openObject({ status: checkOneOf(SUGGESTION_STATUSES) }, []),
+  actions: checkActions,
+} satisfies Record<string, Check>;
+
+const checkAnnotationInput = checkShape(
+  {
+    annotationId: checkAnnotationId,
+    location: checkLocation,
+    targetElement: checkPlainObject,
+    commentData: checkComments,
+    status: checkStatus,
+    assignedTo: checkUser,
+    context: checkPlainObject,
+    createdAt: checkTimestamp,
+    lastUpdated: checkTimestamp,
+    priority: checkPriority,
+    type: checkOneOf(ANNOTATION_TYPES),
+    suggestion: checkPlainObject,
+    commentType: checkOneOf(['manual', 'chart', 'suggestion']),
+    visibility: checkVisibility,
+    actions: checkActions,
+  },
+  ['commentData'],
+);
+const checkAnnotations: Check = (value) => {
+  const problem = checkArrayOf(checkAnnotationInput, { min: 1, max: MAX_BATCH })(value);
+  if (problem) return problem;
+  const seen = new Set<string>();
+  for (const [i, annotation] of (value as { annotationId?: string }[]).entries()) {
+    if (annotation.annotationId === undefined) continue;
+    if (seen.has(annotation.annotationId)) return within(`[${i}].annotationId`, 'repeats an earlier annotation of this list');
+    seen.add(annotation.annotationId);
+  }
+  return undefined;
+};
+
+/** A comment as a caller sends it (annotations add, comments add). */
+export type CommentInput = Partial<Pick<Comment, 'commentId' | 'commentText' | 'commentHtml' | 'context' | 'isCommentResolverUsed' | 'isCommentTextAvailable' | 'taggedUserContacts' | 'attachments' | 'agent' | 'progress' | 'actions' | 'createdAt' | 'lastUpdated'>> & {
+  from: WireUser;
+  triggerNotification?: boolean;
+  triggerActivities?: boolean;
+};
+
+export type AnnotationInput = Partial<Pick<Annotation, 'annotationId' | 'location' | 'targetElement' | 'status' | 'assignedTo' | 'context' | 'createdAt' | 'lastUpdated' | 'priority' | 'type' | 'suggestion' | 'commentType' | 'actions'>> & {
+  commentData: CommentInput[];
+  visibility?: Annotation['visibilityConfig'];
+};
+
+export type AnnotationUpdate = Partial<Pick<Annotation, 'location' | 'targetElement' | 'from' | 'status' | 'statusUpdatedByUserId' | 'resolvedByUserId' | 'assignedTo' | 'context' | 'priority' | 'suggestion' | 'actions'>>;
+export type CommentUpdate = Partial<Pick<Comment, keyof typeof COMMENT_FIELDS>>;
+
+const COMMENT_SCHEMA = anyObject('`from` (a user, required), `commentText`, `commentHtml`, `commentId`, `taggedUserContacts`, `attachments`, `context`, `agent`, `progress`, `actions`, `createdAt`, `lastUpdated`, `triggerNotification`, `triggerActivities`.');
+const TRIGGER_NOTE = 'Default false, as upstream: ';
+
+/** Where a write names its thread. */
+class ThreadPlace {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiProperty() @IsId() documentId!: string;
+}
+
+/** The service's own additions to the update and delete operations: who acts, and whether the change is an event. */
+class EventOptions extends ThreadPlace {
+  @ApiPropertyOptional({ description: 'Who made the change, for its activity (default: the thread\'s author, or `statusUpdatedByUserId` for a status change).' })
+  @IsOptionalUser()
+  actionUser?: WireUser;
+  @ApiPropertyOptional({ description: `${TRIGGER_NOTE}record the change in the activity log.` }) @IsOptionalBool() triggerActivities?: boolean;
+  @ApiPropertyOptional({ description: `${TRIGGER_NOTE}inbox entries, e-mail and webhooks for the change.` }) @IsOptionalBool() triggerNotification?: boolean;
+}
+
+export class AddAnnotationsRequest extends ThreadPlace {
+  @ApiPropertyOptional() @IsOptionalBool() createOrganization?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() createDocument?: boolean;
+  @ApiPropertyOptional({ description: "Each thread's author (its first comment's `from`) must be able to see the document." }) @IsOptionalBool() verifyUserPermissions?: boolean;
+  @ApiProperty({ type: 'array', items: anyObject('`commentData` (required), `annotationId`, `location`, `targetElement`, `status`, `assignedTo`, `priority`, `context`, `type`, `suggestion`, `commentType`, `visibility`, `actions`, `createdAt`, `lastUpdated`.'), maxItems: MAX_BATCH })
+  @Satisfies(checkAnnotations)
+  commentAnnotations!: AnnotationInput[];
+}
+
+const AGENT_FILTERS = ['agentId', 'executionId', 'agentType', 'agentSource', 'agentSuggestions', 'agentComments', 'agentFields'] as const;
+export { AGENT_FILTERS };
+
+export class GetAnnotationsRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiPropertyOptional() @IsOptionalId() documentId?: string;
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) documentIds?: string[];
+  @ApiPropertyOptional() @IsOptionalBool() groupByDocumentId?: boolean;
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) locationIds?: string[];
+  @ApiPropertyOptional() @IsOptionalId() folderId?: string;
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) annotationIds?: string[];
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS, description: 'Thread authors.' }) @IsOptionalIdArray(MAX_FILTER_IDS) userIds?: string[];
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) mentionedUserIds?: string[];
+  @ApiPropertyOptional() @IsOptionalId() resolvedBy?: string;
+  @ApiPropertyOptional() @IsOptionalId() agentId?: string;
+  @ApiPropertyOptional() @IsOptionalId() executionId?: string;
+  @ApiPropertyOptional({ enum: AGENT_TYPES }) @IsOptionalOneOf(AGENT_TYPES) agentType?: string;
+  @ApiPropertyOptional({ enum: AGENT_SOURCES }) @IsOptionalOneOf(AGENT_SOURCES) agentSource?: string;
+  @ApiPropertyOptional() @IsOptionalBool() agentSuggestions?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() agentComments?: boolean;
+  @ApiPropertyOptional({ type: [String], description: 'Accepted; `agent:<id>`, `execution:<id>`, `source:<velt|external>` tokens, any of which matches.' }) @IsOptionalTextArray(300, { max: MAX_FILTER_IDS }) agentFields?: string[];
+  @ApiPropertyOptional({ enum: ['asc', 'desc'], description: 'By `lastUpdated`; default `desc`.' }) @IsOptionalOneOf(['asc', 'desc']) order?: 'asc' | 'desc';
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) statusIds?: string[];
+  @ApiPropertyOptional() @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) updatedAfter?: number;
+  @ApiPropertyOptional() @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) updatedBefore?: number;
+  @ApiPropertyOptional() @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) createdAfter?: number;
+  @ApiPropertyOptional() @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) createdBefore?: number;
+  @PageSizeField() pageSize?: number;
+  @PageTokenField() pageToken?: string;
+}
+
+export class UpdateAnnotationsRequest extends EventOptions {
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) locationIds?: string[];
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH, description: 'Thread authors.' }) @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) annotationIds?: string[];
+  @ApiPropertyOptional(anyObject('Any of `location`, `targetElement`, `from`, `status`, `statusUpdatedByUserId`, `resolvedByUserId`, `assignedTo`, `context`, `priority`, `suggestion`, `actions`.'))
+  @Optional()
+  @Satisfies(checkShape(ANNOTATION_UPDATE_FIELDS))
+  updatedData?: AnnotationUpdate;
+  @ApiPropertyOptional({ type: 'array', items: anyObject('`{ oldUser: { userId }, newUser: { userId, name?, email? } }`.'), maxItems: MAX_BATCH })
+  @Optional()
+  @Satisfies(checkArrayOf(checkShape({ oldUser: checkUser, newUser: checkUser }, ['oldUser', 'newUser']), { min: 1, max: MAX_BATCH }))
+  updateUsers?: { oldUser: WireUser; newUser: WireUser }[];
+}
+
+export class DeleteAnnotationsRequest extends EventOptions {
+  @ApiPropertyOptional({ description: 'Without it, the document is looked for in every organization of the key.' }) @IsOptionalId() declare organizationId: string;
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) locationIds?: string[];
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) annotationIds?: string[];
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
+  @ApiPropertyOptional() @IsOptionalId() agentId?: string;
+  @ApiPropertyOptional() @IsOptionalBool() agentSuggestions?: boolean;
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalTextArray(2000, { min: 1, max: MAX_FILTER_IDS }) agentUrls?: string[];
+}
+
+export class CountAnnotationsRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS }) @IsIdArray(MAX_FILTER_IDS, { min: 1 }) documentIds!: string[];
+  @ApiProperty({ description: 'Whose unread threads are counted.' }) @IsId() userId!: string;
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) statusIds?: string[];
+}
+
+class CommentThreadPlace extends ThreadPlace {
+  @ApiProperty() @Satisfies(checkAnnotationId) annotationId!: string;
+}
+
+export class AddCommentsRequest extends CommentThreadPlace {
+  @ApiPropertyOptional() @IsOptionalBool() createOrganization?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() createDocument?: boolean;
+  @ApiProperty({ type: 'array', items: COMMENT_SCHEMA, maxItems: MAX_BATCH }) @Satisfies(checkComments) commentData!: CommentInput[];
+}
+
+export class GetCommentsRequest extends CommentThreadPlace {
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH, description: 'Comment authors.' }) @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
+  @ApiPropertyOptional({ type: [Number], maxItems: MAX_BATCH }) @Optional() @Satisfies(checkArrayOf(checkCommentId, { min: 1, max: MAX_BATCH })) commentIds?: number[];
+}
+
+export class UpdateCommentsRequest extends CommentThreadPlace {
+  @ApiProperty({ type: [Number], maxItems: MAX_BATCH }) @Satisfies(checkArrayOf(checkCommentId, { min: 1, max: MAX_BATCH, unique: true })) commentIds!: number[];
+  @ApiProperty(anyObject('Any of `commentText`, `commentHtml`, `context`, `isCommentResolverUsed`, `isCommentTextAvailable`, `from`, `taggedUserContacts`, `attachments`.'))
+  @Satisfies(checkShape(COMMENT_FIELDS))
+  updatedData!: CommentUpdate;
+  @ApiPropertyOptional({ description: `${TRIGGER_NOTE}record \`comment.update\` in the activity log.` }) @IsOptionalBool() triggerActivities?: boolean;
+  @ApiPropertyOptional({ description: `${TRIGGER_NOTE}inbox entries, e-mail and webhooks for it.` }) @IsOptionalBool() triggerNotification?: boolean;
+}
+
+export class DeleteCommentsRequest extends CommentThreadPlace {
+  @ApiPropertyOptional({ type: [Number], maxItems: MAX_BATCH }) @Optional() @Satisfies(checkArrayOf(checkCommentId, { min: 1, max: MAX_BATCH })) commentIds?: number[];
+  @ApiPropertyOptional(anyObject('Who deleted them, for the activity (default: each comment\'s author).')) @IsOptionalUser() actionUser?: WireUser;
+  @ApiPropertyOptional() @IsOptionalBool() triggerActivities?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() triggerNotification?: boolean;
+}
+
+/** One annotation's outcome in annotations add (upstream's shape). */
+export class AnnotationAdded {
+  @ApiProperty() success!: boolean;
+  @ApiPropertyOptional() annotationId?: string;
+  @ApiPropertyOptional({ type: [Number] }) commentIds?: number[];
+  @ApiProperty() message!: string;
+  @ApiPropertyOptional({ description: "Agent threads: the root comment's `agent.reason.findingId`." }) findingId?: string;
+}
+
+export class AnnotationsAddedResult extends SuccessResult {
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true }, description: 'By annotation id: `AnnotationAdded`.' }) data!: Record<string, AnnotationAdded>;
+}
+
+export class AnnotationsResult extends SuccessResult {
+  @ApiProperty({
+    oneOf: [{ type: 'array', items: { type: 'object', additionalProperties: true, nullable: true } }, { type: 'object', additionalProperties: { type: 'array', items: { type: 'object', additionalProperties: true } } }],
+    description: 'Threads (each with its `comments`), or by document id with `groupByDocumentId`; `null` for a requested annotation id that does not exist.',
+  })
+  data!: unknown;
+  @ApiPropertyOptional() nextPageToken?: string;
+}
+
+export class AnnotationCountsResult extends SuccessResult {
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', properties: { total: { type: 'integer' }, unread: { type: 'integer' } }, required: ['total', 'unread'] } }) data!: Record<string, { total: number; unread: number }>;
+}
+
+export class CommentIdsResult extends SuccessResult {
+  @ApiProperty({ type: [Number] }) data!: number[];
+}
+
+export class CommentsResult extends SuccessResult {
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true, nullable: true } }) data!: unknown[];
+}
+
+export class CommentOutcomesResult extends SuccessResult {
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', properties: { success: { type: 'boolean' }, id: { type: 'number' }, message: { type: 'string' } }, required: ['success', 'id', 'message'] } })
+  data!: Record<string, { success: boolean; id: number; message: string }>;
+}

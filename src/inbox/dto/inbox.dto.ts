@@ -1,0 +1,155 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
+import { anyObject, SuccessResult } from '../../common/openapi-responses.js';
+import { PageSizeField, PageTokenField } from '../../common/paging.js';
+import {
+  checkArrayOf,
+  checkBoolean,
+  checkId,
+  checkPlainObject,
+  checkShape,
+  checkString,
+  checkUser,
+  checkUniqueIds,
+  IsId,
+  IsOptionalBool,
+  IsOptionalId,
+  IsOptionalIdArray,
+  IsOptionalOneOf,
+  IsOptionalPlainObject,
+  IsOptionalText,
+  IsUser,
+  Optional,
+  Satisfies,
+  type Check,
+  type WireUser,
+} from '../../common/validation.js';
+import { actionUserSchema } from '../../activity/dto/activity.dto.js';
+
+/** Upstream's notification ids: letters, digits, `_` and `-`. */
+const checkNotificationId: Check = (value) => checkId(value) ?? (/^[A-Za-z0-9_-]+$/.test(value as string) ? undefined : 'may only contain letters, digits, _ and -');
+
+const TEMPLATE_MAX = 10_000;
+
+export class AddNotificationRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiPropertyOptional({ description: 'Create the organization when missing.' }) @IsOptionalBool() createOrganization?: boolean;
+  @ApiProperty() @IsId() documentId!: string;
+  @ApiPropertyOptional({ description: 'Create the document when missing.' }) @IsOptionalBool() createDocument?: boolean;
+  @ApiProperty(actionUserSchema()) @IsUser() actionUser!: WireUser;
+  @ApiPropertyOptional({ description: 'Only users who may see the document are notified.' }) @IsOptionalBool() verifyUserPermissions?: boolean;
+  @ApiPropertyOptional({ description: 'Made by the service when absent; an existing id is left as it is (no duplicate).' })
+  @Optional()
+  @Satisfies(checkNotificationId)
+  notificationId?: string;
+  @ApiPropertyOptional() @IsOptionalBool() isNotificationResolverUsed?: boolean;
+  @ApiPropertyOptional({ maxLength: TEMPLATE_MAX, description: 'Required unless `isNotificationResolverUsed`.' }) @IsOptionalText(TEMPLATE_MAX, { allowEmpty: true }) displayHeadlineMessageTemplate?: string;
+  @ApiPropertyOptional(anyObject('Values for the headline placeholders.')) @IsOptionalPlainObject() displayHeadlineMessageTemplateData?: Record<string, unknown>;
+  @ApiPropertyOptional({ maxLength: TEMPLATE_MAX, description: 'Required unless `isNotificationResolverUsed`.' }) @IsOptionalText(TEMPLATE_MAX, { allowEmpty: true }) displayBodyMessage?: string;
+  @ApiProperty({ type: 'array', items: actionUserSchema(), maxItems: MAX_BATCH })
+  @Satisfies(checkArrayOf(checkUser, { max: MAX_BATCH }))
+  notifyUsers!: WireUser[];
+  @ApiPropertyOptional({ description: 'Default true: every user who may see the document, besides `notifyUsers`.' }) @IsOptionalBool() notifyAll?: boolean;
+  @ApiPropertyOptional({ maxLength: 256, description: 'Default `custom`.' }) @IsOptionalText(256) notificationSource?: string;
+  @ApiPropertyOptional(anyObject()) @IsOptionalPlainObject() notificationSourceData?: Record<string, unknown>;
+  @ApiPropertyOptional(anyObject('`{ access: { ... } }`.')) @IsOptionalPlainObject() context?: Record<string, unknown>;
+}
+
+export class GetNotificationsRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiPropertyOptional({ description: 'Either this or `userId`.' }) @IsOptionalId() documentId?: string;
+  @ApiPropertyOptional() @IsOptionalId() locationId?: string;
+  @ApiPropertyOptional({ description: "That user's inbox, unread first." }) @IsOptionalId() userId?: string;
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) notificationIds?: string[];
+  @PageSizeField() pageSize?: number;
+  @PageTokenField() pageToken?: string;
+  @ApiPropertyOptional({ enum: ['asc', 'desc'], description: 'By timestamp; default `desc`.' }) @IsOptionalOneOf(['asc', 'desc']) order?: 'asc' | 'desc';
+}
+
+const checkNotificationUpdate = checkShape(
+  {
+    id: checkId,
+    actionUser: checkUser,
+    displayHeadlineMessageTemplate: checkString({ max: TEMPLATE_MAX, allowEmpty: true }),
+    displayHeadlineMessageTemplateData: checkPlainObject,
+    displayBodyMessage: checkString({ max: TEMPLATE_MAX, allowEmpty: true }),
+    notificationSourceData: checkPlainObject,
+    readByUserIds: checkArrayOf(checkId, { max: MAX_BATCH }),
+    persistReadForUsers: checkBoolean,
+  },
+  ['id'],
+);
+const checkNotificationUpdates: Check = (value) => checkArrayOf(checkNotificationUpdate, { min: 1, max: MAX_BATCH })(value) ?? checkUniqueIds('id')(value);
+
+export interface NotificationUpdate {
+  id: string;
+  actionUser?: WireUser;
+  displayHeadlineMessageTemplate?: string;
+  displayHeadlineMessageTemplateData?: Record<string, unknown>;
+  displayBodyMessage?: string;
+  notificationSourceData?: Record<string, unknown>;
+  readByUserIds?: string[];
+  persistReadForUsers?: boolean;
+}
+
+/** One item of notifications update (OpenAPI; checked by `checkNotificationUpdate`). */
+class NotificationUpdateItem {
+  @ApiProperty() id!: string;
+  @ApiPropertyOptional(actionUserSchema()) actionUser?: WireUser;
+  @ApiPropertyOptional({ maxLength: TEMPLATE_MAX }) displayHeadlineMessageTemplate?: string;
+  @ApiPropertyOptional(anyObject()) displayHeadlineMessageTemplateData?: Record<string, unknown>;
+  @ApiPropertyOptional({ maxLength: TEMPLATE_MAX }) displayBodyMessage?: string;
+  @ApiPropertyOptional(anyObject()) notificationSourceData?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: [String], description: 'Users for whom it is now read.' }) readByUserIds?: string[];
+  @ApiPropertyOptional({ description: 'Accepted for compatibility: read notifications always stay in the inbox, after the unread ones.' }) persistReadForUsers?: boolean;
+}
+
+export class UpdateNotificationsRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiPropertyOptional() @IsOptionalId() documentId?: string;
+  @ApiPropertyOptional() @IsOptionalId() locationId?: string;
+  @ApiPropertyOptional({ description: 'Only notifications that went to this user.' }) @IsOptionalId() userId?: string;
+  @ApiProperty({ type: [NotificationUpdateItem], maxItems: MAX_BATCH }) @Satisfies(checkNotificationUpdates) notifications!: NotificationUpdate[];
+}
+
+export class DeleteNotificationsRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiPropertyOptional() @IsOptionalId() documentId?: string;
+  @ApiPropertyOptional() @IsOptionalId() locationId?: string;
+  @ApiPropertyOptional({ description: "Removes the notifications from this user's inbox only." }) @IsOptionalId() userId?: string;
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH, { min: 1 }) notificationIds?: string[];
+}
+
+/** `data` of notifications add. */
+export class NotificationAdded {
+  @ApiProperty({ enum: [true] }) success!: true;
+  @ApiProperty() id!: string;
+  @ApiProperty() message!: string;
+}
+
+export class NotificationAddedResult extends SuccessResult {
+  @ApiProperty({ type: NotificationAdded }) data!: NotificationAdded;
+}
+
+/** A notification as get answers it. */
+export class NotificationView {
+  @ApiProperty() id!: string;
+  @ApiProperty() notificationSource!: string;
+  @ApiPropertyOptional(anyObject()) notificationSourceData?: Record<string, unknown>;
+  @ApiProperty(actionUserSchema()) actionUser!: WireUser;
+  @ApiPropertyOptional() displayHeadlineMessageTemplate?: string;
+  @ApiPropertyOptional(anyObject()) displayHeadlineMessageTemplateData?: Record<string, unknown>;
+  @ApiPropertyOptional() displayBodyMessage?: string;
+  @ApiPropertyOptional() isNotificationResolverUsed?: boolean;
+  @ApiPropertyOptional(anyObject()) context?: Record<string, unknown>;
+  @ApiProperty(anyObject('`apiKey`, `organizationId`, `documentId` and, when set, `locationId`.')) metadata!: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'boolean' }, description: 'Recipients by user id.' }) notifyUsers!: Record<string, boolean>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'boolean' } }) notifyUsersByUserId!: Record<string, boolean>;
+  @ApiProperty({ type: [String] }) readByUserIds!: string[];
+  @ApiProperty({ description: 'Milliseconds since the epoch.' }) timestamp!: number;
+}
+
+export class NotificationsResult extends SuccessResult {
+  @ApiProperty({ type: [NotificationView] }) data!: NotificationView[];
+  @ApiPropertyOptional({ description: "Present when more follow: the next page's `pageToken`." }) pageToken?: string;
+}

@@ -1,0 +1,158 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Conditions, Sql } from '../database/sql.js';
+import type { Delivered, InboxNotification } from './notifications.js';
+
+/** What notifications get, update and delete select by; every field narrows (AND). */
+export interface InboxFilter {
+  documentId?: string;
+  locationId?: string;
+  /** Only notifications that went to this user. */
+  userId?: string;
+  notificationIds?: string[];
+}
+
+/** Keyset position: in a user's inbox (read, timestamp, id), else (timestamp, id). */
+export type InboxCursor = [read: number, timestamp: number, id: string] | [timestamp: number, id: string];
+
+interface NotificationRow {
+  body: string;
+  is_read?: number | string;
+}
+
+/**
+ * Owner of `inbox_notification` and `inbox_recipient`. Raw `Sql`: JSON bodies beside filter
+ * columns, as `activity` keeps them, and the inbox page's mixed-direction keyset is plain SQL.
+ */
+@Injectable()
+export class InboxStore {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * Stores notifications and their recipients, unread. A notification whose id exists is left as
+   * it is (a caller's `notificationId` makes retries idempotent); returns the ids written.
+   */
+  async add(manager: EntityManager, apiKeyId: string, items: { notification: InboxNotification; recipients: string[] }[]): Promise<Set<string>> {
+    const written = new Set<string>();
+    for (const [organizationId, group] of groupBy(items, (item) => item.notification.organizationId)) {
+      const inserted = await this.sql.insertNew(
+        manager,
+        'inbox_notification',
+        ['api_key_id', 'organization_id', 'id', 'document_id', 'location_id', 'annotation_id', 'timestamp', 'body'],
+        group.map(({ notification: n }) => [apiKeyId, organizationId, n.id, n.documentId, n.locationId, n.annotationId, n.timestamp, JSON.stringify(n)]),
+        ['api_key_id', 'organization_id', 'id'],
+        'id',
+      );
+      const fresh = new Set(inserted.map(String));
+      const recipients = group.filter((item) => fresh.has(item.notification.id)).flatMap(({ notification: n, recipients }) => recipients.map((userId) => [apiKeyId, organizationId, n.id, userId, 0, n.timestamp]));
+      await this.sql.insert(manager, 'inbox_recipient', ['api_key_id', 'organization_id', 'notification_id', 'user_id', 'is_read', 'timestamp'], recipients);
+      for (const id of fresh) written.add(id);
+    }
+    return written;
+  }
+
+  /**
+   * One keyset page. With a user: their inbox, unread first, then by timestamp in `order`; else
+   * the organization's (or document's) notifications by timestamp. Two statements.
+   */
+  async page(apiKeyId: string, organizationId: string, filter: InboxFilter, order: 'asc' | 'desc', after: InboxCursor | undefined, limit: number): Promise<{ items: Delivered[]; cursorOf: (item: Delivered) => InboxCursor }> {
+    const comparison = order === 'desc' ? '<' : '>';
+    const direction = order === 'desc' ? 'DESC' : 'ASC';
+    const where = this.where(apiKeyId, organizationId, filter, 'n');
+    let rows: NotificationRow[];
+    if (filter.userId !== undefined) {
+      where.equal('r.user_id', filter.userId);
+      if (after?.length === 3) {
+        where.add(`(r.is_read > :afterRead OR (r.is_read = :afterRead AND (r.timestamp, r.notification_id) ${comparison} (:afterTimestamp, :afterId)))`, { afterRead: after[0], afterTimestamp: after[1], afterId: after[2] });
+      }
+      rows = await this.sql.rows<NotificationRow>(
+        `SELECT n.body, r.is_read FROM inbox_recipient r
+          JOIN inbox_notification n ON n.api_key_id = r.api_key_id AND n.organization_id = r.organization_id AND n.id = r.notification_id
+          WHERE ${where} ORDER BY r.is_read, r.timestamp ${direction}, r.notification_id ${direction} LIMIT :limit`,
+        { ...where.parameters, limit },
+      );
+    } else {
+      if (after?.length === 2) where.add(`(n.timestamp, n.id) ${comparison} (:afterTimestamp, :afterId)`, { afterTimestamp: after[0], afterId: after[1] });
+      rows = await this.sql.rows<NotificationRow>(`SELECT n.body FROM inbox_notification n WHERE ${where} ORDER BY n.timestamp ${direction}, n.id ${direction} LIMIT :limit`, { ...where.parameters, limit });
+    }
+    const notifications = rows.map((row) => JSON.parse(row.body) as InboxNotification);
+    const recipients = await this.recipientsOf(apiKeyId, organizationId, notifications.map((n) => n.id));
+    const items = notifications.map((notification) => ({ notification, recipients: recipients.get(notification.id) ?? [] }));
+    const readOf = new Map(rows.map((row, i) => [notifications[i]!.id, Number(row.is_read ?? 0)]));
+    const cursorOf = (item: Delivered): InboxCursor =>
+      filter.userId !== undefined ? [readOf.get(item.notification.id)!, item.notification.timestamp, item.notification.id] : [item.notification.timestamp, item.notification.id];
+    return { items, cursorOf };
+  }
+
+  /** The notifications matching `filter`, locked until the transaction ends, with their recipients. */
+  async lock(manager: EntityManager, apiKeyId: string, organizationId: string, filter: InboxFilter): Promise<Delivered[]> {
+    const where = this.where(apiKeyId, organizationId, filter, 'inbox_notification');
+    if (filter.userId !== undefined) {
+      where.add(
+        'id IN (SELECT r.notification_id FROM inbox_recipient r WHERE r.api_key_id = :recipientKey AND r.organization_id = :recipientOrganization AND r.user_id = :recipientUser)',
+        { recipientKey: apiKeyId, recipientOrganization: organizationId, recipientUser: filter.userId },
+      );
+    }
+    const rows = await this.sql.lockRows<NotificationRow>(manager, `SELECT body FROM inbox_notification WHERE ${where}`, where.parameters);
+    const notifications = rows.map((row) => JSON.parse(row.body) as InboxNotification);
+    const recipients = await this.recipientsOf(apiKeyId, organizationId, notifications.map((n) => n.id), manager);
+    return notifications.map((notification) => ({ notification, recipients: recipients.get(notification.id) ?? [] }));
+  }
+
+  /** Rewrites notifications' fields (their ids, places and recipients stay). */
+  async rewrite(manager: EntityManager, apiKeyId: string, notifications: InboxNotification[]): Promise<void> {
+    for (const n of notifications) {
+      await this.sql.run(manager, 'UPDATE inbox_notification SET body = :body WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id = :id', { body: JSON.stringify(n), apiKeyId, organizationId: n.organizationId, id: n.id });
+    }
+  }
+
+  /** Marks a notification read for those of `userIds` it went to. */
+  async markRead(manager: EntityManager, apiKeyId: string, organizationId: string, notificationId: string, userIds: string[]): Promise<void> {
+    if (!userIds.length) return;
+    await this.sql.run(manager, 'UPDATE inbox_recipient SET is_read = 1 WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND notification_id = :notificationId AND user_id IN (:...userIds)', { apiKeyId, organizationId, notificationId, userIds });
+  }
+
+  /** Deletes notifications (their recipients go with them). */
+  async delete(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    await this.sql.run(manager, 'DELETE FROM inbox_notification WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)', { apiKeyId, organizationId, ids });
+  }
+
+  /** Takes notifications out of one user's inbox; a notification left with no recipient is deleted. */
+  async removeFromInbox(manager: EntityManager, apiKeyId: string, organizationId: string, userId: string, ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    await this.sql.run(manager, 'DELETE FROM inbox_recipient WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId AND notification_id IN (:...ids)', { apiKeyId, organizationId, userId, ids });
+    await this.sql.run(
+      manager,
+      `DELETE FROM inbox_notification WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)
+        AND NOT EXISTS (SELECT 1 FROM inbox_recipient r WHERE r.api_key_id = inbox_notification.api_key_id AND r.organization_id = inbox_notification.organization_id AND r.notification_id = inbox_notification.id)`,
+      { apiKeyId, organizationId, ids },
+    );
+  }
+
+  private where(apiKeyId: string, organizationId: string, filter: InboxFilter, table: string): Conditions {
+    return new Conditions()
+      .equal(`${table}.api_key_id`, apiKeyId)
+      .equal(`${table}.organization_id`, organizationId)
+      .equal(`${table}.document_id`, filter.documentId)
+      .equal(`${table}.location_id`, filter.locationId)
+      .among(`${table}.id`, filter.notificationIds);
+  }
+
+  private async recipientsOf(apiKeyId: string, organizationId: string, ids: string[], manager?: EntityManager): Promise<Map<string, { userId: string; read: boolean }[]>> {
+    const byId = new Map<string, { userId: string; read: boolean }[]>();
+    if (!ids.length) return byId;
+    const sql = 'SELECT notification_id, user_id, is_read FROM inbox_recipient WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND notification_id IN (:...ids) ORDER BY notification_id, user_id';
+    const parameters = { apiKeyId, organizationId, ids };
+    type Row = { notification_id: string; user_id: string; is_read: number | string };
+    const rows = manager ? await this.sql.run<Row>(manager, sql, parameters) : await this.sql.rows<Row>(sql, parameters);
+    for (const row of rows) byId.set(row.notification_id, [...(byId.get(row.notification_id) ?? []), { userId: row.user_id, read: Number(row.is_read) === 1 }]);
+    return byId;
+  }
+}
+
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
+  return groups;
+}

@@ -1,0 +1,244 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { startApp, type TestApp } from './helpers/app.js';
+import { SmtpReceiver } from './helpers/smtp-receiver.js';
+import { deliverySuite, type Call } from './helpers/webhooks.js';
+import { agentFor, createKey, expectError, expectSuccess, withKeyedApp } from './factories/workspace.js';
+
+const ORG = 'org-c';
+const DOC = 'doc-c';
+const ana = { userId: 'ana', name: 'Ana', email: 'ana@example.com' };
+const bob = { userId: 'bob', name: 'Bob', email: 'bob@example.com' };
+const mentionBob = { commentText: 'Hey {{bob}}, look', commentHtml: '<p>Hey {{bob}}, look</p>', taggedUserContacts: [{ userId: 'bob', contact: bob }] };
+
+/** Adds one thread by `from` and answers its id. */
+async function addThread(call: Call, fields: Record<string, unknown> = {}, comment: Record<string, unknown> = {}, documentId = DOC): Promise<string> {
+  const result = expectSuccess(await call('/v2/commentannotations/add', { organizationId: ORG, documentId, createDocument: true, commentAnnotations: [{ ...fields, commentData: [{ commentText: 'first', from: ana, ...comment }] }] }), 'Comment Annotation(s) added successfully.');
+  const [entry] = Object.values(result.data as Record<string, { annotationId: string }>);
+  return entry!.annotationId;
+}
+
+describe('comment annotations and comments (upstream v2/commentannotations)', () => {
+  const ctx = withKeyedApp();
+  const call: Call = (path, data) => ctx.call(path, data);
+
+  it('adds a thread with a mention and answers it with its comments, in upstream shape', async () => {
+    expectSuccess(await call('/v2/users/add', { organizationId: ORG, users: [ana, bob] }));
+    const result = expectSuccess(await call('/v2/commentannotations/add', { organizationId: ORG, documentId: DOC, createDocument: true, commentAnnotations: [{ annotationId: 'thread-1', location: { id: 'loc-1', locationName: 'Intro' }, commentData: [{ ...mentionBob, from: ana }, { commentText: 'second', from: bob }] }] }));
+    assert.deepEqual(result.data, { 'thread-1': { success: true, annotationId: 'thread-1', commentIds: [1, 2], message: 'Added Successfully' } });
+    const page = expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentId: DOC, annotationIds: ['thread-1', 'missing'] }), 'Annotation(s) fetched successfully.');
+    const [thread, missing] = page.data as Record<string, any>[];
+    assert.equal(missing, null);
+    assert.equal(thread!.annotationId, 'thread-1');
+    assert.equal(thread!.locationId, 'loc-1');
+    assert.deepEqual(thread!.status, { id: 'OPEN', name: 'Open', type: 'default', color: '#625DF5', lightColor: '#E7E8FA' });
+    assert.deepEqual(thread!.metadata, { apiKey: ctx.key.apiKey, organizationId: ORG, documentId: DOC });
+    assert.deepEqual(thread!.visibilityConfig, { type: 'public' });
+    assert.equal(thread!.type, 'comment');
+    assert.equal(thread!.sourceType, 'rest-api');
+    assert.deepEqual(thread!.from, ana);
+    assert.equal(thread!.comments.length, 2);
+    const [first] = thread!.comments as Record<string, any>[];
+    assert.equal(first!.commentId, 1);
+    assert.equal(first!.commentText, 'Hey {{bob}}, look');
+    assert.equal(first!.status, 'added');
+    assert.deepEqual(first!.to, [bob]);
+    assert.match(first!.lastUpdated, /^\d{4}-\d\d-\d\dT/);
+    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, mentionedUserIds: ['bob'] })).data.map((t: any) => t.annotationId), ['thread-1']);
+    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, mentionedUserIds: ['ana'] })).data, []);
+  });
+
+  it('comments add, get, update and delete on one thread', async () => {
+    const id = await addThread(call);
+    const added = expectSuccess(await call('/v2/commentannotations/comments/add', { organizationId: ORG, documentId: DOC, annotationId: id, commentData: [{ commentText: 'reply', from: bob }] }), 'Comment(s) added successfully.');
+    assert.deepEqual(added.data, [2]);
+    const got = expectSuccess(await call('/v2/commentannotations/comments/get', { organizationId: ORG, documentId: DOC, annotationId: id, commentIds: [2, 9] }), 'Comments retrieved successfully.');
+    assert.equal(got.data[0].commentText, 'reply');
+    assert.equal(got.data[1], null);
+    const updated = expectSuccess(await call('/v2/commentannotations/comments/update', { organizationId: ORG, documentId: DOC, annotationId: id, commentIds: [2, 9], updatedData: { commentText: 'edited' } }), 'Comment updated successfully.');
+    assert.deepEqual(updated.data, { 2: { success: true, id: 2, message: 'Updated successfully' }, 9: { success: false, id: 9, message: 'Not found' } });
+    const after = expectSuccess(await call('/v2/commentannotations/comments/get', { organizationId: ORG, documentId: DOC, annotationId: id })).data as Record<string, any>[];
+    assert.deepEqual(after.map((c) => [c.commentId, c.commentText, c.status]), [[1, 'first', 'added'], [2, 'edited', 'updated']]);
+    const deleted = expectSuccess(await call('/v2/commentannotations/comments/delete', { organizationId: ORG, documentId: DOC, annotationId: id, commentIds: [1] }), 'Comments(s) deleted successfully.');
+    assert.deepEqual(deleted.data, { 1: { success: true, id: 1, message: 'Deleted successfully' } });
+    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/comments/get', { organizationId: ORG, documentId: DOC, annotationId: id })).data.map((c: any) => c.commentId), [2]);
+    expectError(await call('/v2/commentannotations/comments/add', { organizationId: ORG, documentId: DOC, annotationId: 'nope', commentData: [{ commentText: 'x', from: bob }] }), 404, 'NOT_FOUND', 'Annotation not found.');
+  });
+
+  it('concurrent comment adds on one thread get distinct ids', async () => {
+    const id = await addThread(call);
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => call('/v2/commentannotations/comments/add', { organizationId: ORG, documentId: DOC, annotationId: id, commentData: [{ commentText: `c${i}`, from: bob }] })));
+    const ids = answers.flatMap((answer) => expectSuccess(answer).data as number[]).sort((a, b) => a - b);
+    assert.deepEqual(ids, [2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.equal(expectSuccess(await call('/v2/commentannotations/comments/get', { organizationId: ORG, documentId: DOC, annotationId: id })).data.length, 9);
+  });
+
+  it('update: status, resolver (cleared on reopening), priority, assignee, suggestion; users replaced', async () => {
+    const id = await addThread(call, { type: 'suggestion', suggestion: { targetId: 'row.1', newValue: 3, status: 'accepted' } });
+    const resolved = { id: 'RESOLVED', name: 'Resolved', type: 'terminal' };
+    expectSuccess(await call('/v2/commentannotations/update', { organizationId: ORG, documentId: DOC, annotationIds: [id, 'ghost'], updatedData: { status: resolved, resolvedByUserId: 'bob', priority: { id: 'P1', name: 'High' }, assignedTo: bob } }), 'Annotations updated successfully.');
+    let [thread] = expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, resolvedBy: 'bob' })).data as Record<string, any>[];
+    assert.equal(thread!.annotationId, id);
+    assert.equal(thread!.suggestion.status, 'pending', 'the server owns a new suggestion\'s status');
+    assert.deepEqual([thread!.status.id, thread!.priority.id, thread!.assignedTo.userId], ['RESOLVED', 'P1', 'bob']);
+    const reopened = expectSuccess(await call('/v2/commentannotations/update', { organizationId: ORG, documentId: DOC, annotationIds: [id], updatedData: { status: { id: 'OPEN', name: 'Open', type: 'default' }, statusUpdatedByUserId: 'ana', resolvedByUserId: 'bob' }, updateUsers: [{ oldUser: { userId: 'ana' }, newUser: { userId: 'ann', name: 'Ann' } }] }));
+    assert.deepEqual(reopened.data[id], { success: true, id, message: 'Annotations updated successfully' });
+    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, resolvedBy: 'bob' })).data, []);
+    [thread] = expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, annotationIds: [id] })).data as Record<string, any>[];
+    assert.equal(thread!.resolvedByUserId, null);
+    assert.equal(thread!.from.userId, 'ann');
+    assert.equal(thread!.comments[0].from.name, 'Ann');
+    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, userIds: ['ann'] })).data.map((t: any) => t.annotationId), [id]);
+  });
+
+  it('get pages by lastUpdated without repeats; counts per document; delete by ids', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await addThread(call, { status: { id: i % 2 ? 'DONE' : 'OPEN', name: 'x', type: 'default' } }, {}, 'doc-pages'));
+    const seen: string[] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-pages', pageSize: 2, ...(pageToken ? { pageToken } : {}) }));
+      seen.push(...(page.data as { annotationId: string }[]).map((t) => t.annotationId));
+      pageToken = page.nextPageToken as string | undefined;
+    } while (pageToken);
+    assert.deepEqual([...seen].sort(), [...ids].sort());
+    const counts = expectSuccess(await call('/v2/commentannotations/count/get', { organizationId: ORG, documentIds: ['doc-pages', 'empty'], userId: 'bob', statusIds: ['OPEN'] }), 'Comment count retrieved successfully.');
+    assert.deepEqual(counts.data, { 'doc-pages': { total: 3, unread: 0 }, empty: { total: 0, unread: 0 } });
+    const deleted = expectSuccess(await call('/v2/commentannotations/delete', { organizationId: ORG, documentId: 'doc-pages', annotationIds: [ids[0], 'ghost'] }), 'Annotations deleted successfully.');
+    assert.deepEqual(deleted.data, { [ids[0]!]: { success: true, id: ids[0], message: 'Deleted Successfully' }, ghost: { success: false, id: 'ghost', message: 'Annotation not found.' } });
+    expectSuccess(await call('/v2/commentannotations/delete', { documentId: 'doc-pages' }));
+    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-pages' })).data, []);
+  });
+
+  it('verifyUserPermissions: a thread whose author cannot see the document is refused, the others are added', async () => {
+    expectSuccess(await call('/v2/users/add', { organizationId: ORG, documentId: 'doc-private', users: [{ userId: 'insider' }] }));
+    const answer = await call('/v2/commentannotations/add', {
+      organizationId: ORG,
+      documentId: 'doc-private',
+      verifyUserPermissions: true,
+      commentAnnotations: [{ annotationId: 'ok-thread', commentData: [{ commentText: 'in', from: { userId: 'insider' } }] }, { commentData: [{ commentText: 'out', from: { userId: 'stranger' } }] }],
+    });
+    expectError(answer, 403, 'PERMISSION_DENIED');
+    const details = (answer.body as { error: { details: Record<string, any> } }).error.details;
+    assert.equal(details['ok-thread'].success, true);
+    assert.deepEqual(details['__velt_denied:1'], { success: false, message: 'User does not have access to the document.' });
+    assert.equal(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-private' })).data.length, 1);
+  });
+
+  it('bad input gets the contract envelope naming the field; a missing document is NOT_FOUND unless created', async () => {
+    const add = (annotation: Record<string, unknown>, extra: Record<string, unknown> = {}) => call('/v2/commentannotations/add', { organizationId: ORG, documentId: DOC, commentAnnotations: [annotation], ...extra });
+    expectError(await add({ commentData: [{ commentText: 'x' }] }), 400, 'INVALID_ARGUMENT', 'data.commentAnnotations[0].commentData[0].from is required');
+    expectError(await add({ commentData: [{ from: ana }], status: { id: 'X', name: 'X', type: 'closed' } }), 400, 'INVALID_ARGUMENT', 'data.commentAnnotations[0].status.type must be one of: default, ongoing, terminal');
+    expectError(await add({ annotationId: 'a:b', commentData: [{ from: ana }] }), 400, 'INVALID_ARGUMENT', 'data.commentAnnotations[0].annotationId must not contain ":"');
+    expectError(await add({ commentData: [{ from: ana }], visibility: { type: 'restricted' } }), 400, 'INVALID_ARGUMENT', 'data.commentAnnotations[0].visibility.userIds is required for type restricted');
+    expectError(await add({ commentData: [] }), 400, 'INVALID_ARGUMENT', 'data.commentAnnotations[0].commentData must contain at least 1 item(s)');
+    expectError(await call('/v2/commentannotations/get', { organizationId: ORG, agentId: 'a', agentComments: true }), 400, 'INVALID_ARGUMENT', /Only one agent filter/);
+    expectError(await call('/v2/commentannotations/update', { organizationId: ORG, documentId: DOC }), 400, 'INVALID_ARGUMENT', 'At least one of data.updatedData or data.updateUsers is required.');
+    expectError(await add({ commentData: [{ from: ana }] }, { documentId: 'never-made' }), 404, 'NOT_FOUND');
+    expectSuccess(await add({ commentData: [{ from: ana }] }, { documentId: 'made-now', createDocument: true }));
+  });
+
+  it('agent threads: the root comment\'s agent makes a suggestion thread the agent filters find', async () => {
+    const agent = { agentSource: 'external', agentId: 'a11y-bot', agentName: 'A11y', url: 'https://example.com/pricing', reason: { title: 'Contrast', description: 'Too low', severity: 'high', findingId: 'f-1' } };
+    const result = expectSuccess(await call('/v2/commentannotations/add', { organizationId: ORG, documentId: 'doc-agent', createDocument: true, commentAnnotations: [{ type: 'suggestion', commentData: [{ commentText: 'fix', from: { userId: 'a11y-bot' }, agent }] }] }));
+    const [entry] = Object.values(result.data as Record<string, any>);
+    assert.equal(entry.findingId, 'f-1');
+    const [thread] = expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, agentId: 'a11y-bot' })).data as Record<string, any>[];
+    assert.equal(thread!.sourceType, 'agent');
+    assert.equal(thread!.agent, undefined);
+    assert.equal(thread!.comments[0].agent.agentType, 'external');
+    assert.equal(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, agentSuggestions: true })).data.length, 1);
+    expectSuccess(await call('/v2/commentannotations/delete', { organizationId: ORG, documentId: 'doc-agent', agentId: 'a11y-bot', agentUrls: ['https://example.com/other'] }));
+    assert.equal(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, agentComments: true })).data.length, 1);
+    expectSuccess(await call('/v2/commentannotations/delete', { organizationId: ORG, documentId: 'doc-agent', agentId: 'a11y-bot', agentUrls: ['https://example.com/pricing'] }));
+    assert.equal(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, agentComments: true })).data.length, 0);
+  });
+});
+
+describe('a comment with a mention: activity, webhook, e-mail and inbox (contract 6)', () => {
+  const smtp = new SmtpReceiver();
+  let app: TestApp;
+  const { receiver } = deliverySuite(async ({ database }) => {
+    await smtp.start();
+    app = await startApp({ DATABASE_URL: database.url, SMTP_URL: smtp.url, MAIL_FROM: 'Collab <notify@collab.example>', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DELIVERY_CONCURRENCY: '4' });
+    return async () => {
+      await app.close();
+      await smtp.stop();
+    };
+  });
+
+  it('creates the thread, the activity, a webhook delivery, a mail and an inbox entry for the mentioned user only; another key sees none of it', async () => {
+    const key = await createKey(app);
+    const call = agentFor(app, key);
+    expectSuccess(await call('/v2/workspace/webhookconfig/update', { useWebhookService: true, webhookServiceConfig: { rawNotificationUrl: receiver.url('/comments/raw') } }));
+    expectSuccess(await call('/v2/workspace/emailconfig/update', { useEmailService: true, emailServiceConfig: { type: 'default' } }));
+    // ana writes, bob is mentioned (defaults: inbox ALL, email MINE), cara sees the document but wants MINE only, eve sees another document.
+    expectSuccess(await call('/v2/users/add', { organizationId: ORG, users: [ana, bob, { userId: 'cara', name: 'Cara', email: 'cara@example.com' }] }));
+    expectSuccess(await call('/v2/users/add', { organizationId: ORG, documentId: 'elsewhere', users: [{ userId: 'eve', email: 'eve@example.com' }] }));
+    expectSuccess(await call('/v2/workspace/notificationconfig/update', { useNotificationService: true }));
+    expectSuccess(await call('/v2/notifications/config/set', { organizationId: ORG, userIds: ['cara'], config: { inbox: 'MINE', email: 'MINE' } }));
+
+    const id = await addThread(call, {}, { ...mentionBob, triggerActivities: true, triggerNotification: true });
+
+    const activities = expectSuccess(await call('/v2/activities/get', { organizationId: ORG, documentId: DOC })).data as Record<string, any>[];
+    assert.deepEqual(activities.map((a) => [a.actionType, a.targetEntityId, a.actionUser.userId]), [['comment_annotation.add', id, 'ana']]);
+    const [hook] = await receiver.waitFor('/comments/raw');
+    assert.equal(hook!.json.actionType, 'comment_annotation.add');
+    const mail = await smtp.waitFor('bob@example.com');
+    assert.ok(mail);
+    const inbox = (userId: string) => call('/v2/notifications/get', { organizationId: ORG, userId });
+    const [entry, ...more] = expectSuccess(await inbox('bob'), 'Notification(s) retrieved successfully.').data as Record<string, any>[];
+    assert.equal(more.length, 0);
+    assert.equal(entry!.notificationSource, 'comment');
+    assert.equal(entry!.notificationSourceData.annotationId, id);
+    assert.equal(entry!.displayBodyMessage, 'Hey {{bob}}, look');
+    assert.deepEqual(entry!.notifyUsers, { bob: true });
+    for (const userId of ['ana', 'cara', 'eve']) assert.deepEqual(expectSuccess(await inbox(userId)).data, [], `${userId} gets no inbox entry`);
+    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/count/get', { organizationId: ORG, documentIds: [DOC], userId: 'bob' })).data, { [DOC]: { total: 1, unread: 1 } });
+
+    // Read state: bob reads it; his unread count drops; it stays in his inbox after unread ones.
+    expectSuccess(await call('/v2/notifications/update', { organizationId: ORG, notifications: [{ id: entry!.id, readByUserIds: ['bob'] }] }), 'Notification(s) updated successfully.');
+    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/count/get', { organizationId: ORG, documentIds: [DOC], userId: 'bob' })).data, { [DOC]: { total: 1, unread: 0 } });
+    assert.deepEqual(expectSuccess(await inbox('bob')).data[0].readByUserIds, ['bob']);
+
+    // A silent add (no flags, upstream's default) makes no activity and no inbox entry.
+    await addThread(call, {}, mentionBob);
+    assert.equal(expectSuccess(await call('/v2/activities/get', { organizationId: ORG, documentId: DOC })).data.length, 1);
+    assert.equal(expectSuccess(await inbox('bob')).data.length, 1);
+
+    const other = agentFor(app, await createKey(app));
+    assert.deepEqual(expectSuccess(await other('/v2/commentannotations/get', { organizationId: ORG, documentId: DOC })).data, []);
+    assert.deepEqual(expectSuccess(await other('/v2/commentannotations/count/get', { organizationId: ORG, documentIds: [DOC], userId: 'bob' })).data, { [DOC]: { total: 0, unread: 0 } });
+    assert.deepEqual(expectSuccess(await other('/v2/notifications/get', { organizationId: ORG, userId: 'bob' })).data, []);
+  });
+
+  it('notifications add/get/update/delete: recipients by notifyUsers, notifyAll and preferences; unread first', async () => {
+    const key = await createKey(app);
+    const call = agentFor(app, key);
+    expectSuccess(await call('/v2/users/add', { organizationId: ORG, users: [ana, bob, { userId: 'cara' }] }));
+    expectSuccess(await call('/v2/workspace/notificationconfig/update', { useNotificationService: true }));
+    expectSuccess(await call('/v2/notifications/config/set', { organizationId: ORG, userIds: ['cara'], config: { inbox: 'NONE' } }));
+    const add = (fields: Record<string, unknown>) => call('/v2/notifications/add', { organizationId: ORG, documentId: DOC, createDocument: true, actionUser: ana, displayHeadlineMessageTemplate: '{actionUser} pinged', displayBodyMessage: 'body', notifyUsers: [], ...fields });
+    const first = expectSuccess(await add({ notificationId: 'n-1', notifyUsers: [{ userId: 'outsider' }], notifyAll: false }), 'Notification added successfully.');
+    assert.deepEqual(first.data, { success: true, id: 'n-1', message: 'Notification added successfully.' });
+    expectSuccess(await add({ notificationId: 'n-1', notifyUsers: [bob], notifyAll: false }), 'Notification added successfully.');
+    expectSuccess(await add({ notificationId: 'n-2' }));
+    const all = expectSuccess(await call('/v2/notifications/get', { organizationId: ORG, documentId: DOC })).data as Record<string, any>[];
+    assert.deepEqual(all.map((n) => [n.id, Object.keys(n.notifyUsers).sort()]), [['n-2', ['bob']], ['n-1', ['outsider']]], 'n-1 kept its first recipients; notifyAll skips the actor and cara (NONE)');
+    expectSuccess(await add({ notificationId: 'n-3', notifyUsers: [bob], notifyAll: false }));
+    expectSuccess(await call('/v2/notifications/update', { organizationId: ORG, userId: 'bob', notifications: [{ id: 'n-3', readByUserIds: ['bob'], displayBodyMessage: 'changed' }] }));
+    const bobs = expectSuccess(await call('/v2/notifications/get', { organizationId: ORG, userId: 'bob', pageSize: 1 }));
+    assert.equal(bobs.data[0].id, 'n-2', 'unread first');
+    const next = expectSuccess(await call('/v2/notifications/get', { organizationId: ORG, userId: 'bob', pageSize: 1, pageToken: bobs.pageToken }));
+    assert.deepEqual([next.data[0].id, next.data[0].displayBodyMessage], ['n-3', 'changed']);
+    const updated = expectSuccess(await call('/v2/notifications/update', { organizationId: ORG, notifications: [{ id: 'ghost', displayBodyMessage: 'x' }] }));
+    assert.deepEqual(updated.data, { ghost: { success: false, id: 'ghost', message: 'Failed to update notification.' } });
+    const deleted = expectSuccess(await call('/v2/notifications/delete', { organizationId: ORG, userId: 'bob', notificationIds: ['n-2', 'ghost'] }), 'Notification(s) deleted successfully.');
+    assert.deepEqual(deleted.data, { 'n-2': { success: true, id: 'n-2', message: 'Notification deleted.' }, ghost: { success: false, id: 'ghost', message: 'Failed to delete notification.' } });
+    assert.deepEqual(expectSuccess(await call('/v2/notifications/get', { organizationId: ORG, userId: 'bob' })).data.map((n: any) => n.id), ['n-3']);
+    expectError(await add({ displayBodyMessage: undefined }), 400, 'INVALID_ARGUMENT', 'data.displayBodyMessage is required unless data.isNotificationResolverUsed is true');
+    expectError(await add({ notificationId: 'bad id!' }), 400, 'INVALID_ARGUMENT', 'data.notificationId may only contain letters, digits, _ and -');
+    expectError(await call('/v2/notifications/get', { organizationId: ORG }), 400, 'INVALID_ARGUMENT', 'At least one of data.documentId or data.userId is required.');
+    expectError(await call('/v2/notifications/delete', { organizationId: ORG }), 400, 'INVALID_ARGUMENT');
+  });
+});
