@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Observers } from '../common/observers.js';
+import { PAGE_BYTES } from '../common/paging.js';
 import { Conditions, Sql, type Parameters } from '../database/sql.js';
 import type { FeatureType } from './dto/activity.dto.js';
 
@@ -70,6 +71,24 @@ export interface ActivityObserver {
 
 const COLUMNS = ['api_key_id', 'organization_id', 'id', 'document_id', 'feature_type', 'action_type', 'action_user_id', 'target_entity_id', 'timestamp', 'body'] as const;
 
+/** What activities get filters by, every one an AND (absent: no filter). */
+export interface ActivityFilter {
+  documentId?: string;
+  targetEntityId?: string;
+  /** Made by this user. */
+  userId?: string;
+  featureTypes?: readonly string[];
+  actionTypes?: readonly string[];
+  activityIds?: readonly string[];
+}
+
+/** A record as JSON text (see `rowJson`), with the keyset position it was read at. */
+export interface ActivityJson {
+  json: string;
+  timestamp: number;
+  id: string;
+}
+
 /** A record with the length of its stored JSON text, which page byte bounds count. */
 export interface SizedActivity {
   activity: Activity;
@@ -114,6 +133,43 @@ export class ActivityLog {
     const ids = deleted.map((row) => row.id);
     if (ids.length) await this.observers.notify((observer) => observer.activitiesDeleted(manager, apiKeyId, organizationId, ids));
     return ids;
+  }
+
+  /**
+   * Up to `limit` records of the organization matching `filter`, in (timestamp, id) order
+   * (`order`) after `after`, as JSON text, while the records before stay under `PAGE_BYTES` of
+   * stored text (the first always comes): `cut` when the bound left some out. Spliced without
+   * parsing (`rowJson`), pages of 1,000 being activities get's hot path.
+   */
+  async pageJson(apiKeyId: string, organizationId: string, filter: ActivityFilter, order: 'asc' | 'desc', after: [timestamp: number, id: string] | undefined, limit: number): Promise<{ records: ActivityJson[]; cut: boolean }> {
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .equal('organization_id', organizationId)
+      .equal('document_id', filter.documentId)
+      .equal('target_entity_id', filter.targetEntityId)
+      .equal('action_user_id', filter.userId)
+      .among('feature_type', filter.featureTypes)
+      .among('action_type', filter.actionTypes)
+      .among('id', filter.activityIds);
+    if (after) where.add(`(timestamp, id) ${order === 'desc' ? '<' : '>'} (:afterTimestamp, :afterId)`, { afterTimestamp: after[0], afterId: after[1] });
+    const direction = order === 'desc' ? 'DESC' : 'ASC';
+    const { rows, cut } = await this.sql.rowsWithinBytes<ActivityRow>(
+      `${SELECT_ROW} WHERE ${where} ORDER BY timestamp ${direction}, id ${direction} LIMIT :limit`,
+      { ...where.parameters, limit },
+      PAGE_BYTES,
+      (row) => row.body.length,
+    );
+    return { records: rows.map((row) => ({ json: rowJson(apiKeyId, organizationId, row), timestamp: Number(row.timestamp), id: row.id })), cut };
+  }
+
+  /**
+   * The organization's records of these ids (missing ones are absent), locked until the caller's
+   * unit of work ends, so two updates of one record changing different fields cannot undo each
+   * other; write them back with `write`.
+   */
+  async lockRecords(manager: EntityManager, apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<Activity[]> {
+    const rows = await this.sql.lockRows<ActivityRow>(manager, `${SELECT_ROW} WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)`, { apiKeyId, organizationId, ids: [...ids] });
+    return rows.map((row) => fromRow(apiKeyId, organizationId, row));
   }
 
   /**
