@@ -5,7 +5,6 @@ import { unixSeconds } from '../common/time.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { ApiKeyRepository } from '../workspace/api-key.repository.js';
 import { Transactions } from '../database/transactions.js';
-import { DirectoryErrors } from '../directory/directory.errors.js';
 import { idsOf } from '../directory/folder-paths.js';
 import { DirectoryReader, type FolderNode } from '../directory/directory-reader.js';
 import { DocumentsService } from '../directory/documents.service.js';
@@ -155,10 +154,7 @@ export class AccessService {
       await this.organizations.ensure(manager, apiKeyId, [...resources.map((r) => r.organizationId), ...(request.organizationId ? [request.organizationId] : [])]);
       const folderIdsByOrg = new Map<string, string[]>();
       for (const r of resources) if (r.type === 'folder') folderIdsByOrg.set(r.organizationId, [...(folderIdsByOrg.get(r.organizationId) ?? []), r.id]);
-      for (const [organizationId, ids] of folderIdsByOrg) {
-        const found = new Set((await this.folders.findFolders(manager, apiKeyId, organizationId, ids)).map((f) => f.id));
-        if (ids.some((id) => !found.has(id))) throw DirectoryErrors.folderNotFound();
-      }
+      for (const [organizationId, ids] of folderIdsByOrg) await this.folders.requireFolders(manager, apiKeyId, organizationId, ids);
       await this.documents.ensureDocuments(manager, apiKeyId, resources.filter((r) => r.type === 'document'));
       await this.grants.putGrants(
         manager,

@@ -2,13 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { JsonText } from '../common/envelope.js';
 import { ApiError } from '../common/errors.js';
 import { newSortableId } from '../common/ids.js';
-import { PageTokens, PAGE_BYTES, PAGE_SIZE } from '../common/paging.js';
+import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, type ItemResults } from '../common/batch.js';
 import { DocumentsService } from '../directory/documents.service.js';
-import { ActivityLog, fromRow, rowJson, type Activity, type ActivityRow } from './activity-log.js';
+import { ActivityLog, type Activity } from './activity-log.js';
 import { UPDATABLE_FIELDS, type AddActivitiesRequest, type DeleteActivitiesRequest, type GetActivitiesRequest, type UpdateActivitiesRequest } from './dto/activity.dto.js';
 
 /** Per-item messages of contract 6.1. */
@@ -23,12 +22,11 @@ export const ActivityMessages = {
 const OPERATION_GET = 'activities/get';
 type Cursor = [timestamp: number, id: string];
 
-/** The activity log's operations (contract 6.1); every write goes through `ActivityLog`. */
+/** The activity log's operations (contract 6.1); every statement goes through `ActivityLog`, the table's owner. */
 @Injectable()
 export class ActivitiesService {
   constructor(
     private readonly transactions: Transactions,
-    private readonly sql: Sql,
     private readonly log: ActivityLog,
     private readonly pageTokens: PageTokens,
     private readonly documents: DocumentsService,
@@ -59,7 +57,7 @@ export class ActivitiesService {
 
   /**
    * One keyset page over (timestamp, id) in the requested direction, every filter an AND. The
-   * records are spliced as JSON text (see `rowJson`); the token is bound to the filters.
+   * records come as JSON text (`ActivityLog.pageJson`); the token is bound to the filters.
    */
   async get(principal: ApiKeyPrincipal, request: GetActivitiesRequest): Promise<{ activities: JsonText; pageToken?: string }> {
     const { apiKeyId } = principal;
@@ -78,26 +76,16 @@ export class ActivitiesService {
     };
     const after = request.pageToken ? this.pageTokens.decode<Cursor>(apiKeyId, OPERATION_GET, filters, request.pageToken) : undefined;
 
-    const where = new Conditions()
-      .equal('api_key_id', apiKeyId)
-      .equal('organization_id', organizationId)
-      .equal('document_id', request.documentId)
-      .equal('target_entity_id', request.targetEntityId)
-      .equal('action_user_id', request.userId)
-      .among('feature_type', request.featureTypes)
-      .among('action_type', request.actionTypes)
-      .among('id', request.activityIds);
-    if (after) where.add(`(timestamp, id) ${order === 'desc' ? '<' : '>'} (:afterTimestamp, :afterId)`, { afterTimestamp: after[0], afterId: after[1] });
-    const direction = order === 'desc' ? 'DESC' : 'ASC';
-    const { rows, cut } = await this.sql.rowsWithinBytes<ActivityRow>(
-      `SELECT id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity
-        WHERE ${where} ORDER BY timestamp ${direction}, id ${direction} LIMIT :limit`,
-      { ...where.parameters, limit: pageSize + 1 },
-      PAGE_BYTES,
-      (row) => row.body.length,
+    const { records, cut } = await this.log.pageJson(
+      apiKeyId,
+      organizationId,
+      { documentId: request.documentId, targetEntityId: request.targetEntityId, userId: request.userId, featureTypes: request.featureTypes, actionTypes: request.actionTypes, activityIds: request.activityIds },
+      order,
+      after,
+      pageSize + 1,
     );
-    const { items, next } = this.pageTokens.page(rows, pageSize, apiKeyId, OPERATION_GET, filters, (last): Cursor => [Number(last.timestamp), last.id], cut);
-    return { activities: new JsonText().text(`[${items.map((row) => rowJson(apiKeyId, organizationId, row)).join(',')}]`), pageToken: next };
+    const { items, next } = this.pageTokens.page(records, pageSize, apiKeyId, OPERATION_GET, filters, (last): Cursor => [last.timestamp, last.id], cut);
+    return { activities: new JsonText().text(`[${items.map((record) => record.json).join(',')}]`), pageToken: next };
   }
 
   /** Changes only the updatable fields of existing records; a missing record fails as its item. */
@@ -106,12 +94,7 @@ export class ActivitiesService {
     const { organizationId } = request;
     return this.transactions.run(async (manager) => {
       // Locked: two updates of one record changing different fields must not undo each other.
-      const rows = await this.sql.lockRows<ActivityRow>(
-        manager,
-        'SELECT id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)',
-        { apiKeyId, organizationId, ids: request.activities.map((a) => a.id) },
-      );
-      const current = new Map(rows.map((row) => [row.id, fromRow(apiKeyId, organizationId, row)]));
+      const current = new Map((await this.log.lockRecords(manager, apiKeyId, organizationId, request.activities.map((a) => a.id))).map((activity) => [activity.id, activity]));
       const changed: Activity[] = [];
       for (const { id, ...fields } of request.activities) {
         const before = current.get(id);

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Observers } from '../common/observers.js';
-import { Conditions, Sql } from '../database/sql.js';
+import { PAGE_BYTES } from '../common/paging.js';
+import { Conditions, Sql, type Parameters } from '../database/sql.js';
 import type { FeatureType } from './dto/activity.dto.js';
 
 /** An activity log record as callers read it (rest-interface part 2). */
@@ -72,9 +73,40 @@ export interface ActivityObserver {
 
 const COLUMNS = ['api_key_id', 'organization_id', 'id', 'document_id', 'feature_type', 'action_type', 'action_user_id', 'target_entity_id', 'timestamp', 'body'] as const;
 
+/** What activities get filters by, every one an AND (absent: no filter). */
+export interface ActivityFilter {
+  documentId?: string;
+  targetEntityId?: string;
+  /** Made by this user. */
+  userId?: string;
+  featureTypes?: readonly string[];
+  actionTypes?: readonly string[];
+  activityIds?: readonly string[];
+}
+
+/** A record as JSON text (see `rowJson`), with the keyset position it was read at. */
+export interface ActivityJson {
+  json: string;
+  timestamp: number;
+  id: string;
+}
+
+/** A record with the length of its stored JSON text, which page byte bounds count. */
+export interface SizedActivity {
+  activity: Activity;
+  size: number;
+}
+
+const SELECT_ROW = 'SELECT id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity';
+
 /**
- * The one place activity records are written. Every add, update and delete goes through here,
- * and observers registered at start-up see each of them in the same transaction.
+ * The owner of the `activity` table: every statement on it is a method here, and answers typed
+ * records (`Activity`), never its rows. Every add, update and delete goes through here, and
+ * observers registered at start-up see each of them in the same transaction.
+ *
+ * Every statement is plain SQL: records are a few filter columns and a JSON body spliced or
+ * parsed here (`fromRow`, `rowJson`), which TypeORM's entities would only parse twice; batch
+ * writes and locked reads need `Sql`'s per-dialect forms.
  */
 @Injectable()
 export class ActivityLog {
@@ -104,6 +136,109 @@ export class ActivityLog {
     if (ids.length) await this.observers.notify((observer) => observer.activitiesDeleted(manager, apiKeyId, organizationId, ids));
     return ids;
   }
+
+  /**
+   * Up to `limit` records of the organization matching `filter`, in (timestamp, id) order
+   * (`order`) after `after`, as JSON text, while the records before stay under `PAGE_BYTES` of
+   * stored text (the first always comes): `cut` when the bound left some out. Spliced without
+   * parsing (`rowJson`), pages of 1,000 being activities get's hot path.
+   */
+  async pageJson(apiKeyId: string, organizationId: string, filter: ActivityFilter, order: 'asc' | 'desc', after: [timestamp: number, id: string] | undefined, limit: number): Promise<{ records: ActivityJson[]; cut: boolean }> {
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .equal('organization_id', organizationId)
+      .equal('document_id', filter.documentId)
+      .equal('target_entity_id', filter.targetEntityId)
+      .equal('action_user_id', filter.userId)
+      .among('feature_type', filter.featureTypes)
+      .among('action_type', filter.actionTypes)
+      .among('id', filter.activityIds);
+    if (after) where.add(`(timestamp, id) ${order === 'desc' ? '<' : '>'} (:afterTimestamp, :afterId)`, { afterTimestamp: after[0], afterId: after[1] });
+    const direction = order === 'desc' ? 'DESC' : 'ASC';
+    const { rows, cut } = await this.sql.rowsWithinBytes<ActivityRow>(
+      `${SELECT_ROW} WHERE ${where} ORDER BY timestamp ${direction}, id ${direction} LIMIT :limit`,
+      { ...where.parameters, limit },
+      PAGE_BYTES,
+      (row) => row.body.length,
+    );
+    return { records: rows.map((row) => ({ json: rowJson(apiKeyId, organizationId, row), timestamp: Number(row.timestamp), id: row.id })), cut };
+  }
+
+  /**
+   * The organization's records of these ids (missing ones are absent), locked until the caller's
+   * unit of work ends, so two updates of one record changing different fields cannot undo each
+   * other; write them back with `write`.
+   */
+  async lockRecords(manager: EntityManager, apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<Activity[]> {
+    const rows = await this.sql.lockRows<ActivityRow>(manager, `${SELECT_ROW} WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)`, { apiKeyId, organizationId, ids: [...ids] });
+    return rows.map((row) => fromRow(apiKeyId, organizationId, row));
+  }
+
+  /**
+   * Deletes every record the users made, in the given organizations (null: every organization
+   * of the key where they made one), organization by organization as `delete` does (user-data
+   * erasure, in its unit of work).
+   */
+  async deleteMadeBy(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
+    const organizations =
+      organizationIds ??
+      (
+        await this.sql.run<{ organization_id: string }>(manager, 'SELECT DISTINCT organization_id FROM activity WHERE api_key_id = :apiKeyId AND action_user_id IN (:...userIds)', {
+          apiKeyId,
+          userIds,
+        })
+      ).map((row) => row.organization_id);
+    for (const organizationId of organizations) await this.delete(manager, apiKeyId, organizationId, { actionUserIds: userIds });
+  }
+
+  /**
+   * Up to `limit` records of the organization the user made or whose text holds their id, in
+   * (timestamp, id) order after `after` (user-data export). The text test is a pre-filter (an id
+   * inside some other text is no mention): the caller tells mentions apart.
+   */
+  async madeByOrNaming(apiKeyId: string, organizationId: string, userId: string, after: [timestamp: number, id: string] | undefined, limit: number): Promise<SizedActivity[]> {
+    const mentions = mentionFilter('body', [userId]);
+    const where = new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', organizationId).add(`(action_user_id = :userId OR ${mentions.sql})`, { userId, ...mentions.parameters });
+    if (after) where.add('(timestamp, id) > (:afterTimestamp, :afterId)', { afterTimestamp: after[0], afterId: after[1] });
+    const rows = await this.sql.rows<ActivityRow>(`${SELECT_ROW} WHERE ${where} ORDER BY timestamp, id LIMIT :limit`, { ...where.parameters, limit });
+    return rows.map((row) => ({ activity: fromRow(apiKeyId, organizationId, row), size: row.body.length }));
+  }
+
+  /**
+   * Up to `limit` records of the key (in the given organizations; null: all) whose text holds
+   * one of the users' ids, in (organization, id) order after `after`, locked until the caller's
+   * unit of work ends so no update of them is lost (user-data erasure scrubs them and writes them
+   * back). A pre-filter, as in `madeByOrNaming`.
+   */
+  async lockNaming(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null, after: [organizationId: string, id: string] | undefined, limit: number): Promise<Activity[]> {
+    const mentions = mentionFilter('body', userIds);
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .among('organization_id', organizationIds ?? undefined)
+      .add(mentions.sql, mentions.parameters);
+    if (after) where.add('(organization_id, id) > (:afterOrganization, :afterId)', { afterOrganization: after[0], afterId: after[1] });
+    const rows = await this.sql.lockRows<ActivityRow & { organization_id: string }>(
+      manager,
+      `SELECT organization_id, id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity WHERE ${where} ORDER BY organization_id, id LIMIT :limit`,
+      { ...where.parameters, limit },
+    );
+    return rows.map((row) => fromRow(apiKeyId, row.organization_id, row));
+  }
+}
+
+/**
+ * A filter matching records whose JSON text holds one of the users' ids as a string, the cheap
+ * pre-filter the database applies before the exact test in code (privacy's `namesUser`,
+ * `withoutUsers`). JSON text is what the caller sent re-serialised, so an id appears exactly as
+ * `JSON.stringify` writes it. `\` escapes LIKE's wildcards on both engines.
+ */
+function mentionFilter(column: string, userIds: readonly string[]): { sql: string; parameters: Parameters } {
+  const parameters: Parameters = {};
+  const parts = userIds.map((userId, i) => {
+    parameters[`mention${i}`] = `%${JSON.stringify(userId).replace(/[\\%_]/g, '\\$&')}%`;
+    return `${column} LIKE :mention${i} ESCAPE '\\'`;
+  });
+  return { sql: `(${parts.join(' OR ')})`, parameters };
 }
 
 /** The `body` column of a record: the service's metadata keys are columns, the caller's stay in it. */

@@ -57,10 +57,21 @@ type EditorRow = {
 const SELECT = 'SELECT organization_id, document_id, editor_id, type, content_key, client_id, state, data, last_update, last_updated_by, session_id FROM crdt_editor';
 const WHERE_EDITOR = 'WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :documentId AND editor_id = :editorId';
 
-/** The one place editors' content is written; observers hear of every write. */
-/** An editor as `crdt/get` answers it, from its stored JSON view. */
-export type EditorRecordRow = { editor_id: string; data: string; last_update: number | string; last_updated_by: string | null; session_id: string | null; created_at: number | string };
+/** A stored row of `records`. */
+type EditorRecordRow = { editor_id: string; data: string; last_update: number | string; last_updated_by: string | null; session_id: string | null; created_at: number | string };
 
+/** An editor as `crdt/get` answers it, as JSON text spliced from its stored view, with its keyset position. */
+export interface EditorRecordJson {
+  json: string;
+  createdAt: number;
+  editorId: string;
+}
+
+/**
+ * The owner of `crdt_editor`, and the one place editors' content is written; observers hear of
+ * every write. Plain SQL throughout: the stored JSON view is spliced into answers unparsed, and
+ * the binary state and locked reads need `Sql`'s per-dialect forms.
+ */
 @Injectable()
 export class CrdtStore {
   readonly observers = new Observers<CrdtObserver>();
@@ -88,15 +99,21 @@ export class CrdtStore {
     place: { organizationId: string; documentId: string; editorId?: string },
     after: [createdAt: number, editorId: string] | undefined,
     limit: number,
-  ): Promise<{ rows: EditorRecordRow[]; cut: boolean }> {
+  ): Promise<{ records: EditorRecordJson[]; cut: boolean }> {
     const where = new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', place.organizationId).equal('document_id', place.documentId).equal('editor_id', place.editorId);
     if (after) where.add('(created_at, editor_id) > (:afterCreated, :afterEditor)', { afterCreated: after[0], afterEditor: after[1] });
-    return this.sql.rowsWithinBytes(
+    const { rows, cut } = await this.sql.rowsWithinBytes(
       `SELECT editor_id, data, last_update, last_updated_by, session_id, created_at FROM crdt_editor WHERE ${where} ORDER BY created_at, editor_id LIMIT :limit`,
       { ...where.parameters, limit },
       PAGE_BYTES,
       (row: EditorRecordRow) => row.data.length,
     );
+    const records = rows.map((row) => ({
+      json: `{"id":${JSON.stringify(row.editor_id)},"data":${row.data},"lastUpdate":"${new Date(Number(row.last_update)).toISOString()}","lastUpdatedBy":${JSON.stringify(row.last_updated_by)},"sessionId":${JSON.stringify(row.session_id)}}`,
+      createdAt: Number(row.created_at),
+      editorId: row.editor_id,
+    }));
+    return { records, cut };
   }
 
   /** Creates the editor; false when it already exists (nothing is written then). */

@@ -94,13 +94,9 @@ export class CrdtService {
     const filters = { organizationId: request.organizationId, documentId: request.documentId, editorId: request.editorId ?? null };
     const after = request.pageToken ? this.pageTokens.decode<[number, string]>(apiKeyId, OPERATION_GET, filters, request.pageToken) : undefined;
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
-    const { rows, cut } = await this.store.records(apiKeyId, request, after, pageSize + 1);
-    const { items, next } = this.pageTokens.page(rows, pageSize, apiKeyId, OPERATION_GET, filters, (last): [number, string] => [Number(last.created_at), last.editor_id], cut);
-    const records = items.map(
-      (row) =>
-        `{"id":${JSON.stringify(row.editor_id)},"data":${row.data},"lastUpdate":"${new Date(Number(row.last_update)).toISOString()}","lastUpdatedBy":${JSON.stringify(row.last_updated_by)},"sessionId":${JSON.stringify(row.session_id)}}`,
-    );
-    return { records: new JsonText().text(`[${records.join(',')}]`), ...(next ? { pageToken: next } : {}) };
+    const { records, cut } = await this.store.records(apiKeyId, request, after, pageSize + 1);
+    const { items, next } = this.pageTokens.page(records, pageSize, apiKeyId, OPERATION_GET, filters, (last): [number, string] => [last.createdAt, last.editorId], cut);
+    return { records: new JsonText().text(`[${items.map((record) => record.json).join(',')}]`), ...(next ? { pageToken: next } : {}) };
   }
 
   /** The editor's state as a Yjs update (only what `stateVector` lacks, when given) and its state vector. */

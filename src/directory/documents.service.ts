@@ -73,6 +73,7 @@ export class DocumentsService {
   async names(apiKeyId: string, documents: readonly { organizationId: string; documentId: string }[]): Promise<Map<string, string | null>> {
     const names = new Map<string, string | null>();
     if (!documents.length) return names;
+    // Plain SQL: every mail batch reads it; three text columns, nothing for entities to convert.
     const rows = await this.sql.rows<{ organization_id: string; id: string; name: string | null }>(
       'SELECT organization_id, id, name FROM document WHERE api_key_id = :apiKeyId AND organization_id IN (:...organizationIds) AND id IN (:...documentIds)',
       { apiKeyId, organizationIds: [...new Set(documents.map((d) => d.organizationId))], documentIds: [...new Set(documents.map((d) => d.documentId))] },

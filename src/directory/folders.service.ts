@@ -242,8 +242,8 @@ export class FoldersService {
     });
   }
 
-  /** Folders of an organization by id (any number, one query). */
-  async findFolders(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<FolderEntity[]> {
+  /** Folders of an organization by id (any number, one query). Entity: the rows' timestamps converted, and the transaction's own reads. */
+  private async findFolders(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<FolderEntity[]> {
     const unique = [...new Set(ids)];
     if (!unique.length) return [];
     return manager.find(FolderEntity, { where: { apiKeyId, organizationId, id: In(unique) } });
@@ -265,6 +265,12 @@ export class FoldersService {
   async requireFolder(manager: EntityManager, apiKeyId: string, organizationId: string, folderId: string, create: boolean): Promise<void> {
     if (create && folderId !== ROOT) await this.ensureTopLevel(manager, apiKeyId, organizationId, folderId);
     else if (!(await this.findFolders(manager, apiKeyId, organizationId, [folderId])).length) throw DirectoryErrors.folderNotFound();
+  }
+
+  /** The folders a write names (permissions add): every one must exist (NOT_FOUND `Folder not found.`). One query. */
+  async requireFolders(manager: EntityManager, apiKeyId: string, organizationId: string, folderIds: string[]): Promise<void> {
+    const found = new Set((await this.findFolders(manager, apiKeyId, organizationId, folderIds)).map((f) => f.id));
+    if (folderIds.some((id) => !found.has(id))) throw DirectoryErrors.folderNotFound();
   }
 
   /** Creates a top-level folder when missing (`createFolder`). */

@@ -105,7 +105,8 @@ export class OrganizationsService {
    * them never act on what the other is changing (two moves making a cycle, two adds of one id).
    */
   async lock(manager: EntityManager, apiKeyId: string, id: string): Promise<boolean> {
-    // Documents and grants referring to the organization may still be added by other writes.
+    // Plain SQL: `Sql.lockRows` adds the dialect's lock clause. Keys kept: documents and grants
+    // referring to the organization may still be added by other writes.
     return (await this.sql.lockRows(manager, 'SELECT id FROM organization WHERE api_key_id = :apiKeyId AND id = :id', { apiKeyId, id }, { keysKept: true })).length > 0;
   }
 

@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
+import { In, type EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import { Sql } from '../database/sql.js';
+import { Conditions, Sql, type Parameters } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, type ItemResults } from '../common/batch.js';
 import { DirectoryMessages } from './directory.errors.js';
 import type { AddGroupUsersRequest, AddUserGroupsRequest, DeleteGroupUsersRequest } from './dto/user-group.dto.js';
 import { UserGroupMemberEntity } from './entities/user-group-member.entity.js';
 import { UserGroupEntity } from './entities/user-group.entity.js';
+import { Memberships } from './memberships.js';
 import { OrganizationsService } from './organizations.service.js';
-import { UsersService } from './users.service.js';
 
 export const GroupMessages = {
   groupAdded: 'Organization user group added.',
@@ -33,13 +33,19 @@ export interface GroupMembership {
   createdAt: number;
 }
 
-/** Organization user groups and their members (contract part 4). */
+/**
+ * Organization user groups and their members (contract part 4), and the owner of their tables,
+ * `user_group` and `user_group_member`: users operations and user-data erasure reach members
+ * through the methods here. Each statement picks its tool: the entity for the groups operations'
+ * writes (upserts with `orIgnore`/`orUpdate`, finds with row locks), plain SQL for the keyset page,
+ * the erasure's filtered delete and the members subquery users get embeds.
+ */
 @Injectable()
 export class UserGroupsService {
   constructor(
     private readonly transactions: Transactions,
     private readonly organizations: OrganizationsService,
-    private readonly users: UsersService,
+    private readonly memberships: Memberships,
     private readonly sql: Sql,
   ) {}
 
@@ -103,7 +109,8 @@ export class UserGroupsService {
       }
       const now = Date.now();
       await manager.createQueryBuilder().insert().into(UserGroupEntity).values({ apiKeyId, organizationId, id: groupId, name: null, createdAt: now, lastUpdated: now }).orIgnore().execute();
-      const members = await this.users.usersInScope(manager, apiKeyId, organizationId, { type: 'organization', id: organizationId }, request.userIds);
+      // Organization users: those holding a live membership of the organization.
+      const members = await this.memberships.membersAmong(manager, apiKeyId, organizationId, { type: 'organization', id: organizationId }, request.userIds);
       if (members.size) {
         await manager
           .createQueryBuilder()
@@ -134,4 +141,32 @@ export class UserGroupsService {
       );
     });
   }
+
+  /** Takes the users out of every group of the organization (users delete from the organization), in the caller's unit of work. Entity: a delete by key. */
+  async removeMembers(manager: EntityManager, apiKeyId: string, organizationId: string, userIds: readonly string[]): Promise<void> {
+    await manager.delete(UserGroupMemberEntity, { apiKeyId, organizationId, userId: In([...userIds]) });
+  }
+
+  /**
+   * Takes the users out of every group in the given organizations (null: all of the key's), in
+   * the erasing unit of work (user-data erasure). Plain SQL: one statement whatever the numbers,
+   * with an optional filter.
+   */
+  async forgetMembers(manager: EntityManager, apiKeyId: string, userIds: readonly string[], organizationIds: readonly string[] | null): Promise<void> {
+    const members = new Conditions().equal('api_key_id', apiKeyId).among('user_id', userIds).among('organization_id', organizationIds ?? undefined);
+    await this.sql.run(manager, `DELETE FROM user_group_member WHERE ${members}`, members.parameters);
+  }
+}
+
+/**
+ * Users of any of the organization's groups, as a subquery (one `user_id` column) with its
+ * parameters, which users get embeds in its members page (`Memberships.memberPage`) so the page
+ * stays one statement.
+ */
+export function groupMembersQuery(apiKeyId: string, organizationId: string, groupIds: readonly string[]): { sql: string; parameters: Parameters } {
+  return {
+    sql: 'SELECT m.user_id FROM user_group_member m WHERE m.api_key_id = :memberApiKeyId AND m.organization_id = :memberOrganizationId AND m.group_id IN (:...memberGroupIds)',
+    // No group id is '', so an empty list matches nothing (`IN ()` is not SQL).
+    parameters: { memberApiKeyId: apiKeyId, memberOrganizationId: organizationId, memberGroupIds: groupIds.length ? [...groupIds] : [''] },
+  };
 }

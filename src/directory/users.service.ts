@@ -3,15 +3,15 @@ import { In, type EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors.js';
 import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import { Conditions, Sql } from '../database/sql.js';
+import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, splitMetadata, type ItemResults } from '../common/batch.js';
 import { USER_FIELDS, type GetUsersV1Request, type GetUsersV2Request, type UserInput, type UserScopeRequest } from './dto/user.dto.js';
 import { DirectoryUserEntity } from './entities/directory-user.entity.js';
-import { UserGroupMemberEntity } from './entities/user-group-member.entity.js';
 import { DocumentsService } from './documents.service.js';
 import { FoldersService } from './folders.service.js';
 import { Memberships, type UserScope } from './memberships.js';
+import { groupMembersQuery, UserGroupsService } from './user-groups.service.js';
 
 export type { UserScope } from './memberships.js';
 
@@ -64,6 +64,7 @@ export class UsersService {
     private readonly pageTokens: PageTokens,
     private readonly sql: Sql,
     private readonly memberships: Memberships,
+    private readonly groups: UserGroupsService,
   ) {}
 
   /**
@@ -123,7 +124,7 @@ export class UsersService {
       scope: allDocuments ? 'allDocuments' : scope,
       byDocument: grouped,
       ...(request.userIds ? { userIds: request.userIds } : {}),
-      ...(request.organizationUserGroupIds ? { among: groupMembers(apiKeyId, request.organizationId, request.organizationUserGroupIds) } : {}),
+      ...(request.organizationUserGroupIds ? { among: groupMembersQuery(apiKeyId, request.organizationId, request.organizationUserGroupIds) } : {}),
       ...(after !== undefined ? { after } : {}),
       limit: pageSize + 1,
     });
@@ -141,6 +142,7 @@ export class UsersService {
     const profiles = new Map<string, { name: string | null; email: string | null }>();
     // In chunks of 1,000: a list can be longer than a statement's parameter limit.
     for (let start = 0; start < userIds.length; start += 1000) {
+      // Plain SQL: every users get page and mail batch reads it; three text columns, nothing for entities to convert.
       const rows = await this.sql.rows<{ id: string; name: string | null; email: string | null }>('SELECT id, name, email FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)', {
         apiKeyId,
         userIds: userIds.slice(start, start + 1000),
@@ -169,11 +171,10 @@ export class UsersService {
    * Two or three statements.
    */
   async forgetUsers(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
-    // Plain SQL: one statement per table whatever the numbers, with an optional filter.
-    const members = new Conditions().equal('api_key_id', apiKeyId).among('user_id', userIds).among('organization_id', organizationIds ?? undefined);
-    await this.sql.run(manager, `DELETE FROM user_group_member WHERE ${members}`, members.parameters);
+    await this.groups.forgetMembers(manager, apiKeyId, userIds, organizationIds);
     const kept = organizationIds ? await this.memberships.usersWithGrantsOutside(manager, apiKeyId, userIds, organizationIds) : new Set<string>();
     const erased = userIds.filter((userId) => !kept.has(userId));
+    // Plain SQL: one statement whatever the numbers.
     if (erased.length) await this.sql.run(manager, 'DELETE FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)', { apiKeyId, userIds: erased });
   }
 
@@ -201,7 +202,7 @@ export class UsersService {
       const present = [...(await this.usersInScope(manager, apiKeyId, organizationId, scope, request.userIds))];
       if (present.length) {
         await this.memberships.removeMemberships(manager, apiKeyId, organizationId, scope, present);
-        if (scope.type === 'organization') await manager.delete(UserGroupMemberEntity, { apiKeyId, organizationId, userId: In(present) });
+        if (scope.type === 'organization') await this.groups.removeMembers(manager, apiKeyId, organizationId, present);
       }
       const removed = new Set(present);
       return Object.fromEntries(request.userIds.map((id) => [id, removed.has(id) ? ok(id, UserMessages.removed) : failed(id, UserMessages.missing)]));
@@ -242,18 +243,6 @@ export class UsersService {
       .orUpdate(['name', 'email', 'initial', 'metadata', 'last_updated'], ['api_key_id', 'id'])
       .execute();
   }
-}
-
-/**
- * Users of any of the organization's groups, as a subquery `Memberships.memberPage` filters by:
- * directory's own table, so directory writes it.
- */
-function groupMembers(apiKeyId: string, organizationId: string, groupIds: readonly string[]): { sql: string; parameters: { memberApiKeyId: string; memberOrganizationId: string; memberGroupIds: string[] } } {
-  return {
-    sql: 'SELECT m.user_id FROM user_group_member m WHERE m.api_key_id = :memberApiKeyId AND m.organization_id = :memberOrganizationId AND m.group_id IN (:...memberGroupIds)',
-    // No group id is '', so an empty list matches nothing (`IN ()` is not SQL).
-    parameters: { memberApiKeyId: apiKeyId, memberOrganizationId: organizationId, memberGroupIds: groupIds.length ? [...groupIds] : [''] },
-  };
 }
 
 /** Rules 1–3: the organization, or only the folder, or only the document. */

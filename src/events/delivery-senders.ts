@@ -5,7 +5,7 @@ import type { KeyConfigs } from '../workspace/key-configs.js';
 import { WebhookEndpointsService, type DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
 import { documentKey, DocumentsService } from '../directory/documents.service.js';
 import { UsersService } from '../directory/users.service.js';
-import { DomainsService } from '../workspace/domains.service.js';
+import { AllowedDomainRepository } from '../workspace/allowed-domain.repository.js';
 import type { AttemptResult } from './delivery-outcome.js';
 import { MailAudience } from './mail-audience.js';
 import { MailSender } from './mail-sender.js';
@@ -54,7 +54,7 @@ export class DeliverySenders {
     private readonly endpoints: WebhookEndpointsService,
     private readonly users: UsersService,
     private readonly documents: DocumentsService,
-    private readonly domains: DomainsService,
+    private readonly domains: AllowedDomainRepository,
   ) {}
 
   /**
@@ -103,7 +103,7 @@ export class DeliverySenders {
     if (!mails.length) return contexts;
     const byKey = new Map<string, ClaimedDelivery[]>();
     for (const mail of mails) (byKey.get(mail.apiKeyId) ?? byKey.set(mail.apiKeyId, []).get(mail.apiKeyId)!).push(mail);
-    const domains = await this.domains.domainsOf([...byKey.keys()]);
+    const domains = await this.domains.ofKeys([...byKey.keys()]);
     for (const [apiKeyId, ofKey] of byKey) {
       const [profiles, names] = await Promise.all([
         this.users.profiles(apiKeyId, [...new Set(ofKey.map((mail) => mail.target))]),

@@ -1,8 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ActivityLog, type Activity, type ActivityObserver, type ActivityWrite } from '../activity/activity-log.js';
+import { ActivityLog, fromRow, type Activity, type ActivityObserver, type ActivityRow, type ActivityWrite } from '../activity/activity-log.js';
 import { Conditions, Sql } from '../database/sql.js';
-import { decisionOf, judgmentFacets, judgmentText, sideOf, type Decision, type Side } from './decisions.js';
+import { decisionOf, judgmentFacets, judgmentText, sideOf, type Decision, type JudgeType, type Side } from './decisions.js';
 import { scopeTokens } from './judgment-search.js';
 import type { JudgmentFields } from './memory.service.js';
 
@@ -10,9 +10,22 @@ const COLUMNS = ['api_key_id', 'organization_id', 'activity_id', 'document_id', 
 /** Ids per DELETE, well under every engine's parameter limit. */
 const DELETE_CHUNK = 500;
 
+/** What judgments/query filters by, every one an AND (absent: no filter). */
+export interface JudgmentFilter {
+  organizationId?: string;
+  documentId?: string;
+  decision?: Decision;
+  reviewerId?: string;
+  judgeType?: JudgeType;
+  contentType?: string;
+  annotationId?: string;
+}
+
 /**
  * Judgments follow their activities (contract part 8): written, rewritten and deleted with them,
- * in the same transaction, by observing the activity log.
+ * in the same transaction, by observing the activity log. The owner of `judgment` but for its
+ * full-text search (`JudgmentSearch`). Plain SQL throughout: batch upserts and filtered deletes
+ * in `Sql`'s per-dialect forms, and reads that convert their numbers here.
  */
 @Injectable()
 export class JudgmentLog implements ActivityObserver, OnModuleInit {
@@ -43,6 +56,45 @@ export class JudgmentLog implements ActivityObserver, OnModuleInit {
     }
     await this.sql.insert(manager, 'judgment', COLUMNS, rows, { target: ['api_key_id', 'organization_id', 'activity_id'], update: COLUMNS.slice(3) });
     for (const [organizationId, ids] of notDecisions) await this.activitiesDeleted(manager, apiKeyId, organizationId, ids);
+  }
+
+  /**
+   * The newest `limit` judgments matching `filter`, newest first, each with the activity it was
+   * drawn from (for what only the record holds: the reviewer as named, confidence, the agent
+   * block). One statement: the activity row is joined, read only, and parsed by its owner's
+   * `fromRow`.
+   */
+  async withActivities(apiKeyId: string, filter: JudgmentFilter, limit: number): Promise<{ judgment: JudgmentFields; activity: Activity }[]> {
+    const where = new Conditions()
+      .equal('j.api_key_id', apiKeyId)
+      .equal('j.organization_id', filter.organizationId)
+      .equal('j.document_id', filter.documentId)
+      .equal('j.decision', filter.decision)
+      .equal('j.reviewer_id', filter.reviewerId)
+      .equal('j.judge_type', filter.judgeType)
+      .equal('j.content_type', filter.contentType)
+      .equal('j.annotation_id', filter.annotationId);
+    const rows = await this.sql.rows<ActivityRow & { organization_id: string; decision: Decision; side: Side | null; reviewer_id: string; reason: string | null }>(
+      `SELECT j.organization_id, j.decision, j.side, j.reviewer_id, j.reason,
+          a.id, a.document_id, a.feature_type, a.action_type, a.target_entity_id, a.timestamp, a.body
+        FROM judgment j JOIN activity a ON a.api_key_id = j.api_key_id AND a.organization_id = j.organization_id AND a.id = j.activity_id
+        WHERE ${where} ORDER BY j.timestamp DESC, j.activity_id DESC LIMIT :limit`,
+      { ...where.parameters, limit },
+    );
+    return rows.map((row) => {
+      const activity = fromRow(apiKeyId, row.organization_id, row);
+      const judgment: JudgmentFields = {
+        id: activity.id,
+        organizationId: row.organization_id,
+        documentId: activity.metadata.documentId,
+        decision: row.decision,
+        recommendation: row.side,
+        reviewerId: row.reviewer_id,
+        reason: row.reason,
+        timestamp: activity.timestamp,
+      };
+      return { judgment, activity };
+    });
   }
 
   /**

@@ -1,5 +1,23 @@
 import { createHash } from 'node:crypto';
-import { Conditions, type Parameters } from '../database/sql.js';
+import { Conditions, type Parameters, type Sql } from '../database/sql.js';
+import type { Side } from './decisions.js';
+import { NO_EVIDENCE, type Evidence } from './suggestion.js';
+
+const DAY_MS = 86_400_000;
+/** Age at which a judgment's recency weight halves (six months). */
+const HALF_WEIGHT_AGE_MS = 182.5 * DAY_MS;
+const TOP_REASONS = 3;
+
+type EvidenceRow = {
+  side: Side;
+  count: number | string;
+  relevance: number | string;
+  weight: number | string;
+  reviewers: number | string;
+  stale: number | string;
+  recent_count: number | string;
+  recent_relevance: number | string;
+};
 
 /** Where a suggestion looks: the whole key, one organization, or one document in it. */
 export interface SearchScope {
@@ -15,13 +33,64 @@ export interface MatchQuery {
 }
 
 /**
- * Full-text relevance, through the database's own engine (contract part 8). `matches` yields a
- * subquery of the judgments in scope that match at least one term, with columns `side`,
- * `reviewer_id`, `reason`, `timestamp` and `relevance` (higher is more relevant). Only
- * judgments that count for a side are included.
+ * Full-text relevance, through the database's own engine (contract part 8), and the evidence
+ * suggestions are drawn from. `matches` yields a subquery of the judgments in scope that match at
+ * least one term, with columns `side`, `reviewer_id`, `reason`, `timestamp` and `relevance`
+ * (higher is more relevant). Only judgments that count for a side are included.
+ *
+ * Plain SQL throughout: full-text search is each engine's own syntax, and the evidence is one
+ * aggregate over it that no query builder writes.
  */
 export abstract class JudgmentSearch {
-  abstract matches(scope: SearchScope, terms: string[]): MatchQuery;
+  constructor(private readonly sql: Sql) {}
+
+  protected abstract matches(scope: SearchScope, terms: string[]): MatchQuery;
+
+  /**
+   * Per side: counts and sums of the relevant judgments, and the top reasons, in one statement,
+   * so the engine finds and ranks the matches once. A judgment weighs between half and all of
+   * its recency, 1 / (1 + age / six months), by its relevance r: 0.5 + 0.5 r / (1 + r). The
+   * bounds keep a barely relevant judgment from vanishing. The matches are a materialised CTE,
+   * read by both halves of the statement without being searched twice.
+   */
+  async evidence(scope: SearchScope, terms: string[], now: number): Promise<{ evidence: Evidence; reasons: Record<Side, string[]> }> {
+    const matches = this.matches(scope, terms);
+    const rows = await this.sql.rows<EvidenceRow & { kind: 'evidence' | 'reason'; reason: string | null }>(
+      `WITH m AS MATERIALIZED (${matches.sql}),
+        reasons AS (SELECT side, reason, MAX(relevance) AS best FROM m WHERE reason IS NOT NULL GROUP BY side, reason),
+        ranked AS (SELECT side, reason, ROW_NUMBER() OVER (PARTITION BY side ORDER BY best DESC, reason) AS position FROM reasons)
+      SELECT 'evidence' AS kind, side, COUNT(*) AS count, SUM(relevance) AS relevance,
+          SUM((0.5 + 0.5 * relevance / (1 + relevance)) / (1 + (CASE WHEN timestamp > :now THEN 0 ELSE :now - timestamp END) / :halfWeightAge)) AS weight,
+          COUNT(DISTINCT reviewer_id) AS reviewers,
+          SUM(CASE WHEN timestamp < :staleBefore THEN 1 ELSE 0 END) AS stale,
+          SUM(CASE WHEN timestamp >= :recentAfter THEN 1 ELSE 0 END) AS recent_count,
+          SUM(CASE WHEN timestamp >= :recentAfter THEN relevance ELSE 0 END) AS recent_relevance,
+          NULL AS reason, 0 AS position
+        FROM m GROUP BY side
+      UNION ALL
+      SELECT 'reason', side, NULL, NULL, NULL, NULL, NULL, NULL, NULL, reason, position FROM ranked WHERE position <= ${TOP_REASONS}
+      ORDER BY kind, side, position`,
+      { ...matches.parameters, now, halfWeightAge: HALF_WEIGHT_AGE_MS, staleBefore: now - 182.5 * DAY_MS, recentAfter: now - 2 * DAY_MS },
+    );
+    const evidence: Evidence = { approve: NO_EVIDENCE, reject: NO_EVIDENCE };
+    const reasons: Record<Side, string[]> = { approve: [], reject: [] };
+    for (const row of rows) {
+      if (row.kind === 'reason') {
+        reasons[row.side].push(row.reason!);
+        continue;
+      }
+      evidence[row.side] = {
+        count: Number(row.count),
+        relevance: Number(row.relevance),
+        weight: Number(row.weight),
+        reviewers: Number(row.reviewers),
+        stale: Number(row.stale),
+        recentCount: Number(row.recent_count),
+        recentRelevance: Number(row.recent_relevance),
+      };
+    }
+    return { evidence, reasons };
+  }
 }
 
 /**
@@ -31,7 +100,7 @@ export abstract class JudgmentSearch {
  * judgments included, so one tenant's data would move another's confidence.
  */
 export class EmbeddedJudgmentSearch extends JudgmentSearch {
-  matches(scope: SearchScope, terms: string[]): MatchQuery {
+  protected matches(scope: SearchScope, terms: string[]): MatchQuery {
     const token = scopeToken(scope);
     const words = terms.map((term) => `text : "${term}"`).join(' OR ');
     const parameters: Parameters = { match: `scope_tokens : "${token}" AND (${words})` };
@@ -51,7 +120,7 @@ export class EmbeddedJudgmentSearch extends JudgmentSearch {
 
 /** PostgreSQL: the English `tsvector` under GIN, ranked by `ts_rank_cd`, scoped by b-tree columns. */
 export class PostgresJudgmentSearch extends JudgmentSearch {
-  matches(scope: SearchScope, terms: string[]): MatchQuery {
+  protected matches(scope: SearchScope, terms: string[]): MatchQuery {
     // Terms are letters and digits only, so joining them cannot change the query's syntax.
     const where = new Conditions()
       .equal('j.api_key_id', scope.apiKeyId)

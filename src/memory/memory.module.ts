@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ActivityModule } from '../activity/activity.module.js';
+import { Sql } from '../database/sql.js';
 import { JudgmentLog } from './judgment-log.js';
 import { EmbeddedJudgmentSearch, JudgmentSearch, PostgresJudgmentSearch } from './judgment-search.js';
 import { MemoryController } from './memory.controller.js';
@@ -15,7 +16,11 @@ import { MemoryService } from './memory.service.js';
     MemoryService,
     JudgmentLog,
     // Full-text search is the database's own: the strategy follows the dialect.
-    { provide: JudgmentSearch, inject: [getDataSourceToken()], useFactory: (dataSource: DataSource) => (dataSource.options.type === 'postgres' ? new PostgresJudgmentSearch() : new EmbeddedJudgmentSearch()) },
+    {
+      provide: JudgmentSearch,
+      inject: [getDataSourceToken(), Sql],
+      useFactory: (dataSource: DataSource, sql: Sql) => (dataSource.options.type === 'postgres' ? new PostgresJudgmentSearch(sql) : new EmbeddedJudgmentSearch(sql)),
+    },
   ],
   exports: [JudgmentLog],
 })

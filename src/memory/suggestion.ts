@@ -13,7 +13,7 @@ export interface SideEvidence {
   count: number;
   /** Summed relevance (the engine's rank). */
   relevance: number;
-  /** Summed weight of relevance and recency, each judgment between 0 and 1 (see `MemoryService.evidence`). */
+  /** Summed weight of relevance and recency, each judgment between 0 and 1 (see `JudgmentSearch.evidence`). */
   weight: number;
   reviewers: number;
   /** Judgments older than six months. */

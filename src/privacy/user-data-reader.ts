@@ -1,20 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { GrantRepository, type UserGrantCursor } from '../access/grant.repository.js';
-import { fromRow, type Activity, type ActivityRow } from '../activity/activity-log.js';
+import { ActivityLog, type Activity } from '../activity/activity-log.js';
 import { PageTokens, PAGE_BYTES } from '../common/paging.js';
 import { CrdtStore } from '../crdt/crdt-store.js';
-import { Sql, type Parameters } from '../database/sql.js';
 import { UserGroupsService } from '../directory/user-groups.service.js';
 import { UsersService } from '../directory/users.service.js';
 import { NotificationPreferencesService, preferenceCursor, type PreferenceCursor } from '../events/notification-preferences.service.js';
 import { JudgmentLog } from '../memory/judgment-log.js';
 import type { JudgmentFields } from '../memory/memory.service.js';
-import { mentionFilter } from './user-erasure.js';
 import { activityListOf, namesUser, notifies, type ActivityList } from './user-mentions.js';
 
 /** Items per list and page (upstream's page of the export). */
 export const USER_DATA_PAGE = 100;
-/** Activity rows the scan reads per statement. */
+/** Activity records the scan reads per statement. */
 const SCAN_CHUNK = 500;
 const OPERATION = 'users/data/get';
 
@@ -76,14 +74,14 @@ type TableList = Exclude<keyof Cursors, 'activities'>;
  * Every table comes through its owner, each read scoped by the API key and the organization:
  * grants and access context through `GrantRepository`, the profile and group memberships through
  * directory's `UsersService` and `UserGroupsService`, preferences through
- * `NotificationPreferencesService`, editors through `CrdtStore`, judgments through `JudgmentLog`.
- * Activities are scanned here (see `activityLists`).
+ * `NotificationPreferencesService`, editors through `CrdtStore`, judgments through `JudgmentLog`,
+ * activities through `ActivityLog` (sorted into the export's lists here, see `activityLists`).
  */
 @Injectable()
 export class UserDataReader {
   constructor(
-    private readonly sql: Sql,
     private readonly pageTokens: PageTokens,
+    private readonly activityLog: ActivityLog,
     private readonly grants: GrantRepository,
     private readonly users: UsersService,
     private readonly userGroups: UserGroupsService,
@@ -102,10 +100,9 @@ export class UserDataReader {
     const filters = { organizationId, userId };
     const resume = request.pageToken ? this.pageTokens.decode<Cursors>(apiKeyId, OPERATION, filters, request.pageToken) : undefined;
     const wanted = (list: keyof Cursors) => resume === undefined || resume[list] !== undefined;
-    const at: Parameters = { apiKeyId, organizationId, userId };
     const next: Cursors = {};
 
-    const activities = wanted('activities') ? await this.activityLists(at, resume?.activities) : undefined;
+    const activities = wanted('activities') ? await this.activityLists(apiKeyId, organizationId, userId, resume?.activities) : undefined;
     if (activities?.next) next.activities = activities.next;
     const table = async <R, T>(list: TableList, read: (after: Cursors[TableList] | undefined) => Promise<R[]>, cursorOf: (row: R) => Cursors[TableList], view: (row: R) => T): Promise<T[]> => {
       if (!wanted(list)) return [];
@@ -170,36 +167,28 @@ export class UserDataReader {
    * that name them, until a list holds a page (or the page its size bound, as activities get
    * has): then the position of the last record taken continues them all.
    */
-  private async activityLists(at: Parameters, after: Cursor | undefined): Promise<{ lists: Record<ActivityList | 'notifications', Activity[]>; next?: Cursor }> {
-    const { apiKeyId, organizationId, userId } = at as { apiKeyId: string; organizationId: string; userId: string };
+  private async activityLists(apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined): Promise<{ lists: Record<ActivityList | 'notifications', Activity[]>; next?: Cursor }> {
     const lists: Record<ActivityList | 'notifications', Activity[]> = { comments: [], reactions: [], recordings: [], otherActivities: [], notifications: [] };
-    const mentions = mentionFilter('body', [userId]);
     let position = after;
     let taken: Cursor | undefined;
     let bytes = 0;
     let full = false;
     for (;;) {
-      const rows = await this.sql.rows<ActivityRow>(
-        `SELECT id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity
-          WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND (action_user_id = :userId OR ${mentions.sql})${position ? ' AND (timestamp, id) > (:afterTimestamp, :afterId)' : ''}
-          ORDER BY timestamp, id LIMIT :limit`,
-        { ...at, ...mentions.parameters, ...(position ? { afterTimestamp: position[0], afterId: position[1] } : {}), limit: SCAN_CHUNK },
-      );
-      for (const row of rows) {
-        const activity = fromRow(apiKeyId, organizationId, row);
-        // The database's filter is a pre-filter: an id inside some text is no mention.
+      const chunk = await this.activityLog.madeByOrNaming(apiKeyId, organizationId, userId, position, SCAN_CHUNK);
+      for (const { activity, size } of chunk) {
+        // The log's filter is a pre-filter: an id inside some text is no mention.
         if (!namesUser(activity, userId)) continue;
         // One more record exists: the next page starts after the last one taken.
         if (full) return { lists, next: taken };
         const into: (ActivityList | 'notifications')[] = [activityListOf(activity), ...(notifies(activity, userId) ? (['notifications'] as const) : [])];
         for (const list of into) lists[list].push(activity);
-        taken = [Number(row.timestamp), row.id];
-        bytes += row.body.length;
+        taken = [activity.timestamp, activity.id];
+        bytes += size;
         full = into.some((list) => lists[list].length >= USER_DATA_PAGE) || bytes >= PAGE_BYTES;
       }
-      if (rows.length < SCAN_CHUNK) return { lists };
-      const last = rows[rows.length - 1]!;
-      position = [Number(last.timestamp), last.id];
+      if (chunk.length < SCAN_CHUNK) return { lists };
+      const last = chunk[chunk.length - 1]!.activity;
+      position = [last.timestamp, last.id];
     }
   }
 

@@ -178,7 +178,11 @@ export class ApiKeyRepository {
     return settingsOf(row?.settings);
   }
 
-  /** Owner, plan and settings of a key. Plain SQL: one join to the workspace's plan, which no entity relation models. */
+  /**
+   * Owner, plan and settings of a key. Plain SQL: one join to the workspace's plan, which no
+   * entity relation models; the `workspace` table is `WorkspaceRepository`'s, read here only,
+   * because this module sits below the workspace operations and cannot call it.
+   */
   async profile(apiKeyId: string): Promise<KeyProfile | undefined> {
     const [row] = await this.sql.rows<{ owner_email: string; settings: string; plan: WorkspacePlan }>(
       'SELECT k.owner_email, k.settings, w.plan FROM api_key k JOIN workspace w ON w.id = k.workspace_id WHERE k.id = :apiKeyId',

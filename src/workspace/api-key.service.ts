@@ -4,15 +4,14 @@ import { newApiKey } from '../common/ids.js';
 import { PageTokens } from '../common/paging.js';
 import type { WorkspacePrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
-import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
+import { AllowedDomainRepository } from './allowed-domain.repository.js';
 import { ApiKeyRepository, type NewApiKey } from './api-key.repository.js';
 import { ConfigCodec } from './config-codec.js';
 import { CredentialsService, type IssuedToken } from './credentials.service.js';
 import { DomainsService } from './domains.service.js';
 import type { ApiKeyView } from './dto/workspace.response.js';
 import type { CreateApiKeyRequest, ListApiKeysRequest } from './dto/api-key.dto.js';
-import { WorkspaceEntity } from './entities/workspace.entity.js';
 import {
   applyEmailConfigChange,
   applyNotificationConfigChange,
@@ -24,6 +23,7 @@ import {
 } from './key-configs.js';
 import { displayLocalPart } from './display-name.js';
 import { WORKSPACE_LIMITS, WorkspaceErrors } from './workspace.errors.js';
+import { WorkspaceRepository, type WorkspaceRecord } from './workspace.repository.js';
 
 export interface CreatedApiKey {
   apiKey: string;
@@ -40,9 +40,10 @@ export interface ApiKeyPage {
 export class ApiKeyService {
   constructor(
     private readonly transactions: Transactions,
-    private readonly sql: Sql,
+    private readonly workspaces: WorkspaceRepository,
     private readonly credentials: CredentialsService,
     private readonly domains: DomainsService,
+    private readonly allowedDomains: AllowedDomainRepository,
     private readonly secrets: Secrets,
     private readonly codec: ConfigCodec,
     private readonly pageTokens: PageTokens,
@@ -58,8 +59,7 @@ export class ApiKeyService {
     const allowedDomains = this.domains.normaliseAll(request.allowedDomains ?? [], 'data.allowedDomains');
     return this.transactions.run(async (manager) => {
       // Key creations of one workspace take turns on its row, so the production-key limit holds under concurrency.
-      await this.sql.lockRows(manager, 'SELECT id FROM workspace WHERE id = :id', { id: principal.workspaceId }, { keysKept: true });
-      const workspace = await manager.findOneBy(WorkspaceEntity, { id: principal.workspaceId });
+      const workspace = await this.workspaces.lockWorkspace(manager, principal.workspaceId);
       if (!workspace) throw WorkspaceErrors.workspaceNotFound();
       if (request.type === 'production') {
         if (!workspace.selfServeProductionKeys) throw WorkspaceErrors.productionNotEnabled();
@@ -74,7 +74,7 @@ export class ApiKeyService {
   }
 
   /** Inserts a key with its configs initialised from the creation options, as the config updates would. */
-  async createInTransaction(manager: EntityManager, workspace: WorkspaceEntity, request: CreateApiKeyRequest): Promise<CreatedApiKey> {
+  async createInTransaction(manager: EntityManager, workspace: WorkspaceRecord, request: CreateApiKeyRequest): Promise<CreatedApiKey> {
     const id = newApiKey();
     const type = request.type;
     const key: NewApiKey = {
@@ -106,7 +106,7 @@ export class ApiKeyService {
     await this.keys.insert(manager, key);
     const domains = [...(request.allowedDomains ?? [])];
     if (request.addLocalHostToAllowedDomains) domains.push('localhost');
-    await this.domains.insertNew(manager, id, domains);
+    await this.allowedDomains.insertNew(manager, id, domains, Date.now());
     const issued = request.createAuthToken ? await this.credentials.issueApiKeyToken(manager, id) : undefined;
     return issued ? { apiKey: id, authToken: issued.token } : { apiKey: id };
   }

@@ -4,8 +4,8 @@ import { CredentialVerifier, type WorkspaceCheck } from '../common/guards/creden
 import { newApiKeyAuthToken, newSortableId } from '../common/ids.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { safeEqual, Secrets } from '../common/secrets.js';
-import { Sql } from '../database/sql.js';
 import { ApiKeyRepository } from './api-key.repository.js';
+import { WorkspaceRepository } from './workspace.repository.js';
 
 export const DEFAULT_AUTH_TOKEN_NAME = 'Default Auth Token';
 
@@ -17,8 +17,8 @@ const MAX_CREDENTIAL_LENGTH = 256;
 export class CredentialsService extends CredentialVerifier {
   constructor(
     private readonly secrets: Secrets,
-    private readonly sql: Sql,
     private readonly keys: ApiKeyRepository,
+    private readonly workspaces: WorkspaceRepository,
   ) {
     super();
   }
@@ -34,9 +34,9 @@ export class CredentialsService extends CredentialVerifier {
 
   override async verifyWorkspace(workspaceId: string, authToken: string): Promise<WorkspaceCheck> {
     if (workspaceId.length > MAX_CREDENTIAL_LENGTH || authToken.length > MAX_CREDENTIAL_LENGTH) return 'unknown-workspace';
-    const [workspace] = await this.sql.rows<{ auth_token_hash: string }>('SELECT auth_token_hash FROM workspace WHERE id = :workspaceId', { workspaceId });
-    if (!workspace) return 'unknown-workspace';
-    return safeEqual(workspace.auth_token_hash, this.secrets.lookupHash(authToken)) ? 'valid' : 'wrong-token';
+    const tokenHash = await this.workspaces.authTokenHash(workspaceId);
+    if (tokenHash === undefined) return 'unknown-workspace';
+    return safeEqual(tokenHash, this.secrets.lookupHash(authToken)) ? 'valid' : 'wrong-token';
   }
 
   /** Creates an auth token for a key inside the caller's transaction; returns it in clear once. */

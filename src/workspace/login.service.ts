@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Not, Repository } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { Secrets } from '../common/secrets.js';
 import { Transactions } from '../database/transactions.js';
@@ -9,9 +7,8 @@ import { Mailer } from '../mail/mailer.service.js';
 import { isDisposableEmail } from './disposable-email.js';
 import type { SendLoginLinkRequest } from './dto/login.dto.js';
 import type { WorkspaceView } from './dto/workspace.response.js';
-import { AccountEntity } from './entities/account.entity.js';
-import { LoginTokenEntity } from './entities/login-token.entity.js';
 import { WorkspaceErrors } from './workspace.errors.js';
+import { WorkspaceRepository } from './workspace.repository.js';
 import { WorkspaceService } from './workspace.service.js';
 
 export const LOGIN_TOKEN_TTL_MS = 15 * 60 * 1000;
@@ -25,8 +22,7 @@ export class LoginService {
     private readonly transactions: Transactions,
     private readonly mailer: Mailer,
     private readonly workspaces: WorkspaceService,
-    @InjectRepository(AccountEntity) private readonly accounts: Repository<AccountEntity>,
-    @InjectRepository(LoginTokenEntity) private readonly loginTokens: Repository<LoginTokenEntity>,
+    private readonly repository: WorkspaceRepository,
   ) {}
 
   /**
@@ -46,7 +42,7 @@ export class LoginService {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
     await this.transactions.run((manager) =>
-      manager.insert(LoginTokenEntity, { tokenHash: this.secrets.lookupHash(token), email, expiresAt: now + LOGIN_TOKEN_TTL_MS, usedAt: null, createdAt: now }),
+      this.repository.addLoginToken(manager, { tokenHash: this.secrets.lookupHash(token), email, expiresAt: now + LOGIN_TOKEN_TTL_MS, usedAt: null, createdAt: now }),
     );
     const link = new URL(continueUrl);
     link.searchParams.set('token', token);
@@ -61,16 +57,7 @@ export class LoginService {
   async verify(token: string): Promise<{ email: string; workspaces: WorkspaceView[] }> {
     const tokenHash = this.secrets.lookupHash(token);
     const now = Date.now();
-    const email = await this.transactions.run(async (manager) => {
-      const result = await manager
-        .createQueryBuilder()
-        .update(LoginTokenEntity)
-        .set({ usedAt: now })
-        .where('token_hash = :tokenHash AND used_at IS NULL AND expires_at > :now', { tokenHash, now })
-        .execute();
-      if (!result.affected) return undefined;
-      return (await manager.findOneByOrFail(LoginTokenEntity, { tokenHash })).email;
-    });
+    const email = await this.transactions.run((manager) => this.repository.useLoginToken(manager, tokenHash, now));
     if (email === undefined) throw WorkspaceErrors.invalidLoginToken();
     return { email, workspaces: await this.workspaces.ownedBy(email) };
   }
@@ -81,8 +68,8 @@ export class LoginService {
    */
   async emailStatus(email: string): Promise<{ verified: boolean }> {
     const address = email.trim().toLowerCase();
-    if (!(await this.accounts.existsBy({ email: address }))) throw WorkspaceErrors.emailNotFound();
-    return { verified: await this.loginTokens.existsBy({ email: address, usedAt: Not(IsNull()) }) };
+    if (!(await this.repository.hasAccount(address))) throw WorkspaceErrors.emailNotFound();
+    return { verified: await this.repository.hasUsedLoginToken(address) };
   }
 
   private checkContinueUrl(value: string): URL {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CredentialVerifier } from '../common/guards/credential-verifier.js';
 import { MailModule } from '../mail/mail.module.js';
+import { AllowedDomainRepository } from './allowed-domain.repository.js';
 import { ApiKeyService } from './api-key.service.js';
 import { ApiKeysModule } from './api-keys.module.js';
 import { CredentialsService } from './credentials.service.js';
@@ -12,6 +13,7 @@ import { LoginTokenEntity } from './entities/login-token.entity.js';
 import { WorkspaceEntity } from './entities/workspace.entity.js';
 import { LoginService } from './login.service.js';
 import { WorkspaceController } from './workspace.controller.js';
+import { WorkspaceRepository } from './workspace.repository.js';
 import { WorkspaceService } from './workspace.service.js';
 import { UserTokensController } from './user-tokens.controller.js';
 import { UserTokens } from './user-tokens.service.js';
@@ -24,6 +26,8 @@ import { UserTokens } from './user-tokens.service.js';
   ],
   controllers: [WorkspaceController, UserTokensController],
   providers: [
+    WorkspaceRepository,
+    AllowedDomainRepository,
     CredentialsService,
     { provide: CredentialVerifier, useExisting: CredentialsService },
     WorkspaceService,
@@ -32,6 +36,6 @@ import { UserTokens } from './user-tokens.service.js';
     LoginService,
     UserTokens,
   ],
-  exports: [CredentialVerifier, WorkspaceService, ApiKeyService, DomainsService],
+  exports: [CredentialVerifier, WorkspaceService, ApiKeyService, AllowedDomainRepository],
 })
 export class WorkspaceModule {}
