@@ -261,6 +261,7 @@ export const SCENARIOS: Scenario[] = [
       data: {
         organizationId: seed.activityOrganizationId,
         documentId: 'comments-add-doc',
+        createOrganization: true,
         createDocument: true,
         commentAnnotations: [
           {

@@ -234,7 +234,7 @@ export async function seedComments(post: Post, seed: Seed): Promise<{ seconds: n
         { commentText: 'Agreed, {{reviewer-1}} can you fix it?', from: { userId: 'replier', name: 'Replier' }, taggedUserContacts: [{ userId: 'reviewer-1', contact: { userId: 'reviewer-1', name: 'Reviewer' } }] },
       ],
     }));
-    await post('/v2/commentannotations/add', { ...place, createDocument: true, commentAnnotations }, headers);
+    await post('/v2/commentannotations/add', { ...place, createOrganization: true, createDocument: true, commentAnnotations }, headers);
     progress('adding comment threads', from + 500, COMMENT_THREADS);
   }
   const seconds = (Date.now() - started) / 1000;
