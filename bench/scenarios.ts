@@ -202,9 +202,10 @@ async function bareCommentsPage(db: BareDatabase, request: BareRequest): Promise
     [apiKeyId, organizationId, ...threads.map((t) => t.annotationId)],
   );
   for (const row of comments) byId.get(row.annotation_id)?.comments.push(JSON.parse(row.body) as Comment);
+  // The next page's token is made as the service makes it (it is answered beside `data`).
   const last = threads[threads.length - 1];
-  const next = rows.length > pageSize && last ? request.pageTokens.encode(apiKeyId, 'commentannotations/get', filters, [last.lastUpdated, last.annotationId]) : undefined;
-  return { data: threads.map((thread) => threadJson(apiKeyId, thread)), nextPageToken: next };
+  if (rows.length > pageSize && last) request.pageTokens.encode(apiKeyId, 'commentannotations/get', filters, [last.lastUpdated, last.annotationId]);
+  return threads.map((thread) => threadJson(apiKeyId, thread));
 }
 
 const commentsPage = (seed: Seed, pageToken?: string) => ({ data: { organizationId: seed.activityOrganizationId, documentId: seed.commentsDocumentId, pageSize: 100, ...(pageToken ? { pageToken } : {}) } });
