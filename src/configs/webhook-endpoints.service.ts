@@ -69,8 +69,10 @@ const LIST_OPERATION = 'advancedwebhook/endpoints/get';
 type ListCursor = { after: string } | { before: string };
 
 /**
- * Advanced webhook endpoints (contract part 3). Each has a signing secret the server makes
- * (`whsec_` + 24 random bytes), stored encrypted; deletion is permanent.
+ * Advanced webhook endpoints (contract part 3), and the owner of `webhook_endpoint`. Each has a
+ * signing secret the server makes (`whsec_` + 24 random bytes), stored encrypted; deletion is
+ * permanent. Plain SQL throughout: conditional writes answer through `RETURNING` alike on both
+ * engines, and delivery reads run on the writing unit's connection.
  */
 @Injectable()
 export class WebhookEndpointsService {

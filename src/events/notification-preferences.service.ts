@@ -46,8 +46,10 @@ export function preferenceCursor(preference: StoredPreference): PreferenceCursor
 }
 
 /**
- * Notification preferences (contract 6.4): stored per user and document, or per user at
- * organization level; a channel not set inherits, document → organization → default.
+ * Notification preferences (contract 6.4), and the owner of `notification_preference`: stored
+ * per user and document, or per user at organization level; a channel not set inherits,
+ * document → organization → default. Plain SQL throughout: the mail audience reads many users'
+ * at once, and a set is one batch upsert that keeps the channels not sent (`Sql.insert`).
  */
 @Injectable()
 export class NotificationPreferencesService {

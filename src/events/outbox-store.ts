@@ -120,7 +120,9 @@ const numberOrNull = (value: number | string | null): number | null => (value ==
 
 /**
  * The outbox tables (messages, deliveries, attempts): the only place their SQL lives. Writes of
- * events happen in the caller's unit of work; claims and outcomes in units of their own.
+ * events happen in the caller's unit of work; claims and outcomes in units of their own. Plain
+ * SQL throughout: batch inserts and updates, and claims that skip rows another worker holds,
+ * are per-dialect forms of `Sql` that TypeORM has no words for.
  */
 @Injectable()
 export class OutboxStore {

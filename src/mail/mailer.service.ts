@@ -117,7 +117,7 @@ export class Mailer implements OnApplicationShutdown {
     }
   }
 
-  /** Keeps a record of a mail, its content encrypted (login-link mails carry single-use tokens). */
+  /** Keeps a record of a mail, its content encrypted (login-link mails carry single-use tokens). Plain SQL: one insert, and `outgoing_mail` has no entity. */
   private async record(message: MailMessage, status: MailStatus, error: string | null): Promise<void> {
     const content = this.secrets.encrypt(JSON.stringify({ text: message.text, ...(message.html === undefined ? {} : { html: message.html }) }));
     await this.transactions.run((manager) =>

@@ -27,7 +27,10 @@ interface JobRow {
   completed_at: number | string | null;
 }
 
-/** The `user_data_job` table: every statement is scoped by the job's API key. */
+/**
+ * The owner of `user_data_job`: every statement is scoped by the job's API key. Plain SQL: a job
+ * is claimed with `Sql.claimable` (PostgreSQL's `SKIP LOCKED`), and its lists are JSON text read here.
+ */
 @Injectable()
 export class DeletionJobs {
   constructor(private readonly sql: Sql) {}
