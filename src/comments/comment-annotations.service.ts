@@ -8,7 +8,7 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { WireUser } from '../common/validation.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
-import { CommentEvents, threadActivity } from './comment-events.js';
+import { CommentEvents, threadActivity, triggersOf, type Triggers } from './comment-events.js';
 import { CommentStore, type ThreadFilter } from './comment-store.js';
 import { AGENT_FILTERS, type AddAnnotationsRequest, type AnnotationAdded, type AnnotationInput, type CountAnnotationsRequest, type DeleteAnnotationsRequest, type GetAnnotationsRequest, type UpdateAnnotationsRequest } from './dto/comments.dto.js';
 import { newComments, withAgentType } from './new-comments.js';
@@ -64,24 +64,19 @@ export class CommentAnnotationsService {
         accepted.push({ input, thread: newThread(organizationId, documentId, input, now) });
       });
       await this.store.putAnnotations(manager, apiKeyId, accepted.map((a) => a.thread));
-      const activities: { activity: Activity; notification: boolean; log: boolean }[] = [];
+      const events: { activity: Activity; triggers: Triggers }[] = [];
       for (const { input, thread } of accepted) {
         if (existing.has(thread.annotationId)) await this.store.clearComments(manager, apiKeyId, organizationId, thread.annotationId);
         await this.store.putComments(manager, apiKeyId, organizationId, thread.annotationId, thread.comments, { fresh: true });
         input.commentData.forEach((sent, c) => {
           const comment = thread.comments[c]!;
           const activity = c === 0 ? threadActivity(apiKeyId, 'comment_annotation.add', comment.from, thread, now) : threadActivity(apiKeyId, 'comment.add', comment.from, { ...thread, comments: thread.comments.slice(0, c) }, now, comment);
-          activities.push({ activity, notification: sent.triggerNotification === true, log: sent.triggerActivities === true });
+          events.push({ activity, triggers: triggersOf(sent) });
         });
         const findingId = (thread.agent?.reason as { findingId?: unknown } | undefined)?.findingId;
         outcomes[thread.annotationId] = { success: true, annotationId: thread.annotationId, commentIds: thread.comments.map((c) => c.commentId), message: AnnotationMessages.added, ...(typeof findingId === 'string' ? { findingId } : {}) };
       }
-      for (const log of [true, false]) {
-        for (const notification of [true, false]) {
-          const group = activities.filter((a) => a.log === log && a.notification === notification).map((a) => a.activity);
-          await this.events.publish(manager, apiKeyId, group, { activities: log, notification });
-        }
-      }
+      await this.events.publishEach(manager, apiKeyId, events);
     });
     if (denied) throw new ApiError('PERMISSION_DENIED', 'One or more users do not have access to the document.', outcomes);
     return outcomes;
@@ -149,7 +144,7 @@ export class CommentAnnotationsService {
       });
       await this.store.putAnnotations(manager, apiKeyId, changed);
       if (updateUsers) for (const thread of changed) await this.store.putComments(manager, apiKeyId, organizationId, thread.annotationId, thread.comments, { fresh: false });
-      await this.events.publish(manager, apiKeyId, activities, { activities: request.triggerActivities === true, notification: request.triggerNotification === true });
+      await this.events.publish(manager, apiKeyId, activities, triggersOf(request));
       const outcomes: Record<string, ItemOutcome> = Object.fromEntries(changed.map((t) => [t.annotationId, { success: true, id: t.annotationId, message: AnnotationMessages.updated }]));
       for (const id of request.annotationIds ?? []) outcomes[id] ??= { success: false, id, message: AnnotationMessages.notFound };
       return outcomes;
@@ -174,7 +169,7 @@ export class CommentAnnotationsService {
       });
       await this.store.deleteThreads(manager, apiKeyId, threads);
       const activities = threads.map((thread) => threadActivity(apiKeyId, 'comment_annotation.delete', request.actionUser ?? thread.from, thread, now));
-      await this.events.publish(manager, apiKeyId, activities, { activities: request.triggerActivities === true, notification: request.triggerNotification === true });
+      await this.events.publish(manager, apiKeyId, activities, triggersOf(request));
       const outcomes: Record<string, ItemOutcome> = Object.fromEntries(threads.map((t) => [t.annotationId, { success: true, id: t.annotationId, message: AnnotationMessages.deleted }]));
       for (const id of request.annotationIds ?? []) outcomes[id] ??= { success: false, id, message: AnnotationMessages.notFound };
       return outcomes;

@@ -48,6 +48,21 @@ export class CommentEvents {
     else await this.recorder.recordActivities(manager, apiKeyId, activities);
     if (triggers.notification) await this.inbox.notifyOf(manager, apiKeyId, activities);
   }
+
+  /** Events each with triggers of their own (a batch's comments flag themselves): one `publish` per distinct pair of flags. */
+  async publishEach(manager: EntityManager, apiKeyId: string, items: { activity: Activity; triggers: Triggers }[]): Promise<void> {
+    for (const activities of [true, false]) {
+      for (const notification of [true, false]) {
+        const group = items.filter((item) => item.triggers.activities === activities && item.triggers.notification === notification).map((item) => item.activity);
+        await this.publish(manager, apiKeyId, group, { activities, notification });
+      }
+    }
+  }
+}
+
+/** The triggers a comment sent (both off unless set). */
+export function triggersOf(sent: { triggerActivities?: boolean; triggerNotification?: boolean }): Triggers {
+  return { activities: sent.triggerActivities === true, notification: sent.triggerNotification === true };
 }
 
 /**

@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
-import { CommentEvents, threadActivity } from './comment-events.js';
+import { CommentEvents, threadActivity, triggersOf } from './comment-events.js';
 import { CommentStore } from './comment-store.js';
 import type { AddCommentsRequest, DeleteCommentsRequest, GetCommentsRequest, UpdateCommentsRequest } from './dto/comments.dto.js';
 import { newComments } from './new-comments.js';
@@ -41,11 +41,11 @@ export class CommentsService {
       await this.store.putComments(manager, apiKeyId, organizationId, thread.annotationId, comments, { fresh: false });
       const after: Thread = { ...thread, comments: [...thread.comments.filter((c) => !comments.some((n) => n.commentId === c.commentId)), ...comments], lastUpdated: now };
       await this.store.putAnnotations(manager, apiKeyId, [after]);
-      for (const [i, comment] of comments.entries()) {
-        const sent = request.commentData[i]!;
-        const activity = threadActivity(apiKeyId, 'comment.add', comment.from, { ...thread, comments: [...thread.comments, ...comments.slice(0, i)] }, now, comment);
-        await this.events.publish(manager, apiKeyId, [activity], { activities: sent.triggerActivities === true, notification: sent.triggerNotification === true });
-      }
+      const events = comments.map((comment, i) => ({
+        activity: threadActivity(apiKeyId, 'comment.add', comment.from, { ...thread, comments: [...thread.comments, ...comments.slice(0, i)] }, now, comment),
+        triggers: triggersOf(request.commentData[i]!),
+      }));
+      await this.events.publishEach(manager, apiKeyId, events);
       return comments.map((c) => c.commentId);
     });
   }
@@ -70,7 +70,7 @@ export class CommentsService {
       const after: Thread = { ...thread, comments: thread.comments.map((c) => changed.find((n) => n.commentId === c.commentId) ?? c), lastUpdated: now };
       if (changed.length) await this.store.putAnnotations(manager, apiKeyId, [after]);
       const activities = changed.map((comment) => threadActivity(apiKeyId, 'comment.update', comment.from, after, now, comment));
-      await this.events.publish(manager, apiKeyId, activities, { activities: request.triggerActivities === true, notification: request.triggerNotification === true });
+      await this.events.publish(manager, apiKeyId, activities, triggersOf(request));
       return outcomes(request.commentIds, new Set(changed.map((c) => c.commentId)), CommentMessages.updated);
     });
   }
@@ -85,7 +85,7 @@ export class CommentsService {
       const after: Thread = { ...thread, comments: thread.comments.filter((c) => !deleted.has(c.commentId)), lastUpdated: now };
       if (deleted.size) await this.store.putAnnotations(manager, apiKeyId, [after]);
       const activities = thread.comments.filter((c) => deleted.has(c.commentId)).map((comment) => threadActivity(apiKeyId, 'comment.delete', request.actionUser ?? comment.from, after, now, comment));
-      await this.events.publish(manager, apiKeyId, activities, { activities: request.triggerActivities === true, notification: request.triggerNotification === true });
+      await this.events.publish(manager, apiKeyId, activities, triggersOf(request));
       return outcomes(request.commentIds ?? [...deleted], deleted, CommentMessages.deleted);
     });
   }

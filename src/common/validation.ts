@@ -195,15 +195,16 @@ export function within(step: string, problem: string): string {
 }
 
 /**
- * A plain object with only the named fields: `required` ones present, each present one passing
- * its check (`undefined` counts as absent), any other key an unknown field.
+ * A plain object with the named fields: `required` ones present, each present one passing its
+ * check (`undefined` counts as absent). Any other key is an unknown field, unless `open` (an
+ * upstream object whose other keys are kept as sent: a status, an agent block).
  */
-export function checkShape(fields: Record<string, Check>, required: readonly string[] = []): Check {
+export function checkShape(fields: Record<string, Check>, required: readonly string[] = [], options: { open?: boolean } = {}): Check {
   return (value) => {
     const shape = checkPlainObject(value);
     if (shape) return shape;
     const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) if (!Object.hasOwn(fields, key)) return `${UNKNOWN_FIELD}.${key}`;
+    if (!options.open) for (const key of Object.keys(record)) if (!Object.hasOwn(fields, key)) return `${UNKNOWN_FIELD}.${key}`;
     for (const key of required) if (record[key] === undefined) return `.${key} is required`;
     for (const [key, check] of Object.entries(fields)) {
       if (record[key] === undefined) continue;

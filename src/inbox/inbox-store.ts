@@ -101,9 +101,12 @@ export class InboxStore {
 
   /** Rewrites notifications' fields (their ids, places and recipients stay). */
   async rewrite(manager: EntityManager, apiKeyId: string, notifications: InboxNotification[]): Promise<void> {
-    for (const n of notifications) {
-      await this.sql.run(manager, 'UPDATE inbox_notification SET body = :body WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id = :id', { body: JSON.stringify(n), apiKeyId, organizationId: n.organizationId, id: n.id });
-    }
+    await this.sql.updateRows(
+      manager,
+      'inbox_notification',
+      { match: [{ name: 'api_key_id', type: 'varchar' }, { name: 'organization_id', type: 'varchar' }, { name: 'id', type: 'varchar' }], set: [{ name: 'body', type: 'text' }] },
+      notifications.map((n) => [apiKeyId, n.organizationId, n.id, JSON.stringify(n)]),
+    );
   }
 
   /** Marks a notification read for those of `userIds` it went to. */

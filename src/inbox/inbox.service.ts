@@ -49,11 +49,11 @@ export class InboxService {
    * activity that has recipients, each going to the users whose inbox preference selects it.
    */
   async notifyOf(manager: EntityManager, apiKeyId: string, activities: Activity[]): Promise<void> {
-    const items: { notification: InboxNotification; recipients: string[] }[] = [];
-    for (const activity of activities) {
-      const recipients = (await this.recipients.of(apiKeyId, activityEvent(activity))).filter((r) => r.channels.includes('inbox')).map((r) => r.userId);
-      if (recipients.length) items.push({ notification: eventNotification(activity), recipients });
-    }
+    const recipients = await this.recipients.ofEach(apiKeyId, activities.map(activityEvent));
+    const items = activities.flatMap((activity, i) => {
+      const inbox = recipients[i]!.filter((r) => r.channels.includes('inbox')).map((r) => r.userId);
+      return inbox.length ? [{ notification: eventNotification(activity), recipients: inbox }] : [];
+    });
     if (items.length) await this.store.add(manager, apiKeyId, items);
   }
 

@@ -37,17 +37,8 @@ export const checkCommentId = checkInteger(1, Number.MAX_SAFE_INTEGER);
 /** Annotation ids never hold a colon: upstream keys a denied annotation without one `__velt_denied:<index>`. */
 const checkAnnotationId: Check = (value) => checkId(value) ?? ((value as string).includes(':') ? 'must not contain ":"' : undefined);
 const text = (max: number) => checkString({ max, allowEmpty: true });
-const openObject = (fields: Record<string, Check>, required: readonly string[]): Check => (value) => {
-  const shape = checkPlainObject(value);
-  if (shape) return shape;
-  const record = value as Record<string, unknown>;
-  for (const key of required) if (record[key] === undefined) return `.${key} is required`;
-  for (const [key, check] of Object.entries(fields)) if (record[key] !== undefined) {
-    const problem = check(record[key]);
-    if (problem) return within(`.${key}`, problem);
-  }
-  return undefined;
-};
+/** An upstream object: the named fields checked, any other key kept as sent. */
+const openObject = (fields: Record<string, Check>, required: readonly string[]): Check => checkShape(fields, required, { open: true });
 
 const checkStatus = openObject({ id: checkId, name: text(256), type: checkOneOf(STATUS_TYPES) }, ['id', 'name', 'type']);
 const checkPriority = openObject({ id: checkId, name: text(256) }, ['id', 'name']);
