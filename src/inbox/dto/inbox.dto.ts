@@ -31,6 +31,9 @@ const checkNotificationId: Check = (value) => checkId(value) ?? (/^[A-Za-z0-9_-]
 
 const TEMPLATE_MAX = 10_000;
 
+/** A user as a list item (OpenAPI): `actionUserSchema` without its property-level `selfRequired`. */
+const { selfRequired: _propertyOnly, ...userItemSchema } = actionUserSchema();
+
 export class AddNotificationRequest {
   @ApiProperty() @IsId() organizationId!: string;
   @ApiPropertyOptional({ description: 'Create the organization when missing.' }) @IsOptionalBool() createOrganization?: boolean;
@@ -46,7 +49,7 @@ export class AddNotificationRequest {
   @ApiPropertyOptional({ maxLength: TEMPLATE_MAX, description: 'Required unless `isNotificationResolverUsed`.' }) @IsOptionalText(TEMPLATE_MAX, { allowEmpty: true }) displayHeadlineMessageTemplate?: string;
   @ApiPropertyOptional(anyObject('Values for the headline placeholders.')) @IsOptionalPlainObject() displayHeadlineMessageTemplateData?: Record<string, unknown>;
   @ApiPropertyOptional({ maxLength: TEMPLATE_MAX, description: 'Required unless `isNotificationResolverUsed`.' }) @IsOptionalText(TEMPLATE_MAX, { allowEmpty: true }) displayBodyMessage?: string;
-  @ApiProperty({ type: 'array', items: actionUserSchema(), maxItems: MAX_BATCH })
+  @ApiProperty({ type: 'array', items: userItemSchema, maxItems: MAX_BATCH })
   @Satisfies(checkArrayOf(checkUser, { max: MAX_BATCH }))
   notifyUsers!: WireUser[];
   @ApiPropertyOptional({ description: 'Default true: every user who may see the document, besides `notifyUsers`.' }) @IsOptionalBool() notifyAll?: boolean;
