@@ -255,7 +255,7 @@ export const SCENARIOS: Scenario[] = [
     baseline: bareCommentsPage,
   },
   {
-    name: 'commentannotations/add, 3 mentions, activities and notifications on',
+    name: 'commentannotations/add, 3 mentions, activities and notifications on (9 inboxes)',
     path: '/v2/commentannotations/add',
     message: 'Comment Annotation(s) added successfully.',
     body: (seed) => ({

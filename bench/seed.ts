@@ -238,6 +238,10 @@ export async function seedComments(post: Post, seed: Seed): Promise<{ seconds: n
     progress('adding comment threads', from + 500, COMMENT_THREADS);
   }
   const seconds = (Date.now() - started) / 1000;
+  // The organization's team, who may see its documents: the add scenario's author, the three
+  // users it mentions and six others, so each add fans out to nine inboxes (default preference ALL).
+  const team = ['author-1', 'reviewer-1', 'reviewer-2', 'reviewer-3', ...Array.from({ length: 6 }, (_, i) => `teammate-${i + 1}`)];
+  await post('/v2/users/add', { organizationId: ACTIVITY_ORGANIZATION, users: team.map((userId) => ({ userId, name: userId, email: `${userId}@example.com` })) }, headers);
   let pageToken: string | undefined;
   for (let n = 1; n <= 50; n++) pageToken = (await post('/v2/commentannotations/get', { ...place, pageSize: 100, ...(pageToken ? { pageToken } : {}) }, headers)).result.nextPageToken;
   return { seconds, deepPageToken: pageToken! };

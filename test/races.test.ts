@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { DataSource } from 'typeorm';
 import { Transactions } from '../src/database/transactions.js';
 import { OrganizationsService } from '../src/directory/organizations.service.js';
 import { WORKSPACE_LIMITS } from '../src/workspace/workspace.errors.js';
 import { WorkspaceService } from '../src/workspace/workspace.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { countQueries } from './helpers/query-counter.js';
 import { agentFor, createKey, expectSuccess, uniqueEmail, type TestKey } from './factories/workspace.js';
 
 /**
@@ -104,6 +106,41 @@ describe('concurrent writes', () => {
       await assert.rejects(unit, /rolled back/);
     }
     assert.deepEqual(expectSuccess(await call('/v2/organizations/get', { organizationIds: ['org-ghost'] })).data, []);
+  });
+
+  it('units of work fired together commit together: a failing one loses only its own writes, and none is answered before its commit', async () => {
+    const transactions = app.app.get(Transactions);
+    const organizations = app.app.get(OrganizationsService);
+    const dataSource = app.app.get(DataSource);
+    const ids = Array.from({ length: 6 }, (_, i) => `org-group-${i}`);
+    const queries = countQueries(dataSource);
+    const visibleWhenAnswered: boolean[] = [];
+    const units = ids.map((id, i) =>
+      transactions
+        .run(async (manager) => {
+          await organizations.ensure(manager, key.apiKey, [id]);
+          if (i === 3) throw new Error('unit 3 fails after its write');
+          return id;
+        })
+        .then(async (answered) => {
+          // A reader outside the unit sees its write as soon as it is answered.
+          const seen = expectSuccess(await call('/v2/organizations/get', { organizationIds: [answered] })).data as unknown[];
+          visibleWhenAnswered.push(seen.length === 1);
+          return answered;
+        }),
+    );
+    const outcomes = await Promise.allSettled(units);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+    );
+    assert.deepEqual(visibleWhenAnswered, [true, true, true, true, true]);
+    const stored = (expectSuccess(await call('/v2/organizations/get', { organizationIds: ids })).data as { id: string }[]).map((o) => o.id).sort();
+    assert.deepEqual(stored, ids.filter((_, i) => i !== 3));
+    if (dataSource.options.type === 'better-sqlite3') {
+      // Embedded database: the six units waited together, so they shared one commit.
+      assert.equal(queries.queries.filter((q) => q === 'COMMIT').length, 1, queries.queries.join('\n'));
+    }
   });
 
   it('workspaces per owner e-mail and production keys per workspace stay within their limits under concurrency', async () => {

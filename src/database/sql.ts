@@ -29,6 +29,8 @@ interface EmbeddedStatement {
 export interface EmbeddedConnection {
   prepare(text: string): EmbeddedStatement;
   pragma(sql: string): unknown;
+  /** Whether a transaction is open on it. */
+  readonly inTransaction: boolean;
 }
 
 /** The embedded database's connection, or `undefined` on PostgreSQL. */

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { unitOfWork } from './embedded-reads.js';
+import { CommitGroups } from './commit-groups.js';
+import { embeddedConnection } from './sql.js';
 
 /**
  * A connection held by a background worker (PostgreSQL), so its units of work never queue
@@ -26,21 +27,24 @@ export class WorkerConnection {
  * The one way to write. The embedded SQLite driver shares a single connection, so two
  * transactions, or a plain write issued while another request's transaction is open, would
  * interleave on it (and a rollback could undo someone else's write). On SQLite every unit of
- * work therefore runs in turn, one at a time; on PostgreSQL each gets its own pooled
- * connection and runs concurrently.
+ * work therefore runs in turn, one at a time, and units waiting together share one commit
+ * (`CommitGroups`); on PostgreSQL each gets its own pooled connection and runs concurrently.
  */
 @Injectable()
 export class Transactions {
-  /** Embedded database: units waiting for their turn, a worker's first, and whether one runs. */
-  private readonly waiting: { start: () => void; worker: boolean }[] = [];
-  private busy = false;
+  /** Embedded database: units in turn, grouped into commits; undefined on PostgreSQL. */
+  private readonly groups: CommitGroups | undefined;
   private readonly serialise: boolean;
   /** Callbacks `afterCommit` registered, by the unit of work's manager. */
   private readonly afterCommitCallbacks = new WeakMap<EntityManager, (() => void)[]>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.serialise = dataSource.options.type === 'better-sqlite3';
-    if (this.serialise) beginImmediately(dataSource);
+    if (this.serialise) {
+      beginImmediately(dataSource);
+      const connection = embeddedConnection(dataSource)!;
+      this.groups = new CommitGroups(dataSource, () => connection.inTransaction);
+    }
   }
 
   /**
@@ -60,17 +64,22 @@ export class Transactions {
    * one transaction as usual.
    */
   run<T>(work: (manager: EntityManager) => Promise<T>, on?: WorkerConnection, options: { atomic?: boolean } = {}): Promise<T> {
+    if (this.groups) {
+      // Embedded database: reads made by the work, however they are made, belong to its
+      // transaction (`CommitGroups` marks them; see `EmbeddedReads`).
+      return this.groups.run<T>((manager, callbacks) => {
+        this.afterCommitCallbacks.set(manager, callbacks);
+        return work(manager);
+      }, on !== undefined);
+    }
     const unit = async (): Promise<T> => {
       const callbacks: (() => void)[] = [];
       const inTransaction = (manager: EntityManager) => {
         this.afterCommitCallbacks.set(manager, callbacks);
-        // Embedded database: reads made by the work, however they are made, belong to its
-        // transaction (see `EmbeddedReads`). PostgreSQL needs no marking, and is spared the cost
-        // async context tracking puts on every promise.
-        return this.serialise ? unitOfWork.run(true, () => work(manager)) : work(manager);
+        return work(manager);
       };
       let result: T;
-      if (on && !this.serialise) {
+      if (on) {
         const runner = await this.connected(on);
         try {
           // A manager bound to a query runner runs its transaction (or statements) on that runner.
@@ -86,41 +95,10 @@ export class Transactions {
       for (const callback of callbacks) callback();
       return result;
     };
-    if (on && !this.serialise) {
-      const result = on.tail.then(unit);
-      on.tail = result.catch(() => undefined);
-      return result;
-    }
-    if (!this.serialise) return unit();
-    return this.inTurn(unit, on !== undefined);
-  }
-
-  /** Runs `unit` when no other unit runs; a worker's unit goes before the requests' waiting. */
-  private inTurn<T>(unit: () => Promise<T>, worker: boolean): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const entry = {
-        worker,
-        start: () =>
-          unit()
-            .then(resolve, reject)
-            .finally(() => {
-              this.busy = false;
-              this.next();
-            }),
-      };
-      const position = worker ? this.waiting.findIndex((waiting) => !waiting.worker) : -1;
-      if (position === -1) this.waiting.push(entry);
-      else this.waiting.splice(position, 0, entry);
-      this.next();
-    });
-  }
-
-  private next(): void {
-    if (this.busy) return;
-    const entry = this.waiting.shift();
-    if (!entry) return;
-    this.busy = true;
-    entry.start();
+    if (!on) return unit();
+    const result = on.tail.then(unit);
+    on.tail = result.catch(() => undefined);
+    return result;
   }
 
   /**

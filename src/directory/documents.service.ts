@@ -165,6 +165,9 @@ export class DocumentsService {
    * at most an empty document.
    */
   async requirePlace(apiKeyId: string, place: { organizationId: string; documentId: string; createOrganization?: boolean; createDocument?: boolean }): Promise<void> {
+    // The usual case, a document that exists (so does its organization), is one committed read.
+    const found = await this.sql.rows('SELECT 1 AS found FROM document WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id = :documentId', { apiKeyId, organizationId: place.organizationId, documentId: place.documentId });
+    if (found.length) return;
     await this.transactions.run(async (manager) => {
       await this.folders.requireOrganization(manager, apiKeyId, place.organizationId, place.createOrganization === true);
       await this.requireDocument(manager, apiKeyId, place.organizationId, place.documentId, place.createDocument === true);
