@@ -3,17 +3,19 @@ import { after, before, describe, it } from 'node:test';
 import { GrantEntity } from '../src/access/entities/grant.entity.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { countQueries } from './helpers/query-counter.js';
-import { agentFor, createKey, expectError, expectSuccess } from './factories/workspace.js';
+import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
 
 describe('access: permissions get, add, remove (contract part 5)', () => {
   let app: TestApp;
   let call: ReturnType<typeof agentFor>;
+  let key: TestKey;
   const org = 'acl-org';
   const inFuture = () => Math.floor(Date.now() / 1000) + 3600;
 
   before(async () => {
     app = await startApp();
-    call = agentFor(app, await createKey(app));
+    key = await createKey(app);
+    call = agentFor(app, key);
     expectSuccess(await call('/v2/organizations/add', { organizations: [{ organizationId: org }] }));
     expectSuccess(await call('/v2/organizations/folders/add', { organizationId: org, folders: [{ folderId: 'r', accessType: 'restricted' }, { folderId: 'r1', parentFolderId: 'r' }, { folderId: 'p', accessType: 'organizationPrivate' }] }));
     expectSuccess(await call('/v2/organizations/documents/add', { organizationId: org, folderId: 'r1', documents: [{ documentId: 'secret' }] }));
@@ -165,7 +167,7 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
     expectSuccess(await call('/v2/users/add', { organizationId: place, folderId: 'kept', users: [{ userId: 'kept-user' }] }));
     expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'temp' }, permissions: { resources: [{ type: 'folder', id: 'gone1', organizationId: place, expiresAt: inFuture() }] } }));
     for (const documentId of ['safe', 'solo']) expectSuccess(await call('/v2/users/add', { organizationId: place, documentId, users: [{ userId: `${documentId}-user` }] }));
-    const grants = async () => (await app.dataSource.getRepository(GrantEntity).findBy({ organizationId: place })).map((g) => `${g.resourceType}:${g.resourceId}:${g.userId}`).sort();
+    const grants = async () => (await app.dataSource.getRepository(GrantEntity).findBy({ apiKeyId: key.apiKey, organizationId: place })).map((g) => `${g.resourceType}:${g.resourceId}:${g.userId}`).sort();
     assert.equal((await grants()).length, 526);
 
     expectSuccess(await call('/v2/organizations/folders/delete', { organizationId: place, folderId: 'gone' }));
