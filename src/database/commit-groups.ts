@@ -2,7 +2,7 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { unitOfWork } from './embedded-reads.js';
 
 /** The most units one commit takes, and how long a group keeps taking more (ms). */
-export const GROUP_LIMITS = { units: 64, milliseconds: 20 } as const;
+const GROUP_LIMITS = { units: 64, milliseconds: 20 } as const;
 
 /** A unit of work waiting for its turn on the embedded database. */
 interface Waiting {

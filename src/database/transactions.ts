@@ -34,13 +34,11 @@ export class WorkerConnection {
 export class Transactions {
   /** Embedded database: units in turn, grouped into commits; undefined on PostgreSQL. */
   private readonly groups: CommitGroups | undefined;
-  private readonly serialise: boolean;
   /** Callbacks `afterCommit` registered, by the unit of work's manager. */
   private readonly afterCommitCallbacks = new WeakMap<EntityManager, (() => void)[]>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.serialise = dataSource.options.type === 'better-sqlite3';
-    if (this.serialise) {
+    if (dataSource.options.type === 'better-sqlite3') {
       beginImmediately(dataSource);
       const connection = embeddedConnection(dataSource)!;
       this.groups = new CommitGroups(dataSource, () => connection.inTransaction);
@@ -54,7 +52,7 @@ export class Transactions {
    * for plain SQL.
    */
   get rowLock(): { lock?: { mode: 'pessimistic_write' } } {
-    return this.serialise ? {} : { lock: { mode: 'pessimistic_write' } };
+    return this.groups ? {} : { lock: { mode: 'pessimistic_write' } };
   }
 
   /**
