@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { DataSource } from 'typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startApp } from './helpers/app.js';
 import { ownDatabase } from './helpers/database.js';
@@ -12,7 +13,7 @@ import { agentFor, createKey, expectError, expectSuccess, withKeyedApp, type Tes
 type Call = (path: string, data: unknown) => ReturnType<ReturnType<typeof agentFor>>;
 
 const FETCHED = 'Data fetched successfully.';
-const LISTS = ['comments', 'reactions', 'recordings', 'notifications', 'otherActivities', 'grants', 'userGroups', 'notificationPreferences', 'crdtEditors', 'judgments'] as const;
+const LISTS = ['comments', 'reactions', 'recordings', 'notifications', 'otherActivities', 'grants', 'userGroups', 'notificationPreferences', 'crdtEditors', 'judgments', 'commentAnnotations', 'inboxNotifications'] as const;
 const ids = (items: { id: string }[]) => items.map((item) => item.id);
 
 /**
@@ -167,7 +168,7 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
 
     const started = expectSuccess(await call('/v2/users/data/delete', { userIds: ['ana'] }), 'Data deletion process has been initiated.');
     assert.match(started.data.jobId, /^job_/);
-    assert.equal(started.data.tasksCount, 6);
+    assert.equal(started.data.tasksCount, 8);
     const status = await completed(call, started.data.jobId);
     assert.equal(status.tasksLeft, 0);
     assert.equal(typeof status.lastTaskCompletedTime, 'number');
@@ -202,6 +203,90 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     assert.equal(theirs.user.name, 'Ana');
     assert.equal(theirs.grants.length, 4);
     assert.equal(theirs.judgments.length, 1);
+  });
+
+  it('comment threads and in-app notifications: exported when they name the user, erased as activity records are', async () => {
+    const organizationId = org();
+    const ana = { userId: 'ana', name: 'Ana' };
+    const bob = { userId: 'bob', name: 'Bob' };
+    const carl = { userId: 'carl', name: 'Carl' };
+    const place = { organizationId, documentId: 'doc', createOrganization: true, createDocument: true };
+    const threads = (caller: Call) =>
+      caller('/v2/commentannotations/add', {
+        ...place,
+        commentAnnotations: [
+          { annotationId: 't-ana', commentData: [{ commentText: 'mine', from: ana }, { commentText: 'a reply', from: bob }] },
+          {
+            annotationId: 't-bob',
+            assignedTo: ana,
+            commentData: [
+              { commentText: 'look', from: bob, taggedUserContacts: [{ userId: 'ana', contact: ana }, { userId: 'carl', contact: carl }] },
+              { commentText: 'on it', from: ana },
+              { commentText: 'ping {{ana}}', from: carl },
+            ],
+          },
+          { annotationId: 't-replied', commentData: [{ commentText: 'a question', from: bob }, { commentText: 'her answer', from: ana }] },
+          { annotationId: 't-resolved', commentData: [{ commentText: 'fixed?', from: bob }] },
+          { annotationId: 't-unrelated', commentData: [{ commentText: 'nothing of hers', from: bob }] },
+        ],
+      });
+    const notify = (caller: Call, notificationId: string, actionUser: object, notifyUsers: object[], extra: object = {}) =>
+      caller('/v2/notifications/add', { ...place, notificationId, actionUser, notifyUsers, notifyAll: false, displayHeadlineMessageTemplate: 'hi', displayBodyMessage: 'body', ...extra });
+    for (const caller of [call, other]) {
+      expectSuccess(await threads(caller));
+      expectSuccess(await caller('/v2/commentannotations/update', { organizationId, documentId: 'doc', annotationIds: ['t-resolved'], updatedData: { status: { id: 'RESOLVED', name: 'Resolved', type: 'terminal' }, resolvedByUserId: 'ana' } }));
+      expectSuccess(await notify(caller, 'n1-bob-to-ana-and-carl', bob, [ana, carl]));
+      expectSuccess(await notify(caller, 'n2-by-ana', ana, [bob]));
+      expectSuccess(await notify(caller, 'n3-naming-ana', bob, [carl], { displayHeadlineMessageTemplateData: { mentioned: ana } }));
+      expectSuccess(await notify(caller, 'n4-unrelated', bob, [carl]));
+      expectSuccess(await notify(caller, 'n5-to-ana-only', bob, [ana]));
+    }
+
+    const exported = (await dataOf(call, organizationId, 'ana')).data;
+    assert.deepEqual(exported.commentAnnotations.map((t: { annotationId: string }) => t.annotationId), ['t-ana', 't-bob', 't-replied', 't-resolved']);
+    assert.deepEqual(exported.commentAnnotations[1].comments.map((c: { commentId: number }) => c.commentId), [1, 2, 3], 'a thread is exported whole');
+    assert.deepEqual(ids(exported.inboxNotifications), ['n1-bob-to-ana-and-carl', 'n2-by-ana', 'n3-naming-ana', 'n5-to-ana-only']);
+    assert.deepEqual(exported.inboxNotifications[0].notifyUsers, { ana: true }, 'who else received it is not hers');
+    assert.deepEqual((await dataOf(call, organizationId, 'carl')).data.commentAnnotations.map((t: { annotationId: string }) => t.annotationId), ['t-bob']);
+
+    const dataSource = suite.app.app.get(DataSource);
+    const where = dataSource.options.type === 'postgres' ? 'api_key_id = $1 AND organization_id = $2' : 'api_key_id = ? AND organization_id = ?';
+    const storedBodies = async (tables: string[]) => {
+      const bodies: { body: string }[] = [];
+      for (const table of tables) bodies.push(...(await dataSource.query(`SELECT body FROM ${table} WHERE ${where}`, [suite.key.apiKey, organizationId])));
+      return bodies;
+    };
+    assert.ok((await storedBodies(['comment_annotation'])).every((row) => !row.body.includes('"comments"')), 'an annotation row keeps no copy of its comments');
+
+    await completed(call, expectSuccess(await call('/v2/users/data/delete', { userIds: ['ana'] })).data.jobId);
+
+    const gone = (await dataOf(call, organizationId, 'ana')).data;
+    assert.deepEqual([gone.commentAnnotations, gone.inboxNotifications], [[], []]);
+    const left = expectSuccess(await call('/v2/commentannotations/get', { organizationId, documentId: 'doc', order: 'asc' })).data as Record<string, any>[];
+    const byId = Object.fromEntries(left.map((t) => [t.annotationId, t]));
+    assert.deepEqual(Object.keys(byId).sort(), ['t-bob', 't-replied', 't-resolved', 't-unrelated'], 'the thread she started goes, replies included');
+    assert.deepEqual(byId['t-replied'].comments.map((c: { commentText: string }) => c.commentText), ['a question']);
+    assert.equal(byId['t-bob'].assignedTo, null);
+    assert.deepEqual(byId['t-bob'].comments.map((c: { commentId: number }) => c.commentId), [1, 3], 'her comment goes');
+    assert.deepEqual(byId['t-bob'].comments[0].taggedUserContacts, [{ userId: 'carl', contact: carl }]);
+    assert.equal(byId['t-bob'].comments[1].commentText, 'ping {{ana}}', "the text is its author's");
+    // Nothing she wrote is left in a stored body either (an annotation's row keeps no copy of its comments).
+    const stored = await storedBodies(['comment_annotation', 'comment']);
+    assert.ok(stored.length > 0 && stored.every((row) => !row.body.includes('on it') && !row.body.includes('her answer') && !row.body.includes('"mine"')), 'no stored body holds what she wrote');
+    assert.deepEqual([byId['t-resolved'].resolvedByUserId, byId['t-resolved'].resolvedByUser], [null, null]);
+    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/get', { organizationId, mentionedUserIds: ['ana'] })).data, []);
+    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/get', { organizationId, mentionedUserIds: ['carl'] })).data.map((t: { annotationId: string }) => t.annotationId), ['t-bob']);
+
+    const notifications = expectSuccess(await call('/v2/notifications/get', { organizationId, documentId: 'doc', order: 'asc' })).data as ({ id: string } & Record<string, any>)[];
+    assert.deepEqual(ids(notifications).sort(), ['n1-bob-to-ana-and-carl', 'n3-naming-ana', 'n4-unrelated'], 'hers, and one only she received, go');
+    const notificationsById = Object.fromEntries(notifications.map((n) => [n.id, n]));
+    assert.deepEqual(notificationsById['n1-bob-to-ana-and-carl'].notifyUsers, { carl: true });
+    assert.deepEqual(notificationsById['n3-naming-ana'].displayHeadlineMessageTemplateData, { mentioned: null });
+
+    // The other key's Ana is another person.
+    const theirs = (await dataOf(other, organizationId, 'ana')).data;
+    assert.equal(theirs.commentAnnotations.length, 4);
+    assert.equal(theirs.inboxNotifications.length, 4);
   });
 
   it('restricted to organizationIds, erases there only and keeps the profile while she belongs elsewhere', async () => {
@@ -285,7 +370,7 @@ describe('user data: a deletion job survives a restart', () => {
       const started = expectSuccess(await agentFor(first, key)('/v2/users/data/delete', { userIds: ['ana'] }));
       await sleep(200);
       const waiting = expectSuccess(await agentFor(first, key)('/v2/users/data/delete/status', { jobId: started.data.jobId })).data;
-      assert.deepEqual(waiting, { isDeleteCompleted: false, tasksLeft: 6, lastTaskCompletedTime: null });
+      assert.deepEqual(waiting, { isDeleteCompleted: false, tasksLeft: 8, lastTaskCompletedTime: null });
       await first.close();
 
       const second = await startApp(shared);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Observers } from '../common/observers.js';
 import { PAGE_BYTES } from '../common/paging.js';
-import { Conditions, Sql, type Parameters } from '../database/sql.js';
+import { Conditions, namingFilter, Sql } from '../database/sql.js';
 import type { FeatureType } from './dto/activity.dto.js';
 
 /** An activity log record as callers read it (rest-interface part 2). */
@@ -197,7 +197,7 @@ export class ActivityLog {
    * inside some other text is no mention): the caller tells mentions apart.
    */
   async madeByOrNaming(apiKeyId: string, organizationId: string, userId: string, after: [timestamp: number, id: string] | undefined, limit: number): Promise<SizedActivity[]> {
-    const mentions = mentionFilter('body', [userId]);
+    const mentions = namingFilter('body', [userId]);
     const where = new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', organizationId).add(`(action_user_id = :userId OR ${mentions.sql})`, { userId, ...mentions.parameters });
     if (after) where.add('(timestamp, id) > (:afterTimestamp, :afterId)', { afterTimestamp: after[0], afterId: after[1] });
     const rows = await this.sql.rows<ActivityRow>(`${SELECT_ROW} WHERE ${where} ORDER BY timestamp, id LIMIT :limit`, { ...where.parameters, limit });
@@ -211,7 +211,7 @@ export class ActivityLog {
    * back). A pre-filter, as in `madeByOrNaming`.
    */
   async lockNaming(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null, after: [organizationId: string, id: string] | undefined, limit: number): Promise<Activity[]> {
-    const mentions = mentionFilter('body', userIds);
+    const mentions = namingFilter('body', userIds);
     const where = new Conditions()
       .equal('api_key_id', apiKeyId)
       .among('organization_id', organizationIds ?? undefined)
@@ -224,21 +224,6 @@ export class ActivityLog {
     );
     return rows.map((row) => fromRow(apiKeyId, row.organization_id, row));
   }
-}
-
-/**
- * A filter matching records whose JSON text holds one of the users' ids as a string, the cheap
- * pre-filter the database applies before the exact test in code (privacy's `namesUser`,
- * `withoutUsers`). JSON text is what the caller sent re-serialised, so an id appears exactly as
- * `JSON.stringify` writes it. `\` escapes LIKE's wildcards on both engines.
- */
-function mentionFilter(column: string, userIds: readonly string[]): { sql: string; parameters: Parameters } {
-  const parameters: Parameters = {};
-  const parts = userIds.map((userId, i) => {
-    parameters[`mention${i}`] = `%${JSON.stringify(userId).replace(/[\\%_]/g, '\\$&')}%`;
-    return `${column} LIKE :mention${i} ESCAPE '\\'`;
-  });
-  return { sql: `(${parts.join(' OR ')})`, parameters };
 }
 
 /** The `body` column of a record: the service's metadata keys are columns, the caller's stay in it. */

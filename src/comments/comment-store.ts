@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { Conditions, Sql, type Parameters } from '../database/sql.js';
+import { Conditions, namingFilter, Sql, type Parameters } from '../database/sql.js';
 import { mentionsOf, type Annotation, type Comment, type Thread } from './threads.js';
 
 const ANNOTATION_COLUMNS = [
@@ -87,7 +87,7 @@ export class CommentStore {
         a.type === 'suggestion' ? (a.suggestion?.status ?? 'pending') : null,
         a.createdAt,
         a.lastUpdated,
-        JSON.stringify(a),
+        annotationBody(a),
       ]),
       { target: ['api_key_id', 'organization_id', 'annotation_id'], update: ANNOTATION_COLUMNS.slice(3) },
     );
@@ -128,8 +128,7 @@ export class CommentStore {
   async lockThreads(manager: EntityManager, apiKeyId: string, organizationId: string | undefined, filter: ThreadFilter): Promise<Thread[]> {
     const where = this.where(apiKeyId, organizationId, filter);
     const rows = await this.sql.lockRows<BodyRow>(manager, `SELECT body FROM comment_annotation WHERE ${where}`, where.parameters);
-    const annotations = rows.map((row) => JSON.parse(row.body) as Annotation);
-    return this.withComments(apiKeyId, annotations, (sql, parameters) => this.sql.run<CommentRow>(manager, sql, parameters));
+    return this.withComments(apiKeyId, rows.map(annotationOf), (sql, parameters) => this.sql.run<CommentRow>(manager, sql, parameters));
   }
 
   /** Deletes threads (their comments and mentions go with them). */
@@ -139,6 +138,39 @@ export class CommentStore {
     for (const [organizationId, annotationIds] of byOrganization) {
       await this.sql.run(manager, 'DELETE FROM comment_annotation WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id IN (:...annotationIds)', { apiKeyId, organizationId, annotationIds });
     }
+  }
+
+  /**
+   * Removes what the users wrote (user-data erasure): the threads they started, whole, and their
+   * comments in other threads; and their mentions everywhere (the text that tags them is its
+   * author's, and stays).
+   */
+  async forgetWriters(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
+    for (const [table, column] of [['comment_annotation', 'from_user_id'], ['comment', 'from_user_id'], ['comment_mention', 'user_id']] as const) {
+      const where = new Conditions().equal('api_key_id', apiKeyId).among('organization_id', organizationIds ?? undefined).among(column, userIds);
+      await this.sql.run(manager, `DELETE FROM ${table} WHERE ${where}`, where.parameters);
+    }
+  }
+
+  /**
+   * Up to `limit` threads of the key (in the given organizations; null: all) whose annotation or
+   * one of whose comments holds one of the users' ids in its text, in (organization, annotation)
+   * order after `after`, with their comments, locked until the unit of work ends (erasure scrubs
+   * and rewrites them). A pre-filter: the caller tests each exactly.
+   */
+  async lockNaming(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null, after: [organizationId: string, annotationId: string] | undefined, limit: number): Promise<Thread[]> {
+    const where = this.namingConditions(apiKeyId, userIds).among('organization_id', organizationIds ?? undefined);
+    if (after) where.add('(organization_id, annotation_id) > (:afterOrganization, :afterAnnotation)', { afterOrganization: after[0], afterAnnotation: after[1] });
+    const rows = await this.sql.lockRows<BodyRow>(manager, `SELECT body FROM comment_annotation WHERE ${where} ORDER BY organization_id, annotation_id LIMIT :limit`, { ...where.parameters, limit });
+    return this.withComments(apiKeyId, rows.map(annotationOf), (sql, parameters) => this.sql.run<CommentRow>(manager, sql, parameters));
+  }
+
+  /** Up to `limit` threads of one organization that may name the user (as `lockNaming`), in annotation order after `after` (the user-data export). */
+  async naming(apiKeyId: string, organizationId: string, userId: string, after: string | undefined, limit: number): Promise<Thread[]> {
+    const where = this.namingConditions(apiKeyId, [userId]).equal('organization_id', organizationId);
+    if (after !== undefined) where.add('annotation_id > :afterAnnotation', { afterAnnotation: after });
+    const rows = await this.sql.rows<BodyRow>(`SELECT body FROM comment_annotation WHERE ${where} ORDER BY annotation_id LIMIT :limit`, { ...where.parameters, limit });
+    return this.withComments(apiKeyId, rows.map(annotationOf), (sql, parameters) => this.sql.rows<CommentRow>(sql, parameters));
   }
 
   /**
@@ -152,7 +184,7 @@ export class CommentStore {
     const rows = await this.sql.rows<BodyRow>(`SELECT body FROM comment_annotation WHERE ${where} ORDER BY last_updated ${direction}, annotation_id ${direction} LIMIT :limit`, { ...where.parameters, limit });
     return this.withComments(
       apiKeyId,
-      rows.map((row) => JSON.parse(row.body) as Annotation),
+      rows.map(annotationOf),
       (sql, parameters) => this.sql.rows<CommentRow>(sql, parameters),
     );
   }
@@ -178,6 +210,21 @@ export class CommentStore {
       { ...where.parameters, userId },
     );
     return new Map(rows.map((row) => [row.document_id, { total: Number(row.total), unread: Number(row.unread ?? 0) }]));
+  }
+
+  /** Threads whose annotation's text, or a comment's, holds one of the users' ids, or that mention one of them (a pre-filter). */
+  private namingConditions(apiKeyId: string, userIds: string[]): Conditions {
+    const annotationText = namingFilter('body', userIds);
+    const commentText = namingFilter('c.body', userIds);
+    const sameThread = (alias: string) => `${alias}.api_key_id = comment_annotation.api_key_id AND ${alias}.organization_id = comment_annotation.organization_id`;
+    return new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .add(
+        `(${annotationText.sql}
+          OR annotation_id IN (SELECT c.annotation_id FROM comment c WHERE ${sameThread('c')} AND ${commentText.sql})
+          OR annotation_id IN (SELECT m.annotation_id FROM comment_mention m WHERE ${sameThread('m')} AND m.user_id IN (:...mentionedUsers)))`,
+        { ...annotationText.parameters, ...commentText.parameters, mentionedUsers: userIds },
+      );
   }
 
   private where(apiKeyId: string, organizationId: string | undefined, filter: ThreadFilter): Conditions {
@@ -237,4 +284,15 @@ interface CommentRow {
   organization_id: string;
   annotation_id: string;
   body: string;
+}
+
+/** A stored annotation. Rows written before its comments were left out of the body may still hold a copy of them: `withComments` replaces it. */
+function annotationOf(row: BodyRow): Annotation {
+  return JSON.parse(row.body) as Annotation;
+}
+
+/** The `body` column: the annotation without its comments, which are rows of their own. */
+function annotationBody(annotation: Annotation | Thread): string {
+  const { comments: _comments, ...fields } = annotation as Partial<Thread>;
+  return JSON.stringify(fields);
 }

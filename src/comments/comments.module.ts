@@ -15,5 +15,6 @@ import { CommentsService } from './comments.service.js';
   imports: [DirectoryModule, AccessModule, ActivityModule, EventsModule, InboxModule],
   controllers: [CommentsController],
   providers: [CommentStore, CommentEvents, CommentAnnotationsService, CommentsService],
+  exports: [CommentStore],
 })
 export class CommentsModule {}

@@ -327,3 +327,20 @@ export class Conditions {
     return name;
   }
 }
+
+/**
+ * A condition matching rows whose JSON text in `column` holds one of the users' ids as a string:
+ * the cheap pre-filter the database applies before the exact test in code (privacy's
+ * `namesUser`, `withoutUsers`). JSON text is what the caller sent re-serialised, so an id appears
+ * exactly as `JSON.stringify` writes it. `\` escapes LIKE's wildcards on both engines. Parameters
+ * are named after the column, so one statement may filter several columns.
+ */
+export function namingFilter(column: string, userIds: readonly string[]): { sql: string; parameters: Parameters } {
+  const parameters: Parameters = {};
+  const prefix = `${column.replace(/\W/g, '_')}_names`;
+  const parts = userIds.map((userId, i) => {
+    parameters[`${prefix}${i}`] = `%${JSON.stringify(userId).replace(/[\\%_]/g, '\\$&')}%`;
+    return `${column} LIKE :${prefix}${i} ESCAPE '\\'`;
+  });
+  return { sql: `(${parts.join(' OR ')})`, parameters };
+}

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { Conditions, Sql } from '../database/sql.js';
+import { Conditions, namingFilter, Sql } from '../database/sql.js';
 import type { Delivered, InboxNotification } from './notifications.js';
+
+/** Notification ids per statement where a list of them can be long (a user's whole inbox). */
+const ID_CHUNK = 500;
 
 /** What notifications get, update and delete select by; every field narrows (AND). */
 export interface InboxFilter {
@@ -125,6 +128,54 @@ export class InboxStore {
   async removeFromInbox(manager: EntityManager, apiKeyId: string, organizationId: string, userId: string, ids: string[]): Promise<void> {
     if (!ids.length) return;
     await this.sql.run(manager, 'DELETE FROM inbox_recipient WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId AND notification_id IN (:...ids)', { apiKeyId, organizationId, userId, ids });
+    await this.deleteUnaddressed(manager, apiKeyId, organizationId, ids);
+  }
+
+  /** Empties the users' inboxes (user-data erasure): a notification left with no recipient is deleted. */
+  async forgetRecipients(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
+    const where = new Conditions().equal('api_key_id', apiKeyId).among('organization_id', organizationIds ?? undefined).among('user_id', userIds);
+    const removed = await this.sql.run<{ organization_id: string; notification_id: string }>(manager, `DELETE FROM inbox_recipient WHERE ${where} RETURNING organization_id, notification_id`, where.parameters);
+    for (const [organizationId, rows] of groupBy(removed, (row) => row.organization_id)) {
+      const ids = rows.map((row) => row.notification_id);
+      for (let from = 0; from < ids.length; from += ID_CHUNK) await this.deleteUnaddressed(manager, apiKeyId, organizationId, ids.slice(from, from + ID_CHUNK));
+    }
+  }
+
+  /**
+   * Up to `limit` notifications of the key (in the given organizations; null: all) whose text
+   * holds one of the users' ids, in (organization, id) order after `after`, locked until the unit
+   * of work ends (erasure deletes or scrubs them). A pre-filter: the caller tests each exactly.
+   */
+  async lockNaming(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null, after: [organizationId: string, id: string] | undefined, limit: number): Promise<InboxNotification[]> {
+    const text = namingFilter('body', userIds);
+    const where = new Conditions().equal('api_key_id', apiKeyId).among('organization_id', organizationIds ?? undefined).add(text.sql, text.parameters);
+    if (after) where.add('(organization_id, id) > (:afterOrganization, :afterId)', { afterOrganization: after[0], afterId: after[1] });
+    const rows = await this.sql.lockRows<NotificationRow>(manager, `SELECT body FROM inbox_notification WHERE ${where} ORDER BY organization_id, id LIMIT :limit`, { ...where.parameters, limit });
+    return rows.map((row) => JSON.parse(row.body) as InboxNotification);
+  }
+
+  /**
+   * Up to `limit` notifications of one organization in the user's inbox or whose text holds their
+   * id (a pre-filter), in id order after `after`, with their recipients (the user-data export).
+   */
+  async naming(apiKeyId: string, organizationId: string, userId: string, after: string | undefined, limit: number): Promise<Delivered[]> {
+    const text = namingFilter('body', [userId]);
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .equal('organization_id', organizationId)
+      .add(
+        `(${text.sql} OR id IN (SELECT r.notification_id FROM inbox_recipient r WHERE r.api_key_id = inbox_notification.api_key_id AND r.organization_id = inbox_notification.organization_id AND r.user_id = :recipient))`,
+        { ...text.parameters, recipient: userId },
+      );
+    if (after !== undefined) where.add('id > :afterId', { afterId: after });
+    const rows = await this.sql.rows<NotificationRow>(`SELECT body FROM inbox_notification WHERE ${where} ORDER BY id LIMIT :limit`, { ...where.parameters, limit });
+    const notifications = rows.map((row) => JSON.parse(row.body) as InboxNotification);
+    const recipients = await this.recipientsOf(apiKeyId, organizationId, notifications.map((n) => n.id));
+    return notifications.map((notification) => ({ notification, recipients: recipients.get(notification.id) ?? [] }));
+  }
+
+  /** Deletes those of the notifications no one has in their inbox any more. */
+  private async deleteUnaddressed(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<void> {
     await this.sql.run(
       manager,
       `DELETE FROM inbox_notification WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)

@@ -11,6 +11,6 @@ import { InboxService } from './inbox.service.js';
   imports: [DirectoryModule, AccessModule, EventsModule],
   controllers: [InboxController],
   providers: [InboxStore, InboxService],
-  exports: [InboxService],
+  exports: [InboxService, InboxStore],
 })
 export class InboxModule {}

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { GrantsModule } from '../access/grants.module.js';
 import { ActivityModule } from '../activity/activity.module.js';
+import { CommentsModule } from '../comments/comments.module.js';
 import { CrdtModule } from '../crdt/crdt.module.js';
 import { DirectoryModule } from '../directory/directory.module.js';
 import { EventsModule } from '../events/events.module.js';
+import { InboxModule } from '../inbox/inbox.module.js';
 import { MemoryModule } from '../memory/memory.module.js';
 import { DeletionJobs } from './deletion-jobs.js';
 import { DeletionWorker } from './deletion-worker.js';
@@ -16,10 +18,10 @@ import { UserErasure } from './user-erasure.js';
  * A user's data across modules (upstream's GDPR operations): the export reads, and the erasure
  * writes, every table that holds data about a user, each through its owner: directory's
  * `UsersService` and `UserGroupsService`, `GrantRepository`, `NotificationPreferencesService`,
- * `CrdtStore`, `ActivityLog` and `JudgmentLog`.
+ * `CrdtStore`, `ActivityLog`, `JudgmentLog`, `CommentStore` and `InboxStore`.
  */
 @Module({
-  imports: [ActivityModule, GrantsModule, DirectoryModule, EventsModule, CrdtModule, MemoryModule],
+  imports: [ActivityModule, GrantsModule, DirectoryModule, EventsModule, CrdtModule, MemoryModule, CommentsModule, InboxModule],
   controllers: [PrivacyController],
   providers: [PrivacyService, UserDataReader, UserErasure, DeletionJobs, DeletionWorker],
 })

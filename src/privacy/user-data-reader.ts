@@ -1,14 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { GrantRepository, type UserGrantCursor } from '../access/grant.repository.js';
 import { ActivityLog, type Activity } from '../activity/activity-log.js';
+import { CommentStore } from '../comments/comment-store.js';
+import { mentionsOf, threadJson, type Thread } from '../comments/threads.js';
 import { PageTokens, PAGE_BYTES } from '../common/paging.js';
 import { CrdtStore } from '../crdt/crdt-store.js';
 import { UserGroupsService } from '../directory/user-groups.service.js';
 import { UsersService } from '../directory/users.service.js';
 import { NotificationPreferencesService, preferenceCursor, type PreferenceCursor } from '../events/notification-preferences.service.js';
+import { InboxStore } from '../inbox/inbox-store.js';
+import { notificationJson, type Delivered } from '../inbox/notifications.js';
 import { JudgmentLog } from '../memory/judgment-log.js';
 import type { JudgmentFields } from '../memory/memory.service.js';
-import { activityListOf, namesUser, notifies, type ActivityList } from './user-mentions.js';
+import { activityListOf, namesUser, notifies, withoutUsersIn, withoutUsersInThread, type ActivityList } from './user-mentions.js';
 
 /** Items per list and page (upstream's page of the export). */
 export const USER_DATA_PAGE = 100;
@@ -55,6 +59,10 @@ export interface UserData extends Record<ActivityList | 'notifications', Activit
   notificationPreferences: PreferenceRecord[];
   crdtEditors: EditorAttribution[];
   judgments: JudgmentFields[];
+  /** Comment threads the user started, wrote in, is mentioned or assigned in (as annotations get answers them). */
+  commentAnnotations: Record<string, unknown>[];
+  /** In-app notifications in the user's inbox, or that they made or that name them; each shows the user's own delivery only. */
+  inboxNotifications: Record<string, unknown>[];
 }
 
 type Cursor = [timestamp: number, id: string];
@@ -66,8 +74,12 @@ interface Cursors {
   notificationPreferences?: string;
   crdtEditors?: [string, string];
   judgments?: string;
+  commentAnnotations?: string;
+  inboxNotifications?: string;
 }
-type TableList = Exclude<keyof Cursors, 'activities'>;
+type TableList = Exclude<keyof Cursors, 'activities' | ScannedList>;
+/** Lists read through a pre-filter and tested here, by id. */
+type ScannedList = 'commentAnnotations' | 'inboxNotifications';
 
 /**
  * Reads everything held about one user in one organization of a key, for `users/data/get`.
@@ -75,7 +87,8 @@ type TableList = Exclude<keyof Cursors, 'activities'>;
  * grants and access context through `GrantRepository`, the profile and group memberships through
  * directory's `UsersService` and `UserGroupsService`, preferences through
  * `NotificationPreferencesService`, editors through `CrdtStore`, judgments through `JudgmentLog`,
- * activities through `ActivityLog` (sorted into the export's lists here, see `activityLists`).
+ * threads through `CommentStore`, notifications through `InboxStore`, activities through
+ * `ActivityLog` (sorted into the export's lists here, see `activityLists`).
  */
 @Injectable()
 export class UserDataReader {
@@ -88,6 +101,8 @@ export class UserDataReader {
     private readonly preferences: NotificationPreferencesService,
     private readonly crdt: CrdtStore,
     private readonly judgmentLog: JudgmentLog,
+    private readonly comments: CommentStore,
+    private readonly inbox: InboxStore,
   ) {}
 
   /**
@@ -157,7 +172,30 @@ export class UserDataReader {
         (judgment) => judgment.id,
         (judgment): JudgmentFields => judgment,
       ),
+      commentAnnotations: [],
+      inboxNotifications: [],
     };
+    const scanned = async <T>(list: ScannedList, read: (after: string | undefined, limit: number) => Promise<T[]>, idOf: (item: T) => string, names: (item: T) => boolean, view: (item: T) => Record<string, unknown>) => {
+      if (!wanted(list)) return [];
+      const found = await scan(read, idOf, names, (item) => view(item), resume?.[list]);
+      if (found.next !== undefined) next[list] = found.next;
+      return found.items;
+    };
+    const user = new Set([userId]);
+    data.commentAnnotations = await scanned(
+      'commentAnnotations',
+      (after, limit) => this.comments.naming(apiKeyId, organizationId, userId, after, limit),
+      (thread: Thread) => thread.annotationId,
+      (thread) => withoutUsersInThread(thread, user) !== undefined || thread.comments.some((comment) => mentionsOf(comment).includes(userId)),
+      (thread) => threadJson(apiKeyId, thread),
+    );
+    data.inboxNotifications = await scanned(
+      'inboxNotifications',
+      (after, limit) => this.inbox.naming(apiKeyId, organizationId, userId, after, limit),
+      (delivered: Delivered) => delivered.notification.id,
+      ({ notification, recipients }) => recipients.some((r) => r.userId === userId) || withoutUsersIn(notification, user) !== undefined,
+      ({ notification, recipients }) => notificationJson(apiKeyId, { notification, recipients: recipients.filter((r) => r.userId === userId) }),
+    );
     const more = Object.keys(next).length > 0;
     return { data, nextPageToken: more ? this.pageTokens.encode(apiKeyId, OPERATION, filters, next) : undefined };
   }
@@ -197,5 +235,36 @@ export class UserDataReader {
     if (!details) return null;
     // Named fields win over metadata keys of the same name, as users get answers them.
     return { ...details.metadata, userId, name: details.name, email: details.email, initial: details.initial, createdAt: details.createdAt, lastUpdated: details.lastUpdated };
+  }
+}
+
+/**
+ * One page of a list read through a pre-filter in id order: the items `names` keeps, rendered,
+ * until the page holds `USER_DATA_PAGE` or `PAGE_BYTES`, and the id the next page starts after
+ * when one more exists.
+ */
+async function scan<T>(
+  read: (after: string | undefined, limit: number) => Promise<T[]>,
+  idOf: (item: T) => string,
+  names: (item: T) => boolean,
+  view: (item: T) => Record<string, unknown>,
+  after: string | undefined,
+): Promise<{ items: Record<string, unknown>[]; next?: string }> {
+  const items: Record<string, unknown>[] = [];
+  let bytes = 0;
+  let position = after;
+  let last: string | undefined;
+  for (;;) {
+    const chunk = await read(position, SCAN_CHUNK);
+    for (const item of chunk) {
+      if (!names(item)) continue;
+      if (items.length >= USER_DATA_PAGE || bytes >= PAGE_BYTES) return { items, next: last };
+      const rendered = view(item);
+      items.push(rendered);
+      bytes += JSON.stringify(rendered).length;
+      last = idOf(item);
+    }
+    if (chunk.length < SCAN_CHUNK) return { items };
+    position = idOf(chunk[chunk.length - 1]!);
   }
 }

@@ -2,18 +2,22 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { GrantRepository } from '../access/grant.repository.js';
 import { ActivityLog, type Activity } from '../activity/activity-log.js';
+import { CommentStore } from '../comments/comment-store.js';
+import type { Annotation, Comment } from '../comments/threads.js';
 import { CrdtStore } from '../crdt/crdt-store.js';
 import { UsersService } from '../directory/users.service.js';
 import { NotificationPreferencesService } from '../events/notification-preferences.service.js';
+import { InboxStore } from '../inbox/inbox-store.js';
+import type { InboxNotification } from '../inbox/notifications.js';
 import { JudgmentLog } from '../memory/judgment-log.js';
-import { withoutUsers } from './user-mentions.js';
+import { withoutUsers, withoutUsersIn, withoutUsersInThread } from './user-mentions.js';
 
 /**
  * One task per module holding data about users, in the order a job runs them. Each runs in one
  * transaction that also records it done, and each may run again after a crash (deleting what is
  * gone, or scrubbing what is scrubbed, changes nothing), so a resumed job finishes cleanly.
  */
-export const ERASE_TASKS = ['directory', 'access', 'notifications', 'crdt', 'activity', 'memory'] as const;
+export const ERASE_TASKS = ['directory', 'access', 'notifications', 'crdt', 'activity', 'memory', 'comments', 'inbox'] as const;
 export type EraseTask = (typeof ERASE_TASKS)[number];
 
 /** Whom a job erases, under which key, and in which organizations (null: all of the key's). */
@@ -31,8 +35,9 @@ const SCRUB_CHUNK = 500;
  * by the API key (and the organizations when given): the directory through `UsersService`,
  * grants and access context through `GrantRepository`, preferences through
  * `NotificationPreferencesService`, editor attribution through `CrdtStore`, activity changes
- * through `ActivityLog` (so judgments derived from them follow in the same transaction) and
- * judgments left behind through `JudgmentLog`.
+ * through `ActivityLog` (so judgments derived from them follow in the same transaction),
+ * judgments left behind through `JudgmentLog`, comment threads through `CommentStore` and
+ * in-app notifications through `InboxStore`.
  */
 @Injectable()
 export class UserErasure {
@@ -43,6 +48,8 @@ export class UserErasure {
     private readonly preferences: NotificationPreferencesService,
     private readonly crdt: CrdtStore,
     private readonly judgments: JudgmentLog,
+    private readonly comments: CommentStore,
+    private readonly inbox: InboxStore,
   ) {}
 
   async run(task: EraseTask, manager: EntityManager, scope: EraseScope): Promise<void> {
@@ -67,6 +74,12 @@ export class UserErasure {
         // Judgments follow their activities (deleted above); this also catches any left behind.
         await this.judgments.forgetReviewers(manager, apiKeyId, userIds, organizationIds);
         return;
+      case 'comments':
+        await this.eraseComments(manager, scope);
+        return;
+      case 'inbox':
+        await this.eraseInbox(manager, scope);
+        return;
     }
   }
 
@@ -75,15 +88,75 @@ export class UserErasure {
     const { apiKeyId, userIds, organizationIds } = scope;
     await this.activities.deleteMadeBy(manager, apiKeyId, userIds, organizationIds);
     const users = new Set(userIds);
-    let after: [string, string] | undefined;
-    for (;;) {
-      const naming = await this.activities.lockNaming(manager, apiKeyId, userIds, organizationIds, after, SCRUB_CHUNK);
-      const changed = naming.map((activity) => withoutUsers(activity, users)).filter((activity): activity is Activity => activity !== undefined);
-      // An update, not an add: no event is sent (contract 6.2), and judgments are rewritten.
-      if (changed.length) await this.activities.write(manager, apiKeyId, changed, { added: false, fresh: false });
-      if (naming.length < SCRUB_CHUNK) return;
-      const last = naming[naming.length - 1]!;
-      after = [last.metadata.organizationId, last.id];
-    }
+    await inChunks(
+      (after) => this.activities.lockNaming(manager, apiKeyId, userIds, organizationIds, after, SCRUB_CHUNK),
+      (last) => [last.metadata.organizationId, last.id],
+      async (naming) => {
+        const changed = naming.map((activity) => withoutUsers(activity, users)).filter((activity): activity is Activity => activity !== undefined);
+        // An update, not an add: no event is sent (contract 6.2), and judgments are rewritten.
+        if (changed.length) await this.activities.write(manager, apiKeyId, changed, { added: false, fresh: false });
+      },
+    );
+  }
+
+  /** Deletes the threads and comments the users wrote, then takes them out of everyone else's threads. */
+  private async eraseComments(manager: EntityManager, scope: EraseScope): Promise<void> {
+    const { apiKeyId, userIds, organizationIds } = scope;
+    await this.comments.forgetWriters(manager, apiKeyId, userIds, organizationIds);
+    const users = new Set(userIds);
+    await inChunks(
+      (after) => this.comments.lockNaming(manager, apiKeyId, userIds, organizationIds, after, SCRUB_CHUNK),
+      (last) => [last.organizationId, last.annotationId],
+      async (naming) => {
+        const annotations: Annotation[] = [];
+        for (const { comments, ...annotation } of naming) {
+          // Each is rewritten, changed or not: rows written before annotations stopped keeping a
+          // copy of their comments may hold the users' words there. Not an edit: `lastUpdated` stays.
+          annotations.push(withoutUsersInThread({ ...annotation, comments: [] }, users) ?? annotation);
+          const changed = comments.map((comment) => withoutUsersIn(comment, users)).filter((comment): comment is Comment => comment !== undefined);
+          await this.comments.putComments(manager, apiKeyId, annotation.organizationId, annotation.annotationId, changed, { fresh: false });
+        }
+        await this.comments.putAnnotations(manager, apiKeyId, annotations);
+      },
+    );
+  }
+
+  /** Empties the users' inboxes, deletes the notifications they made, and takes them out of the others. */
+  private async eraseInbox(manager: EntityManager, scope: EraseScope): Promise<void> {
+    const { apiKeyId, userIds, organizationIds } = scope;
+    await this.inbox.forgetRecipients(manager, apiKeyId, userIds, organizationIds);
+    const users = new Set(userIds);
+    await inChunks(
+      (after) => this.inbox.lockNaming(manager, apiKeyId, userIds, organizationIds, after, SCRUB_CHUNK),
+      (last) => [last.organizationId, last.id],
+      async (naming) => {
+        const made = new Map<string, string[]>();
+        const changed: InboxNotification[] = [];
+        for (const notification of naming) {
+          if (users.has(notification.actionUser.userId)) made.set(notification.organizationId, [...(made.get(notification.organizationId) ?? []), notification.id]);
+          else {
+            const scrubbed = withoutUsersIn(notification, users, ['actionUser']);
+            if (scrubbed) changed.push(scrubbed);
+          }
+        }
+        for (const [organizationId, ids] of made) await this.inbox.delete(manager, apiKeyId, organizationId, ids);
+        await this.inbox.rewrite(manager, apiKeyId, changed);
+      },
+    );
+  }
+}
+
+/**
+ * Hands `each` the records `read` returns (locked, up to `SCRUB_CHUNK`, in key order after the
+ * previous chunk's last), chunk by chunk, until a chunk comes back short: memory stays bounded
+ * whatever a key holds.
+ */
+async function inChunks<T>(read: (after: [string, string] | undefined) => Promise<T[]>, keyOf: (last: T) => [string, string], each: (chunk: T[]) => Promise<void>): Promise<void> {
+  let after: [string, string] | undefined;
+  for (;;) {
+    const chunk = await read(after);
+    await each(chunk);
+    if (chunk.length < SCRUB_CHUNK) return;
+    after = keyOf(chunk[chunk.length - 1]!);
   }
 }

@@ -39,33 +39,61 @@ export function namesUser(activity: Activity, userId: string): boolean {
  * The top-level `actionUser` is left alone: records made by the erased users are deleted whole.
  */
 export function withoutUsers(activity: Activity, users: ReadonlySet<string>): Activity | undefined {
+  return withoutUsersIn(activity, users, ['actionUser']);
+}
+
+/** `withoutUsers` for any record, leaving the top-level fields named in `kept` alone. */
+export function withoutUsersIn<T extends object>(record: T, users: ReadonlySet<string>, kept: readonly (keyof T & string)[] = []): T | undefined {
   let changed = false;
   const isUser = (value: unknown): boolean => {
-    const record = asObject(value);
-    return record !== undefined && (users.has(record.userId as string) || users.has(asObject(record.contact)?.userId as string));
+    const entry = asObject(value);
+    return entry !== undefined && (users.has(entry.userId as string) || users.has(asObject(entry.contact)?.userId as string));
   };
-  const scrub = (value: unknown, key: string | undefined): unknown => {
+  const scrub = (value: unknown, key: string | undefined, top: boolean): unknown => {
     if (Array.isArray(value)) {
-      const kept = value.filter((item) => !(isUser(item) || (key === 'involvedUserIds' && users.has(item as string))));
-      if (kept.length !== value.length) changed = true;
-      return kept.map((item) => scrub(item, undefined));
+      const keptItems = value.filter((item) => !(isUser(item) || (key === 'involvedUserIds' && users.has(item as string))));
+      if (keptItems.length !== value.length) changed = true;
+      return keptItems.map((item) => scrub(item, undefined, false));
     }
-    const record = asObject(value);
-    if (!record) return value;
+    const entries = asObject(value);
+    if (!entries) return value;
     return Object.fromEntries(
-      Object.entries(record).map(([name, entry]) => {
+      Object.entries(entries).map(([name, entry]) => {
+        if (top && (kept as readonly string[]).includes(name)) return [name, entry];
         if (isUser(entry)) {
           changed = true;
           return [name, null];
         }
-        return [name, scrub(entry, name)];
+        return [name, scrub(entry, name, false)];
       }),
     );
   };
-  const { actionUser: _actor, ...rest } = activity;
-  const scrubbed = scrub(rest, undefined) as Omit<Activity, 'actionUser'>;
-  // Spread over the record itself, so its fields keep their order.
-  return changed ? { ...activity, ...scrubbed } : undefined;
+  const scrubbed = scrub(record, undefined, true) as T;
+  return changed ? scrubbed : undefined;
+}
+
+/**
+ * A comment thread (annotation and comments) without `users`, as `withoutUsersIn` takes them out,
+ * plus the annotation's fields that hold a bare user id (who resolved it or last changed its
+ * status, who a restricted thread is visible to); undefined when it names none of them.
+ */
+export function withoutUsersInThread<T extends { comments: object[] }>(thread: T, users: ReadonlySet<string>): T | undefined {
+  const scrubbed = withoutUsersIn(thread, users) ?? thread;
+  const fields = scrubbed as unknown as Record<string, unknown> & { visibilityConfig?: { userIds?: string[] } };
+  let changed = scrubbed !== thread;
+  const result: Record<string, unknown> = { ...fields };
+  for (const field of ['resolvedByUserId', 'statusUpdatedByUserId']) {
+    if (typeof fields[field] === 'string' && users.has(fields[field] as string)) {
+      result[field] = null;
+      changed = true;
+    }
+  }
+  const visibleTo = fields.visibilityConfig?.userIds;
+  if (visibleTo?.some((userId) => users.has(userId))) {
+    result.visibilityConfig = { ...fields.visibilityConfig, userIds: visibleTo.filter((userId) => !users.has(userId)) };
+    changed = true;
+  }
+  return changed ? (result as unknown as T) : undefined;
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ActivityView } from '../../activity/dto/activity.response.js';
 import { nullableRef, SuccessResult, WithMetadata } from '../../common/openapi-responses.js';
+import { NotificationView } from '../../inbox/dto/inbox.dto.js';
 import { JudgmentFieldsView } from '../../memory/dto/memory.response.js';
 
 /** The user's profile as users add stored it, with its metadata keys beside the named fields. */
@@ -62,6 +63,14 @@ export class UserDataView {
   @ApiProperty({ type: [PreferenceView] }) notificationPreferences!: PreferenceView[];
   @ApiProperty({ type: [EditorAttributionView], description: 'Shared-editing editors whose last write named the user.' }) crdtEditors!: EditorAttributionView[];
   @ApiProperty({ type: [JudgmentFieldsView], description: 'Decisions the user made, as memory keeps them.' }) judgments!: JudgmentFieldsView[];
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: 'Comment threads the user started, wrote in, or that name them (mentioned, assigned, resolver), each with its comments, as annotations get answers them.',
+  })
+  commentAnnotations!: Record<string, unknown>[];
+  @ApiProperty({ type: [NotificationView], description: "In-app notifications in the user's inbox, that they made, or that name them; `notifyUsers` and `readByUserIds` show only the user's own delivery." })
+  inboxNotifications!: NotificationView[];
 }
 
 export class UserDataResult extends SuccessResult {
