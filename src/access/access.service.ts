@@ -17,6 +17,7 @@ import type { AccessRole } from './entities/grant.entity.js';
 import { GrantRepository } from './grant.repository.js';
 import { PermissionResolver, type PermissionWorld } from './permission-world.js';
 import { permissionsJson, permissionsMap, type KindAnswer, type MissingEntry, type PermissionsLayout, type ResolvedUser } from './permissions-answer.js';
+import { groupBy } from '../common/collections.js';
 
 /** Grants and permission resolution (contract part 5). */
 @Injectable()
@@ -152,9 +153,8 @@ export class AccessService {
     for (const resource of request.permissions.resources) if (resource.expiresAt !== undefined && resource.expiresAt <= unixSeconds()) throw AccessErrors.expiresInPast();
     await this.transactions.run(async (manager) => {
       await this.organizations.ensure(manager, apiKeyId, [...resources.map((r) => r.organizationId), ...(request.organizationId ? [request.organizationId] : [])]);
-      const folderIdsByOrg = new Map<string, string[]>();
-      for (const r of resources) if (r.type === 'folder') folderIdsByOrg.set(r.organizationId, [...(folderIdsByOrg.get(r.organizationId) ?? []), r.id]);
-      for (const [organizationId, ids] of folderIdsByOrg) await this.folders.requireFolders(manager, apiKeyId, organizationId, ids);
+      const folders = resources.filter((r) => r.type === 'folder');
+      for (const [organizationId, ids] of groupBy(folders, (r) => r.organizationId, (r) => r.id)) await this.folders.requireFolders(manager, apiKeyId, organizationId, ids);
       await this.documents.ensureDocuments(manager, apiKeyId, resources.filter((r) => r.type === 'document'));
       await this.grants.putGrants(
         manager,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Conditions, namingFilter, Sql, type Parameters } from '../database/sql.js';
 import { mentionsOf, type Annotation, type Comment, type Thread } from './threads.js';
+import { groupBy } from '../common/collections.js';
 
 const ANNOTATION_COLUMNS = [
   'api_key_id',
@@ -133,9 +134,7 @@ export class CommentStore {
 
   /** Deletes threads (their comments and mentions go with them). */
   async deleteThreads(manager: EntityManager, apiKeyId: string, threads: Pick<Annotation, 'organizationId' | 'annotationId'>[]): Promise<void> {
-    const byOrganization = new Map<string, string[]>();
-    for (const t of threads) byOrganization.set(t.organizationId, [...(byOrganization.get(t.organizationId) ?? []), t.annotationId]);
-    for (const [organizationId, annotationIds] of byOrganization) {
+    for (const [organizationId, annotationIds] of groupBy(threads, (t) => t.organizationId, (t) => t.annotationId)) {
       await this.sql.run(manager, 'DELETE FROM comment_annotation WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id IN (:...annotationIds)', { apiKeyId, organizationId, annotationIds });
     }
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Conditions, namingFilter, Sql } from '../database/sql.js';
 import type { Delivered, InboxNotification } from './notifications.js';
+import { groupBy } from '../common/collections.js';
 
 /** Notification ids per statement where a list of them can be long (a user's whole inbox). */
 const ID_CHUNK = 500;
@@ -194,19 +195,11 @@ export class InboxStore {
   }
 
   private async recipientsOf(apiKeyId: string, organizationId: string, ids: string[], manager?: EntityManager): Promise<Map<string, { userId: string; read: boolean }[]>> {
-    const byId = new Map<string, { userId: string; read: boolean }[]>();
-    if (!ids.length) return byId;
+    if (!ids.length) return new Map();
     const sql = 'SELECT notification_id, user_id, is_read FROM inbox_recipient WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND notification_id IN (:...ids) ORDER BY notification_id, user_id';
     const parameters = { apiKeyId, organizationId, ids };
     type Row = { notification_id: string; user_id: string; is_read: number | string };
     const rows = manager ? await this.sql.run<Row>(manager, sql, parameters) : await this.sql.rows<Row>(sql, parameters);
-    for (const row of rows) byId.set(row.notification_id, [...(byId.get(row.notification_id) ?? []), { userId: row.user_id, read: Number(row.is_read) === 1 }]);
-    return byId;
+    return groupBy(rows, (row) => row.notification_id, (row) => ({ userId: row.user_id, read: Number(row.is_read) === 1 }));
   }
-}
-
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
-  return groups;
 }

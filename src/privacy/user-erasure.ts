@@ -11,6 +11,7 @@ import { InboxStore } from '../inbox/inbox-store.js';
 import type { InboxNotification } from '../inbox/notifications.js';
 import { JudgmentLog } from '../memory/judgment-log.js';
 import { withoutUsers, withoutUsersIn, withoutUsersInThread } from './user-mentions.js';
+import { groupBy } from '../common/collections.js';
 
 /**
  * One task per module holding data about users, in the order a job runs them. Each runs in one
@@ -130,16 +131,12 @@ export class UserErasure {
       (after) => this.inbox.lockNaming(manager, apiKeyId, userIds, organizationIds, after, SCRUB_CHUNK),
       (last) => [last.organizationId, last.id],
       async (naming) => {
-        const made = new Map<string, string[]>();
-        const changed: InboxNotification[] = [];
-        for (const notification of naming) {
-          if (users.has(notification.actionUser.userId)) made.set(notification.organizationId, [...(made.get(notification.organizationId) ?? []), notification.id]);
-          else {
-            const scrubbed = withoutUsersIn(notification, users, ['actionUser']);
-            if (scrubbed) changed.push(scrubbed);
-          }
-        }
-        for (const [organizationId, ids] of made) await this.inbox.delete(manager, apiKeyId, organizationId, ids);
+        const made = naming.filter((notification) => users.has(notification.actionUser.userId));
+        const changed = naming
+          .filter((notification) => !users.has(notification.actionUser.userId))
+          .map((notification) => withoutUsersIn(notification, users, ['actionUser']))
+          .filter((notification): notification is InboxNotification => notification !== undefined);
+        for (const [organizationId, ids] of groupBy(made, (n) => n.organizationId, (n) => n.id)) await this.inbox.delete(manager, apiKeyId, organizationId, ids);
         await this.inbox.rewrite(manager, apiKeyId, changed);
       },
     );
