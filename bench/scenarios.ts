@@ -210,6 +210,32 @@ async function bareCommentsPage(db: BareDatabase, request: BareRequest): Promise
 
 const commentsPage = (seed: Seed, pageToken?: string) => ({ data: { organizationId: seed.activityOrganizationId, documentId: seed.commentsDocumentId, pageSize: 100, ...(pageToken ? { pageToken } : {}) } });
 
+/**
+ * A new thread whose first comment mentions three users, with both triggers on or both left at
+ * upstream's default (off). On, the organization's team of ten (seeded with the comments) makes
+ * nine inbox entries per add.
+ */
+const threadWithThreeMentions = (seed: Seed, triggers: boolean) => ({
+  data: {
+    organizationId: seed.activityOrganizationId,
+    documentId: 'comments-add-doc',
+    createOrganization: true,
+    createDocument: true,
+    commentAnnotations: [
+      {
+        commentData: [
+          {
+            commentText: 'Hey {{reviewer-1}}, {{reviewer-2}} and {{reviewer-3}}: please check',
+            from: { userId: 'author-1', name: 'Author' },
+            taggedUserContacts: [1, 2, 3].map((n) => ({ userId: `reviewer-${n}`, contact: { userId: `reviewer-${n}`, name: `Reviewer ${n}` } })),
+            ...(triggers ? { triggerActivities: true, triggerNotification: true } : {}),
+          },
+        ],
+      },
+    ],
+  },
+});
+
 const activitiesOfDocument = (seed: Seed) => ({ data: { organizationId: seed.activityOrganizationId, documentId: seed.activityDocumentId, pageSize: 100 } });
 
 const suggestInDocument = (seed: Seed) => ({ data: { query: 'image missing alt text', organizationId: seed.memoryOrganizationId, documentId: seed.memoryDocumentId } });
@@ -255,30 +281,17 @@ export const SCENARIOS: Scenario[] = [
     baseline: bareCommentsPage,
   },
   {
+    name: 'commentannotations/add, 3 mentions (upstream defaults: no activity, no notification)',
+    path: '/v2/commentannotations/add',
+    message: 'Comment Annotation(s) added successfully.',
+    body: (seed) => threadWithThreeMentions(seed, false),
+    headers: keyHeaders,
+  },
+  {
     name: 'commentannotations/add, 3 mentions, activities and notifications on (9 inboxes)',
     path: '/v2/commentannotations/add',
     message: 'Comment Annotation(s) added successfully.',
-    body: (seed) => ({
-      data: {
-        organizationId: seed.activityOrganizationId,
-        documentId: 'comments-add-doc',
-        createOrganization: true,
-        createDocument: true,
-        commentAnnotations: [
-          {
-            commentData: [
-              {
-                commentText: 'Hey {{reviewer-1}}, {{reviewer-2}} and {{reviewer-3}}: please check',
-                from: { userId: 'author-1', name: 'Author' },
-                taggedUserContacts: [1, 2, 3].map((n) => ({ userId: `reviewer-${n}`, contact: { userId: `reviewer-${n}`, name: `Reviewer ${n}` } })),
-                triggerActivities: true,
-                triggerNotification: true,
-              },
-            ],
-          },
-        ],
-      },
-    }),
+    body: (seed) => threadWithThreeMentions(seed, true),
     headers: keyHeaders,
   },
   {

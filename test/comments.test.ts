@@ -153,6 +153,104 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     expectSuccess(await call('/v2/commentannotations/delete', { organizationId: ORG, documentId: 'doc-agent', agentId: 'a11y-bot', agentUrls: ['https://example.com/pricing'] }));
     assert.equal(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, agentComments: true })).data.length, 0);
   });
+
+  it('numbers threads per document (annotationNumber): concurrent adds never share a number; an overwrite keeps its own', async () => {
+    const numberOf = async (documentId: string, annotationId: string) => (expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentId, annotationIds: [annotationId] })).data[0] as { annotationNumber: number }).annotationNumber;
+    const first = await addThread(call, {}, {}, 'doc-numbers');
+    assert.equal(await numberOf('doc-numbers', first), 1);
+    // Eight adds at once, two threads each: the numbers 2..17 are each given once.
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => call('/v2/commentannotations/add', { organizationId: ORG, documentId: 'doc-numbers', commentAnnotations: [{ commentData: [{ commentText: 'a', from: ana }] }, { commentData: [{ commentText: 'b', from: bob }] }] })),
+    );
+    const ids = answers.flatMap((answer) => Object.keys(expectSuccess(answer).data as Record<string, unknown>));
+    const page = expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-numbers' })).data as { annotationId: string; annotationNumber: number }[];
+    assert.deepEqual(page.filter((t) => ids.includes(t.annotationId)).map((t) => t.annotationNumber).sort((a, b) => a - b), Array.from({ length: 16 }, (_, i) => i + 2));
+    // Re-adding an existing id starts its thread again under the same number; another document counts from 1.
+    expectSuccess(await call('/v2/commentannotations/add', { organizationId: ORG, documentId: 'doc-numbers', commentAnnotations: [{ annotationId: first, commentData: [{ commentText: 'again', from: ana }] }] }));
+    assert.equal(await numberOf('doc-numbers', first), 1);
+    assert.equal(await numberOf('doc-numbers-2', await addThread(call, {}, {}, 'doc-numbers-2')), 1);
+    assert.equal(await numberOf('doc-numbers', await addThread(call, {}, {}, 'doc-numbers')), 18);
+  });
+
+  it('agentFields: agent:, execution: and source: tokens, any of which matches; other tokens are refused', async () => {
+    const agentThread = (agentId: string, executionId: string, agentSource: string) => ({ type: 'suggestion', commentData: [{ commentText: 'finding', from: { userId: agentId }, agent: { agentSource, agentId, executionId, agentName: agentId, reason: { title: 't', description: 'd', severity: 'low' } } }] });
+    expectSuccess(
+      await call('/v2/commentannotations/add', {
+        organizationId: 'org-fields',
+        documentId: 'doc-fields',
+        createOrganization: true,
+        createDocument: true,
+        commentAnnotations: [{ annotationId: 'by-lint', ...agentThread('lint', 'run-1', 'external') }, { annotationId: 'by-spell', ...agentThread('spell-check', 'run-2', 'velt') }, { annotationId: 'human', commentData: [{ commentText: 'hi', from: ana }] }],
+      }),
+    );
+    const found = async (agentFields: string[]) => (expectSuccess(await call('/v2/commentannotations/get', { organizationId: 'org-fields', agentFields })).data as { annotationId: string }[]).map((t) => t.annotationId).sort();
+    assert.deepEqual(await found(['agent:lint']), ['by-lint']);
+    assert.deepEqual(await found(['execution:run-2']), ['by-spell']);
+    assert.deepEqual(await found(['source:velt']), ['by-spell']);
+    assert.deepEqual(await found(['agent:lint', 'execution:run-2']), ['by-lint', 'by-spell']);
+    assert.deepEqual(await found(['agent:nobody']), []);
+    expectError(await call('/v2/commentannotations/get', { organizationId: 'org-fields', agentFields: ['agent:lint', 'kind:x'] }), 400, 'INVALID_ARGUMENT', 'data.agentFields[1] must be agent:<agentId>, execution:<executionId> or source:<velt|external>');
+    expectError(await call('/v2/commentannotations/get', { organizationId: 'org-fields', agentFields: ['source:robot'] }), 400, 'INVALID_ARGUMENT', /^data\.agentFields\[0\] must be/);
+    expectError(await call('/v2/commentannotations/get', { organizationId: 'org-fields', agentFields: ['toString:x'] }), 400, 'INVALID_ARGUMENT', /^data\.agentFields\[0\] must be/);
+  });
+});
+
+describe('the activity config decides which comment events are logged, and whether records are immutable', () => {
+  const keyed = withKeyedApp();
+  const freshKey = async (): Promise<Call> => agentFor(keyed.app, await createKey(keyed.app));
+  const logged = async (call: Call, organizationId: string) =>
+    (expectSuccess(await call('/v2/activities/get', { organizationId })).data as { actionType: string }[]).map((a) => a.actionType).sort();
+
+  it('with no config every asked-for event is logged; enabled, its comment triggers choose; disabled, none', async () => {
+    const call = await freshKey();
+    const place = { organizationId: 'org-ac', createOrganization: true, createDocument: true };
+    const addLogged = (documentId: string) => call('/v2/commentannotations/add', { ...place, documentId, commentAnnotations: [{ annotationId: `t-${documentId}`, commentData: [{ commentText: 'a', from: ana, triggerActivities: true }, { commentText: 'b', from: bob, triggerActivities: true }] }] });
+    expectSuccess(await addLogged('d1'));
+    assert.deepEqual(await logged(call, 'org-ac'), ['comment.add', 'comment_annotation.add']);
+    expectSuccess(await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true, immutable: false, triggers: { comment: { 'comment.add': false } } } }));
+    expectSuccess(await addLogged('d2'));
+    assert.deepEqual(await logged(call, 'org-ac'), ['comment.add', 'comment_annotation.add', 'comment_annotation.add']);
+    expectSuccess(await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: false } }));
+    expectSuccess(await addLogged('d3'));
+    assert.equal((await logged(call, 'org-ac')).length, 3);
+  });
+
+  it('immutable: records added while it is on carry immutable: true and refuse update, delete and overwrite; earlier records stay mutable; user-data erasure still removes them', async () => {
+    const call = await freshKey();
+    const org = 'org-immutable';
+    const activity = (id: string, userId = 'ana') => ({ id, featureType: 'custom', actionType: 'custom', targetEntityId: 'entity', actionUser: { userId } });
+    expectSuccess(await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [activity('before')] }));
+    expectSuccess(await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }));
+    expectSuccess(await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [activity('locked'), activity('gdpr', 'erased-user')] }));
+    const records = expectSuccess(await call('/v2/activities/get', { organizationId: org })).data as { id: string; immutable?: boolean }[];
+    assert.deepEqual(Object.fromEntries(records.map((r) => [r.id, r.immutable ?? false])), { before: false, locked: true, gdpr: true });
+
+    const updated = expectSuccess(await call('/v2/activities/update', { organizationId: org, activities: [{ id: 'locked', actionIcon: 'x' }, { id: 'before', actionIcon: 'y' }] })).data;
+    assert.deepEqual(updated, { locked: { success: false, id: 'locked', message: 'Activity is immutable.' }, before: { success: true, id: 'before', message: 'Activity updated.' } });
+    const overwritten = expectSuccess(await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [{ ...activity('locked'), actionType: 'rewritten' }] })).data;
+    assert.deepEqual(overwritten, { locked: { success: false, id: 'locked', message: 'Activity is immutable.' } });
+    const deleted = expectSuccess(await call('/v2/activities/delete', { organizationId: org, documentId: 'doc', activityIds: ['locked', 'before', 'ghost'] })).data;
+    assert.deepEqual(deleted, {
+      before: { success: true, id: 'before', message: 'Activity deleted.' },
+      locked: { success: false, id: 'locked', message: 'Activity is immutable.' },
+      ghost: { success: false, id: 'ghost', message: 'Failed to delete activity.' },
+    });
+    // A delete by document leaves immutable records where they are.
+    expectSuccess(await call('/v2/activities/delete', { organizationId: org, documentId: 'doc' }));
+    const left = expectSuccess(await call('/v2/activities/get', { organizationId: org })).data as { id: string; actionType: string }[];
+    assert.deepEqual(left.map((r) => [r.id, r.actionType]).sort(), [['gdpr', 'custom'], ['locked', 'custom']]);
+
+    // Erasure is the law's, not the log's: the erased user's immutable record goes.
+    expectSuccess(await call('/v2/users/data/delete', { userIds: ['erased-user'] }));
+    const deadline = Date.now() + 10_000;
+    let ids: string[] = [];
+    do {
+      ids = (expectSuccess(await call('/v2/activities/get', { organizationId: org })).data as { id: string }[]).map((r) => r.id);
+      if (!ids.includes('gdpr')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } while (Date.now() < deadline);
+    assert.deepEqual(ids, ['locked']);
+  });
 });
 
 describe('a comment with a mention: activity, webhook, e-mail and inbox (contract 6)', () => {

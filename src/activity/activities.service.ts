@@ -17,6 +17,8 @@ export const ActivityMessages = {
   updateFailed: 'Failed to update activity.',
   deleted: 'Activity deleted.',
   deleteFailed: 'Failed to delete activity.',
+  /** The record was added while the key's activity config was immutable (upstream names no message for this). */
+  immutable: 'Activity is immutable.',
 } as const;
 
 const OPERATION_GET = 'activities/get';
@@ -47,12 +49,15 @@ export class ActivitiesService {
       metadata: { ...metadata, apiKey: apiKeyId, documentId, organizationId },
       timestamp: timestamp ?? now,
     }));
-    await this.transactions.run(async (manager) => {
+    const immutable = await this.transactions.run(async (manager) => {
       await this.documents.ensureDocument(manager, apiKeyId, organizationId, documentId);
-      // Ids the service made are new; a caller's id may overwrite an earlier record.
-      await this.log.write(manager, apiKeyId, activities, { added: true, fresh: request.activities.every((a) => a.id === undefined) });
+      // Ids the service made are new; a caller's id may overwrite an earlier record, unless that one is immutable.
+      const given = request.activities.flatMap((a) => (a.id !== undefined ? [a.id] : []));
+      const kept = new Set(given.length ? (await this.log.lockRecords(manager, apiKeyId, organizationId, given)).filter((a) => a.immutable).map((a) => a.id) : []);
+      await this.log.write(manager, apiKeyId, activities.filter((a) => !kept.has(a.id)), { added: true, fresh: !given.length });
+      return kept;
     });
-    return Object.fromEntries(activities.map((a) => [a.id, ok(a.id, ActivityMessages.added)]));
+    return Object.fromEntries(activities.map((a) => [a.id, immutable.has(a.id) ? failed(a.id, ActivityMessages.immutable) : ok(a.id, ActivityMessages.added)]));
   }
 
   /**
@@ -98,20 +103,21 @@ export class ActivitiesService {
       const changed: Activity[] = [];
       for (const { id, ...fields } of request.activities) {
         const before = current.get(id);
-        if (!before) continue;
+        if (!before || before.immutable) continue;
         const updates = Object.fromEntries(Object.entries(fields).filter(([field, value]) => value !== undefined && field in UPDATABLE_FIELDS));
         changed.push({ ...before, ...updates });
       }
       if (changed.length) await this.log.write(manager, apiKeyId, changed, { added: false, fresh: false });
       return Object.fromEntries(
-        request.activities.map(({ id }) => [id, current.has(id) ? ok(id, ActivityMessages.updated) : failed(id, ActivityMessages.updateFailed)]),
+        request.activities.map(({ id }) => [id, !current.has(id) ? failed(id, ActivityMessages.updateFailed) : current.get(id)!.immutable ? failed(id, ActivityMessages.immutable) : ok(id, ActivityMessages.updated)]),
       );
     });
   }
 
   /**
-   * Deletes the records matching all the given conditions (document, entity, ids). Results: every
-   * record deleted, and each requested id that matched nothing as `success: false`.
+   * Deletes the mutable records matching all the given conditions (document, entity, ids).
+   * Results: every record deleted, and each requested id that was not as `success: false`
+   * (an immutable record says so).
    */
   async delete(principal: ApiKeyPrincipal, request: DeleteActivitiesRequest): Promise<ItemResults> {
     const { apiKeyId } = principal;
@@ -119,8 +125,15 @@ export class ActivitiesService {
     if (documentId === undefined && targetEntityId === undefined && activityIds === undefined) {
       throw new ApiError('INVALID_ARGUMENT', 'At least one of data.documentId, data.activityIds or data.targetEntityId is required.');
     }
-    const deleted = await this.transactions.run((manager) => this.log.delete(manager, apiKeyId, organizationId, { documentId, targetEntityId, activityIds }));
+    const { deleted, immutable } = await this.transactions.run(async (manager) => {
+      const deleted = await this.log.delete(manager, apiKeyId, organizationId, { documentId, targetEntityId, activityIds, mutableOnly: true });
+      const left = (activityIds ?? []).filter((id) => !deleted.includes(id));
+      const matching = (a: Activity) => a.immutable && (documentId === undefined || a.metadata.documentId === documentId) && (targetEntityId === undefined || a.targetEntityId === targetEntityId);
+      const immutable = left.length ? (await this.log.lockRecords(manager, apiKeyId, organizationId, left)).filter(matching).map((a) => a.id) : [];
+      return { deleted, immutable };
+    });
     const results: ItemResults = Object.fromEntries(deleted.map((id) => [id, ok(id, ActivityMessages.deleted)]));
+    for (const id of immutable) results[id] = failed(id, ActivityMessages.immutable);
     for (const id of activityIds ?? []) results[id] ??= failed(id, ActivityMessages.deleteFailed);
     return results;
   }

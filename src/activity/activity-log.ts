@@ -3,6 +3,8 @@ import type { EntityManager } from 'typeorm';
 import { Observers } from '../common/observers.js';
 import { PAGE_BYTES } from '../common/paging.js';
 import { Conditions, namingFilter, Sql } from '../database/sql.js';
+import { addsImmutableRecords } from '../workspace/key-configs.js';
+import { ApiKeyRepository } from '../workspace/api-key.repository.js';
 import type { FeatureType } from './dto/activity.dto.js';
 
 /** An activity log record as callers read it (rest-interface part 2). */
@@ -19,6 +21,8 @@ export interface Activity {
   displayMessageTemplate?: string;
   displayMessageTemplateData?: Record<string, unknown>;
   actionIcon?: string;
+  /** Added while the key's activity config was immutable: activities update and delete refuse it (user-data erasure does not). */
+  immutable?: true;
   /** Set by a caller whose activity resolver keeps the record's PII on its own servers (upstream's flag, kept as sent). */
   isActivityResolverUsed?: boolean;
   /** The service's three keys, over any keys the caller sent in `metadata` on add. */
@@ -71,7 +75,7 @@ export interface ActivityObserver {
   activitiesDeleted(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<void>;
 }
 
-const COLUMNS = ['api_key_id', 'organization_id', 'id', 'document_id', 'feature_type', 'action_type', 'action_user_id', 'target_entity_id', 'timestamp', 'body'] as const;
+const COLUMNS = ['api_key_id', 'organization_id', 'id', 'document_id', 'feature_type', 'action_type', 'action_user_id', 'target_entity_id', 'timestamp', 'immutable', 'body'] as const;
 
 /** What activities get filters by, every one an AND (absent: no filter). */
 export interface ActivityFilter {
@@ -113,24 +117,40 @@ export class ActivityLog {
   /** Modules register here at start-up to hear of every write. */
   readonly observers = new Observers<ActivityObserver>();
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly keys: ApiKeyRepository,
+  ) {}
 
-  /** Adds records, overwriting those whose id exists (idempotent retries); `write` as observers read it. */
+  /**
+   * Adds records, overwriting those whose id exists (idempotent retries); `write` as observers
+   * read it. Records added while the key's activity config is immutable are marked so.
+   */
   async write(manager: EntityManager, apiKeyId: string, activities: Activity[], write: ActivityWrite): Promise<void> {
-    const rows = activities.map((a) => [apiKeyId, a.metadata.organizationId, a.id, a.metadata.documentId, a.featureType, a.actionType, a.actionUser.userId, a.targetEntityId ?? null, a.timestamp, bodyJson(a)]);
+    if (write.added && addsImmutableRecords((await this.keys.settings(apiKeyId)).activityServiceConfig)) for (const activity of activities) activity.immutable = true;
+    const rows = activities.map((a) => [apiKeyId, a.metadata.organizationId, a.id, a.metadata.documentId, a.featureType, a.actionType, a.actionUser.userId, a.targetEntityId ?? null, a.timestamp, a.immutable ? 1 : 0, bodyJson(a)]);
     await this.sql.insert(manager, 'activity', COLUMNS, rows, { target: ['api_key_id', 'organization_id', 'id'], update: COLUMNS.slice(3) });
     await this.observers.notify((observer) => observer.activitiesWritten(manager, apiKeyId, activities, write));
   }
 
-  /** Deletes the records matching every given condition (`actionUserIds`: made by one of them); returns the ids deleted. */
-  async delete(manager: EntityManager, apiKeyId: string, organizationId: string, where: { documentId?: string; targetEntityId?: string; activityIds?: string[]; actionUserIds?: string[] }): Promise<string[]> {
+  /**
+   * Deletes the records matching every given condition (`actionUserIds`: made by one of them;
+   * `mutableOnly`: immutable records stay); returns the ids deleted.
+   */
+  async delete(
+    manager: EntityManager,
+    apiKeyId: string,
+    organizationId: string,
+    where: { documentId?: string; targetEntityId?: string; activityIds?: string[]; actionUserIds?: string[]; mutableOnly?: boolean },
+  ): Promise<string[]> {
     const conditions = new Conditions()
       .equal('api_key_id', apiKeyId)
       .equal('organization_id', organizationId)
       .equal('document_id', where.documentId)
       .equal('target_entity_id', where.targetEntityId)
       .among('id', where.activityIds)
-      .among('action_user_id', where.actionUserIds);
+      .among('action_user_id', where.actionUserIds)
+      .equal('immutable', where.mutableOnly ? 0 : undefined);
     const deleted = await this.sql.run<{ id: string }>(manager, `DELETE FROM activity WHERE ${conditions} RETURNING id`, conditions.parameters);
     const ids = deleted.map((row) => row.id);
     if (ids.length) await this.observers.notify((observer) => observer.activitiesDeleted(manager, apiKeyId, organizationId, ids));

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { DirectoryModule } from '../directory/directory.module.js';
+import { ApiKeysModule } from '../workspace/api-keys.module.js';
 import { ActivitiesController } from './activities.controller.js';
 import { ActivitiesService } from './activities.service.js';
 import { ActivityLog } from './activity-log.js';
 
 /** The activity log (contract 6.1). Other modules observe its writes through `ActivityLog`. */
 @Module({
-  imports: [DirectoryModule],
+  imports: [DirectoryModule, ApiKeysModule],
   controllers: [ActivitiesController],
   providers: [ActivitiesService, ActivityLog],
   exports: [ActivityLog],

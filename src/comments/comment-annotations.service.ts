@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import type { Activity } from '../activity/activity-log.js';
 import { AccessService } from '../access/access.service.js';
 import { ApiError } from '../common/errors.js';
@@ -12,7 +13,7 @@ import { CommentEvents, threadActivity, triggersOf, type Triggers } from './comm
 import { CommentStore, type ThreadFilter } from './comment-store.js';
 import { AGENT_FILTERS, type AddAnnotationsRequest, type AnnotationAdded, type AnnotationInput, type CountAnnotationsRequest, type DeleteAnnotationsRequest, type GetAnnotationsRequest, type UpdateAnnotationsRequest } from './dto/comments.dto.js';
 import { newComments, withAgentType } from './new-comments.js';
-import { OPEN_STATUS, threadJson, type Annotation, type Thread } from './threads.js';
+import { AGENT_SOURCES, OPEN_STATUS, threadJson, type Annotation, type Thread } from './threads.js';
 
 export const AnnotationMessages = {
   added: 'Added Successfully',
@@ -53,7 +54,7 @@ export class CommentAnnotationsService {
     await this.transactions.run(async (manager) => {
       const audience = request.verifyUserPermissions === true ? new Set((await this.access.documentAudience(apiKeyId, organizationId, documentId)).map((entry) => entry.userId)) : undefined;
       const given = request.commentAnnotations.flatMap((a) => (a.annotationId !== undefined ? [a.annotationId] : []));
-      const existing = given.length ? new Set((await this.store.lockThreads(manager, apiKeyId, organizationId, { annotationIds: given })).map((t) => t.annotationId)) : new Set<string>();
+      const existing = new Map(given.length ? (await this.store.lockThreads(manager, apiKeyId, organizationId, { annotationIds: given })).map((t) => [t.annotationId, t]) : []);
       const accepted: { input: AnnotationInput; thread: Thread }[] = [];
       request.commentAnnotations.forEach((input, index) => {
         if (audience && !audience.has(input.commentData[0]!.from.userId)) {
@@ -63,6 +64,7 @@ export class CommentAnnotationsService {
         }
         accepted.push({ input, thread: newThread(organizationId, documentId, input, now) });
       });
+      await this.numberThreads(manager, apiKeyId, accepted.map((a) => a.thread), existing);
       await this.store.putAnnotations(manager, apiKeyId, accepted.map((a) => a.thread));
       const events: { activity: Activity; triggers: Triggers }[] = [];
       for (const { input, thread } of accepted) {
@@ -80,6 +82,27 @@ export class CommentAnnotationsService {
     });
     if (denied) throw new ApiError('PERMISSION_DENIED', 'One or more users do not have access to the document.', outcomes);
     return outcomes;
+  }
+
+  /**
+   * Gives each thread its number in the document: an overwritten thread of the same document
+   * keeps its own; the others (new, moved from another document, or added before threads were
+   * numbered) take the document's next numbers in the order sent, one per distinct id.
+   */
+  private async numberThreads(manager: EntityManager, apiKeyId: string, threads: Thread[], existing: Map<string, Thread>): Promise<void> {
+    if (!threads.length) return;
+    const { organizationId, documentId } = threads[0]!;
+    const numbers = new Map<string, number | undefined>();
+    for (const { annotationId } of threads) {
+      const before = existing.get(annotationId);
+      if (!numbers.has(annotationId)) numbers.set(annotationId, before?.documentId === documentId ? before.annotationNumber : undefined);
+    }
+    const unnumbered = [...numbers].filter(([, number]) => number === undefined).map(([id]) => id);
+    if (unnumbered.length) {
+      const last = await this.store.takeNumbers(manager, apiKeyId, organizationId, documentId, unnumbered.length);
+      unnumbered.forEach((id, i) => numbers.set(id, last - unnumbered.length + 1 + i));
+    }
+    for (const thread of threads) thread.annotationNumber = numbers.get(thread.annotationId)!;
   }
 
   /** One keyset page of threads over (lastUpdated, annotationId), newest first by default, every filter an AND. */
@@ -102,6 +125,7 @@ export class CommentAnnotationsService {
       executionId: request.executionId,
       agentSource: request.agentSource ?? (request.agentType === 'external' ? 'external' : request.agentType !== undefined ? 'velt' : undefined),
       agentThreads: request.agentSuggestions === true ? 'pending' : request.agentComments === true || request.agentType !== undefined ? 'agent' : undefined,
+      agentFieldsAnyOf: request.agentFields !== undefined ? agentFieldTokens(request.agentFields) : undefined,
       updatedAfter: request.updatedAfter,
       updatedBefore: request.updatedBefore,
       createdAfter: request.createdAfter,
@@ -182,6 +206,26 @@ export class CommentAnnotationsService {
     return Object.fromEntries(request.documentIds.map((id) => [id, counts.get(id) ?? { total: 0, unread: 0 }]));
   }
 
+}
+
+/**
+ * `agentFields` tokens by kind: `agent:<agentId>`, `execution:<executionId>`, `source:<velt|external>`
+ * (upstream calls them raw tokens and does not spell them out; these are this service's, see the README).
+ */
+function agentFieldTokens(tokens: string[]): { agentIds: string[]; executionIds: string[]; agentSources: string[] } {
+  const parsed = { agentIds: [] as string[], executionIds: [] as string[], agentSources: [] as string[] };
+  const lists = { agent: parsed.agentIds, execution: parsed.executionIds, source: parsed.agentSources } as const;
+  tokens.forEach((token, i) => {
+    const colon = token.indexOf(':');
+    const kind = token.slice(0, colon) as keyof typeof lists;
+    const value = token.slice(colon + 1);
+    if (colon < 1 || !Object.hasOwn(lists, kind) || !value || (kind === 'source' && !(AGENT_SOURCES as readonly string[]).includes(value))) {
+      throw new ApiError('INVALID_ARGUMENT', `data.agentFields[${i}] must be agent:<agentId>, execution:<executionId> or source:<velt|external>`);
+    }
+    lists[kind].push(value);
+  });
+  if (!tokens.length) throw new ApiError('INVALID_ARGUMENT', 'data.agentFields must not be empty');
+  return parsed;
 }
 
 /** A new thread from what add sent: defaults filled, the root comment's agent lifted to the annotation. */

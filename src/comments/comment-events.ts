@@ -5,6 +5,8 @@ import { newSortableId } from '../common/ids.js';
 import type { WireUser } from '../common/validation.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { InboxService } from '../inbox/inbox.service.js';
+import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import { keepsCommentEvent } from '../workspace/key-configs.js';
 import type { Comment, Thread } from './threads.js';
 
 /** What a comment write asks for (upstream's flags, both off by default). */
@@ -39,14 +41,24 @@ export class CommentEvents {
     private readonly log: ActivityLog,
     private readonly recorder: EventRecorder,
     private readonly inbox: InboxService,
+    private readonly keys: ApiKeyRepository,
   ) {}
 
-  /** Records the events as `triggers` ask: in the log (observers, deliveries included unless quiet), as deliveries alone, and in inboxes. */
+  /**
+   * Records the events as `triggers` ask: in the log (observers, deliveries included unless
+   * quiet) those the key's activity config keeps, as deliveries alone the rest when notifying,
+   * and in inboxes.
+   */
   async publish(manager: EntityManager, apiKeyId: string, activities: Activity[], triggers: Triggers): Promise<void> {
     if (!activities.length || (!triggers.activities && !triggers.notification)) return;
-    if (triggers.activities) await this.log.write(manager, apiKeyId, activities, { added: true, fresh: true, quiet: !triggers.notification });
-    else await this.recorder.recordActivities(manager, apiKeyId, activities);
-    if (triggers.notification) await this.inbox.notifyOf(manager, apiKeyId, activities);
+    const config = triggers.activities ? (await this.keys.settings(apiKeyId)).activityServiceConfig : undefined;
+    const kept = triggers.activities ? activities.filter((activity) => keepsCommentEvent(config, activity.actionType)) : [];
+    if (kept.length) await this.log.write(manager, apiKeyId, kept, { added: true, fresh: true, quiet: !triggers.notification });
+    if (triggers.notification) {
+      const unlogged = kept.length === activities.length ? [] : activities.filter((activity) => !kept.includes(activity));
+      if (unlogged.length) await this.recorder.recordActivities(manager, apiKeyId, unlogged);
+      await this.inbox.notifyOf(manager, apiKeyId, activities);
+    }
   }
 
   /** Events each with triggers of their own (a batch's comments flag themselves): one `publish` per distinct pair of flags. */

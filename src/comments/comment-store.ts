@@ -42,6 +42,8 @@ export interface ThreadFilter {
   agentSource?: string;
   /** `agent`: any agent thread; `pending`: agent suggestions not yet accepted or rejected. */
   agentThreads?: 'agent' | 'pending';
+  /** Agent threads matching any of these (`agentFields`): by agent, by execution, by source. */
+  agentFieldsAnyOf?: { agentIds: string[]; executionIds: string[]; agentSources: string[] };
   /** Agent threads stamped for one of these pages (the root comment's `agent.url`). */
   agentUrls?: string[];
   updatedAfter?: number;
@@ -108,6 +110,21 @@ export class CommentStore {
     );
     const mentions = comments.flatMap((c) => mentionsOf(c).map((userId) => [apiKeyId, organizationId, annotationId, c.commentId, userId]));
     await this.sql.insert(manager, 'comment_mention', MENTION_COLUMNS, mentions);
+  }
+
+  /**
+   * Takes the next `count` thread numbers of a document and answers the last of them. One upsert
+   * of the document's counter row, which PostgreSQL keeps locked until the unit of work ends, so
+   * concurrent adds to one document never take the same number.
+   */
+  async takeNumbers(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string, count: number): Promise<number> {
+    const [row] = await this.sql.run<{ last_number: number | string }>(
+      manager,
+      `INSERT INTO comment_counter (api_key_id, organization_id, document_id, last_number) VALUES (:apiKeyId, :organizationId, :documentId, :count)
+        ON CONFLICT (api_key_id, organization_id, document_id) DO UPDATE SET last_number = comment_counter.last_number + excluded.last_number RETURNING last_number`,
+      { apiKeyId, organizationId, documentId, count },
+    );
+    return Number(row!.last_number);
   }
 
   /** Removes every comment of a thread (an annotation add overwriting an existing id starts its thread again). */
@@ -241,6 +258,12 @@ export class CommentStore {
       .equal('agent_source', filter.agentSource);
     if (filter.agentThreads === 'agent') where.add('agent_id IS NOT NULL', {});
     if (filter.agentThreads === 'pending') where.add("agent_id IS NOT NULL AND suggestion_status = 'pending'", {});
+    if (filter.agentFieldsAnyOf) {
+      const { agentIds, executionIds, agentSources } = filter.agentFieldsAnyOf;
+      const anyOf = [['agent_id', 'fieldAgentIds', agentIds], ['execution_id', 'fieldExecutionIds', executionIds], ['agent_source', 'fieldAgentSources', agentSources]] as const;
+      const used = anyOf.filter(([, , values]) => values.length);
+      where.add(`agent_id IS NOT NULL AND (${used.map(([column, name]) => `${column} IN (:...${name})`).join(' OR ')})`, Object.fromEntries(used.map(([, name, values]) => [name, values])));
+    }
     if (filter.mentionedUserIds) {
       where.add(
         'annotation_id IN (SELECT m.annotation_id FROM comment_mention m WHERE m.api_key_id = :mentionKey AND m.organization_id = comment_annotation.organization_id AND m.user_id IN (:...mentionedUserIds))',

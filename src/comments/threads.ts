@@ -47,6 +47,8 @@ export interface Comment {
 
 export interface Annotation {
   annotationId: string;
+  /** The thread's number in its document (1, 2, 3… in the order threads were added); threads added before numbering have none. */
+  annotationNumber?: number;
   organizationId: string;
   documentId: string;
   type: AnnotationType;
@@ -95,7 +97,9 @@ export function commentJson(comment: Comment): Record<string, unknown> {
     to: (taggedUserContacts ?? []).map((tagged) => tagged.contact ?? { userId: tagged.userId }),
     taggedUserContacts: taggedUserContacts ?? [],
     attachments: attachments ?? [],
+    // Upstream's REST API has no way to add a reaction, so a comment written through it has none.
     reactionAnnotationIds: [],
+    reactionAnnotations: [],
   };
 }
 

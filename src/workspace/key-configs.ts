@@ -113,8 +113,8 @@ export interface KeySettings {
 
 /**
  * Upstream's activity logs configuration: whether the service records activities of its own
- * from feature events (which ones: `triggers`), and whether records are immutable. Stored and
- * answered; see the README for what the service does with it.
+ * from feature events (which ones: `triggers`), and whether records are immutable
+ * (`keepsCommentEvent`, `addsImmutableRecords`).
  */
 export interface ActivityServiceConfig {
   isEnabled: boolean;
@@ -123,6 +123,20 @@ export interface ActivityServiceConfig {
   enabledTime?: number;
   /** Event types by feature group; upstream supports only `comment`. */
   triggers?: { comment?: Record<string, boolean> };
+}
+
+/**
+ * Whether a comment event is kept in the activity log when its write asks for it
+ * (`triggerActivities`): with no activity config, always; with one, only while it is enabled and
+ * its trigger for the event type is not off (upstream's native recording follows the same config).
+ */
+export function keepsCommentEvent(config: ActivityServiceConfig | undefined, actionType: string): boolean {
+  return config === undefined || (config.isEnabled && config.triggers?.comment?.[actionType] !== false);
+}
+
+/** Whether records added now are immutable (activities update and delete refuse them). */
+export function addsImmutableRecords(config: ActivityServiceConfig | undefined): boolean {
+  return config?.immutable === true;
 }
 
 export function neverConfiguredEmail(): StoredEmailConfig {

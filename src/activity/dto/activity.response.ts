@@ -25,6 +25,7 @@ export class ActivityView {
   @ApiPropertyOptional(anyObject('Values for the placeholders.')) displayMessageTemplateData?: Record<string, unknown>;
   @ApiPropertyOptional() actionIcon?: string;
   @ApiPropertyOptional() isActivityResolverUsed?: boolean;
+  @ApiPropertyOptional({ enum: [true], description: 'Added while the activity config was immutable: update and delete refuse it.' }) immutable?: true;
   @ApiProperty({ type: ActivityMetadataView }) metadata!: ActivityMetadataView;
   @ApiProperty({ description: 'Milliseconds since the epoch.' }) timestamp!: number;
 }

@@ -218,7 +218,7 @@ export class GetAnnotationsRequest {
   @ApiPropertyOptional({ enum: AGENT_SOURCES }) @IsOptionalOneOf(AGENT_SOURCES) agentSource?: string;
   @ApiPropertyOptional() @IsOptionalBool() agentSuggestions?: boolean;
   @ApiPropertyOptional() @IsOptionalBool() agentComments?: boolean;
-  @ApiPropertyOptional({ type: [String], description: 'Accepted; `agent:<id>`, `execution:<id>`, `source:<velt|external>` tokens, any of which matches.' }) @IsOptionalTextArray(300, { max: MAX_FILTER_IDS }) agentFields?: string[];
+  @ApiPropertyOptional({ type: [String], description: 'Agent threads matching any of the tokens `agent:<agentId>`, `execution:<executionId>`, `source:<velt|external>`; another token is INVALID_ARGUMENT.' }) @IsOptionalTextArray(300, { max: MAX_FILTER_IDS }) agentFields?: string[];
   @ApiPropertyOptional({ enum: ['asc', 'desc'], description: 'By `lastUpdated`; default `desc`.' }) @IsOptionalOneOf(['asc', 'desc']) order?: 'asc' | 'desc';
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) statusIds?: string[];
   @ApiPropertyOptional() @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) updatedAfter?: number;
