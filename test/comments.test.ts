@@ -193,6 +193,34 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     expectError(await call('/v2/commentannotations/get', { organizationId: 'org-fields', agentFields: ['source:robot'] }), 400, 'INVALID_ARGUMENT', /^data\.agentFields\[0\] must be/);
     expectError(await call('/v2/commentannotations/get', { organizationId: 'org-fields', agentFields: ['toString:x'] }), 400, 'INVALID_ARGUMENT', /^data\.agentFields\[0\] must be/);
   });
+
+  it('threads and notifications go with their document and with their organization (a new one of the same id starts empty)', async () => {
+    const org = 'org-gone';
+    const threadIn = async (documentId: string) =>
+      expectSuccess(await call('/v2/commentannotations/add', { organizationId: org, documentId, createOrganization: true, createDocument: true, commentAnnotations: [{ commentData: [{ ...mentionBob, from: ana, triggerNotification: true }] }] }));
+    const threads = async (documentId: string) => expectSuccess(await call('/v2/commentannotations/get', { organizationId: org, documentId })).data as { annotationNumber: number }[];
+    const inbox = async () => (expectSuccess(await call('/v2/notifications/get', { organizationId: org, userId: 'bob' })).data as { metadata: { documentId: string } }[]).map((n) => n.metadata.documentId).sort();
+    expectSuccess(await call('/v2/users/add', { organizationId: org, users: [ana, bob] }));
+    await threadIn('kept');
+    await threadIn('dropped');
+    await threadIn('dropped');
+    assert.deepEqual(await inbox(), ['dropped', 'dropped', 'kept']);
+    expectSuccess(await call('/v2/organizations/documents/delete', { organizationId: org, documentIds: ['dropped'] }));
+    assert.deepEqual(await threads('dropped'), []);
+    assert.deepEqual(await inbox(), ['kept']);
+    // A document made again under the same id numbers its threads from 1.
+    await threadIn('dropped');
+    assert.deepEqual((await threads('dropped')).map((t) => t.annotationNumber), [1]);
+    assert.equal((await threads('kept')).length, 1);
+
+    expectSuccess(await call('/v2/organizations/delete', { organizationIds: [org] }));
+    expectSuccess(await call('/v2/users/add', { organizationId: org, users: [ana, bob] }));
+    await threadIn('other');
+    assert.deepEqual(await threads('kept'), []);
+    assert.deepEqual(await threads('dropped'), []);
+    assert.deepEqual(await inbox(), ['other']);
+    assert.deepEqual((await threads('other')).map((t) => t.annotationNumber), [1]);
+  });
 });
 
 describe('the activity config decides which comment events are logged, and whether records are immutable', () => {

@@ -108,9 +108,12 @@ export class ActivitiesService {
         changed.push({ ...before, ...updates });
       }
       if (changed.length) await this.log.write(manager, apiKeyId, changed, { added: false, fresh: false });
-      return Object.fromEntries(
-        request.activities.map(({ id }) => [id, !current.has(id) ? failed(id, ActivityMessages.updateFailed) : current.get(id)!.immutable ? failed(id, ActivityMessages.immutable) : ok(id, ActivityMessages.updated)]),
-      );
+      const outcome = (id: string) => {
+        const before = current.get(id);
+        if (!before) return failed(id, ActivityMessages.updateFailed);
+        return before.immutable ? failed(id, ActivityMessages.immutable) : ok(id, ActivityMessages.updated);
+      };
+      return Object.fromEntries(request.activities.map(({ id }) => [id, outcome(id)]));
     });
   }
 
@@ -127,7 +130,8 @@ export class ActivitiesService {
     }
     const { deleted, immutable } = await this.transactions.run(async (manager) => {
       const deleted = await this.log.delete(manager, apiKeyId, organizationId, { documentId, targetEntityId, activityIds, mutableOnly: true });
-      const left = (activityIds ?? []).filter((id) => !deleted.includes(id));
+      const gone = new Set(deleted);
+      const left = (activityIds ?? []).filter((id) => !gone.has(id));
       const matching = (a: Activity) => a.immutable && (documentId === undefined || a.metadata.documentId === documentId) && (targetEntityId === undefined || a.targetEntityId === targetEntityId);
       const immutable = left.length ? (await this.log.lockRecords(manager, apiKeyId, organizationId, left)).filter(matching).map((a) => a.id) : [];
       return { deleted, immutable };

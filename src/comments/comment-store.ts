@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Conditions, namingFilter, Sql, type Parameters } from '../database/sql.js';
 import { mentionsOf, type Annotation, type Comment, type Thread } from './threads.js';
-import { groupBy } from '../common/collections.js';
+import { chunksOf, groupBy } from '../common/collections.js';
+import { DirectoryDeletes, type DeletedPlaces, type DirectoryObserver } from '../directory/directory-deletes.js';
 
 const ANNOTATION_COLUMNS = [
   'api_key_id',
@@ -57,14 +58,31 @@ interface BodyRow {
 }
 
 /**
- * Owner of `comment_annotation`, `comment` and `comment_mention`: the only place their SQL lives.
+ * Owner of `comment_annotation`, `comment`, `comment_mention` and `comment_counter`: the only
+ * place their SQL lives.
  * Raw `Sql` throughout: the rows are JSON bodies beside a few filter columns (as `activity`'s are),
  * which entities would only wrap, and the hot paths (annotation add, pages of 1,000) run as
  * cached prepared statements on the embedded database.
  */
 @Injectable()
-export class CommentStore {
-  constructor(private readonly sql: Sql) {}
+export class CommentStore implements DirectoryObserver, OnModuleInit {
+  constructor(
+    private readonly sql: Sql,
+    private readonly directoryDeletes: DirectoryDeletes,
+  ) {}
+
+  onModuleInit(): void {
+    this.directoryDeletes.observers.add(this);
+  }
+
+  /** Threads (comments and mentions with them) and thread numbers of deleted documents go with them, in the deleting transaction. */
+  async placesDeleted(manager: EntityManager, apiKeyId: string, organizationId: string, deleted: DeletedPlaces): Promise<void> {
+    for (const documentIds of chunksOf(deleted.documentIds)) {
+      for (const table of ['comment_annotation', 'comment_counter']) {
+        await this.sql.run(manager, `DELETE FROM ${table} WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id IN (:...documentIds)`, { apiKeyId, organizationId, documentIds });
+      }
+    }
+  }
 
   /** Writes annotations (a new id is inserted, an existing one overwritten); their comments are written separately. */
   async putAnnotations(manager: EntityManager, apiKeyId: string, annotations: Annotation[]): Promise<void> {

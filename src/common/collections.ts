@@ -11,3 +11,11 @@ export function groupBy<T, K, V = T>(items: Iterable<T>, key: (item: T) => K, va
   }
   return groups;
 }
+
+/** Ids per statement where a list of them may be long (`IN (...)` lists stay well under every engine's parameter limit). */
+export const ID_CHUNK = 500;
+
+/** `items` in consecutive slices of at most `size`. */
+export function* chunksOf<T>(items: readonly T[], size = ID_CHUNK): Generator<T[]> {
+  for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size);
+}

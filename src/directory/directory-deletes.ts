@@ -10,8 +10,9 @@ export interface DeletedPlaces {
 
 /**
  * What other modules learn of folder and document deletes, inside the deleting transaction, so
- * what they keep about those places (access's grants) goes with them or not at all. Organization
- * deletes need no notice: the schema cascades them to every table keyed by the organization.
+ * what they keep about those places (access's grants, comment threads, inbox notifications) goes
+ * with them or not at all. Organization deletes need no notice: the schema cascades them to
+ * every table keyed by the organization.
  */
 export interface DirectoryObserver {
   placesDeleted(manager: EntityManager, apiKeyId: string, organizationId: string, deleted: DeletedPlaces): Promise<void>;
@@ -19,9 +20,9 @@ export interface DirectoryObserver {
 
 /**
  * Where directory announces deletes. Modules that keep data about folders and documents
- * register at start-up (access's `GrantRepository` does), so directory needs to know none of
- * them: access depends on directory, and this is how directory reaches access without
- * importing it.
+ * register at start-up (`GrantRepository`, `CommentStore`, `InboxStore`), so directory needs to
+ * know none of them: they depend on directory, and this is how directory reaches them without
+ * importing them.
  */
 @Injectable()
 export class DirectoryDeletes {

@@ -1,11 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Conditions, namingFilter, Sql } from '../database/sql.js';
 import type { Delivered, InboxNotification } from './notifications.js';
-import { groupBy } from '../common/collections.js';
-
-/** Notification ids per statement where a list of them can be long (a user's whole inbox). */
-const ID_CHUNK = 500;
+import { chunksOf, groupBy } from '../common/collections.js';
+import { DirectoryDeletes, type DeletedPlaces, type DirectoryObserver } from '../directory/directory-deletes.js';
 
 /** What notifications get, update and delete select by; every field narrows (AND). */
 export interface InboxFilter {
@@ -29,8 +27,22 @@ interface NotificationRow {
  * columns, as `activity` keeps them, and the inbox page's mixed-direction keyset is plain SQL.
  */
 @Injectable()
-export class InboxStore {
-  constructor(private readonly sql: Sql) {}
+export class InboxStore implements DirectoryObserver, OnModuleInit {
+  constructor(
+    private readonly sql: Sql,
+    private readonly directoryDeletes: DirectoryDeletes,
+  ) {}
+
+  onModuleInit(): void {
+    this.directoryDeletes.observers.add(this);
+  }
+
+  /** Notifications about deleted documents (their recipients with them) go with them, in the deleting transaction. */
+  async placesDeleted(manager: EntityManager, apiKeyId: string, organizationId: string, deleted: DeletedPlaces): Promise<void> {
+    for (const documentIds of chunksOf(deleted.documentIds)) {
+      await this.sql.run(manager, 'DELETE FROM inbox_notification WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id IN (:...documentIds)', { apiKeyId, organizationId, documentIds });
+    }
+  }
 
   /**
    * Stores notifications and their recipients, unread. A notification whose id exists is left as
@@ -138,7 +150,7 @@ export class InboxStore {
     const removed = await this.sql.run<{ organization_id: string; notification_id: string }>(manager, `DELETE FROM inbox_recipient WHERE ${where} RETURNING organization_id, notification_id`, where.parameters);
     for (const [organizationId, rows] of groupBy(removed, (row) => row.organization_id)) {
       const ids = rows.map((row) => row.notification_id);
-      for (let from = 0; from < ids.length; from += ID_CHUNK) await this.deleteUnaddressed(manager, apiKeyId, organizationId, ids.slice(from, from + ID_CHUNK));
+      for (const chunk of chunksOf(ids)) await this.deleteUnaddressed(manager, apiKeyId, organizationId, chunk);
     }
   }
 
