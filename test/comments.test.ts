@@ -73,6 +73,18 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     assert.equal(expectSuccess(await call('/v2/commentannotations/comments/get', { organizationId: ORG, documentId: DOC, annotationId: id })).data.length, 9);
   });
 
+  it('forty adds at once with both triggers all succeed (reads inside a write use its own connection, never a second one from the pool)', async () => {
+    expectSuccess(await call('/v2/users/add', { organizationId: 'org-burst', users: [ana, bob] }));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        call('/v2/commentannotations/add', { organizationId: 'org-burst', documentId: 'doc-burst', createDocument: true, commentAnnotations: [{ commentData: [{ ...mentionBob, from: ana, triggerActivities: true, triggerNotification: true }] }] }),
+      ),
+    );
+    for (const answer of answers) expectSuccess(answer);
+    assert.equal((expectSuccess(await call('/v2/notifications/get', { organizationId: 'org-burst', userId: 'bob' })).data as unknown[]).length, 40);
+    assert.equal((expectSuccess(await call('/v2/activities/get', { organizationId: 'org-burst' })).data as unknown[]).length, 40);
+  });
+
   it('update: status, resolver (cleared on reopening), priority, assignee, suggestion; users replaced', async () => {
     const id = await addThread(call, { type: 'suggestion', suggestion: { targetId: 'row.1', newValue: 3, status: 'accepted' } });
     const resolved = { id: 'RESOLVED', name: 'Resolved', type: 'terminal' };

@@ -1,17 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import Database from 'better-sqlite3';
 import type { DataSource } from 'typeorm';
-
-/**
- * Marks the work of a unit of work (`Transactions.run`), across its awaits: what runs inside
- * it is part of its transaction.
- */
-export const unitOfWork = new AsyncLocalStorage<true>();
-
-/** Whether the caller runs inside a unit of work. */
-export function inUnitOfWork(): boolean {
-  return unitOfWork.getStore() === true;
-}
+import { inUnitOfWork } from './unit-of-work.js';
 
 /** A statement that reads data (not a PRAGMA, whose answer belongs to its connection). */
 const DATA_QUERY = /^\s*(SELECT|WITH)\b/i;

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { unitOfWork } from './embedded-reads.js';
+import { unitOfWork } from './unit-of-work.js';
 
 /** Arbitrary constant naming this service's migration lock on PostgreSQL. */
 const MIGRATION_LOCK_ID = 716_274_311;

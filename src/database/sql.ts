@@ -1,7 +1,8 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { EmbeddedReads, inUnitOfWork } from './embedded-reads.js';
+import { EmbeddedReads } from './embedded-reads.js';
+import { inUnitOfWork, unitManager } from './unit-of-work.js';
 
 type Scalar = string | number | boolean | null | Uint8Array;
 export type Parameters = Record<string, Scalar | readonly Scalar[]>;
@@ -63,7 +64,8 @@ export class Sql implements OnApplicationShutdown {
   }
 
   /**
-   * Rows of a read, as committed (inside a unit of work: as that unit sees them). Scalar
+   * Rows of a read, as committed (inside a unit of work: as that unit sees them, on its
+   * connection). Scalar
    * parameters are `:name`, lists `:...name`. The translation to the driver's placeholders is
    * done once per statement text and list lengths.
    */
@@ -76,7 +78,10 @@ export class Sql implements OnApplicationShutdown {
       }
       return this.cached(text, values).all(...values) as T[];
     }
-    return this.dataSource.query(text, values);
+    // Inside a unit of work, on its own connection: a second one from the pool, asked for while
+    // the unit holds the first, could wait forever once concurrent units hold them all.
+    const runner = unitManager()?.queryRunner;
+    return runner ? runner.query(text, values) : this.dataSource.query(text, values);
   }
 
   /**

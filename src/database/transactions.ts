@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { CommitGroups } from './commit-groups.js';
 import { embeddedConnection } from './sql.js';
+import { unitOfWork } from './unit-of-work.js';
 
 /**
  * A connection held by a background worker (PostgreSQL), so its units of work never queue
@@ -74,7 +75,8 @@ export class Transactions {
       const callbacks: (() => void)[] = [];
       const inTransaction = (manager: EntityManager) => {
         this.afterCommitCallbacks.set(manager, callbacks);
-        return work(manager);
+        // Reads the work makes through `Sql`, however deep, run on this unit's connection.
+        return unitOfWork.run(manager, () => work(manager));
       };
       let result: T;
       if (on) {
