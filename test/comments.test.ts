@@ -85,6 +85,12 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     assert.equal((expectSuccess(await call('/v2/activities/get', { organizationId: 'org-burst' })).data as unknown[]).length, 40);
   });
 
+  it('a write that fails creates nothing: a comment to a missing thread leaves no organization or document behind', async () => {
+    const place = { organizationId: 'org-never', documentId: 'doc-never' };
+    expectError(await call('/v2/commentannotations/comments/add', { ...place, createOrganization: true, createDocument: true, annotationId: 'nope', commentData: [{ commentText: 'x', from: ana }] }), 404, 'NOT_FOUND', 'Annotation not found.');
+    expectError(await call('/v2/commentannotations/add', { ...place, commentAnnotations: [{ commentData: [{ commentText: 'x', from: ana }] }] }), 404, 'NOT_FOUND');
+  });
+
   it('update: status, resolver (cleared on reopening), priority, assignee, suggestion; users replaced', async () => {
     const id = await addThread(call, { type: 'suggestion', suggestion: { targetId: 'row.1', newValue: 3, status: 'accepted' } });
     const resolved = { id: 'RESOLVED', name: 'Resolved', type: 'terminal' };

@@ -50,8 +50,8 @@ export class CommentAnnotationsService {
     const now = Date.now();
     const outcomes: Record<string, AnnotationAdded> = {};
     let denied = false;
-    await this.documents.requirePlace(apiKeyId, request);
     await this.transactions.run(async (manager) => {
+      await this.documents.requirePlace(manager, apiKeyId, request);
       const audience = request.verifyUserPermissions === true ? new Set((await this.access.documentAudience(apiKeyId, organizationId, documentId)).map((entry) => entry.userId)) : undefined;
       const given = request.commentAnnotations.flatMap((a) => (a.annotationId !== undefined ? [a.annotationId] : []));
       const existing = new Map(given.length ? (await this.store.lockThreads(manager, apiKeyId, organizationId, { annotationIds: given })).map((t) => [t.annotationId, t]) : []);

@@ -34,8 +34,8 @@ export class CommentsService {
     const { apiKeyId } = principal;
     const { organizationId } = request;
     const now = Date.now();
-    await this.documents.requirePlace(apiKeyId, request);
     return this.transactions.run(async (manager) => {
+      await this.documents.requirePlace(manager, apiKeyId, request);
       const thread = await this.thread(manager, apiKeyId, request);
       const comments = newComments(request.commentData, thread.comments.map((c) => c.commentId), now);
       await this.store.putComments(manager, apiKeyId, organizationId, thread.annotationId, comments, { fresh: false });

@@ -159,19 +159,16 @@ export class DocumentsService {
 
   /**
    * The organization and document a write names, each created when asked and missing, else
-   * required (NOT_FOUND), in a transaction of its own. For writes whose recipients are picked by
-   * audience reads outside their transaction (comments, notifications): on PostgreSQL those reads
-   * must find the document committed. Creating is idempotent, so a write that then fails leaves
-   * at most an empty document.
+   * required (NOT_FOUND), in the write's unit of work: a write that then fails leaves nothing
+   * behind, and the audience reads the write makes afterwards (comments, notifications) run on
+   * the unit's connection, so they find a document it just created.
    */
-  async requirePlace(apiKeyId: string, place: { organizationId: string; documentId: string; createOrganization?: boolean; createDocument?: boolean }): Promise<void> {
-    // The usual case, a document that exists (so does its organization), is one committed read.
+  async requirePlace(manager: EntityManager, apiKeyId: string, place: { organizationId: string; documentId: string; createOrganization?: boolean; createDocument?: boolean }): Promise<void> {
+    // The usual case, a document that exists (so does its organization), is one read.
     const found = await this.sql.rows('SELECT 1 AS found FROM document WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id = :documentId', { apiKeyId, organizationId: place.organizationId, documentId: place.documentId });
     if (found.length) return;
-    await this.transactions.run(async (manager) => {
-      await this.folders.requireOrganization(manager, apiKeyId, place.organizationId, place.createOrganization === true);
-      await this.requireDocument(manager, apiKeyId, place.organizationId, place.documentId, place.createDocument === true);
-    });
+    await this.folders.requireOrganization(manager, apiKeyId, place.organizationId, place.createOrganization === true);
+    await this.requireDocument(manager, apiKeyId, place.organizationId, place.documentId, place.createDocument === true);
   }
 
   /** Ids of the documents directly in a folder (comment annotations get's `folderId`). */

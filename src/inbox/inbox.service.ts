@@ -83,8 +83,8 @@ export class InboxService {
       ...pick(request, ['displayHeadlineMessageTemplate', 'displayHeadlineMessageTemplateData', 'displayBodyMessage', 'isNotificationResolverUsed', 'context']),
       timestamp: Date.now(),
     };
-    await this.documents.requirePlace(apiKeyId, request);
     await this.transactions.run(async (manager) => {
+      await this.documents.requirePlace(manager, apiKeyId, request);
       const named = [...new Set(request.notifyUsers.map((user) => user.userId))];
       const needsAudience = request.notifyAll !== false || request.verifyUserPermissions === true;
       const audience = needsAudience ? (await this.access.documentAudience(apiKeyId, organizationId, documentId)).map((entry) => entry.userId) : [];
