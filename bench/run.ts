@@ -153,7 +153,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
   const startService = ({ adapter, port }: ServiceTarget, first: boolean) =>
-    spawn(process.execPath, ['--max-semi-space-size=4', ...profile, MAIN], {
+    spawn(process.execPath, ['--max-semi-space-size=16', ...profile, MAIN], {
       env: {
         ...process.env,
         HTTP_ADAPTER: adapter,
