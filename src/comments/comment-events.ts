@@ -55,7 +55,8 @@ export class CommentEvents {
     const kept = triggers.activities ? activities.filter((activity) => keepsCommentEvent(config, activity.actionType)) : [];
     if (kept.length) await this.log.write(manager, apiKeyId, kept, { added: true, fresh: true, quiet: !triggers.notification });
     if (triggers.notification) {
-      const unlogged = kept.length === activities.length ? [] : activities.filter((activity) => !kept.includes(activity));
+      const logged = new Set(kept);
+      const unlogged = activities.filter((activity) => !logged.has(activity));
       if (unlogged.length) await this.recorder.recordActivities(manager, apiKeyId, unlogged);
       await this.inbox.notifyOf(manager, apiKeyId, activities);
     }

@@ -65,9 +65,8 @@ export class Sql implements OnApplicationShutdown {
 
   /**
    * Rows of a read, as committed (inside a unit of work: as that unit sees them, on its
-   * connection). Scalar
-   * parameters are `:name`, lists `:...name`. The translation to the driver's placeholders is
-   * done once per statement text and list lengths.
+   * connection). Scalar parameters are `:name`, lists `:...name`. The translation to the
+   * driver's placeholders is done once per statement text and list lengths.
    */
   async rows<T>(sql: string, parameters: Parameters): Promise<T[]> {
     const { text, values } = this.bind(sql, parameters);
