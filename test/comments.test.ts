@@ -261,7 +261,7 @@ describe('the activity config decides which comment events are logged, and wheth
     assert.equal((await logged(call, 'org-ac')).length, 3);
   });
 
-  it('immutable: records added while it is on carry immutable: true and refuse update, delete and overwrite; earlier records stay mutable; user-data erasure still removes them', async () => {
+  it('immutable: records added while it is on carry immutable: true and refuse update and delete (the contract\'s failure messages); an add by id still overwrites (contract 6.1); earlier records stay mutable; user-data erasure still removes them', async () => {
     const call = await freshKey();
     const org = 'org-immutable';
     const activity = (id: string, userId = 'ana') => ({ id, featureType: 'custom', actionType: 'custom', targetEntityId: 'entity', actionUser: { userId } });
@@ -272,19 +272,20 @@ describe('the activity config decides which comment events are logged, and wheth
     assert.deepEqual(Object.fromEntries(records.map((r) => [r.id, r.immutable ?? false])), { before: false, locked: true, gdpr: true });
 
     const updated = expectSuccess(await call('/v2/activities/update', { organizationId: org, activities: [{ id: 'locked', actionIcon: 'x' }, { id: 'before', actionIcon: 'y' }] })).data;
-    assert.deepEqual(updated, { locked: { success: false, id: 'locked', message: 'Activity is immutable.' }, before: { success: true, id: 'before', message: 'Activity updated.' } });
+    assert.deepEqual(updated, { locked: { success: false, id: 'locked', message: 'Failed to update activity.' }, before: { success: true, id: 'before', message: 'Activity updated.' } });
+    // A supplied id that exists is overwritten (idempotent retries); added while immutable, it is immutable again.
     const overwritten = expectSuccess(await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [{ ...activity('locked'), actionType: 'rewritten' }] })).data;
-    assert.deepEqual(overwritten, { locked: { success: false, id: 'locked', message: 'Activity is immutable.' } });
+    assert.deepEqual(overwritten, { locked: { success: true, id: 'locked', message: 'Activity added.' } });
     const deleted = expectSuccess(await call('/v2/activities/delete', { organizationId: org, documentId: 'doc', activityIds: ['locked', 'before', 'ghost'] })).data;
     assert.deepEqual(deleted, {
       before: { success: true, id: 'before', message: 'Activity deleted.' },
-      locked: { success: false, id: 'locked', message: 'Activity is immutable.' },
+      locked: { success: false, id: 'locked', message: 'Failed to delete activity.' },
       ghost: { success: false, id: 'ghost', message: 'Failed to delete activity.' },
     });
     // A delete by document leaves immutable records where they are.
     expectSuccess(await call('/v2/activities/delete', { organizationId: org, documentId: 'doc' }));
     const left = expectSuccess(await call('/v2/activities/get', { organizationId: org })).data as { id: string; actionType: string }[];
-    assert.deepEqual(left.map((r) => [r.id, r.actionType]).sort(), [['gdpr', 'custom'], ['locked', 'custom']]);
+    assert.deepEqual(left.map((r) => [r.id, r.actionType]).sort(), [['gdpr', 'custom'], ['locked', 'rewritten']]);
 
     // Erasure is the law's, not the log's: the erased user's immutable record goes.
     expectSuccess(await call('/v2/users/data/delete', { userIds: ['erased-user'] }));

@@ -17,8 +17,6 @@ export const ActivityMessages = {
   updateFailed: 'Failed to update activity.',
   deleted: 'Activity deleted.',
   deleteFailed: 'Failed to delete activity.',
-  /** The record was added while the key's activity config was immutable (upstream names no message for this). */
-  immutable: 'Activity is immutable.',
 } as const;
 
 const OPERATION_GET = 'activities/get';
@@ -49,15 +47,13 @@ export class ActivitiesService {
       metadata: { ...metadata, apiKey: apiKeyId, documentId, organizationId },
       timestamp: timestamp ?? now,
     }));
-    const immutable = await this.transactions.run(async (manager) => {
+    await this.transactions.run(async (manager) => {
       await this.documents.ensureDocument(manager, apiKeyId, organizationId, documentId);
-      // Ids the service made are new; a caller's id may overwrite an earlier record, unless that one is immutable.
-      const given = request.activities.flatMap((a) => (a.id !== undefined ? [a.id] : []));
-      const kept = new Set(given.length ? (await this.log.lockRecords(manager, apiKeyId, organizationId, given)).filter((a) => a.immutable).map((a) => a.id) : []);
-      await this.log.write(manager, apiKeyId, activities.filter((a) => !kept.has(a.id)), { added: true, fresh: !given.length });
-      return kept;
+      // Ids the service made are new; a caller's id may overwrite an earlier record, immutable or
+      // not (contract 6.1: a supplied id that exists is overwritten, for idempotent retries).
+      await this.log.write(manager, apiKeyId, activities, { added: true, fresh: request.activities.every((a) => a.id === undefined) });
     });
-    return Object.fromEntries(activities.map((a) => [a.id, immutable.has(a.id) ? failed(a.id, ActivityMessages.immutable) : ok(a.id, ActivityMessages.added)]));
+    return Object.fromEntries(activities.map((a) => [a.id, ok(a.id, ActivityMessages.added)]));
   }
 
   /**
@@ -93,7 +89,7 @@ export class ActivitiesService {
     return { activities: new JsonText().text(`[${items.map((record) => record.json).join(',')}]`), pageToken: next };
   }
 
-  /** Changes only the updatable fields of existing records; a missing record fails as its item. */
+  /** Changes only the updatable fields of existing mutable records; a missing or immutable record fails as its item (the contract's one failure message). */
   async update(principal: ApiKeyPrincipal, request: UpdateActivitiesRequest): Promise<ItemResults> {
     const { apiKeyId } = principal;
     const { organizationId } = request;
@@ -108,19 +104,15 @@ export class ActivitiesService {
         changed.push({ ...before, ...updates });
       }
       if (changed.length) await this.log.write(manager, apiKeyId, changed, { added: false, fresh: false });
-      const outcome = (id: string) => {
-        const before = current.get(id);
-        if (!before) return failed(id, ActivityMessages.updateFailed);
-        return before.immutable ? failed(id, ActivityMessages.immutable) : ok(id, ActivityMessages.updated);
-      };
-      return Object.fromEntries(request.activities.map(({ id }) => [id, outcome(id)]));
+      const updated = (id: string) => current.has(id) && !current.get(id)!.immutable;
+      return Object.fromEntries(request.activities.map(({ id }) => [id, updated(id) ? ok(id, ActivityMessages.updated) : failed(id, ActivityMessages.updateFailed)]));
     });
   }
 
   /**
    * Deletes the mutable records matching all the given conditions (document, entity, ids).
-   * Results: every record deleted, and each requested id that was not as `success: false`
-   * (an immutable record says so).
+   * Results: every record deleted, and each requested id that was not (missing, or immutable)
+   * as `success: false`.
    */
   async delete(principal: ApiKeyPrincipal, request: DeleteActivitiesRequest): Promise<ItemResults> {
     const { apiKeyId } = principal;
@@ -128,16 +120,8 @@ export class ActivitiesService {
     if (documentId === undefined && targetEntityId === undefined && activityIds === undefined) {
       throw new ApiError('INVALID_ARGUMENT', 'At least one of data.documentId, data.activityIds or data.targetEntityId is required.');
     }
-    const { deleted, immutable } = await this.transactions.run(async (manager) => {
-      const deleted = await this.log.delete(manager, apiKeyId, organizationId, { documentId, targetEntityId, activityIds, mutableOnly: true });
-      const gone = new Set(deleted);
-      const left = (activityIds ?? []).filter((id) => !gone.has(id));
-      const matching = (a: Activity) => a.immutable && (documentId === undefined || a.metadata.documentId === documentId) && (targetEntityId === undefined || a.targetEntityId === targetEntityId);
-      const immutable = left.length ? (await this.log.lockRecords(manager, apiKeyId, organizationId, left)).filter(matching).map((a) => a.id) : [];
-      return { deleted, immutable };
-    });
+    const deleted = await this.transactions.run((manager) => this.log.delete(manager, apiKeyId, organizationId, { documentId, targetEntityId, activityIds, mutableOnly: true }));
     const results: ItemResults = Object.fromEntries(deleted.map((id) => [id, ok(id, ActivityMessages.deleted)]));
-    for (const id of immutable) results[id] = failed(id, ActivityMessages.immutable);
     for (const id of activityIds ?? []) results[id] ??= failed(id, ActivityMessages.deleteFailed);
     return results;
   }
