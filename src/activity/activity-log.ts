@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { Observers } from '../common/observers.js';
 import { PAGE_BYTES } from '../common/paging.js';
 import { Conditions, namingFilter, Sql } from '../database/sql.js';
-import { addsImmutableRecords } from '../workspace/key-configs.js';
+import { addsImmutableRecords, keepsCommentEvent } from '../workspace/key-configs.js';
 import { ApiKeyRepository } from '../workspace/api-key.repository.js';
 import type { FeatureType } from './dto/activity.dto.js';
 
@@ -62,6 +62,11 @@ export interface ActivityWrite {
   fresh: boolean;
   /** Kept in the log but not events: no deliveries (a comment written with `triggerNotification` off). */
   quiet?: boolean;
+  /**
+   * Feature events the service records itself (comment writes), not records a caller added: only
+   * those the key's activity config keeps are written (`keepsCommentEvent`).
+   */
+  featureEvents?: boolean;
 }
 
 /**
@@ -124,13 +129,18 @@ export class ActivityLog {
 
   /**
    * Adds records, overwriting those whose id exists (idempotent retries); `write` as observers
-   * read it. Records added while the key's activity config is immutable are marked so.
+   * read it. The key's activity config is applied here, read once: which feature events are kept,
+   * and whether records added now are immutable. Answers the records written.
    */
-  async write(manager: EntityManager, apiKeyId: string, activities: Activity[], write: ActivityWrite): Promise<void> {
-    if (write.added && addsImmutableRecords((await this.keys.settings(apiKeyId)).activityServiceConfig)) for (const activity of activities) activity.immutable = true;
+  async write(manager: EntityManager, apiKeyId: string, records: Activity[], write: ActivityWrite): Promise<Activity[]> {
+    const config = write.added ? (await this.keys.settings(apiKeyId)).activityServiceConfig : undefined;
+    const activities = write.featureEvents ? records.filter((activity) => keepsCommentEvent(config, activity.actionType)) : records;
+    if (!activities.length) return activities;
+    if (addsImmutableRecords(config)) for (const activity of activities) activity.immutable = true;
     const rows = activities.map((a) => [apiKeyId, a.metadata.organizationId, a.id, a.metadata.documentId, a.featureType, a.actionType, a.actionUser.userId, a.targetEntityId ?? null, a.timestamp, a.immutable ? 1 : 0, bodyJson(a)]);
     await this.sql.insert(manager, 'activity', COLUMNS, rows, { target: ['api_key_id', 'organization_id', 'id'], update: COLUMNS.slice(3) });
     await this.observers.notify((observer) => observer.activitiesWritten(manager, apiKeyId, activities, write));
+    return activities;
   }
 
   /**

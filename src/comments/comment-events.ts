@@ -5,8 +5,6 @@ import { newSortableId } from '../common/ids.js';
 import type { WireUser } from '../common/validation.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { InboxService } from '../inbox/inbox.service.js';
-import { ApiKeyRepository } from '../workspace/api-key.repository.js';
-import { keepsCommentEvent } from '../workspace/key-configs.js';
 import type { Comment, Thread } from './threads.js';
 
 /** What a comment write asks for (upstream's flags, both off by default). */
@@ -41,7 +39,6 @@ export class CommentEvents {
     private readonly log: ActivityLog,
     private readonly recorder: EventRecorder,
     private readonly inbox: InboxService,
-    private readonly keys: ApiKeyRepository,
   ) {}
 
   /**
@@ -51,9 +48,7 @@ export class CommentEvents {
    */
   async publish(manager: EntityManager, apiKeyId: string, activities: Activity[], triggers: Triggers): Promise<void> {
     if (!activities.length || (!triggers.activities && !triggers.notification)) return;
-    const config = triggers.activities ? (await this.keys.settings(apiKeyId)).activityServiceConfig : undefined;
-    const kept = triggers.activities ? activities.filter((activity) => keepsCommentEvent(config, activity.actionType)) : [];
-    if (kept.length) await this.log.write(manager, apiKeyId, kept, { added: true, fresh: true, quiet: !triggers.notification });
+    const kept = triggers.activities ? await this.log.write(manager, apiKeyId, activities, { added: true, fresh: true, quiet: !triggers.notification, featureEvents: true }) : [];
     if (triggers.notification) {
       const logged = new Set(kept);
       const unlogged = activities.filter((activity) => !logged.has(activity));

@@ -4,7 +4,6 @@ import { ActivityModule } from '../activity/activity.module.js';
 import { DirectoryModule } from '../directory/directory.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { InboxModule } from '../inbox/inbox.module.js';
-import { ApiKeysModule } from '../workspace/api-keys.module.js';
 import { CommentAnnotationsService } from './comment-annotations.service.js';
 import { CommentEvents } from './comment-events.js';
 import { CommentStore } from './comment-store.js';
@@ -13,7 +12,7 @@ import { CommentsService } from './comments.service.js';
 
 /** Comment threads: annotations and their comments, each write an event through the activity pipeline. */
 @Module({
-  imports: [DirectoryModule, AccessModule, ActivityModule, EventsModule, InboxModule, ApiKeysModule],
+  imports: [DirectoryModule, AccessModule, ActivityModule, EventsModule, InboxModule],
   controllers: [CommentsController],
   providers: [CommentStore, CommentEvents, CommentAnnotationsService, CommentsService],
   exports: [CommentStore],
