@@ -111,7 +111,7 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
     }
     const rows = await this.sql.lockRows<NotificationRow>(manager, `SELECT body FROM inbox_notification WHERE ${where}`, where.parameters);
     const notifications = rows.map((row) => JSON.parse(row.body) as InboxNotification);
-    const recipients = await this.recipientsOf(apiKeyId, organizationId, notifications.map((n) => n.id), manager);
+    const recipients = await this.recipientsOf(apiKeyId, organizationId, notifications.map((n) => n.id));
     return notifications.map((notification) => ({ notification, recipients: recipients.get(notification.id) ?? [] }));
   }
 
@@ -206,12 +206,13 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
       .among(`${table}.id`, filter.notificationIds);
   }
 
-  private async recipientsOf(apiKeyId: string, organizationId: string, ids: string[], manager?: EntityManager): Promise<Map<string, { userId: string; read: boolean }[]>> {
+  /** Recipients of the notifications, by notification (inside a unit of work, as it sees them: `Sql.rows` reads on its connection). */
+  private async recipientsOf(apiKeyId: string, organizationId: string, ids: string[]): Promise<Map<string, { userId: string; read: boolean }[]>> {
     if (!ids.length) return new Map();
     const sql = 'SELECT notification_id, user_id, is_read FROM inbox_recipient WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND notification_id IN (:...ids) ORDER BY notification_id, user_id';
     const parameters = { apiKeyId, organizationId, ids };
     type Row = { notification_id: string; user_id: string; is_read: number | string };
-    const rows = manager ? await this.sql.run<Row>(manager, sql, parameters) : await this.sql.rows<Row>(sql, parameters);
+    const rows = await this.sql.rows<Row>(sql, parameters);
     return groupBy(rows, (row) => row.notification_id, (row) => ({ userId: row.user_id, read: Number(row.is_read) === 1 }));
   }
 }
