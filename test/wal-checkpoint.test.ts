@@ -30,6 +30,11 @@ describe('embedded database: write-ahead log checkpoints in a worker thread', ()
     assert.equal(checkpointer.latest.checkpointed, checkpointer.latest.log, 'every frame reached the database file');
   });
 
+  it('keeps savepoint journals in memory (a commit group runs each unit in a savepoint)', async () => {
+    const [{ temp_store: tempStore }] = (await app.dataSource.query('PRAGMA temp_store')) as { temp_store: number }[];
+    assert.equal(tempStore, 2, 'temp_store = MEMORY');
+  });
+
   it('hands checkpoints back to the connection if the worker stops unasked', async () => {
     const checkpointer = app.app.get(WalCheckpointer) as unknown as { worker?: { terminate(): Promise<number> } };
     await checkpointer.worker!.terminate();

@@ -38,6 +38,12 @@ export function dataSourceOptions(config: Pick<AppConfig, 'dialect' | 'database'
       // One writer at a time: wait instead of failing when another connection holds the lock.
       db.pragma('busy_timeout = 5000');
       db.pragma('synchronous = NORMAL');
+      // Each unit of a commit group runs in a savepoint, and SQLite keeps the pages a savepoint
+      // may have to restore in a statement journal: a temporary file by default, so every page a
+      // unit first changes cost a write to it. In memory, a comment add's statements took 67 µs
+      // instead of 171 µs (the journal of one unit is a few pages; sorts too large for the
+      // page cache, which these keyset-paged queries do not make, would also stay in memory).
+      db.pragma('temp_store = MEMORY');
     },
   };
 }
