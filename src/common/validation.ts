@@ -11,6 +11,7 @@ import {
 import { applyDecorators } from '@nestjs/common';
 import { EmptyRequest } from './empty-request.dto.js';
 import { ApiError } from './errors.js';
+import { memoizeValidationMetadata } from './validation-metadata.js';
 
 /** How many validation problems `details.issues` lists at most. */
 const MAX_ISSUES = 20;
@@ -25,6 +26,7 @@ export interface ValidationIssue {
  * failure turned into INVALID_ARGUMENT whose message names the field path from `data`.
  */
 export function createValidationPipe(): ValidationPipe {
+  memoizeValidationMetadata();
   return new RequestValidationPipe({
     transform: true,
     whitelist: true,
@@ -69,8 +71,19 @@ function toRequestInstance(cls: new () => object, plain: unknown, options?: Clas
   return Object.assign(Object.create(cls.prototype) as object, plain);
 }
 
-/** Operations that take no fields skip class-transformer entirely: any key is an unknown field. */
+/**
+ * Operations that take no fields skip class-transformer entirely: any key is an unknown field.
+ * Requests are JSON (`readServiceBody`; the CLI's options are plain values too), which holds no
+ * sparse arrays and no binary values: the pipe's two walks of the whole value looking for them
+ * are skipped. Its walk stripping `__proto__` keys, which JSON can hold, stays.
+ */
 class RequestValidationPipe extends ValidationPipe {
+  protected override closeArrayGaps(): void {}
+
+  protected override findNestedBinaryValues(): ValidationError[] {
+    return [];
+  }
+
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.metatype === EmptyRequest && typeof value === 'object' && value !== null) {
       const unknown = Object.keys(value)[0];
