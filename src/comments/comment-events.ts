@@ -47,7 +47,7 @@ export class CommentEvents {
    * and in inboxes.
    */
   async publish(manager: EntityManager, apiKeyId: string, activities: Activity[], triggers: Triggers): Promise<void> {
-    if (!activities.length || (!triggers.activities && !triggers.notification)) return;
+    if (!activities.length || !triggersAny(triggers)) return;
     const kept = triggers.activities ? await this.log.write(manager, apiKeyId, activities, { added: true, fresh: true, quiet: !triggers.notification, featureEvents: true }) : [];
     if (triggers.notification) {
       const logged = new Set(kept);
@@ -71,6 +71,11 @@ export class CommentEvents {
 /** The triggers a comment sent (both off unless set). */
 export function triggersOf(sent: { triggerActivities?: boolean; triggerNotification?: boolean }): Triggers {
   return { activities: sent.triggerActivities === true, notification: sent.triggerNotification === true };
+}
+
+/** Whether the comment asked for anything at all: without a trigger (upstream's default) its event is not even built. */
+export function triggersAny(triggers: Triggers): boolean {
+  return triggers.activities || triggers.notification;
 }
 
 /**
