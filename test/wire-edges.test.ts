@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from './helpers/app.js';
-import { createKey, type TestKey } from './factories/workspace.js';
+import { createKey, expectError, type TestKey } from './factories/workspace.js';
 
 /** What came back on a raw connection: status, headers and body as text, and whether it was reset. */
 interface RawAnswer {
@@ -57,6 +57,14 @@ describe('the wire contract at the HTTP layer', () => {
 
   const envelope = (answer: RawAnswer) => JSON.parse(answer.body) as { error: { status: string; message: string } };
   const headersOf = (extra: Record<string, string>) => Object.entries(extra).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+
+  it('prototype keys anywhere in data are refused with their path, and pollute nothing', async () => {
+    const activity = { featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'u1' }, entityData: JSON.parse('{"x": {"__proto__": {"polluted": true}}}') as object };
+    expectError(await app.post('/v2/activities/add', { data: { organizationId: 'o', documentId: 'd', activities: [activity] } }, key.headers), 400, 'INVALID_ARGUMENT', 'data.activities[0].entityData.x.__proto__: the key __proto__ is not allowed');
+    const thread = { commentData: [{ commentText: 'hi', from: { userId: 'u1', constructor: { prototype: { polluted: true } } } }] };
+    expectError(await app.post('/v2/commentannotations/add', { data: { organizationId: 'o', documentId: 'd', commentAnnotations: [thread] } }, key.headers), 400, 'INVALID_ARGUMENT', 'data.commentAnnotations[0].commentData[0].from.constructor: the key constructor is not allowed');
+    assert.equal((({}) as { polluted?: unknown }).polluted, undefined);
+  });
 
   it('headers too large: 431 with the error envelope', async () => {
     const answer = await exchange(port, [`POST /v2/organizations/get HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]);

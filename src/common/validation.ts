@@ -73,12 +73,16 @@ function toRequestInstance(cls: new () => object, plain: unknown, options?: Clas
 
 /**
  * Operations that take no fields skip class-transformer entirely: any key is an unknown field.
- * Requests are JSON (`readServiceBody`; the CLI's options are plain values too), which holds no
- * sparse arrays and no binary values: the pipe's two walks of the whole value looking for them
- * are skipped. Its walk stripping `__proto__` keys, which JSON can hold, stays.
+ * The pipe's own three walks of the whole value are skipped, as each looks for what cannot be
+ * there: requests are JSON (`readServiceBody`; the CLI's options are plain values too), which
+ * holds no sparse arrays and no binary values; and the keys `__proto__`, `constructor` and
+ * `prototype` were already refused, with the field named, by `wireValueProblem`, which
+ * `@RequestData()` and the CLI run before this pipe.
  */
 class RequestValidationPipe extends ValidationPipe {
   protected override closeArrayGaps(): void {}
+
+  protected override stripProtoKeys(): void {}
 
   protected override findNestedBinaryValues(): ValidationError[] {
     return [];
