@@ -114,11 +114,10 @@ export class ConfigsService {
   /**
    * The stored configs of several keys (secrets still sealed), for the delivery pipeline. With
    * `ADVANCED_WEBHOOKS=false`, advanced webhooks read as never configured: nothing goes out.
-   * Given a unit of work's `manager`, reads on its connection (a writer must not wait for a
-   * second pooled connection while holding one).
+   * Inside a unit of work, read on its connection.
    */
-  async storedConfigs(apiKeyIds: readonly string[], manager?: EntityManager): Promise<Map<string, KeyConfigs>> {
-    const configs = await this.keys.configsByKey(apiKeyIds, manager);
+  async storedConfigs(apiKeyIds: readonly string[]): Promise<Map<string, KeyConfigs>> {
+    const configs = await this.keys.configsByKey(apiKeyIds);
     if (this.config.advancedWebhooks) return configs;
     return new Map([...configs].map(([apiKeyId, stored]) => [apiKeyId, { ...stored, advanced: null }]));
   }

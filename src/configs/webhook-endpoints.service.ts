@@ -188,32 +188,20 @@ export class WebhookEndpointsService {
     return { endpointId, deleted: true };
   }
 
-  /**
-   * The key's endpoints that receive events (not disabled). Given a unit of work's `manager`
-   * (one writing an event), read on its connection.
-   */
-  async routable(apiKeyId: string, manager?: EntityManager): Promise<{ id: string; filterTypes: string[] | null }[]> {
-    const text = 'SELECT id, filter_types FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND disabled = :disabled ORDER BY id';
-    const parameters = { apiKeyId, disabled: false };
-    const rows = manager
-      ? await this.sql.run<{ id: string; filter_types: string | null }>(manager, text, parameters)
-      : await this.sql.rows<{ id: string; filter_types: string | null }>(text, parameters);
+  /** The key's endpoints that receive events (not disabled); inside a unit of work (one writing an event), read on its connection. */
+  async routable(apiKeyId: string): Promise<{ id: string; filterTypes: string[] | null }[]> {
+    const rows = await this.sql.rows<{ id: string; filter_types: string | null }>('SELECT id, filter_types FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND disabled = :disabled ORDER BY id', { apiKeyId, disabled: false });
     return rows.map((row) => ({ id: row.id, filterTypes: row.filter_types === null ? null : (JSON.parse(row.filter_types) as string[]) }));
   }
 
-  /**
-   * Endpoints by key and id as deliveries need them now (deleted ones are absent); given a unit
-   * of work's `manager`, read on its connection.
-   */
-  async forDelivery(endpoints: readonly { apiKeyId: string; endpointId: string }[], manager?: EntityManager): Promise<Map<string, DeliveryEndpoint>> {
+  /** Endpoints by key and id as deliveries need them now (deleted ones are absent); inside a unit of work, read on its connection. */
+  async forDelivery(endpoints: readonly { apiKeyId: string; endpointId: string }[]): Promise<Map<string, DeliveryEndpoint>> {
     const byKey = new Map<string, string[]>();
     for (const { apiKeyId, endpointId } of endpoints) (byKey.get(apiKeyId) ?? byKey.set(apiKeyId, []).get(apiKeyId)!).push(endpointId);
     const found = new Map<string, DeliveryEndpoint>();
     for (const [apiKeyId, ids] of byKey) {
       type Row = { id: string; url: string; disabled: boolean | number; rate_limit: number | null; secret_enc: string };
-      const text = 'SELECT id, url, disabled, rate_limit, secret_enc FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id IN (:...ids)';
-      const parameters = { apiKeyId, ids: [...new Set(ids)] };
-      const rows = manager ? await this.sql.run<Row>(manager, text, parameters) : await this.sql.rows<Row>(text, parameters);
+      const rows = await this.sql.rows<Row>('SELECT id, url, disabled, rate_limit, secret_enc FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id IN (:...ids)', { apiKeyId, ids: [...new Set(ids)] });
       for (const row of rows) {
         found.set(row.id, { id: row.id, url: row.url, disabled: Boolean(row.disabled), rateLimit: row.rate_limit === null ? null : Number(row.rate_limit), secret: this.secrets.decrypt(row.secret_enc) });
       }

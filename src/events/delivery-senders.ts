@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { ConfigsService } from '../configs/configs.service.js';
 import type { KeyConfigs } from '../workspace/key-configs.js';
 import { WebhookEndpointsService, type DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
@@ -78,13 +77,13 @@ export class DeliverySenders {
   /**
    * What a claimed batch is sent with: key configs, advanced endpoints, and for mails their
    * recipients, documents and the keys' allowed domains; a fixed number of queries per key,
-   * whatever the batch's size.
+   * whatever the batch's size. Called in the claiming unit of work, whose connection it reads on.
    */
-  async contextsOf(manager: EntityManager, claimed: readonly ClaimedDelivery[]): Promise<Map<string, DeliveryContext>> {
+  async contextsOf(claimed: readonly ClaimedDelivery[]): Promise<Map<string, DeliveryContext>> {
     if (!claimed.length) return new Map();
-    const configs = await this.configs.storedConfigs([...new Set(claimed.map((d) => d.apiKeyId))], manager);
+    const configs = await this.configs.storedConfigs([...new Set(claimed.map((d) => d.apiKeyId))]);
     const advanced = claimed.filter((d) => d.channel === 'advanced_webhook');
-    const endpoints = advanced.length ? await this.endpoints.forDelivery(advanced.map((d) => ({ apiKeyId: d.apiKeyId, endpointId: d.target })), manager) : new Map<string, DeliveryEndpoint>();
+    const endpoints = advanced.length ? await this.endpoints.forDelivery(advanced.map((d) => ({ apiKeyId: d.apiKeyId, endpointId: d.target }))) : new Map<string, DeliveryEndpoint>();
     const mails = await this.mailContexts(claimed.filter((d) => d.channel === 'email'));
     return new Map(
       claimed.map((d) => [

@@ -285,7 +285,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const { claimed, drained, contexts } = await this.transactions.run(
       async (manager) => {
         const result = await this.store.claim(manager, now, now + this.leaseMs, wanted);
-        return { ...result, contexts: await this.senders.contextsOf(manager, result.claimed) };
+        return { ...result, contexts: await this.senders.contextsOf(result.claimed) };
       },
       this.claims,
       { atomic: false },

@@ -64,7 +64,7 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
 
   /** Writes the events that have somewhere to go; `event` builds one only then. */
   private async record(manager: EntityManager, apiKeyId: string, items: { type: string; event: () => OutboxEvent }[]): Promise<void> {
-    const routing = await this.routing(manager, apiKeyId);
+    const routing = await this.routing(apiKeyId);
     if (!routing) return;
     const entries = items.flatMap((item) => {
       const destinations = destinationsOf(apiKeyId, item.type, routing);
@@ -78,11 +78,11 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
   }
 
   /** The key's routing, or `undefined` when neither mail nor webhooks of either kind are on (the common case: one read). */
-  private async routing(manager: EntityManager, apiKeyId: string): Promise<RoutingConfig | undefined> {
-    const configs = (await this.configs.storedConfigs([apiKeyId], manager)).get(apiKeyId);
+  private async routing(apiKeyId: string): Promise<RoutingConfig | undefined> {
+    const configs = (await this.configs.storedConfigs([apiKeyId])).get(apiKeyId);
     if (!configs) return undefined;
     const advancedOn = configs.advanced?.isEnabled === true;
     if (!configs.webhook.useWebhookService && !advancedOn && !configs.email.useEmailService) return undefined;
-    return { email: configs.email, webhook: configs.webhook, advanced: configs.advanced, endpoints: advancedOn ? await this.endpoints.routable(apiKeyId, manager) : [] };
+    return { email: configs.email, webhook: configs.webhook, advanced: configs.advanced, endpoints: advancedOn ? await this.endpoints.routable(apiKeyId) : [] };
   }
 }

@@ -213,16 +213,15 @@ export class ApiKeyRepository {
   }
 
   /**
-   * The delivery configs of several keys, by key (keys that are gone are absent). Given a unit
-   * of work's `manager`, reads on its connection: a writer must not wait for a second pooled
-   * connection while holding one. Plain SQL: the delivery pipeline and every recorded event
-   * read them.
+   * The delivery configs of several keys, by key (keys that are gone are absent); inside a unit
+   * of work, read on its connection (`Sql.rows`). Plain SQL: the delivery pipeline and every
+   * recorded event read them.
    */
-  async configsByKey(apiKeyIds: readonly string[], manager?: EntityManager): Promise<Map<string, KeyConfigs>> {
+  async configsByKey(apiKeyIds: readonly string[]): Promise<Map<string, KeyConfigs>> {
     if (!apiKeyIds.length) return new Map();
-    const text = 'SELECT id, email_config, webhook_config, notification_config, advanced_webhook_config FROM api_key WHERE id IN (:...apiKeyIds)';
-    const parameters = { apiKeyIds: [...apiKeyIds] };
-    const rows = manager ? await this.sql.run<ConfigColumns & { id: string }>(manager, text, parameters) : await this.sql.rows<ConfigColumns & { id: string }>(text, parameters);
+    const rows = await this.sql.rows<ConfigColumns & { id: string }>('SELECT id, email_config, webhook_config, notification_config, advanced_webhook_config FROM api_key WHERE id IN (:...apiKeyIds)', {
+      apiKeyIds: [...apiKeyIds],
+    });
     return new Map(rows.map((row) => [row.id, configsOf(row)]));
   }
 
