@@ -12,6 +12,7 @@ import { applyDecorators } from '@nestjs/common';
 import { EmptyRequest } from './empty-request.dto.js';
 import { ApiError } from './errors.js';
 import { memoizeValidationMetadata } from './validation-metadata.js';
+import { passedWireValueCheck } from './wire-values.js';
 
 /** How many validation problems `details.issues` lists at most. */
 const MAX_ISSUES = 20;
@@ -66,26 +67,34 @@ function holdsNested(cls: object | null): boolean {
   return false;
 }
 
+/** Request instances made from values that passed `wireValueProblem` (see `RequestValidationPipe`). */
+const FROM_CHECKED_VALUES = new WeakSet<object>();
+
 function toRequestInstance(cls: new () => object, plain: unknown, options?: ClassTransformOptions): unknown {
-  if (holdsNested(cls) || typeof plain !== 'object' || plain === null || Array.isArray(plain)) return plainToInstance(cls, plain, options);
-  return Object.assign(Object.create(cls.prototype) as object, plain);
+  const instance: unknown =
+    holdsNested(cls) || typeof plain !== 'object' || plain === null || Array.isArray(plain) ? plainToInstance(cls, plain, options) : Object.assign(Object.create(cls.prototype) as object, plain);
+  if (passedWireValueCheck(plain) && typeof instance === 'object' && instance !== null) FROM_CHECKED_VALUES.add(instance);
+  return instance;
 }
 
 /**
  * Operations that take no fields skip class-transformer entirely: any key is an unknown field.
- * The pipe's own three walks of the whole value are skipped, as each looks for what cannot be
- * there: requests are JSON (`readServiceBody`; the CLI's options are plain values too), which
- * holds no sparse arrays and no binary values; and the keys `__proto__`, `constructor` and
- * `prototype` were already refused, with the field named, by `wireValueProblem`, which
- * `@RequestData()` and the CLI run before this pipe.
+ * The pipe walks every value three more times, for gaps in arrays, binary values and the keys
+ * `__proto__`, `constructor` and `prototype`. A value that passed `wireValueProblem` (which
+ * `@RequestData()` and the CLI run first, refusing all three with the field named) holds none:
+ * for it those walks are skipped; any other value gets them.
  */
 class RequestValidationPipe extends ValidationPipe {
-  protected override closeArrayGaps(): void {}
+  protected override closeArrayGaps(value: unknown): void {
+    if (!passedWireValueCheck(value)) super.closeArrayGaps(value);
+  }
 
-  protected override stripProtoKeys(): void {}
+  protected override stripProtoKeys(value: unknown): void {
+    if (!passedWireValueCheck(value)) super.stripProtoKeys(value);
+  }
 
-  protected override findNestedBinaryValues(): ValidationError[] {
-    return [];
+  protected override findNestedBinaryValues(object: any, metadataCache?: Map<unknown, any[]>): ValidationError[] {
+    return FROM_CHECKED_VALUES.has(object) ? [] : super.findNestedBinaryValues(object, metadataCache);
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {

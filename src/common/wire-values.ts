@@ -4,6 +4,17 @@ export const MAX_NESTING = 64;
 /** Keys that name an object's prototype machinery rather than data: class-transformer and assignment treat them specially. */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
+/** Values `wireValueProblem` found nothing wrong with (see `passedWireValueCheck`). */
+const PASSED = new WeakSet<object>();
+
+/**
+ * Whether this very object passed `wireValueProblem`: it holds no prototype keys, no gaps in its
+ * arrays and no binary values anywhere, so the validation pipe need not look for them again.
+ */
+export function passedWireValueCheck(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && PASSED.has(value);
+}
+
 interface Visit {
   value: unknown;
   depth: number;
@@ -34,8 +45,13 @@ export function wireValueProblem(data: unknown): string | undefined {
     }
     if (typeof value !== 'object' || value === null) continue;
     if (visit.depth > MAX_NESTING) return `${pathOf(visit)} is nested too deeply (at most ${MAX_NESTING} levels)`;
+    // JSON has neither; a caller building values in code (the CLI) must not bring them either.
+    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `${pathOf(visit)} must be JSON data, not binary`;
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], depth: visit.depth + 1, step: `[${i}]`, parent: visit });
+      for (let i = value.length - 1; i >= 0; i--) {
+        if (!(i in value)) return `${pathOf(visit)}[${i}] is missing (an array must not have gaps)`;
+        stack.push({ value: value[i], depth: visit.depth + 1, step: `[${i}]`, parent: visit });
+      }
       continue;
     }
     for (const key of Object.keys(value)) {
@@ -45,6 +61,7 @@ export function wireValueProblem(data: unknown): string | undefined {
       stack.push({ value: (value as Record<string, unknown>)[key], depth: visit.depth + 1, step: `.${key}`, parent: visit });
     }
   }
+  if (typeof data === 'object' && data !== null) PASSED.add(data);
   return undefined;
 }
 
