@@ -45,7 +45,9 @@ export function memoizeValidationMetadata(): void {
   };
   storage.groupByPropertyName = (metadata) => {
     let byProperty = grouped.get(metadata);
-    if (!byProperty) grouped.set(metadata, (byProperty = group(metadata)));
+    // Without a prototype: the whitelist looks each key of a request up in this object, and in
+    // a plain one `hasOwnProperty` or `isPrototypeOf` found Object's methods and passed as known.
+    if (!byProperty) grouped.set(metadata, (byProperty = Object.assign(Object.create(null) as Record<string, ValidationMetadata[]>, group(metadata))));
     return byProperty;
   };
   for (const method of ['addValidationMetadata', 'addConstraintMetadata'] as const) {

@@ -28,6 +28,14 @@ describe('the validation pipe skips its own walks only for values wireValueProbl
     assert.equal(wireValueProblem({ name: 'n', list: [1, 2] }), undefined);
   });
 
+  it('unknown fields named like Object.prototype methods are unknown fields too', async () => {
+    for (const key of ['hasOwnProperty', 'isPrototypeOf', '__defineGetter__', 'toString']) {
+      const value = { name: 'n', [key]: 'x' };
+      assert.equal(wireValueProblem(value), undefined);
+      await assert.rejects(transform(value), { message: `Unknown field: data.${key}` }, key);
+    }
+  });
+
   it('a value that passed is validated as before', async () => {
     const checked = { name: 'n' };
     assert.equal(wireValueProblem(checked), undefined);
