@@ -9,7 +9,7 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { WireUser } from '../common/validation.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
-import { CommentEvents, threadActivity, triggersAny, triggersOf, type Triggers } from './comment-events.js';
+import { CommentEvents, threadActivity, triggersOf, type Triggers } from './comment-events.js';
 import { CommentStore, type ThreadFilter } from './comment-store.js';
 import { AGENT_FILTERS, type AddAnnotationsRequest, type AnnotationAdded, type AnnotationInput, type CountAnnotationsRequest, type DeleteAnnotationsRequest, type GetAnnotationsRequest, type UpdateAnnotationsRequest } from './dto/comments.dto.js';
 import { newComments, withAgentType } from './new-comments.js';
@@ -66,16 +66,14 @@ export class CommentAnnotationsService {
       });
       await this.numberThreads(manager, apiKeyId, accepted.map((a) => a.thread), existing);
       await this.store.putAnnotations(manager, apiKeyId, accepted.map((a) => a.thread));
-      const events: { activity: Activity; triggers: Triggers }[] = [];
+      const events: { activity: () => Activity; triggers: Triggers }[] = [];
       for (const { input, thread } of accepted) {
         if (existing.has(thread.annotationId)) await this.store.clearComments(manager, apiKeyId, organizationId, thread.annotationId);
         await this.store.putComments(manager, apiKeyId, organizationId, thread.annotationId, thread.comments, { fresh: true });
         input.commentData.forEach((sent, c) => {
-          const triggers = triggersOf(sent);
-          if (!triggersAny(triggers)) return;
           const comment = thread.comments[c]!;
-          const activity = c === 0 ? threadActivity(apiKeyId, 'comment_annotation.add', comment.from, thread, now) : threadActivity(apiKeyId, 'comment.add', comment.from, { ...thread, comments: thread.comments.slice(0, c) }, now, comment);
-          events.push({ activity, triggers });
+          const activity = () => (c === 0 ? threadActivity(apiKeyId, 'comment_annotation.add', comment.from, thread, now) : threadActivity(apiKeyId, 'comment.add', comment.from, { ...thread, comments: thread.comments.slice(0, c) }, now, comment));
+          events.push({ activity, triggers: triggersOf(sent) });
         });
         const findingId = (thread.agent?.reason as { findingId?: unknown } | undefined)?.findingId;
         outcomes[thread.annotationId] = { success: true, annotationId: thread.annotationId, commentIds: thread.comments.map((c) => c.commentId), message: AnnotationMessages.added, ...(typeof findingId === 'string' ? { findingId } : {}) };

@@ -47,7 +47,7 @@ export class CommentEvents {
    * and in inboxes.
    */
   async publish(manager: EntityManager, apiKeyId: string, activities: Activity[], triggers: Triggers): Promise<void> {
-    if (!activities.length || !triggersAny(triggers)) return;
+    if (!activities.length || !asksAnything(triggers)) return;
     const kept = triggers.activities ? await this.log.write(manager, apiKeyId, activities, { added: true, fresh: true, quiet: !triggers.notification, featureEvents: true }) : [];
     if (triggers.notification) {
       const logged = new Set(kept);
@@ -57,11 +57,17 @@ export class CommentEvents {
     }
   }
 
-  /** Events each with triggers of their own (a batch's comments flag themselves): one `publish` per distinct pair of flags. */
-  async publishEach(manager: EntityManager, apiKeyId: string, items: { activity: Activity; triggers: Triggers }[]): Promise<void> {
+  /**
+   * Events each with triggers of their own (a batch's comments flag themselves): one `publish`
+   * per distinct pair of flags. An event is built (`activity`) only when its triggers ask for
+   * something: without one (upstream's default) there is nothing to build it for.
+   */
+  async publishEach(manager: EntityManager, apiKeyId: string, items: { activity: () => Activity; triggers: Triggers }[]): Promise<void> {
+    // Built in the order sent, so their ids (and the log's order) follow the batch.
+    const built = items.flatMap(({ activity, triggers }) => (asksAnything(triggers) ? [{ activity: activity(), triggers }] : []));
     for (const activities of [true, false]) {
       for (const notification of [true, false]) {
-        const group = items.filter((item) => item.triggers.activities === activities && item.triggers.notification === notification).map((item) => item.activity);
+        const group = built.filter((item) => item.triggers.activities === activities && item.triggers.notification === notification).map((item) => item.activity);
         await this.publish(manager, apiKeyId, group, { activities, notification });
       }
     }
@@ -73,8 +79,7 @@ export function triggersOf(sent: { triggerActivities?: boolean; triggerNotificat
   return { activities: sent.triggerActivities === true, notification: sent.triggerNotification === true };
 }
 
-/** Whether the comment asked for anything at all: without a trigger (upstream's default) its event is not even built. */
-export function triggersAny(triggers: Triggers): boolean {
+function asksAnything(triggers: Triggers): boolean {
   return triggers.activities || triggers.notification;
 }
 

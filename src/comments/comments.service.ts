@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
-import { CommentEvents, threadActivity, triggersAny, triggersOf } from './comment-events.js';
+import { CommentEvents, threadActivity, triggersOf } from './comment-events.js';
 import { CommentStore } from './comment-store.js';
 import type { AddCommentsRequest, DeleteCommentsRequest, GetCommentsRequest, UpdateCommentsRequest } from './dto/comments.dto.js';
 import { newComments } from './new-comments.js';
@@ -41,10 +41,10 @@ export class CommentsService {
       await this.store.putComments(manager, apiKeyId, organizationId, thread.annotationId, comments, { fresh: false });
       const after: Thread = { ...thread, comments: [...thread.comments.filter((c) => !comments.some((n) => n.commentId === c.commentId)), ...comments], lastUpdated: now };
       await this.store.putAnnotations(manager, apiKeyId, [after]);
-      const events = comments.flatMap((comment, i) => {
-        const triggers = triggersOf(request.commentData[i]!);
-        return triggersAny(triggers) ? [{ activity: threadActivity(apiKeyId, 'comment.add', comment.from, { ...thread, comments: [...thread.comments, ...comments.slice(0, i)] }, now, comment), triggers }] : [];
-      });
+      const events = comments.map((comment, i) => ({
+        activity: () => threadActivity(apiKeyId, 'comment.add', comment.from, { ...thread, comments: [...thread.comments, ...comments.slice(0, i)] }, now, comment),
+        triggers: triggersOf(request.commentData[i]!),
+      }));
       await this.events.publishEach(manager, apiKeyId, events);
       return comments.map((c) => c.commentId);
     });
