@@ -19,7 +19,7 @@ describe('wire rules (contract part 1)', () => {
 
   describe('request parsing', () => {
     const raw = (body: string, headers: Record<string, string> = {}) =>
-      request(app.app.getHttpServer())
+      request(app.url)
         .post('/v2/workspace/domains/get')
         .set({ ...key.headers, 'content-type': 'application/json', ...headers })
         .send(body);
@@ -35,7 +35,7 @@ describe('wire rules (contract part 1)', () => {
     });
 
     it('answers an empty body with INVALID_ARGUMENT', async () => {
-      expectError(await request(app.app.getHttpServer()).post('/v2/workspace/domains/get').set(key.headers), 400, 'INVALID_ARGUMENT', MALFORMED);
+      expectError(await request(app.url).post('/v2/workspace/domains/get').set(key.headers), 400, 'INVALID_ARGUMENT', MALFORMED);
     });
 
     it('parses JSON whatever the content type says', async () => {
@@ -64,7 +64,7 @@ describe('wire rules (contract part 1)', () => {
     });
 
     it('checks credentials before the body: a bad body without credentials learns nothing', async () => {
-      const response = await request(app.app.getHttpServer()).post('/v2/workspace/domains/get').set('content-type', 'application/json').send('{oops');
+      const response = await request(app.url).post('/v2/workspace/domains/get').set('content-type', 'application/json').send('{oops');
       expectError(response, 400, 'INVALID_ARGUMENT', 'API key not found in headers.');
       const oversized = await app.post('/v2/workspace/domains/add', { data: { domains: ['x'.repeat(5000)] } }, { ...key.headers, 'x-svc-auth-token': 'wrong' });
       expectError(oversized, 403, 'PERMISSION_DENIED', 'Invalid API key or auth token.');
@@ -78,7 +78,7 @@ describe('wire rules (contract part 1)', () => {
 
     it('answers another method on an operation path with 404 NOT_FOUND', async () => {
       for (const method of ['get', 'put', 'delete', 'patch'] as const) {
-        expectError(await request(app.app.getHttpServer())[method]('/v2/workspace/domains/get'), 404, 'NOT_FOUND', 'Operation not found.');
+        expectError(await request(app.url)[method]('/v2/workspace/domains/get'), 404, 'NOT_FOUND', 'Operation not found.');
       }
     });
   });
@@ -155,19 +155,19 @@ describe('wire rules (contract part 1)', () => {
 
   describe('outside the envelope', () => {
     it('GET /health reports the database', async () => {
-      const response = await request(app.app.getHttpServer()).get('/health');
+      const response = await request(app.url).get('/health');
       assert.equal(response.status, 200);
       assert.equal(response.body.status, 'ok');
       assert.equal(response.body.info.database.status, 'up');
     });
 
     it('serves the OpenAPI document listing the operations', async () => {
-      const response = await request(app.app.getHttpServer()).get('/docs/openapi.json');
+      const response = await request(app.url).get('/docs/openapi.json');
       assert.equal(response.status, 200);
       for (const path of ['/v2/workspace/create', '/v2/workspace/apikey/create', '/v2/workspace/domains/add', '/v2/workspace/login/verify']) {
         assert.ok(response.body.paths[path]?.post, `${path} missing from OpenAPI`);
       }
-      const ui = await request(app.app.getHttpServer()).get('/docs/');
+      const ui = await request(app.url).get('/docs/');
       assert.equal(ui.status, 200);
       assert.match(ui.text, /swagger/i);
     });
@@ -178,7 +178,7 @@ describe('openapi.json', () => {
   it('declares both credential header pairs, and each operation the pair it needs (public ones none)', async () => {
     const app = await startApp();
     try {
-      const document = (await request(app.app.getHttpServer()).get('/docs/openapi.json')).body as {
+      const document = (await request(app.url).get('/docs/openapi.json')).body as {
         components: { securitySchemes: Record<string, { in: string; name: string }> };
         paths: Record<string, { post?: { security?: Record<string, string[]>[] } }>;
       };
@@ -204,7 +204,7 @@ describe('openapi.json', () => {
     const committed = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, unknown> };
     const app = await startApp();
     try {
-      const served = (await request(app.app.getHttpServer()).get('/docs/openapi.json')).body as { paths: Record<string, unknown> };
+      const served = (await request(app.url).get('/docs/openapi.json')).body as { paths: Record<string, unknown> };
       assert.deepEqual(Object.keys(committed.paths).sort(), Object.keys(served.paths).sort());
     } finally {
       await app.close();

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from './helpers/app.js';
@@ -11,10 +10,7 @@ const README = new URL('../../README.md', import.meta.url);
 /** The README's curl walk-through, pasted into bash as a newcomer would, against a fresh service. */
 describe('the README walk-through', () => {
   let app: TestApp;
-  before(async () => {
-    app = await startApp();
-    await app.app.listen(0, '127.0.0.1');
-  });
+  before(async () => (app = await startApp()));
   after(() => app.close());
 
   it('runs as pasted, and each step answers success', async () => {
@@ -22,7 +18,7 @@ describe('the README walk-through', () => {
     const section = readme.slice(readme.indexOf('## Walk-through with curl'));
     const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
     assert.ok(script, 'the walk-through has a sh block');
-    const base = `http://127.0.0.1:${(app.app.getHttpServer().address() as AddressInfo).port}`;
+    const base = app.url;
     const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { env: { ...process.env, BASE: base } });
     const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as { result?: { status?: string; primary?: { recommendation: string } } });
     // domains add, two activities adds, then the suggestion.

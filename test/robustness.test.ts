@@ -2,11 +2,21 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { withKeyedApp } from './factories/workspace.js';
 
-/** A value nested `levels` deep: objects in objects, or arrays in arrays. */
-function nested(levels: number, kind: 'object' | 'array'): unknown {
-  let value: unknown = 'bottom';
-  for (let i = 0; i < levels; i++) value = kind === 'object' ? { a: value } : [value];
-  return value;
+/** JSON text standing for a value too deep for `JSON.stringify` (which recurses) to write. */
+class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** A value nested `levels` deep, as JSON text: objects in objects, or arrays in arrays. */
+function nested(levels: number, kind: 'object' | 'array'): JsonText {
+  const [open, close] = kind === 'object' ? ['{"a":', '}'] : ['[', ']'];
+  return new JsonText(`${open.repeat(levels)}"bottom"${close.repeat(levels)}`);
+}
+
+/** A request body whose `data` (or the field `field` of it) is `value`, as JSON text. */
+function bodyText(value: unknown, field?: string): string {
+  const text = value instanceof JsonText ? value.text : JSON.stringify(value);
+  return field === undefined ? `{"data":${text}}` : `{"data":{${JSON.stringify(field)}:${text}}}`;
 }
 
 /**
@@ -66,13 +76,14 @@ describe('bad input never answers 500, on any operation', () => {
     const headers = { ...keyed.key.headers, ...keyed.key.workspaceHeaders };
     const failures: string[] = [];
     let sent = 0;
-    const send = async (path: string, body: unknown) => {
+    const jsonHeaders = { ...headers, 'content-type': 'application/json' };
+    const send = async (path: string, body: string) => {
       sent++;
-      const response = await keyed.app.post(path, body, headers);
+      const response = await keyed.app.post(path, body, jsonHeaders);
       const envelope = response.body as { result?: unknown; error?: { status?: string; details?: Record<string, unknown> } };
       // The one 500 the spec asks for: domains add or delete that skipped some of the domains sent.
       const partlySkipped = response.status === 500 && envelope.error?.status === 'INTERNAL' && Array.isArray(envelope.error.details?.skippedDomains);
-      if ((response.status >= 500 && !partlySkipped) || !(envelope.result || envelope.error?.status)) failures.push(`${path} ${JSON.stringify(body).slice(0, 120)} → ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
+      if ((response.status >= 500 && !partlySkipped) || !(envelope.result || envelope.error?.status)) failures.push(`${path} ${body.slice(0, 120)} → ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
     };
     const operations = Object.entries(document.paths).filter(([, item]) => item.post?.requestBody);
     assert.ok(operations.length >= 60, `${operations.length} operations listed`);
@@ -80,9 +91,9 @@ describe('bad input never answers 500, on any operation', () => {
       const reference = item.post!.requestBody!.content['application/json']!.schema.properties.data.$ref;
       const schema = document.components.schemas[reference.split('/').pop()!] ?? {};
       for (const field of Object.keys(schema.properties ?? {})) {
-        for (const value of ODD_VALUES) await send(path, { data: { [field]: value } });
+        for (const value of ODD_VALUES) await send(path, bodyText(value, field));
       }
-      for (const body of [{}, { data: null }, { data: [] }, { data: 'x' }, { data: { unknownField: 1 } }, [], 'x', { data: nested(5000, 'object') }]) await send(path, body);
+      for (const body of ['{}', bodyText(null), bodyText([]), bodyText('x'), bodyText({ unknownField: 1 }), '[]', '"x"', 'x', bodyText(nested(5000, 'object'))]) await send(path, body);
       for (const contentType of ODD_CONTENT_TYPES) {
         sent++;
         const response = await keyed.app.post(path, JSON.stringify({ data: {} }), { ...headers, 'content-type': contentType });

@@ -50,8 +50,7 @@ describe('the wire contract at the HTTP layer', () => {
   before(async () => {
     app = await startApp({ BODY_LIMIT: '4kb' });
     key = await createKey(app);
-    await app.app.listen(0, '127.0.0.1');
-    port = (app.app.getHttpServer().address() as { port: number }).port;
+    port = app.port;
   });
   after(() => app.close());
 
