@@ -1,3 +1,4 @@
+// @testScope engine: who gets mail, its rendering and its delivery run below the HTTP layer; the adapter only carries the writes that feed them.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -341,6 +342,8 @@ describe('e-mail durability', () => {
         headers,
         organizationId: 'org-crash',
         batchSize: 3,
+        // Each comment is two mails: a few hundred comments keep the wait for them short.
+        pauseMs: 25,
         activity: (id) => commentActivity('comment.add', 'ana', { entityData: { involvedUserIds: ['bob', 'cara'] }, entityTargetData: { commentText: `[${id}]` } }),
       });
       assert.ok(acknowledged.size > 30, `only ${acknowledged.size} comments acknowledged`);

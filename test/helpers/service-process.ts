@@ -27,7 +27,8 @@ export async function freePort(): Promise<number> {
 export function startService(env: Record<string, string>): ServiceProcess {
   let output = '';
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-proc-')), ...env },
+    // The run's adapter (HTTP_ADAPTER), so process tests cover the one under test.
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-proc-')), ...(process.env.HTTP_ADAPTER ? { HTTP_ADAPTER: process.env.HTTP_ADAPTER } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -67,13 +68,15 @@ export async function apiKeyHeadersOn(port: number, ownerEmail: string): Promise
 /**
  * Two writers add activities (batches of `batchSize`, ids `r<round>-<writer>-<batch>-<i>`) while
  * the service is killed with SIGKILL, twice, and started again after each kill (`running.service`
- * is the one running at the end). Answers the ids whose add was acknowledged.
+ * is the one running at the end). Each writer waits `pauseMs` between batches (a test whose every
+ * event fans out keeps the flow, and the wait for its deliveries, small). Answers the ids whose
+ * add was acknowledged.
  */
 export async function addWhileKilled(
   port: number,
   env: Record<string, string>,
   running: { service: ServiceProcess },
-  add: { headers: Record<string, string>; organizationId: string; batchSize: number; activity: (id: string) => Record<string, unknown> },
+  add: { headers: Record<string, string>; organizationId: string; batchSize: number; pauseMs?: number; activity: (id: string) => Record<string, unknown> },
 ): Promise<Set<string>> {
   const acknowledged = new Set<string>();
   for (let round = 0; round < 2; round++) {
@@ -87,6 +90,7 @@ export async function addWhileKilled(
         } catch {
           return; // the process is gone: this batch was never acknowledged
         }
+        if (add.pauseMs) await new Promise((resolve) => setTimeout(resolve, add.pauseMs));
       }
     };
     const writers = [writer('a'), writer('b')];
