@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -16,5 +17,10 @@ export default tseslint.config(
   {
     files: ['src/config/**', 'test/**', 'bench/**', 'ormconfig.ts'],
     rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    // The test runner is plain JavaScript (it runs before anything is built) on Node.
+    files: ['**/*.mjs'],
+    languageOptions: { globals: globals.node },
   },
 );

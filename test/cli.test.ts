@@ -1,3 +1,4 @@
+// @testScope engine: the admin CLI runs without the HTTP adapter; its one HTTP call only checks the key it made.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -1,3 +1,4 @@
+// @testScope engine: delivery from the outbox (kill -9 and restart, two instances, stopping) runs below the HTTP layer; the adapter only carries the writes that feed it.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';

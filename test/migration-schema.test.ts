@@ -1,3 +1,4 @@
+// @testScope engine: the schema migrations build; no HTTP framework is involved.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';

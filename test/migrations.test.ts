@@ -1,3 +1,4 @@
+// @testScope engine: schema migrations over stored rows; no HTTP framework is involved.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from './helpers/app.js';

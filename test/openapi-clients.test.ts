@@ -1,7 +1,7 @@
+// @testScope adapter: the OpenAPI document, the /docs page and a browser's "Try it out" depend on the adapter serving them, not on the database.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -78,8 +78,7 @@ describe('the OpenAPI document, as clients and tools use it', () => {
 
   before(async () => {
     app = await startApp();
-    await app.app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.app.getHttpServer().address() as AddressInfo).port}`;
+    base = app.url;
     key = await createKey(app);
     documentText = (await app.get('/docs/openapi.json')).text;
     writeFileSync(join(folder, 'openapi.json'), documentText);

@@ -1,3 +1,4 @@
+// @testScope adapter: start-up refusals, logs and the SIGTERM drain belong to the HTTP pipeline of each adapter; the databases are its own (in-memory SQLite, an unreachable PostgreSQL).
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

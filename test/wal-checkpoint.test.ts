@@ -1,3 +1,4 @@
+// @testScope once: SQLite's checkpoint worker on a file-backed database of its own, whatever the run's engine; no HTTP framework is involved.
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
