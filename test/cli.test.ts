@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { startApp } from './helpers/app.js';
 import { ownDatabase } from './helpers/database.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
-import { advancedEndpoint, commentActivity } from './helpers/webhooks.js';
+import { advancedEndpoint, commentActivity, waitForStatus } from './helpers/webhooks.js';
 import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
 
 const CLI = new URL('../src/cli.js', import.meta.url).pathname;
@@ -92,12 +92,9 @@ describe('admin CLI', () => {
       await advancedEndpoint(call, receiver.url('/gone'));
       expectSuccess(await call('/v2/activities/add', { organizationId: 'org-cli', documentId: 'doc', activities: [commentActivity()] }));
       const [hook] = await receiver.waitFor('/gone');
-      const deadline = Date.now() + 10_000;
-      let output = '';
-      while (!output.includes('failed')) {
-        assert.ok(Date.now() < deadline, output);
-        output = (await run(process.execPath, [CLI, 'deliveries', 'problems', '--api-key', key.apiKey], { env: own })).stdout;
-      }
+      // Settled as failed (seen through the API: each CLI run is a process start), then listed.
+      await waitForStatus(call, hook!.headers['webhook-id'] as string, 'failed');
+      const output = (await run(process.execPath, [CLI, 'deliveries', 'problems', '--api-key', key.apiKey], { env: own })).stdout;
       assert.match(output, new RegExp(`API key ${key.apiKey}: 1 failed, 0 stuck`));
       assert.match(output, new RegExp(`${hook!.headers['webhook-id']}  advanced_webhook:ep_\\w+  comment\\.add  failed  after 1 attempt\\(s\\)  last error: The receiver answered 410 Gone\\.`));
       const other = (await run(process.execPath, [CLI, 'deliveries', 'problems', '--api-key', 'someone-else'], { env: own })).stdout;

@@ -240,8 +240,9 @@ async function runPairs(pairs, environments) {
     const workerFor = async (combination) => {
       const index = idle.findIndex((worker) => worker.combination === combination);
       if (index >= 0) return idle.splice(index, 1)[0];
-      // Keep at most `jobs` idle workers alive: retire one of another combination.
-      if (idle.length >= jobs) {
+      // Up to `jobs` workers per combination stay alive (a few hundred MB each): a worker spawned
+      // for one small file would pay the module loading the pool exists to save.
+      if (idle.length >= jobs * environments.size) {
         const retired = idle.shift();
         live.delete(retired);
         retired.child.send({ exit: true });
@@ -326,7 +327,7 @@ function summarize(results) {
   }
   say('\n== slowest files');
   for (const job of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)) say(`${seconds(job.ms).padStart(9)}  ${`${job.cpu.toFixed(1)} s CPU`.padStart(11)}  ${job.combination.name.padEnd(16)} ${job.file}`);
-  if (process.env.TEST_CPU_REPORT) writeFileSync(process.env.TEST_CPU_REPORT, results.map((job) => `${job.cpu.toFixed(1)} ${(job.ms / 1000).toFixed(1)} ${job.combination.name} ${job.file}`).sort((a, b) => parseFloat(b) - parseFloat(a)).join('\n'));
+  if (process.env.TEST_CPU_REPORT) writeFileSync(process.env.TEST_CPU_REPORT, results.map((job) => `${job.cpu.toFixed(1)} ${(job.ms / 1000).toFixed(1)} ${job.combination.name} ${job.file} ${((job.begun - started) / 1000).toFixed(1)}`).sort((a, b) => parseFloat(b) - parseFloat(a)).join('\n'));
   say('\n== tests');
   for (const [name, counts] of perCombination) say(`   ${name.padEnd(16)} ${counts.files} files, ${counts.pass} passed, ${counts.fail} failed, ${counts.skip} skipped`);
   const failedFiles = results.filter((job) => job.failures.length);
