@@ -9,6 +9,7 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { WireUser } from '../common/validation.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
+import { InboxStore } from '../inbox/inbox-store.js';
 import { CommentEvents, threadActivity, triggersOf, type Triggers } from './comment-events.js';
 import { CommentStore, type ThreadFilter } from './comment-store.js';
 import { AGENT_FILTERS, type AddAnnotationsRequest, type AnnotationAdded, type AnnotationInput, type CountAnnotationsRequest, type DeleteAnnotationsRequest, type GetAnnotationsRequest, type UpdateAnnotationsRequest } from './dto/comments.dto.js';
@@ -36,6 +37,7 @@ export class CommentAnnotationsService {
     private readonly pageTokens: PageTokens,
     private readonly documents: DocumentsService,
     private readonly access: AccessService,
+    private readonly inbox: InboxStore,
   ) {}
 
   /**
@@ -202,7 +204,8 @@ export class CommentAnnotationsService {
 
   /** Per requested document: its threads (of `statusIds`), and those holding an unread inbox entry of the user's. */
   async count(principal: ApiKeyPrincipal, request: CountAnnotationsRequest): Promise<Record<string, { total: number; unread: number }>> {
-    const counts = await this.store.counts(principal.apiKeyId, request.organizationId, request.documentIds, request.userId, request.statusIds);
+    const unreadThreads = await this.inbox.threadsUnreadBy(principal.apiKeyId, request.organizationId, request.userId);
+    const counts = await this.store.counts(principal.apiKeyId, request.organizationId, request.documentIds, request.statusIds, unreadThreads);
     return Object.fromEntries(request.documentIds.map((id) => [id, counts.get(id) ?? { total: 0, unread: 0 }]));
   }
 

@@ -232,18 +232,25 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
     return rows.map((row) => JSON.parse(row.body) as Comment);
   }
 
-  /** Per document: how many threads match, and how many of those hold an unread inbox entry of `userId`'s. */
-  async counts(apiKeyId: string, organizationId: string, documentIds: string[], userId: string, statusIds?: string[]): Promise<Map<string, { total: number; unread: number }>> {
-    const where = new Conditions().equal('a.api_key_id', apiKeyId).equal('a.organization_id', organizationId).among('a.document_id', documentIds).among('a.status_id', statusIds);
-    const rows = await this.sql.rows<{ document_id: string; total: number | string; unread: number | string | null }>(
-      `SELECT a.document_id, COUNT(*) AS total,
-          SUM(CASE WHEN EXISTS (SELECT 1 FROM inbox_notification n JOIN inbox_recipient r ON r.api_key_id = n.api_key_id AND r.organization_id = n.organization_id AND r.notification_id = n.id
-                                WHERE n.api_key_id = a.api_key_id AND n.organization_id = a.organization_id AND n.annotation_id = a.annotation_id AND r.user_id = :userId AND r.is_read = 0)
-              THEN 1 ELSE 0 END) AS unread
-        FROM comment_annotation a WHERE ${where} GROUP BY a.document_id`,
-      { ...where.parameters, userId },
-    );
-    return new Map(rows.map((row) => [row.document_id, { total: Number(row.total), unread: Number(row.unread ?? 0) }]));
+  /**
+   * Per document: how many threads (of `statusIds`) there are, and how many of those are among
+   * `unreadThreads` (the inbox knows which threads hold a user's unread entries). Long lists are
+   * counted in chunks: they are disjoint, so their counts add up.
+   */
+  async counts(apiKeyId: string, organizationId: string, documentIds: string[], statusIds: string[] | undefined, unreadThreads: string[]): Promise<Map<string, { total: number; unread: number }>> {
+    const where = () => new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', organizationId).among('document_id', documentIds).among('status_id', statusIds);
+    const counts = new Map<string, { total: number; unread: number }>();
+    const totals = where();
+    for (const row of await this.sql.rows<{ document_id: string; total: number | string }>(`SELECT document_id, COUNT(*) AS total FROM comment_annotation WHERE ${totals} GROUP BY document_id`, totals.parameters)) {
+      counts.set(row.document_id, { total: Number(row.total), unread: 0 });
+    }
+    for (const chunk of chunksOf(unreadThreads)) {
+      const unread = where().among('annotation_id', chunk);
+      for (const row of await this.sql.rows<{ document_id: string; unread: number | string }>(`SELECT document_id, COUNT(*) AS unread FROM comment_annotation WHERE ${unread} GROUP BY document_id`, unread.parameters)) {
+        counts.get(row.document_id)!.unread += Number(row.unread);
+      }
+    }
+    return counts;
   }
 
   /** Threads whose annotation's text, or a comment's, holds one of the users' ids, or that mention one of them (a pre-filter). */

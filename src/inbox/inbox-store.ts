@@ -37,6 +37,17 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
     this.directoryDeletes.observers.add(this);
   }
 
+  /** The threads (annotation ids) holding an unread entry of `userId`'s in one organization: one statement, on the user's inbox index. */
+  async threadsUnreadBy(apiKeyId: string, organizationId: string, userId: string): Promise<string[]> {
+    const rows = await this.sql.rows<{ annotation_id: string }>(
+      `SELECT DISTINCT n.annotation_id FROM inbox_recipient r
+        JOIN inbox_notification n ON n.api_key_id = r.api_key_id AND n.organization_id = r.organization_id AND n.id = r.notification_id
+        WHERE r.api_key_id = :apiKeyId AND r.organization_id = :organizationId AND r.user_id = :userId AND r.is_read = 0 AND n.annotation_id IS NOT NULL`,
+      { apiKeyId, organizationId, userId },
+    );
+    return rows.map((row) => row.annotation_id);
+  }
+
   /** Notifications about deleted documents (their recipients with them) go with them, in the deleting transaction. */
   async placesDeleted(manager: EntityManager, apiKeyId: string, organizationId: string, deleted: DeletedPlaces): Promise<void> {
     for (const documentIds of chunksOf(deleted.documentIds)) {
