@@ -1,0 +1,220 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, posix, relative } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * ARCHITECTURE.md, checked: its layer table and allowed sideways imports against every import in
+ * src/, and its table owners and allowed crossings against every SQL statement and entity import.
+ * The document is the only list: edit it (with the code) to move a folder or a table.
+ */
+
+// The source tree, from dist/test/unit/ or test/unit/ alike.
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), ...(import.meta.url.includes('/dist/') ? ['..', '..', '..'] : ['..', '..']));
+const SRC = join(ROOT, 'src');
+const ROOT_FOLDER = '(root)';
+
+// ------------------------------------------------------------------------------------------------
+// Reading the document
+
+/** The rows of the first table after `heading` whose header row starts with `firstColumn`. */
+function tableAfter(markdown: string, heading: string, firstColumn: string): string[][] {
+  const from = markdown.indexOf(`\n${heading}\n`);
+  assert.ok(from >= 0, `ARCHITECTURE.md has no "${heading}"`);
+  const lines = markdown.slice(from).split('\n');
+  const start = lines.findIndex((line) => line.startsWith(`| ${firstColumn} |`));
+  assert.ok(start >= 0, `ARCHITECTURE.md has no table under "${heading}" starting with "${firstColumn}"`);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.split('|').slice(1, -1).map((cell) => cell.trim()));
+  }
+  return rows;
+}
+
+/** The `code` spans of a cell. */
+const codes = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
+
+/** A folder token (`access/`) or a root file (`main.ts`) or `root`, as a folder name. */
+const folderOf = (token: string) => (token === 'root' || !token.includes('/') ? ROOT_FOLDER : token.replace(/\/$/, ''));
+
+export interface Architecture {
+  /** Folder → its layer's index (0 is the top). */
+  layers: Map<string, number>;
+  /** `from → to` folder pairs allowed within a layer. */
+  beside: Set<string>;
+  /** Table → the owner's file, relative to src/. */
+  owners: Map<string, string>;
+  /** File (relative to src/) → the other owners' tables it may name. */
+  crossings: Map<string, Set<string>>;
+}
+
+export function readArchitecture(markdown: string): Architecture {
+  const layers = new Map<string, number>();
+  tableAfter(markdown, '## Layers', 'layer').forEach(([, folders], index) => {
+    for (const token of codes(folders!)) layers.set(folderOf(token), index);
+  });
+  const beside = new Set<string>();
+  for (const [from, to] of tableAfter(markdown, '### Imports within a layer', 'from')) {
+    for (const source of codes(from!)) for (const target of codes(to!)) beside.add(`${folderOf(source)} → ${folderOf(target)}`);
+  }
+  const owners = new Map<string, string>();
+  for (const [tables, owner] of tableAfter(markdown, '## Table owners', 'tables')) {
+    const file = codes(owner!).find((token) => token.endsWith('.ts'));
+    assert.ok(file, `the owner of ${tables} names no file`);
+    for (const table of codes(tables!)) owners.set(table, file);
+  }
+  const crossings = new Map<string, Set<string>>();
+  for (const [file, tables] of tableAfter(markdown, '### Statements that cross on purpose', 'file')) {
+    crossings.set(codes(file!)[0]!, new Set(codes(tables!)));
+  }
+  return { layers, beside, owners, crossings };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Reading the code
+
+export interface SourceFile {
+  /** Relative to src/, with forward slashes. */
+  path: string;
+  text: string;
+}
+
+function sourceFiles(): SourceFile[] {
+  const files: SourceFile[] = [];
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts')) files.push({ path: relative(SRC, path).split('\\').join('/'), text: readFileSync(path, 'utf8') });
+    }
+  };
+  walk(SRC);
+  return files;
+}
+
+const folderOfFile = (path: string) => (path.includes('/') ? path.slice(0, path.indexOf('/')) : ROOT_FOLDER);
+
+/** The files a file imports from src/ (relative imports, static or dynamic), and whether only types come. */
+function importsOf(file: SourceFile): { target: string; typeOnly: boolean }[] {
+  const found: { target: string; typeOnly: boolean }[] = [];
+  const pattern = /(?:^|\n)\s*(import|export)(\s+type)?\b[^'";]*?\bfrom\s+'(\.{1,2}\/[^']+)'|\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;
+  for (const match of file.text.matchAll(pattern)) {
+    const specifier = match[3] ?? match[4]!;
+    const target = posix.normalize(posix.join(posix.dirname(file.path), specifier)).replace(/\.js$/, '.ts');
+    found.push({ target, typeOnly: Boolean(match[2]) });
+  }
+  return found;
+}
+
+/** The code without comments (so prose naming a table is not read as SQL). */
+const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+
+/** Tables a file's SQL names: after FROM, JOIN, INTO, UPDATE or TABLE, as the code writes SQL (upper case). */
+function tablesInSql(file: SourceFile, tables: Set<string>): Set<string> {
+  const named = new Set<string>();
+  for (const match of withoutComments(file.text).matchAll(/\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\s+"?([a-z_]+)"?/g)) {
+    if (tables.has(match[1]!)) named.add(match[1]!);
+  }
+  return named;
+}
+
+/** The table an entity file maps (`@Entity('name')`), if it is one. */
+const tableOfEntity = (file: SourceFile) => /@Entity\(\s*'([a-z_]+)'/.exec(file.text)?.[1];
+
+// ------------------------------------------------------------------------------------------------
+// The rules
+
+export function importProblems(architecture: Architecture, files: SourceFile[]): string[] {
+  const problems: string[] = [];
+  const layerOf = (folder: string) => architecture.layers.get(folder);
+  for (const folder of new Set(files.map((file) => folderOfFile(file.path)))) {
+    if (layerOf(folder) === undefined) problems.push(`${folder}/ is in no layer of ARCHITECTURE.md`);
+  }
+  for (const file of files) {
+    const from = folderOfFile(file.path);
+    for (const { target } of importsOf(file)) {
+      const to = folderOfFile(target);
+      if (to === from) continue;
+      const [fromLayer, toLayer] = [layerOf(from), layerOf(to)];
+      if (fromLayer === undefined || toLayer === undefined) continue;
+      if (toLayer < fromLayer) problems.push(`${file.path} imports ${target}: ${to}/ is in a layer above ${from}/`);
+      else if (toLayer === fromLayer && !architecture.beside.has(`${from} → ${to}`)) problems.push(`${file.path} imports ${target}: ${to}/ is beside ${from}/ in its layer, and ARCHITECTURE.md allows no such import`);
+    }
+  }
+  return problems;
+}
+
+export function ownerProblems(architecture: Architecture, files: SourceFile[]): string[] {
+  const problems: string[] = [];
+  const tables = new Set(architecture.owners.keys());
+  const byPath = new Map(files.map((file) => [file.path, file]));
+  for (const [table, owner] of architecture.owners) {
+    if (!byPath.has(owner)) problems.push(`the owner of ${table}, ${owner}, does not exist`);
+  }
+  const entityTables = new Map<string, string>();
+  for (const file of files) {
+    const table = tableOfEntity(file);
+    if (!table) continue;
+    entityTables.set(file.path, table);
+    if (!tables.has(table)) problems.push(`${file.path} maps the table ${table}, which has no owner in ARCHITECTURE.md`);
+  }
+  // Migrations are the schema: they name every table.
+  for (const file of files.filter((file) => !file.path.startsWith('database/migrations/'))) {
+    const allowed = (table: string) => architecture.owners.get(table) === file.path || architecture.crossings.get(file.path)?.has(table);
+    for (const table of tablesInSql(file, tables)) {
+      if (!allowed(table)) problems.push(`${file.path} names the table ${table} in SQL; its owner is ${architecture.owners.get(table)}`);
+    }
+    if (entityTables.has(file.path)) continue;
+    for (const { target, typeOnly } of importsOf(file)) {
+      const table = entityTables.get(target);
+      if (!table || typeOnly || allowed(table)) continue;
+      // The module of the owner's folder registers the entity (TypeOrmModule.forFeature).
+      const owner = architecture.owners.get(table);
+      if (owner && file.path.endsWith('.module.ts') && folderOfFile(file.path) === folderOfFile(owner)) continue;
+      problems.push(`${file.path} uses the entity of ${table}; its owner is ${owner}`);
+    }
+  }
+  return problems;
+}
+
+// ------------------------------------------------------------------------------------------------
+
+describe('ARCHITECTURE.md, checked against src/', () => {
+  const architecture = readArchitecture(readFileSync(join(ROOT, 'ARCHITECTURE.md'), 'utf8'));
+  const files = sourceFiles();
+
+  it('reads the layers, owners and exceptions from the document', () => {
+    assert.ok(architecture.layers.size >= 15, `${architecture.layers.size} folders in layers`);
+    assert.ok(architecture.owners.size >= 30, `${architecture.owners.size} tables with owners`);
+    assert.ok(architecture.beside.size >= 4 && architecture.crossings.size >= 3);
+    assert.ok(files.length > 100, `${files.length} source files`);
+  });
+
+  it('imports run down the layers, or beside only where the document allows', () => {
+    assert.deepEqual(importProblems(architecture, files), []);
+  });
+
+  it('only a table’s owner names it in SQL or uses its entity, but for the listed crossings', () => {
+    assert.deepEqual(ownerProblems(architecture, files), []);
+  });
+
+  // The rules have teeth: each catches the mistake it exists for.
+  it('fails on an upward import, a sideways import, a folder in no layer, and a foreign table', () => {
+    const upward = { path: 'common/errors.ts', text: "import { X } from '../comments/comment-store.js';" };
+    assert.match(importProblems(architecture, [upward]).join('\n'), /common\/errors\.ts imports comments\/comment-store\.ts: comments\/ is in a layer above common\//);
+    const sideways = { path: 'access/access.service.ts', text: "import { ActivityLog } from '../activity/activity-log.js';" };
+    assert.match(importProblems(architecture, [sideways]).join('\n'), /activity\/ is beside access\/ in its layer/);
+    assert.match(importProblems(architecture, [{ path: 'nowhere/x.ts', text: '' }]).join('\n'), /nowhere\/ is in no layer/);
+    const foreign = { path: 'comments/comment-store.ts', text: "const sql = `SELECT 1 FROM inbox_recipient r WHERE r.id = $1`;" };
+    assert.match(ownerProblems(architecture, [foreign]).join('\n'), /comments\/comment-store\.ts names the table inbox_recipient in SQL; its owner is inbox\/inbox-store\.ts/);
+    const entity = [
+      { path: 'directory/entities/folder.entity.ts', text: "@Entity('folder')\nexport class FolderEntity {}" },
+      { path: 'access/grant.repository.ts', text: "import { FolderEntity } from '../directory/entities/folder.entity.js';" },
+    ];
+    assert.match(ownerProblems(architecture, entity).join('\n'), /access\/grant\.repository\.ts uses the entity of folder/);
+    // Prose is not SQL.
+    assert.deepEqual(ownerProblems(architecture, [{ path: 'comments/comment-store.ts', text: '// reads FROM inbox_recipient\n' }]).filter((problem) => problem.includes('in SQL')), []);
+  });
+});
