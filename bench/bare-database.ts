@@ -9,7 +9,12 @@ export function openBareDatabase(target: string): BareDatabase & { close(): Prom
     return {
       query: async <T>(sql: string, params: unknown[]) => {
         let n = 0;
-        return (await pool.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
+        return (
+          await pool.query(
+            sql.replace(/\?/g, () => `$${++n}`),
+            params,
+          )
+        ).rows as T[];
       },
       close: () => pool.end(),
     };

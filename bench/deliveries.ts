@@ -82,14 +82,22 @@ class Receiver {
 async function keyWithEndpoints(post: Post, receiver: Receiver, paths: string[]): Promise<Record<string, string>> {
   const workspace = (await post('/v2/workspace/create', { ownerEmail: `deliveries.${randomBytes(4).toString('hex')}@example.com` })).result.data;
   const apiKey = Object.keys(workspace.apiKeyList)[0]!;
-  const token = (await post('/v2/workspace/authtokens/get', { apiKey }, { 'x-svc-workspace-id': workspace.id, 'x-svc-workspace-auth-token': workspace.authToken })).result.data.authTokens[0].token;
+  const token = (
+    await post('/v2/workspace/authtokens/get', { apiKey }, { 'x-svc-workspace-id': workspace.id, 'x-svc-workspace-auth-token': workspace.authToken })
+  ).result.data.authTokens[0].token;
   const headers = { 'x-svc-api-key': apiKey, 'x-svc-auth-token': token };
   await post('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, headers);
   for (const path of paths) await post('/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url(path) }, headers);
   return headers;
 }
 
-const activity = (id: string) => ({ id, featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'bench-user', name: 'Bench User' }, entityData: { commentText: 'x'.repeat(100) } });
+const activity = (id: string) => ({
+  id,
+  featureType: 'comment',
+  actionType: 'comment.add',
+  actionUser: { userId: 'bench-user', name: 'Bench User' },
+  entityData: { commentText: 'x'.repeat(100) },
+});
 
 /** `count` events through activities add, 500 per request, two requests in flight. */
 async function produce(post: Post, headers: Record<string, string>, prefix: string, count: number): Promise<void> {
@@ -159,14 +167,24 @@ async function lag(servicePort: number, receiver: Receiver, headers: Record<stri
   const send = (id: string) =>
     new Promise<void>((resolve, reject) => {
       const body = JSON.stringify({ data: { organizationId: 'deliveries', documentId: 'lag', activities: [activity(id)] } });
-      const req = request({ host: '127.0.0.1', port: servicePort, path: '/v2/activities/add', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          answered[id] = now();
-          if (res.statusCode === 200) resolve();
-          else reject(new Error(`activities add: HTTP ${res.statusCode}`));
-        });
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: servicePort,
+          path: '/v2/activities/add',
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            answered[id] = now();
+            if (res.statusCode === 200) resolve();
+            else reject(new Error(`activities add: HTTP ${res.statusCode}`));
+          });
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -217,15 +235,23 @@ export async function measureDeliveries(post: Post, servicePort: number, analyse
     const bare = await bareLoop(receiver, '/bare', EVENTS);
     log('');
     const name = `deliveries, ${EVENTS.toLocaleString('en-US')} to one endpoint (deliveries/s)`;
-    rows.push({ scenario: name, target: 'baseline', 'req/s': Math.round(bare) }, { scenario: name, target: 'service', 'req/s': Math.round(service) }, { scenario: name, target: 'ratio service/baseline', 'req/s': Number((service / bare).toFixed(2)) });
-    notes.push(`deliveries: ${Math.round(service).toLocaleString('en-US')}/s against a bare loop's ${Math.round(bare).toLocaleString('en-US')}/s at ${ROUTE_CONCURRENCY} in flight: ${(service / bare).toFixed(2)}×`);
+    rows.push(
+      { scenario: name, target: 'baseline', 'req/s': Math.round(bare) },
+      { scenario: name, target: 'service', 'req/s': Math.round(service) },
+      { scenario: name, target: 'ratio service/baseline', 'req/s': Number((service / bare).toFixed(2)) },
+    );
+    notes.push(
+      `deliveries: ${Math.round(service).toLocaleString('en-US')}/s against a bare loop's ${Math.round(bare).toLocaleString('en-US')}/s at ${ROUTE_CONCURRENCY} in flight: ${(service / bare).toFixed(2)}×`,
+    );
 
     log(`deliveries: lag at ${LAG_RATE} events/s for ${LAG_SECONDS} s…`);
     const lags = (await lag(servicePort, receiver, await keyWithEndpoints(post, receiver, ['/lag']))).sort((a, b) => a - b);
     log('');
     const [p50, p99, max] = [percentile(lags, 50), percentile(lags, 99), lags.at(-1)!].map((ms) => Number(ms.toFixed(1)));
     rows.push({ scenario: `deliveries, lag from answer to arrival at ${LAG_RATE}/s (ms)`, target: 'service', 'p50 ms': p50, 'p99 ms': p99, 'max ms': max });
-    notes.push(`deliveries: lag from the API's answer to the receiver at ${LAG_RATE} events/s: p50 ${p50} ms, p99 ${p99} ms, max ${max} ms (${lags.length} events)`);
+    notes.push(
+      `deliveries: lag from the API's answer to the receiver at ${LAG_RATE} events/s: p50 ${p50} ms, p99 ${p99} ms, max ${max} ms (${lags.length} events)`,
+    );
 
     log(`deliveries: ${HANG_EVENTS.toLocaleString('en-US')} events to one endpoint alone, then beside one that hangs, twice over…`);
     // Alone, beside, alone, beside: drift on a shared machine falls on both sides alike, and the
@@ -245,8 +271,14 @@ export async function measureDeliveries(post: Post, servicePort: number, analyse
     }
     log('');
     const hangName = `deliveries, 2 × ${HANG_EVENTS.toLocaleString('en-US')} to one endpoint beside one that hangs 15 s (deliveries/s)`;
-    rows.push({ scenario: hangName, target: 'alone', 'req/s': Math.round(alone) }, { scenario: hangName, target: 'beside a hanging one', 'req/s': Math.round(beside) }, { scenario: hangName, target: 'ratio beside/alone', 'req/s': Number((beside / alone).toFixed(2)) });
-    notes.push(`deliveries: an endpoint beside one that hangs for 15 s gets ${(beside / alone).toFixed(2)}× the deliveries/s it gets alone (${Math.round(beside)} vs ${Math.round(alone)})`);
+    rows.push(
+      { scenario: hangName, target: 'alone', 'req/s': Math.round(alone) },
+      { scenario: hangName, target: 'beside a hanging one', 'req/s': Math.round(beside) },
+      { scenario: hangName, target: 'ratio beside/alone', 'req/s': Number((beside / alone).toFixed(2)) },
+    );
+    notes.push(
+      `deliveries: an endpoint beside one that hangs for 15 s gets ${(beside / alone).toFixed(2)}× the deliveries/s it gets alone (${Math.round(beside)} vs ${Math.round(alone)})`,
+    );
   } finally {
     receiver.stop();
   }

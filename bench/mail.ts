@@ -2,7 +2,6 @@ import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { SmtpReceiver } from '../test/helpers/smtp-receiver.js';
 
-
 type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
 type Row = Record<string, unknown>;
 
@@ -50,13 +49,32 @@ export async function measureMail(post: Post, receiver: SmtpReceiver): Promise<{
   const userIds = Array.from({ length: AUDIENCE }, (_, i) => `reader-${i}`);
   for (let start = 0; start < AUDIENCE; start += BATCH) {
     const batch = userIds.slice(start, start + BATCH);
-    await post('/v2/users/add', { organizationId: 'org-mail', documentId: 'doc-mail', users: batch.map((userId) => ({ userId, name: userId, email: `${userId}@mail.bench` })) }, headers);
+    await post(
+      '/v2/users/add',
+      { organizationId: 'org-mail', documentId: 'doc-mail', users: batch.map((userId) => ({ userId, name: userId, email: `${userId}@mail.bench` })) },
+      headers,
+    );
     await post('/v2/notifications/config/set', { organizationId: 'org-mail', userIds: batch, documentIds: ['doc-mail'], config: { email: 'ALL' } }, headers);
   }
 
   log('mail: one comment…');
   const started = performance.now();
-  await post('/v2/activities/add', { organizationId: 'org-mail', documentId: 'doc-mail', activities: [{ featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'author', name: 'Author' }, entityTargetData: { commentText: 'Hello, everyone' } }] }, headers);
+  await post(
+    '/v2/activities/add',
+    {
+      organizationId: 'org-mail',
+      documentId: 'doc-mail',
+      activities: [
+        {
+          featureType: 'comment',
+          actionType: 'comment.add',
+          actionUser: { userId: 'author', name: 'Author' },
+          entityTargetData: { commentText: 'Hello, everyone' },
+        },
+      ],
+    },
+    headers,
+  );
   const serviceMs = await arrival(receiver, 'reader-', AUDIENCE, started);
   log('');
 
@@ -68,7 +86,13 @@ export async function measureMail(post: Post, receiver: SmtpReceiver): Promise<{
     Array.from({ length: ROUTE_CONCURRENCY }, async () => {
       while (next < AUDIENCE) {
         const i = next++;
-        await transport.sendMail({ from: 'no-reply@localhost', to: `bare-${i}@mail.bench`, subject: 'Author commented on doc-mail', text: 'Hello, everyone', html: '<p>Hello, everyone</p>' });
+        await transport.sendMail({
+          from: 'no-reply@localhost',
+          to: `bare-${i}@mail.bench`,
+          subject: 'Author commented on doc-mail',
+          text: 'Hello, everyone',
+          html: '<p>Hello, everyone</p>',
+        });
       }
     }),
   );

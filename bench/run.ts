@@ -55,7 +55,11 @@ async function waitForHealth(port: number): Promise<void> {
 }
 
 async function post(port: number, path: string, data: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const response = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ data }) });
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ data }),
+  });
   const body = await response.json();
   if (!response.ok) throw new Error(`${path}: ${JSON.stringify(body)}`);
   return body;
@@ -100,11 +104,19 @@ const serviceLabel = (adapter: string) => `service (${adapter})`;
 async function measureScenario(scenario: Scenario, seeded: Seed, services: ServiceTarget[], baselinePort: number): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
   const request = (scenario.body(seeded) as { data: unknown }).data;
-  const targets: [string, number][] = [...(scenario.baseline ? [['baseline', baselinePort] as [string, number]] : []), ...services.map(({ adapter, port }): [string, number] => [serviceLabel(adapter), port])];
+  const targets: [string, number][] = [
+    ...(scenario.baseline ? [['baseline', baselinePort] as [string, number]] : []),
+    ...services.map(({ adapter, port }): [string, number] => [serviceLabel(adapter), port]),
+  ];
   if (scenario.baseline) {
-    const [fromBaseline, ...fromServices] = await Promise.all(targets.map(async ([, port]) => (await post(port, scenario.path, request, scenario.headers(seeded))).result.data));
+    const [fromBaseline, ...fromServices] = await Promise.all(
+      targets.map(async ([, port]) => (await post(port, scenario.path, request, scenario.headers(seeded))).result.data),
+    );
     fromServices.forEach((fromService, i) => {
-      if (!isDeepStrictEqual(fromService, fromBaseline)) throw new Error(`${scenario.name}: ${targets[i + 1]![0]} and baseline disagree:\n${JSON.stringify(fromService).slice(0, 500)}\n${JSON.stringify(fromBaseline).slice(0, 500)}`);
+      if (!isDeepStrictEqual(fromService, fromBaseline))
+        throw new Error(
+          `${scenario.name}: ${targets[i + 1]![0]} and baseline disagree:\n${JSON.stringify(fromService).slice(0, 500)}\n${JSON.stringify(fromBaseline).slice(0, 500)}`,
+        );
     });
   }
   const measured: Record<string, { 'req/s': number; 'p50 ms': number }> = {};
@@ -134,7 +146,10 @@ async function main(): Promise<void> {
   const masterKey = randomBytes(32).toString('base64');
   const database = process.env.BENCH_DATABASE_URL ?? join(dataDir, 'svc.sqlite');
   // The first framework serves the seeding, deliveries and mail runs; the others only the request scenarios.
-  const adapters = (process.env.BENCH_ADAPTERS ?? 'fastify,express').split(',').map((name) => name.trim()).filter(Boolean);
+  const adapters = (process.env.BENCH_ADAPTERS ?? 'fastify,express')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const services: ServiceTarget[] = [];
   for (const adapter of adapters) services.push({ adapter, port: await freePort() });
   const servicePort = services[0]!.port;
@@ -211,7 +226,10 @@ async function main(): Promise<void> {
   const seededRssMb = residentMb(service.pid!);
   log(`service RSS after seeding: ${seededRssMb.toFixed(1)} MB`);
 
-  const baseline = fork(BASELINE, [], { env: { ...process.env, BASELINE_PORT: String(baselinePort), BENCH_DATABASE: database, MASTER_KEY: masterKey }, stdio: 'inherit' });
+  const baseline = fork(BASELINE, [], {
+    env: { ...process.env, BASELINE_PORT: String(baselinePort), BENCH_DATABASE: database, MASTER_KEY: masterKey },
+    stdio: 'inherit',
+  });
   children.push(baseline);
   await new Promise<void>((resolve) => baseline.once('message', () => resolve()));
 
@@ -229,7 +247,9 @@ async function main(): Promise<void> {
     log('growing the activity log to 1,000,000…');
     const large = await seedActivities(postToService, seeded, 10, 1000);
     const seconds = small.seconds + large.seconds;
-    notes.push(`activities: 1,000,000 added in batches of 500 in ${seconds.toFixed(1)} s, ${Math.round(1_000_000 / seconds).toLocaleString('en-US')} activities/s`);
+    notes.push(
+      `activities: 1,000,000 added in batches of 500 in ${seconds.toFixed(1)} s, ${Math.round(1_000_000 / seconds).toLocaleString('en-US')} activities/s`,
+    );
     await analyse();
     seeded.deepActivitiesPageToken = await activitiesPageToken(postToService, seeded, 1000);
   }
@@ -243,7 +263,9 @@ async function main(): Promise<void> {
   if (selected.some((s) => s.path.startsWith('/v2/crdt/'))) {
     log('writing shared-editing content…');
     const { editedBytes, freshBytes } = await seedCrdt(postToService, seeded);
-    notes.push(`crdt: state after 1,000 single-character updates to a 100 KB text is ${(editedBytes / freshBytes).toFixed(2)}× the state of the same text written at once (${editedBytes} vs ${freshBytes} bytes)`);
+    notes.push(
+      `crdt: state after 1,000 single-character updates to a 100 KB text is ${(editedBytes / freshBytes).toFixed(2)}× the state of the same text written at once (${editedBytes} vs ${freshBytes} bytes)`,
+    );
   }
   if (selected.some((s) => s.path.startsWith('/v2/memory/'))) {
     log('seeding 1,000 judgments…');
@@ -270,27 +292,44 @@ async function main(): Promise<void> {
   }
   console.table(rows);
   const primary = serviceLabel(services[0]!.adapter);
-  const serviceRate = (name: string) => (rows.find((r) => r.target === primary && String(r.scenario).startsWith(name))?.['req/s'] as number | undefined);
+  const serviceRate = (name: string) => rows.find((r) => r.target === primary && String(r.scenario).startsWith(name))?.['req/s'] as number | undefined;
   const first = serviceRate('documents/get, first page');
   const last = serviceRate('documents/get, last page');
   if (first && last) log(`documents/get: the last page costs ${(first / last).toFixed(2)}× the first (service throughput first/last)`);
   const p50 = (name: string) => rows.find((r) => r.target === primary && String(r.scenario).startsWith(name))?.['p50 ms'] as number | undefined;
   const one = p50('permissions/get, 1 user');
   const hundred = p50('permissions/get, 100 users × 100 resources');
-  if (one !== undefined && hundred !== undefined) log(`permissions/get: p50 of 100×100 is ${(hundred / Math.max(one, 0.01)).toFixed(1)}× the p50 of 1×1 (${hundred} ms vs ${one} ms)`);
+  if (one !== undefined && hundred !== undefined)
+    log(`permissions/get: p50 of 100×100 is ${(hundred / Math.max(one, 0.01)).toFixed(1)}× the p50 of 1×1 (${hundred} ms vs ${one} ms)`);
   const solo = p50('permissions/get, 100 users with grants');
-  if (one !== undefined && solo !== undefined) log(`permissions/get: p50 of 100×100 with no two users alike is ${(solo / Math.max(one, 0.01)).toFixed(1)}× the p50 of 1×1 (${solo} ms vs ${one} ms)`);
+  if (one !== undefined && solo !== undefined)
+    log(`permissions/get: p50 of 100×100 with no two users alike is ${(solo / Math.max(one, 0.01)).toFixed(1)}× the p50 of 1×1 (${solo} ms vs ${one} ms)`);
   const at10k = p50('activities/get, documentId, page of 100, at 10k');
   const at1m = p50('activities/get, documentId, page of 100, at 1M');
-  if (at10k !== undefined && at1m !== undefined) log(`activities/get: p50 at 1M records is ${(at1m / Math.max(at10k, 0.01)).toFixed(2)}× the p50 at 10k (${at1m} ms vs ${at10k} ms)`);
+  if (at10k !== undefined && at1m !== undefined)
+    log(`activities/get: p50 at 1M records is ${(at1m / Math.max(at10k, 0.01)).toFixed(2)}× the p50 at 10k (${at1m} ms vs ${at10k} ms)`);
   const page1 = p50('activities/get, whole organization, page 1 ');
   const page1000 = p50('activities/get, whole organization, page 1,000');
-  if (page1 !== undefined && page1000 !== undefined) log(`activities/get: p50 of page 1,000 is ${(page1000 / Math.max(page1, 0.01)).toFixed(2)}× page 1 (${page1000} ms vs ${page1} ms)`);
+  if (page1 !== undefined && page1000 !== undefined)
+    log(`activities/get: p50 of page 1,000 is ${(page1000 / Math.max(page1, 0.01)).toFixed(2)}× page 1 (${page1000} ms vs ${page1} ms)`);
   const suggestSmall = p50('memory/suggest, document scope, at 1k');
   const suggestLarge = p50('memory/suggest, document scope, at 100k');
-  if (suggestSmall !== undefined && suggestLarge !== undefined) log(`memory/suggest: p50 at 100k judgments is ${(suggestLarge / Math.max(suggestSmall, 0.01)).toFixed(2)}× the p50 at 1k (${suggestLarge} ms vs ${suggestSmall} ms)`);
+  if (suggestSmall !== undefined && suggestLarge !== undefined)
+    log(
+      `memory/suggest: p50 at 100k judgments is ${(suggestLarge / Math.max(suggestSmall, 0.01)).toFixed(2)}× the p50 at 1k (${suggestLarge} ms vs ${suggestSmall} ms)`,
+    );
   for (const note of notes) log(note);
-  const report = { at: new Date().toISOString(), database: database.startsWith('postgres') ? 'postgres' : 'sqlite', connections: CONNECTIONS, durationSeconds: DURATION, readyMs, idleRssMb: Number(idleRssMb.toFixed(1)), seededRssMb: Number(seededRssMb.toFixed(1)), rows, notes };
+  const report = {
+    at: new Date().toISOString(),
+    database: database.startsWith('postgres') ? 'postgres' : 'sqlite',
+    connections: CONNECTIONS,
+    durationSeconds: DURATION,
+    readyMs,
+    idleRssMb: Number(idleRssMb.toFixed(1)),
+    seededRssMb: Number(seededRssMb.toFixed(1)),
+    rows,
+    notes,
+  };
   mkdirSync('bench/results', { recursive: true });
   writeFileSync('bench/results/latest.json', `${JSON.stringify(report, null, 2)}\n`);
   log('written to bench/results/latest.json');

@@ -92,7 +92,16 @@ async function bareDocumentsPage(db: BareDatabase, request: BareRequest): Promis
   const after = pageToken ? request.pageTokens.decode<[number, string]>(apiKeyId, 'documents/get', filters, pageToken) : undefined;
   const [settings] = await db.query<{ settings: string }>('SELECT settings FROM api_key WHERE id = ?', [apiKeyId]);
   const keyDefault = (JSON.parse(settings!.settings) as { defaultDocumentAccessType: AccessType }).defaultDocumentAccessType;
-  const rows = await db.query<{ id: string; name: string | null; folder_id: string | null; access_type: AccessType | null; disabled: number | boolean; metadata: string; created_at: number | string; last_updated: number | string }>(
+  const rows = await db.query<{
+    id: string;
+    name: string | null;
+    folder_id: string | null;
+    access_type: AccessType | null;
+    disabled: number | boolean;
+    metadata: string;
+    created_at: number | string;
+    last_updated: number | string;
+  }>(
     `SELECT id, name, folder_id, access_type, disabled, metadata, created_at, last_updated FROM document
       WHERE api_key_id = ? AND organization_id = ?${after ? ' AND (created_at, id) > (?, ?)' : ''}
       ORDER BY created_at, id LIMIT ?`,
@@ -104,10 +113,16 @@ async function bareDocumentsPage(db: BareDatabase, request: BareRequest): Promis
   if (folderIds.length) {
     const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',');
     type Row = { id: string; path: string; access_type: AccessType | null };
-    const folders = await db.query<Row>(`SELECT id, path, access_type FROM folder WHERE api_key_id = ? AND organization_id = ? AND id IN (${placeholders(folderIds.length)})`, [apiKeyId, organizationId, ...folderIds]);
+    const folders = await db.query<Row>(
+      `SELECT id, path, access_type FROM folder WHERE api_key_id = ? AND organization_id = ? AND id IN (${placeholders(folderIds.length)})`,
+      [apiKeyId, organizationId, ...folderIds],
+    );
     const ancestorIds = [...new Set(folders.flatMap((f) => idsOf(f.path).slice(0, -1)))];
     const ancestors = ancestorIds.length
-      ? await db.query<Row>(`SELECT id, path, access_type FROM folder WHERE api_key_id = ? AND organization_id = ? AND id IN (${placeholders(ancestorIds.length)})`, [apiKeyId, organizationId, ...ancestorIds])
+      ? await db.query<Row>(
+          `SELECT id, path, access_type FROM folder WHERE api_key_id = ? AND organization_id = ? AND id IN (${placeholders(ancestorIds.length)})`,
+          [apiKeyId, organizationId, ...ancestorIds],
+        )
       : [];
     const node = (f: Row): FolderAccessNode => ({ id: f.id, pathIds: idsOf(f.path), accessType: f.access_type });
     const known = new Map([...ancestors, ...folders].map((f) => [f.id, node(f)]));
@@ -129,7 +144,15 @@ async function bareDocumentsPage(db: BareDatabase, request: BareRequest): Promis
 async function bareActivitiesPage(db: BareDatabase, request: BareRequest): Promise<unknown> {
   const apiKeyId = await bareApiKeyAuth(db, request);
   const { organizationId, documentId, pageSize } = request.body.data as { organizationId: string; documentId: string; pageSize: number };
-  const rows = await db.query<{ id: string; document_id: string; feature_type: string; action_type: string; target_entity_id: string | null; timestamp: number | string; body: string }>(
+  const rows = await db.query<{
+    id: string;
+    document_id: string;
+    feature_type: string;
+    action_type: string;
+    target_entity_id: string | null;
+    timestamp: number | string;
+    body: string;
+  }>(
     `SELECT id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity
       WHERE api_key_id = ? AND organization_id = ? AND document_id = ? ORDER BY timestamp DESC, id DESC LIMIT ?`,
     [apiKeyId, organizationId, documentId, pageSize + 1],
@@ -157,14 +180,30 @@ async function bareCrdtGet(db: BareDatabase, request: BareRequest): Promise<unkn
     'SELECT editor_id, data, last_update, last_updated_by, session_id FROM crdt_editor WHERE api_key_id = ? AND organization_id = ? AND document_id = ? AND editor_id = ? ORDER BY created_at, editor_id',
     [apiKeyId, organizationId, documentId, editorId],
   );
-  return rows.map((row) => ({ id: row.editor_id, data: JSON.parse(row.data) as unknown, lastUpdate: new Date(Number(row.last_update)).toISOString(), lastUpdatedBy: row.last_updated_by, sessionId: row.session_id }));
+  return rows.map((row) => ({
+    id: row.editor_id,
+    data: JSON.parse(row.data) as unknown,
+    lastUpdate: new Date(Number(row.last_update)).toISOString(),
+    lastUpdatedBy: row.last_updated_by,
+    sessionId: row.session_id,
+  }));
 }
 
 /** Judgments query done bare: the newest judgments of the organization, each with its activity's facets. */
 async function bareJudgmentsQuery(db: BareDatabase, request: BareRequest): Promise<unknown> {
   const apiKeyId = await bareApiKeyAuth(db, request);
   const { organizationId, limit } = request.body.data as { organizationId: string; limit: number };
-  const rows = await db.query<{ decision: string; side: string | null; reviewer_id: string; reason: string | null; id: string; document_id: string; target_entity_id: string | null; timestamp: number | string; body: string }>(
+  const rows = await db.query<{
+    decision: string;
+    side: string | null;
+    reviewer_id: string;
+    reason: string | null;
+    id: string;
+    document_id: string;
+    target_entity_id: string | null;
+    timestamp: number | string;
+    body: string;
+  }>(
     `SELECT j.decision, j.side, j.reviewer_id, j.reason, a.id, a.document_id, a.target_entity_id, a.timestamp, a.body
       FROM judgment j JOIN activity a ON a.api_key_id = j.api_key_id AND a.organization_id = j.organization_id AND a.id = j.activity_id
       WHERE j.api_key_id = ? AND j.organization_id = ? ORDER BY j.timestamp DESC, j.activity_id DESC LIMIT ?`,
@@ -175,8 +214,19 @@ async function bareJudgmentsQuery(db: BareDatabase, request: BareRequest): Promi
     const timestamp = Number(row.timestamp);
     const facets = judgmentFacets({ entityData: body.entityData, ...(row.target_entity_id !== null ? { targetEntityId: row.target_entity_id } : {}) });
     return {
-      id: row.id, organizationId, documentId: row.document_id, decision: row.decision, recommendation: row.side, reviewerId: row.reviewer_id, reason: row.reason, timestamp,
-      recordId: row.id, reasoning: row.reason, ...facets, actionUser: body.actionUser, createdAt: timestamp,
+      id: row.id,
+      organizationId,
+      documentId: row.document_id,
+      decision: row.decision,
+      recommendation: row.side,
+      reviewerId: row.reviewer_id,
+      reason: row.reason,
+      timestamp,
+      recordId: row.id,
+      reasoning: row.reason,
+      ...facets,
+      actionUser: body.actionUser,
+      createdAt: timestamp,
     };
   });
 }
@@ -187,7 +237,12 @@ async function bareJudgmentsQuery(db: BareDatabase, request: BareRequest): Promi
  */
 async function bareCommentsPage(db: BareDatabase, request: BareRequest): Promise<unknown> {
   const apiKeyId = await bareApiKeyAuth(db, request);
-  const { organizationId, documentId, pageSize, pageToken } = request.body.data as { organizationId: string; documentId: string; pageSize: number; pageToken?: string };
+  const { organizationId, documentId, pageSize, pageToken } = request.body.data as {
+    organizationId: string;
+    documentId: string;
+    pageSize: number;
+    pageToken?: string;
+  };
   const filters = { organizationId, documentIds: [documentId], order: 'desc' };
   const after = pageToken ? request.pageTokens.decode<[number, string]>(apiKeyId, 'commentannotations/get', filters, pageToken) : undefined;
   const rows = await db.query<{ body: string }>(
@@ -208,7 +263,9 @@ async function bareCommentsPage(db: BareDatabase, request: BareRequest): Promise
   return threads.map((thread) => threadJson(apiKeyId, thread));
 }
 
-const commentsPage = (seed: Seed, pageToken?: string) => ({ data: { organizationId: seed.activityOrganizationId, documentId: seed.commentsDocumentId, pageSize: 100, ...(pageToken ? { pageToken } : {}) } });
+const commentsPage = (seed: Seed, pageToken?: string) => ({
+  data: { organizationId: seed.activityOrganizationId, documentId: seed.commentsDocumentId, pageSize: 100, ...(pageToken ? { pageToken } : {}) },
+});
 
 /**
  * A new thread whose first comment mentions three users, with both triggers on or both left at
@@ -238,7 +295,9 @@ const threadWithThreeMentions = (seed: Seed, triggers: boolean) => ({
 
 const activitiesOfDocument = (seed: Seed) => ({ data: { organizationId: seed.activityOrganizationId, documentId: seed.activityDocumentId, pageSize: 100 } });
 
-const suggestInDocument = (seed: Seed) => ({ data: { query: 'image missing alt text', organizationId: seed.memoryOrganizationId, documentId: seed.memoryDocumentId } });
+const suggestInDocument = (seed: Seed) => ({
+  data: { query: 'image missing alt text', organizationId: seed.memoryOrganizationId, documentId: seed.memoryDocumentId },
+});
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -364,14 +423,23 @@ export const SCENARIOS: Scenario[] = [
     name: 'permissions/get, 1 user × 1 document',
     path: '/v2/auth/permissions/get',
     message: 'User permissions retrieved successfully.',
-    body: (seed) => ({ data: { organizationId: seed.bigOrganizationId, userIds: [seed.permissionUserIds[60]], documentIds: [seed.permissionDocumentIds[10]] } }),
+    body: (seed) => ({
+      data: { organizationId: seed.bigOrganizationId, userIds: [seed.permissionUserIds[60]], documentIds: [seed.permissionDocumentIds[10]] },
+    }),
     headers: keyHeaders,
   },
   {
     name: 'permissions/get, 100 users × 100 resources',
     path: '/v2/auth/permissions/get',
     message: 'User permissions retrieved successfully.',
-    body: (seed) => ({ data: { organizationId: seed.bigOrganizationId, userIds: seed.permissionUserIds, folderIds: seed.permissionFolderIds, documentIds: seed.permissionDocumentIds } }),
+    body: (seed) => ({
+      data: {
+        organizationId: seed.bigOrganizationId,
+        userIds: seed.permissionUserIds,
+        folderIds: seed.permissionFolderIds,
+        documentIds: seed.permissionDocumentIds,
+      },
+    }),
     headers: keyHeaders,
   },
   {
@@ -379,7 +447,9 @@ export const SCENARIOS: Scenario[] = [
     name: 'permissions/get, 100 users with grants of their own × 100 resources',
     path: '/v2/auth/permissions/get',
     message: 'User permissions retrieved successfully.',
-    body: (seed) => ({ data: { organizationId: seed.bigOrganizationId, userIds: seed.soloUserIds, folderIds: seed.permissionFolderIds, documentIds: seed.permissionDocumentIds } }),
+    body: (seed) => ({
+      data: { organizationId: seed.bigOrganizationId, userIds: seed.soloUserIds, folderIds: seed.permissionFolderIds, documentIds: seed.permissionDocumentIds },
+    }),
     headers: keyHeaders,
   },
   {

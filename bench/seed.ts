@@ -7,7 +7,9 @@ const FOLDERS = 10_000;
 const DOCUMENTS = 100_000;
 
 function progress(label: string, done: number, total: number): void {
-  process.stdout.write(`\r  ${label}: ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} (${Math.round((done / total) * 100)}%)${done === total ? '\n' : ''}`);
+  process.stdout.write(
+    `\r  ${label}: ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} (${Math.round((done / total) * 100)}%)${done === total ? '\n' : ''}`,
+  );
 }
 
 /**
@@ -29,8 +31,10 @@ export async function seed(post: Post): Promise<Seed> {
   const folders: { folderId: string; parentFolderId?: string }[] = [];
   for (let a = 0; a < 10; a++) folders.push({ folderId: `f${a}` });
   for (let a = 0; a < 10; a++) for (let b = 0; b < 10; b++) folders.push({ folderId: `f${a}-${b}`, parentFolderId: `f${a}` });
-  for (let a = 0; a < 10; a++) for (let b = 0; b < 10; b++) for (let c = 0; c < 10; c++) folders.push({ folderId: `f${a}-${b}-${c}`, parentFolderId: `f${a}-${b}` });
-  for (let i = 0; folders.length < FOLDERS; i++) folders.push({ folderId: `leaf${i}`, parentFolderId: `f${i % 10}-${Math.floor(i / 10) % 10}-${Math.floor(i / 100) % 10}` });
+  for (let a = 0; a < 10; a++)
+    for (let b = 0; b < 10; b++) for (let c = 0; c < 10; c++) folders.push({ folderId: `f${a}-${b}-${c}`, parentFolderId: `f${a}-${b}` });
+  for (let i = 0; folders.length < FOLDERS; i++)
+    folders.push({ folderId: `leaf${i}`, parentFolderId: `f${i % 10}-${Math.floor(i / 10) % 10}-${Math.floor(i / 100) % 10}` });
   for (let i = 0; i < folders.length; i += BATCH) {
     await post('/v2/organizations/folders/add', { organizationId, folders: folders.slice(i, i + BATCH) }, headers);
     progress('folders', Math.min(i + BATCH, FOLDERS), FOLDERS);
@@ -59,7 +63,12 @@ export async function seed(post: Post): Promise<Seed> {
   // 100 more users, each granted two of those documents: a pair no other user holds.
   const soloUserIds = Array.from({ length: 100 }, (_, i) => `solo${i}`);
   for (const [i, userId] of soloUserIds.entries()) {
-    const resources = [i % 50, (i + 1 + Math.floor(i / 50)) % 50].map((d) => ({ type: 'document', id: permissionDocumentIds[d], organizationId, accessRole: 'viewer' }));
+    const resources = [i % 50, (i + 1 + Math.floor(i / 50)) % 50].map((d) => ({
+      type: 'document',
+      id: permissionDocumentIds[d],
+      organizationId,
+      accessRole: 'viewer',
+    }));
     await post('/v2/auth/permissions/add', { user: { userId }, permissions: { resources } }, headers);
   }
   return {
@@ -101,7 +110,8 @@ export async function seedActivities(post: Post, seed: Seed, from: number, to: n
   // Two requests in flight, as a back end forwarding events would keep: while the service
   // stores one batch, the next is on its way (the embedded database still writes one at a time).
   const batches: { document: number; offset: number }[] = [];
-  for (let document = from; document < to; document++) for (let offset = 0; offset < ACTIVITIES_PER_DOCUMENT; offset += BATCH) batches.push({ document, offset });
+  for (let document = from; document < to; document++)
+    for (let offset = 0; offset < ACTIVITIES_PER_DOCUMENT; offset += BATCH) batches.push({ document, offset });
   const worker = async () => {
     for (let next = batches.shift(); next; next = batches.shift()) {
       const { document, offset } = next;
@@ -131,7 +141,8 @@ export async function activitiesPageToken(post: Post, seed: Seed, page: number):
   const headers = { 'x-svc-api-key': seed.apiKey, 'x-svc-auth-token': seed.authToken };
   let pageToken: string | undefined;
   for (let n = 1; n < page; n++) {
-    pageToken = (await post('/v2/activities/get', { organizationId: ACTIVITY_ORGANIZATION, pageSize: 100, ...(pageToken ? { pageToken } : {}) }, headers)).result.pageToken;
+    pageToken = (await post('/v2/activities/get', { organizationId: ACTIVITY_ORGANIZATION, pageSize: 100, ...(pageToken ? { pageToken } : {}) }, headers))
+      .result.pageToken;
     if (n % 100 === 0 || n === page - 1) progress(`paging to activities page ${page}`, n, page - 1);
   }
   return pageToken!;
@@ -230,8 +241,16 @@ export async function seedComments(post: Post, seed: Seed): Promise<{ seconds: n
     const commentAnnotations = Array.from({ length: 500 }, (_, i) => ({
       location: { id: `loc-${(from + i) % 20}` },
       commentData: [
-        { commentText: `Thread ${from + i}: the hero image is missing alt text`, commentHtml: `<p>Thread ${from + i}: the hero image is missing alt text</p>`, from: { userId: `author-${i % 50}`, name: 'Author' } },
-        { commentText: 'Agreed, {{reviewer-1}} can you fix it?', from: { userId: 'replier', name: 'Replier' }, taggedUserContacts: [{ userId: 'reviewer-1', contact: { userId: 'reviewer-1', name: 'Reviewer' } }] },
+        {
+          commentText: `Thread ${from + i}: the hero image is missing alt text`,
+          commentHtml: `<p>Thread ${from + i}: the hero image is missing alt text</p>`,
+          from: { userId: `author-${i % 50}`, name: 'Author' },
+        },
+        {
+          commentText: 'Agreed, {{reviewer-1}} can you fix it?',
+          from: { userId: 'replier', name: 'Replier' },
+          taggedUserContacts: [{ userId: 'reviewer-1', contact: { userId: 'reviewer-1', name: 'Reviewer' } }],
+        },
       ],
     }));
     await post('/v2/commentannotations/add', { ...place, createOrganization: true, createDocument: true, commentAnnotations }, headers);
@@ -241,8 +260,13 @@ export async function seedComments(post: Post, seed: Seed): Promise<{ seconds: n
   // The organization's team, who may see its documents: the add scenario's author, the three
   // users it mentions and six others, so each add fans out to nine inboxes (default preference ALL).
   const team = ['author-1', 'reviewer-1', 'reviewer-2', 'reviewer-3', ...Array.from({ length: 6 }, (_, i) => `teammate-${i + 1}`)];
-  await post('/v2/users/add', { organizationId: ACTIVITY_ORGANIZATION, users: team.map((userId) => ({ userId, name: userId, email: `${userId}@example.com` })) }, headers);
+  await post(
+    '/v2/users/add',
+    { organizationId: ACTIVITY_ORGANIZATION, users: team.map((userId) => ({ userId, name: userId, email: `${userId}@example.com` })) },
+    headers,
+  );
   let pageToken: string | undefined;
-  for (let n = 1; n <= 50; n++) pageToken = (await post('/v2/commentannotations/get', { ...place, pageSize: 100, ...(pageToken ? { pageToken } : {}) }, headers)).result.nextPageToken;
+  for (let n = 1; n <= 50; n++)
+    pageToken = (await post('/v2/commentannotations/get', { ...place, pageSize: 100, ...(pageToken ? { pageToken } : {}) }, headers)).result.nextPageToken;
   return { seconds, deepPageToken: pageToken! };
 }

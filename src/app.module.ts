@@ -34,7 +34,26 @@ export class AppModule {
   static forConfig(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [AppConfigModule.forConfig(config), LoggingModule, DatabaseModule.forConfig(config), CoreModule, MetricsModule, RateLimitModule, HealthModule, WorkspaceModule, ConfigsModule, DirectoryModule, AccessModule, ActivityModule, CrdtModule, EventsModule, InboxModule, CommentsModule, MemoryModule, PrivacyModule],
+      imports: [
+        AppConfigModule.forConfig(config),
+        LoggingModule,
+        DatabaseModule.forConfig(config),
+        CoreModule,
+        MetricsModule,
+        RateLimitModule,
+        HealthModule,
+        WorkspaceModule,
+        ConfigsModule,
+        DirectoryModule,
+        AccessModule,
+        ActivityModule,
+        CrdtModule,
+        EventsModule,
+        InboxModule,
+        CommentsModule,
+        MemoryModule,
+        PrivacyModule,
+      ],
       providers: [
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: SuccessEnvelopeInterceptor },

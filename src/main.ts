@@ -52,19 +52,22 @@ async function bootstrap(): Promise<void> {
       // clients get an answer, not a reset.
       http.beginDrain();
       NetServer.prototype.close.call(server);
-      setTimeout(() => {
-        // `app.close()` waits for in-flight requests, then closes the database. Keep-alive
-        // connections that go idle meanwhile are closed too, or they would hold it open.
-        const closeIdle = setInterval(() => server.closeIdleConnections(), 100);
-        server.closeIdleConnections();
-        app.close().then(
-          () => {
-            clearInterval(closeIdle);
-            process.exit(0);
-          },
-          () => process.exit(1),
-        );
-      }, Math.min(DRAIN_MS, config.shutdownTimeoutMs / 4));
+      setTimeout(
+        () => {
+          // `app.close()` waits for in-flight requests, then closes the database. Keep-alive
+          // connections that go idle meanwhile are closed too, or they would hold it open.
+          const closeIdle = setInterval(() => server.closeIdleConnections(), 100);
+          server.closeIdleConnections();
+          app.close().then(
+            () => {
+              clearInterval(closeIdle);
+              process.exit(0);
+            },
+            () => process.exit(1),
+          );
+        },
+        Math.min(DRAIN_MS, config.shutdownTimeoutMs / 4),
+      );
     });
   }
 }

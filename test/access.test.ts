@@ -17,23 +17,39 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
     key = await createKey(app);
     call = agentFor(app, key);
     expectSuccess(await call('/v2/organizations/add', { organizations: [{ organizationId: org }] }));
-    expectSuccess(await call('/v2/organizations/folders/add', { organizationId: org, folders: [{ folderId: 'r', accessType: 'restricted' }, { folderId: 'r1', parentFolderId: 'r' }, { folderId: 'p', accessType: 'organizationPrivate' }] }));
+    expectSuccess(
+      await call('/v2/organizations/folders/add', {
+        organizationId: org,
+        folders: [
+          { folderId: 'r', accessType: 'restricted' },
+          { folderId: 'r1', parentFolderId: 'r' },
+          { folderId: 'p', accessType: 'organizationPrivate' },
+        ],
+      }),
+    );
     expectSuccess(await call('/v2/organizations/documents/add', { organizationId: org, folderId: 'r1', documents: [{ documentId: 'secret' }] }));
     expectSuccess(await call('/v2/organizations/documents/add', { organizationId: org, folderId: 'p', documents: [{ documentId: 'team' }] }));
-    expectSuccess(await call('/v2/organizations/documents/add', { organizationId: org, documents: [{ documentId: 'open' }, { documentId: 'off', disabled: true }] }));
+    expectSuccess(
+      await call('/v2/organizations/documents/add', { organizationId: org, documents: [{ documentId: 'open' }, { documentId: 'off', disabled: true }] }),
+    );
     expectSuccess(await call('/v2/users/add', { organizationId: org, users: [{ userId: 'member', accessRole: 'viewer' }] }));
     expectSuccess(await call('/v2/users/add', { organizationId: org, folderId: 'r', users: [{ userId: 'folder-user' }] }));
   });
   after(() => app.close());
 
-  const get = async (data: Record<string, unknown>) => expectSuccess(await call('/v2/auth/permissions/get', { organizationId: org, ...data }), 'User permissions retrieved successfully.').data;
+  const get = async (data: Record<string, unknown>) =>
+    expectSuccess(await call('/v2/auth/permissions/get', { organizationId: org, ...data }), 'User permissions retrieved successfully.').data;
 
   it('resolves organization, folder and document entries per user', async () => {
     const data = await get({ userIds: ['member', 'folder-user', 'stranger'], folderIds: ['r1'], documentIds: ['secret', 'team', 'open'] });
     assert.deepEqual(data.member.organization, { [org]: { accessRole: 'viewer' } });
     assert.deepEqual(data.member.documents.open, { accessRole: 'viewer', accessType: 'public' });
     assert.deepEqual(data.member.documents.team, { accessRole: 'viewer', accessType: 'organizationPrivate' });
-    assert.deepEqual(data.member.documents.secret, { accessType: 'restricted', error: 'User does not have access to this document', errorCode: 'permission_denied' });
+    assert.deepEqual(data.member.documents.secret, {
+      accessType: 'restricted',
+      error: 'User does not have access to this document',
+      errorCode: 'permission_denied',
+    });
     assert.deepEqual(data['folder-user'].folders.r1, { accessRole: 'editor', accessType: 'restricted' });
     assert.deepEqual(data['folder-user'].documents.secret, { accessRole: 'editor', accessType: 'restricted' });
     assert.deepEqual(data['folder-user'].organization, { [org]: { error: 'User does not have access to organization', errorCode: 'permission_denied' } });
@@ -49,7 +65,12 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
         user: { userId: 'guest' },
         organizationId: org,
         context: { accessFields: ['team:design', 'region:eu'] },
-        permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org, accessRole: 'viewer', expiresAt }, { type: 'folder', id: 'p', organizationId: org }] },
+        permissions: {
+          resources: [
+            { type: 'document', id: 'secret', organizationId: org, accessRole: 'viewer', expiresAt },
+            { type: 'folder', id: 'p', organizationId: org },
+          ],
+        },
       }),
       'Permissions added successfully.',
     );
@@ -59,7 +80,15 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
     assert.deepEqual(data.guest.context, { accessFields: ['team:design', 'region:eu'] });
 
     expectSuccess(
-      await call('/v2/auth/permissions/remove', { userId: 'guest', permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org }, { type: 'folder', id: 'p', organizationId: org }] } }),
+      await call('/v2/auth/permissions/remove', {
+        userId: 'guest',
+        permissions: {
+          resources: [
+            { type: 'document', id: 'secret', organizationId: org },
+            { type: 'folder', id: 'p', organizationId: org },
+          ],
+        },
+      }),
       'Permissions removed successfully.',
     );
     data = await get({ userIds: ['guest'], documentIds: ['secret', 'team'] });
@@ -68,35 +97,84 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
   });
 
   it('a temporary grant never replaces a regular one but lifts a denial', async () => {
-    expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'both' }, permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org, accessRole: 'viewer' }] } }));
-    expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'both' }, permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org, accessRole: 'editor', expiresAt: inFuture() }] } }));
+    expectSuccess(
+      await call('/v2/auth/permissions/add', {
+        user: { userId: 'both' },
+        permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org, accessRole: 'viewer' }] },
+      }),
+    );
+    expectSuccess(
+      await call('/v2/auth/permissions/add', {
+        user: { userId: 'both' },
+        permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org, accessRole: 'editor', expiresAt: inFuture() }] },
+      }),
+    );
     assert.deepEqual((await get({ userIds: ['both'], documentIds: ['secret'] })).both.documents.secret, { accessRole: 'viewer', accessType: 'restricted' });
   });
 
   it('users add and permissions add make the same grants', async () => {
-    expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'via-permissions' }, permissions: { resources: [{ type: 'organization', id: org }] } }));
+    expectSuccess(
+      await call('/v2/auth/permissions/add', { user: { userId: 'via-permissions' }, permissions: { resources: [{ type: 'organization', id: org }] } }),
+    );
     const users = expectSuccess(await call('/v1/users/get', { organizationId: org, userIds: ['via-permissions'] })).data;
-    assert.deepEqual(users.map((u: { userId: string }) => u.userId), ['via-permissions']);
+    assert.deepEqual(
+      users.map((u: { userId: string }) => u.userId),
+      ['via-permissions'],
+    );
     expectSuccess(await call('/v2/users/add', { organizationId: org, documentId: 'secret', users: [{ userId: 'via-users', accessRole: 'viewer' }] }));
-    assert.deepEqual((await get({ userIds: ['via-users'], documentIds: ['secret'] }))['via-users'].documents.secret, { accessRole: 'viewer', accessType: 'restricted' });
-    expectSuccess(await call('/v2/auth/permissions/remove', { userId: 'via-users', permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org }] } }));
+    assert.deepEqual((await get({ userIds: ['via-users'], documentIds: ['secret'] }))['via-users'].documents.secret, {
+      accessRole: 'viewer',
+      accessType: 'restricted',
+    });
+    expectSuccess(
+      await call('/v2/auth/permissions/remove', { userId: 'via-users', permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org }] } }),
+    );
     const left = expectSuccess(await call('/v1/users/get', { organizationId: org, documentId: 'secret' })).data.map((u: { userId: string }) => u.userId);
     assert.ok(!left.includes('via-users'), `still listed: ${left.join(', ')}`);
   });
 
   it('a grant on a folder that inherits its access type reaches everything below it', async () => {
-    expectSuccess(await call('/v2/organizations/folders/add', { organizationId: org, folders: [{ folderId: 'r1a', parentFolderId: 'r1' }, { folderId: 'r1ab', parentFolderId: 'r1a' }] }));
+    expectSuccess(
+      await call('/v2/organizations/folders/add', {
+        organizationId: org,
+        folders: [
+          { folderId: 'r1a', parentFolderId: 'r1' },
+          { folderId: 'r1ab', parentFolderId: 'r1a' },
+        ],
+      }),
+    );
     expectSuccess(await call('/v2/organizations/documents/add', { organizationId: org, folderId: 'r1ab', documents: [{ documentId: 'deep' }] }));
-    expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'mid-user' }, permissions: { resources: [{ type: 'folder', id: 'r1', organizationId: org, accessRole: 'viewer' }] } }));
+    expectSuccess(
+      await call('/v2/auth/permissions/add', {
+        user: { userId: 'mid-user' },
+        permissions: { resources: [{ type: 'folder', id: 'r1', organizationId: org, accessRole: 'viewer' }] },
+      }),
+    );
     const data = await get({ userIds: ['mid-user', 'outsider'], folderIds: ['r1ab'], documentIds: ['deep'] });
     assert.deepEqual(data['mid-user'].folders.r1ab, { accessRole: 'viewer', accessType: 'restricted' });
     assert.deepEqual(data['mid-user'].documents.deep, { accessRole: 'viewer', accessType: 'restricted' });
-    assert.deepEqual(data.outsider.documents.deep, { accessType: 'restricted', error: 'User does not have access to this document', errorCode: 'permission_denied' });
+    assert.deepEqual(data.outsider.documents.deep, {
+      accessType: 'restricted',
+      error: 'User does not have access to this document',
+      errorCode: 'permission_denied',
+    });
   });
 
   it('users who resolve alike keep their own context, in answers and in NOT_FOUND details', async () => {
-    expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'ctx-a' }, organizationId: org, context: { accessFields: ['team:a'] }, permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org }] } }));
-    expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'ctx-b' }, permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org }] } }));
+    expectSuccess(
+      await call('/v2/auth/permissions/add', {
+        user: { userId: 'ctx-a' },
+        organizationId: org,
+        context: { accessFields: ['team:a'] },
+        permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org }] },
+      }),
+    );
+    expectSuccess(
+      await call('/v2/auth/permissions/add', {
+        user: { userId: 'ctx-b' },
+        permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org }] },
+      }),
+    );
     const data = await get({ userIds: ['ctx-a', 'ctx-b'], documentIds: ['secret'] });
     assert.deepEqual(data['ctx-a'], { organization: data['ctx-b'].organization, documents: data['ctx-b'].documents, context: { accessFields: ['team:a'] } });
     assert.deepEqual(Object.keys(data['ctx-a']), ['organization', 'documents', 'context']);
@@ -132,18 +210,51 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
 
   it('enforces the limits and validates additions', async () => {
     const ids = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-    expectError(await call('/v2/auth/permissions/get', { organizationId: org, userIds: ids(101, 'u') }), 400, 'INVALID_ARGUMENT', 'data.userIds must contain at most 100 items');
-    expectError(await call('/v2/auth/permissions/get', { organizationId: org, userIds: ['u'], folderIds: ids(60, 'f'), documentIds: ids(41, 'd') }), 400, 'INVALID_ARGUMENT', 'data.folderIds and data.documentIds together must contain at most 100 items');
+    expectError(
+      await call('/v2/auth/permissions/get', { organizationId: org, userIds: ids(101, 'u') }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.userIds must contain at most 100 items',
+    );
+    expectError(
+      await call('/v2/auth/permissions/get', { organizationId: org, userIds: ['u'], folderIds: ids(60, 'f'), documentIds: ids(41, 'd') }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.folderIds and data.documentIds together must contain at most 100 items',
+    );
     const add = (data: Record<string, unknown>) => call('/v2/auth/permissions/add', { user: { userId: 'x' }, ...data });
-    expectError(await add({ permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org, expiresAt: 1000 }] } }), 400, 'INVALID_ARGUMENT', 'expiresAt must be in the future.');
-    expectError(await add({ permissions: { resources: [{ type: 'document', id: 'secret' }] } }), 400, 'INVALID_ARGUMENT', 'data.permissions.resources[0].organizationId must be a non-empty string');
+    expectError(
+      await add({ permissions: { resources: [{ type: 'document', id: 'secret', organizationId: org, expiresAt: 1000 }] } }),
+      400,
+      'INVALID_ARGUMENT',
+      'expiresAt must be in the future.',
+    );
+    expectError(
+      await add({ permissions: { resources: [{ type: 'document', id: 'secret' }] } }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.permissions.resources[0].organizationId must be a non-empty string',
+    );
     expectError(await add({ permissions: { resources: [{ type: 'folder', id: 'missing', organizationId: org }] } }), 404, 'NOT_FOUND', 'Folder not found.');
-    expectError(await add({ context: { accessFields: ['a:b'] }, permissions: { resources: [{ type: 'organization', id: org }] } }), 400, 'INVALID_ARGUMENT', 'data.organizationId is required with data.context.');
-    expectError(await add({ permissions: { resources: [{ type: 'space', id: 's' }] } }), 400, 'INVALID_ARGUMENT', 'data.permissions.resources[0].type must be one of: organization, folder, document');
+    expectError(
+      await add({ context: { accessFields: ['a:b'] }, permissions: { resources: [{ type: 'organization', id: org }] } }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.organizationId is required with data.context.',
+    );
+    expectError(
+      await add({ permissions: { resources: [{ type: 'space', id: 's' }] } }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.permissions.resources[0].type must be one of: organization, folder, document',
+    );
     expectError(await add({ permissions: { resources: [] } }), 400, 'INVALID_ARGUMENT', 'data.permissions.resources must contain at least 1 item(s)');
     // Missing organizations and documents are created.
     expectSuccess(await add({ permissions: { resources: [{ type: 'document', id: 'born', organizationId: 'born-org' }] } }));
-    assert.deepEqual(expectSuccess(await call('/v2/organizations/documents/get', { organizationId: 'born-org' })).data.map((d: { id: string }) => d.id), ['born']);
+    assert.deepEqual(
+      expectSuccess(await call('/v2/organizations/documents/get', { organizationId: 'born-org' })).data.map((d: { id: string }) => d.id),
+      ['born'],
+    );
   });
 
   it('another key resolves nothing of this organization', async () => {
@@ -153,11 +264,20 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
 
   it('grants on a deleted folder, its subfolders and their documents, and on a deleted document, go with them', async () => {
     const place = 'acl-deletes';
-    expectSuccess(await call('/v2/organizations/folders/add', { organizationId: place, createOrganization: true, folders: [{ folderId: 'gone' }, { folderId: 'gone1', parentFolderId: 'gone' }, { folderId: 'kept' }] }));
+    expectSuccess(
+      await call('/v2/organizations/folders/add', {
+        organizationId: place,
+        createOrganization: true,
+        folders: [{ folderId: 'gone' }, { folderId: 'gone1', parentFolderId: 'gone' }, { folderId: 'kept' }],
+      }),
+    );
     // More documents under the folder than one DELETE of grants takes, so the removal runs in chunks.
     const inner = Array.from({ length: 520 }, (_, i) => ({ documentId: `in${i}` }));
-    for (const documents of [inner.slice(0, 260), inner.slice(260)]) expectSuccess(await call('/v2/organizations/documents/add', { organizationId: place, folderId: 'gone1', documents }));
-    expectSuccess(await call('/v2/organizations/documents/add', { organizationId: place, folderId: 'kept', documents: [{ documentId: 'safe' }, { documentId: 'solo' }] }));
+    for (const documents of [inner.slice(0, 260), inner.slice(260)])
+      expectSuccess(await call('/v2/organizations/documents/add', { organizationId: place, folderId: 'gone1', documents }));
+    expectSuccess(
+      await call('/v2/organizations/documents/add', { organizationId: place, folderId: 'kept', documents: [{ documentId: 'safe' }, { documentId: 'solo' }] }),
+    );
     for (const documents of [inner.slice(0, 260), inner.slice(260)]) {
       const resources = documents.map((d) => ({ type: 'document', id: d.documentId, organizationId: place, accessRole: 'viewer' }));
       expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'reader' }, permissions: { resources } }));
@@ -165,9 +285,18 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
     expectSuccess(await call('/v2/users/add', { organizationId: place, users: [{ userId: 'member' }] }));
     expectSuccess(await call('/v2/users/add', { organizationId: place, folderId: 'gone', users: [{ userId: 'folder-user' }] }));
     expectSuccess(await call('/v2/users/add', { organizationId: place, folderId: 'kept', users: [{ userId: 'kept-user' }] }));
-    expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'temp' }, permissions: { resources: [{ type: 'folder', id: 'gone1', organizationId: place, expiresAt: inFuture() }] } }));
-    for (const documentId of ['safe', 'solo']) expectSuccess(await call('/v2/users/add', { organizationId: place, documentId, users: [{ userId: `${documentId}-user` }] }));
-    const grants = async () => (await app.dataSource.getRepository(GrantEntity).findBy({ apiKeyId: key.apiKey, organizationId: place })).map((g) => `${g.resourceType}:${g.resourceId}:${g.userId}`).sort();
+    expectSuccess(
+      await call('/v2/auth/permissions/add', {
+        user: { userId: 'temp' },
+        permissions: { resources: [{ type: 'folder', id: 'gone1', organizationId: place, expiresAt: inFuture() }] },
+      }),
+    );
+    for (const documentId of ['safe', 'solo'])
+      expectSuccess(await call('/v2/users/add', { organizationId: place, documentId, users: [{ userId: `${documentId}-user` }] }));
+    const grants = async () =>
+      (await app.dataSource.getRepository(GrantEntity).findBy({ apiKeyId: key.apiKey, organizationId: place }))
+        .map((g) => `${g.resourceType}:${g.resourceId}:${g.userId}`)
+        .sort();
     assert.equal((await grants()).length, 526);
 
     expectSuccess(await call('/v2/organizations/folders/delete', { organizationId: place, folderId: 'gone' }));
@@ -176,8 +305,12 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
 
     // Places made again under the same ids start with no grants.
     expectSuccess(await call('/v2/organizations/folders/add', { organizationId: place, folders: [{ folderId: 'gone', accessType: 'restricted' }] }));
-    expectSuccess(await call('/v2/organizations/documents/add', { organizationId: place, folderId: 'gone', documents: [{ documentId: 'in0' }, { documentId: 'solo' }] }));
-    const data = expectSuccess(await call('/v2/auth/permissions/get', { organizationId: place, userIds: ['folder-user', 'reader'], folderIds: ['gone'], documentIds: ['in0'] })).data;
+    expectSuccess(
+      await call('/v2/organizations/documents/add', { organizationId: place, folderId: 'gone', documents: [{ documentId: 'in0' }, { documentId: 'solo' }] }),
+    );
+    const data = expectSuccess(
+      await call('/v2/auth/permissions/get', { organizationId: place, userIds: ['folder-user', 'reader'], folderIds: ['gone'], documentIds: ['in0'] }),
+    ).data;
     assert.equal(data['folder-user'].folders.gone.errorCode, 'permission_denied');
     assert.equal(data.reader.documents.in0.errorCode, 'permission_denied');
     assert.deepEqual(expectSuccess(await call('/v2/users/get', { organizationId: place, documentId: 'solo' })).data, []);
@@ -187,7 +320,8 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
     const big = 'acl-big';
     const folders = Array.from({ length: 50 }, (_, i) => ({ folderId: `bf${i}`, ...(i ? { parentFolderId: `bf${i - 1}` } : {}) }));
     expectSuccess(await call('/v2/organizations/folders/add', { organizationId: big, createOrganization: true, folders }));
-    for (let i = 0; i < 50; i++) expectSuccess(await call('/v2/organizations/documents/add', { organizationId: big, folderId: `bf${i}`, documents: [{ documentId: `bd${i}` }] }));
+    for (let i = 0; i < 50; i++)
+      expectSuccess(await call('/v2/organizations/documents/add', { organizationId: big, folderId: `bf${i}`, documents: [{ documentId: `bd${i}` }] }));
     const users = Array.from({ length: 100 }, (_, i) => ({ userId: `bu${i}` }));
     expectSuccess(await call('/v2/users/add', { organizationId: big, users: users.slice(0, 50) }));
     expectSuccess(await call('/v2/users/add', { organizationId: big, folderId: 'bf10', users: users.slice(50) }));
@@ -200,7 +334,11 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
     // One user on a folder and a document deep in the tree, so every kind of read runs: the
     // document with its folder, the requested folder, the ancestors of both.
     const small = await statements({ userIds: ['bu0'], folderIds: ['bf30'], documentIds: ['bd49'] });
-    const large = await statements({ userIds: users.map((u) => u.userId), folderIds: folders.map((f) => f.folderId), documentIds: Array.from({ length: 50 }, (_, i) => `bd${i}`) });
+    const large = await statements({
+      userIds: users.map((u) => u.userId),
+      folderIds: folders.map((f) => f.folderId),
+      documentIds: Array.from({ length: 50 }, (_, i) => `bd${i}`),
+    });
     assert.ok(small.count > 0);
     assert.ok(large.count <= small.count, counter.queries.join('\n'));
     assert.ok(small.count <= 7, `${small.count} statements`);

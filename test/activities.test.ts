@@ -71,12 +71,36 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
     const result = await get({ organizationId: 'act-meta-org', order: 'asc' });
     const [withMetadata, without] = result.data as Record<string, unknown>[];
     assert.equal(withMetadata!.isActivityResolverUsed, true);
-    assert.deepEqual(withMetadata!.metadata, { pipeline: 'release', nested: { run: 7 }, apiKey: keyed.key.apiKey, documentId: 'doc-meta', organizationId: 'act-meta-org' });
+    assert.deepEqual(withMetadata!.metadata, {
+      pipeline: 'release',
+      nested: { run: 7 },
+      apiKey: keyed.key.apiKey,
+      documentId: 'doc-meta',
+      organizationId: 'act-meta-org',
+    });
     assert.equal(without!.isActivityResolverUsed, undefined);
     assert.deepEqual(without!.metadata, { apiKey: keyed.key.apiKey, documentId: 'doc-meta', organizationId: 'act-meta-org' });
     assert.equal(Object.keys(added).length, 2);
-    expectError(await call('/v2/activities/add', { organizationId: 'o', documentId: 'd', activities: [{ featureType: 'custom', actionType: 'x', actionUser: { userId: 'u' }, targetEntityId: 't', metadata: 'no' }] }), 400, 'INVALID_ARGUMENT', /activities\[0\]\.metadata/);
-    expectError(await call('/v2/activities/add', { organizationId: 'o', documentId: 'd', activities: [{ featureType: 'custom', actionType: 'x', actionUser: { userId: 'u' }, targetEntityId: 't', isActivityResolverUsed: 'yes' }] }), 400, 'INVALID_ARGUMENT', /isActivityResolverUsed/);
+    expectError(
+      await call('/v2/activities/add', {
+        organizationId: 'o',
+        documentId: 'd',
+        activities: [{ featureType: 'custom', actionType: 'x', actionUser: { userId: 'u' }, targetEntityId: 't', metadata: 'no' }],
+      }),
+      400,
+      'INVALID_ARGUMENT',
+      /activities\[0\]\.metadata/,
+    );
+    expectError(
+      await call('/v2/activities/add', {
+        organizationId: 'o',
+        documentId: 'd',
+        activities: [{ featureType: 'custom', actionType: 'x', actionUser: { userId: 'u' }, targetEntityId: 't', isActivityResolverUsed: 'yes' }],
+      }),
+      400,
+      'INVALID_ARGUMENT',
+      /isActivityResolverUsed/,
+    );
   });
 
   it('creates the organization and the document it names', async () => {
@@ -90,7 +114,9 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
 
   it('a re-added id overwrites the record, and a backfilled timestamp is kept', async () => {
     await add('act-idem', 'doc', [{ id: 'fixed', featureType: 'comment', actionType: 'comment.add', actionUser: user('a'), timestamp: 1_000 }]);
-    const again = await add('act-idem', 'doc-2', [{ id: 'fixed', featureType: 'reaction', actionType: 'reaction.add', actionUser: user('b'), timestamp: 2_000 }]);
+    const again = await add('act-idem', 'doc-2', [
+      { id: 'fixed', featureType: 'reaction', actionType: 'reaction.add', actionUser: user('b'), timestamp: 2_000 },
+    ]);
     assert.deepEqual(again, { fixed: { success: true, id: 'fixed', message: 'Activity added.' } });
     const records = (await get({ organizationId: 'act-idem' })).data;
     assert.equal(records.length, 1);
@@ -113,13 +139,24 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
     await refused([{ ...base, timestamp: -5 }], /^data\.activities\[0\]\.timestamp must be an integer/);
     await refused([{ ...base, timestamp: '2024' }], /^data\.activities\[0\]\.timestamp must be an integer/);
     await refused([{ ...base, changes: [] }], 'data.activities[0].changes must be an object');
-    await refused([{ ...base, id: 'x' }, { ...base, id: 'x' }], 'data.activities[1].id repeats [0].id ("x")');
+    await refused(
+      [
+        { ...base, id: 'x' },
+        { ...base, id: 'x' },
+      ],
+      'data.activities[1].id repeats [0].id ("x")',
+    );
     await refused([], 'data.activities must contain at least 1 item(s)');
     await refused(
       Array.from({ length: 501 }, () => base),
       'data.activities must contain at most 500 items',
     );
-    expectError(await call('/v2/activities/add', { organizationId: 'act-bad', activities: [base] }), 400, 'INVALID_ARGUMENT', 'data.documentId must be a non-empty string');
+    expectError(
+      await call('/v2/activities/add', { organizationId: 'act-bad', activities: [base] }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.documentId must be a non-empty string',
+    );
     // Nothing of the refused batches was stored.
     assert.deepEqual((await get({ organizationId: 'act-bad' })).data, []);
   });
@@ -127,7 +164,8 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
   describe('filters and order', () => {
     const org = 'act-filters';
     // 12 records: 3 documents × 2 users × 2 feature types, each at its own timestamp.
-    const records: { id: string; documentId: string; userId: string; featureType: string; actionType: string; targetEntityId: string; timestamp: number }[] = [];
+    const records: { id: string; documentId: string; userId: string; featureType: string; actionType: string; targetEntityId: string; timestamp: number }[] =
+      [];
 
     before(async () => {
       let t = 10_000;
@@ -135,9 +173,24 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
         const batch: Record<string, unknown>[] = [];
         for (const userId of ['u1', 'u2']) {
           for (const featureType of ['comment', 'reaction']) {
-            const record = { id: `a${t}`, documentId, userId, featureType, actionType: `${featureType}.add`, targetEntityId: `${documentId}-${featureType}`, timestamp: t };
+            const record = {
+              id: `a${t}`,
+              documentId,
+              userId,
+              featureType,
+              actionType: `${featureType}.add`,
+              targetEntityId: `${documentId}-${featureType}`,
+              timestamp: t,
+            };
             records.push(record);
-            batch.push({ id: record.id, featureType, actionType: record.actionType, actionUser: user(userId), targetEntityId: record.targetEntityId, timestamp: t });
+            batch.push({
+              id: record.id,
+              featureType,
+              actionType: record.actionType,
+              actionUser: user(userId),
+              targetEntityId: record.targetEntityId,
+              timestamp: t,
+            });
             t += 10;
           }
         }
@@ -152,16 +205,37 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
     };
 
     it('returns newest first by default and oldest first with order asc', async () => {
-      assert.deepEqual(ids((await get({ organizationId: org })).data), expected(() => true));
-      assert.deepEqual(ids((await get({ organizationId: org, order: 'asc' })).data), expected(() => true, 'asc'));
+      assert.deepEqual(
+        ids((await get({ organizationId: org })).data),
+        expected(() => true),
+      );
+      assert.deepEqual(
+        ids((await get({ organizationId: org, order: 'asc' })).data),
+        expected(() => true, 'asc'),
+      );
     });
 
     it('applies each filter alone', async () => {
-      assert.deepEqual(ids((await get({ organizationId: org, documentId: 'd2' })).data), expected((r) => r.documentId === 'd2'));
-      assert.deepEqual(ids((await get({ organizationId: org, targetEntityId: 'd3-reaction' })).data), expected((r) => r.targetEntityId === 'd3-reaction'));
-      assert.deepEqual(ids((await get({ organizationId: org, featureTypes: ['reaction'] })).data), expected((r) => r.featureType === 'reaction'));
-      assert.deepEqual(ids((await get({ organizationId: org, actionTypes: ['comment.add'] })).data), expected((r) => r.actionType === 'comment.add'));
-      assert.deepEqual(ids((await get({ organizationId: org, userId: 'u1' })).data), expected((r) => r.userId === 'u1'));
+      assert.deepEqual(
+        ids((await get({ organizationId: org, documentId: 'd2' })).data),
+        expected((r) => r.documentId === 'd2'),
+      );
+      assert.deepEqual(
+        ids((await get({ organizationId: org, targetEntityId: 'd3-reaction' })).data),
+        expected((r) => r.targetEntityId === 'd3-reaction'),
+      );
+      assert.deepEqual(
+        ids((await get({ organizationId: org, featureTypes: ['reaction'] })).data),
+        expected((r) => r.featureType === 'reaction'),
+      );
+      assert.deepEqual(
+        ids((await get({ organizationId: org, actionTypes: ['comment.add'] })).data),
+        expected((r) => r.actionType === 'comment.add'),
+      );
+      assert.deepEqual(
+        ids((await get({ organizationId: org, userId: 'u1' })).data),
+        expected((r) => r.userId === 'u1'),
+      );
       assert.deepEqual(ids((await get({ organizationId: org, activityIds: ['a10030', 'a10000', 'missing'] })).data), ['a10030', 'a10000']);
       assert.deepEqual((await get({ organizationId: org, featureTypes: [] })).data, []);
       assert.deepEqual((await get({ organizationId: 'act-no-such-org' })).data, []);
@@ -181,9 +255,24 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
 
     it('refuses bad filters with the field named', async () => {
       expectError(await call('/v2/activities/get', { organizationId: org, order: 'up' }), 400, 'INVALID_ARGUMENT', 'data.order must be one of: asc, desc');
-      expectError(await call('/v2/activities/get', { organizationId: org, pageSize: 0 }), 400, 'INVALID_ARGUMENT', 'data.pageSize must be an integer between 1 and 1000');
-      expectError(await call('/v2/activities/get', { organizationId: org, pageSize: 1001 }), 400, 'INVALID_ARGUMENT', 'data.pageSize must be an integer between 1 and 1000');
-      expectError(await call('/v2/activities/get', { organizationId: org, featureTypes: ['comment', 'poll'] }), 400, 'INVALID_ARGUMENT', /^data\.featureTypes\[1\] must be one of/);
+      expectError(
+        await call('/v2/activities/get', { organizationId: org, pageSize: 0 }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.pageSize must be an integer between 1 and 1000',
+      );
+      expectError(
+        await call('/v2/activities/get', { organizationId: org, pageSize: 1001 }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.pageSize must be an integer between 1 and 1000',
+      );
+      expectError(
+        await call('/v2/activities/get', { organizationId: org, featureTypes: ['comment', 'poll'] }),
+        400,
+        'INVALID_ARGUMENT',
+        /^data\.featureTypes\[1\] must be one of/,
+      );
       expectError(await call('/v2/activities/get', { organizationId: org, nope: true }), 400, 'INVALID_ARGUMENT', 'Unknown field: data.nope');
       expectError(await call('/v2/activities/get', {}), 400, 'INVALID_ARGUMENT', 'data.organizationId must be a non-empty string');
     });
@@ -198,7 +287,13 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
       for (let start = 0; start < total; start += 500) {
         const batch = Array.from({ length: 500 }, (_, i) => {
           const n = start + i;
-          return { id: `p${String(n).padStart(5, '0')}`, featureType: 'comment', actionType: 'comment.add', actionUser: user('u'), timestamp: 1_000_000 + Math.floor(n / 7) };
+          return {
+            id: `p${String(n).padStart(5, '0')}`,
+            featureType: 'comment',
+            actionType: 'comment.add',
+            actionUser: user('u'),
+            timestamp: 1_000_000 + Math.floor(n / 7),
+          };
         });
         await add(org, 'paged-doc', batch);
       }
@@ -226,9 +321,15 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
 
     it('pages of 1 walk in order', async () => {
       const first = await get({ organizationId: org, pageSize: 1, order: 'asc' });
-      assert.deepEqual(first.data.map((r: { id: string }) => r.id), ['p00000']);
+      assert.deepEqual(
+        first.data.map((r: { id: string }) => r.id),
+        ['p00000'],
+      );
       const second = await get({ organizationId: org, pageSize: 1, order: 'asc', pageToken: first.pageToken });
-      assert.deepEqual(second.data.map((r: { id: string }) => r.id), ['p00001']);
+      assert.deepEqual(
+        second.data.map((r: { id: string }) => r.id),
+        ['p00001'],
+      );
     });
 
     it('records added while paging neither repeat nor hide the others', async () => {
@@ -270,7 +371,15 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
 
     before(async () => {
       await add(org, 'doc-a', [
-        { id: 'w1', featureType: 'comment', actionType: 'comment.add', actionUser: user('u'), targetEntityId: 'thread-1', entityData: { text: 'one' }, actionIcon: 'i1' },
+        {
+          id: 'w1',
+          featureType: 'comment',
+          actionType: 'comment.add',
+          actionUser: user('u'),
+          targetEntityId: 'thread-1',
+          entityData: { text: 'one' },
+          actionIcon: 'i1',
+        },
         { id: 'w2', featureType: 'comment', actionType: 'comment.add', actionUser: user('u'), targetEntityId: 'thread-1' },
         { id: 'w3', featureType: 'comment', actionType: 'comment.add', actionUser: user('u'), targetEntityId: 'thread-2' },
       ]);
@@ -295,11 +404,24 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
         }),
         'Activity(s) updated successfully.',
       ).data;
-      assert.deepEqual(result, { w1: { success: true, id: 'w1', message: 'Activity updated.' }, gone: { success: false, id: 'gone', message: 'Failed to update activity.' } });
+      assert.deepEqual(result, {
+        w1: { success: true, id: 'w1', message: 'Activity updated.' },
+        gone: { success: false, id: 'gone', message: 'Failed to update activity.' },
+      });
       const after = (await byId()).get('w1')!;
       assert.deepEqual(after, { ...before, entityData: { text: 'edited' }, changes: { text: { from: 'one', to: 'edited' } } });
-      expectError(await call('/v2/activities/update', { organizationId: org, activities: [{ id: 'w1', featureType: 'reaction' }] }), 400, 'INVALID_ARGUMENT', 'Unknown field: data.activities[0].featureType');
-      expectError(await call('/v2/activities/update', { organizationId: org, activities: [{ actionIcon: 'x' }] }), 400, 'INVALID_ARGUMENT', 'data.activities[0].id is required');
+      expectError(
+        await call('/v2/activities/update', { organizationId: org, activities: [{ id: 'w1', featureType: 'reaction' }] }),
+        400,
+        'INVALID_ARGUMENT',
+        'Unknown field: data.activities[0].featureType',
+      );
+      expectError(
+        await call('/v2/activities/update', { organizationId: org, activities: [{ actionIcon: 'x' }] }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.activities[0].id is required',
+      );
     });
 
     it('concurrent updates of different fields of one record all survive', async () => {
@@ -319,12 +441,23 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
     });
 
     it('delete needs at least one of documentId, activityIds, targetEntityId', async () => {
-      expectError(await call('/v2/activities/delete', { organizationId: org }), 400, 'INVALID_ARGUMENT', 'At least one of data.documentId, data.activityIds or data.targetEntityId is required.');
+      expectError(
+        await call('/v2/activities/delete', { organizationId: org }),
+        400,
+        'INVALID_ARGUMENT',
+        'At least one of data.documentId, data.activityIds or data.targetEntityId is required.',
+      );
     });
 
     it('deletes by entity within a document (conditions combine with AND)', async () => {
-      const result = expectSuccess(await call('/v2/activities/delete', { organizationId: org, documentId: 'doc-a', targetEntityId: 'thread-1' }), 'Activity(s) deleted successfully.').data;
-      assert.deepEqual(result, { w1: { success: true, id: 'w1', message: 'Activity deleted.' }, w2: { success: true, id: 'w2', message: 'Activity deleted.' } });
+      const result = expectSuccess(
+        await call('/v2/activities/delete', { organizationId: org, documentId: 'doc-a', targetEntityId: 'thread-1' }),
+        'Activity(s) deleted successfully.',
+      ).data;
+      assert.deepEqual(result, {
+        w1: { success: true, id: 'w1', message: 'Activity deleted.' },
+        w2: { success: true, id: 'w2', message: 'Activity deleted.' },
+      });
       assert.deepEqual([...(await byId()).keys()].sort(), ['w3', 'w4', 'w5', 'w6']);
     });
 
@@ -339,7 +472,10 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
 
     it('deletes by entity, and by document', async () => {
       assert.deepEqual(Object.keys(expectSuccess(await call('/v2/activities/delete', { organizationId: org, targetEntityId: 'thread-3' })).data), ['w5']);
-      assert.deepEqual(Object.keys(expectSuccess(await call('/v2/activities/delete', { organizationId: org, documentId: 'doc-b', activityIds: ['w6', 'w4'] })).data).sort(), ['w4', 'w6']);
+      assert.deepEqual(
+        Object.keys(expectSuccess(await call('/v2/activities/delete', { organizationId: org, documentId: 'doc-b', activityIds: ['w6', 'w4'] })).data).sort(),
+        ['w4', 'w6'],
+      );
       assert.deepEqual([...(await byId()).keys()], []);
       assert.deepEqual(expectSuccess(await call('/v2/activities/delete', { organizationId: org, documentId: 'doc-b' })).data, {});
     });
@@ -350,10 +486,20 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
     const other = agentFor(keyed.app, await createKey(keyed.app));
     assert.deepEqual(expectSuccess(await other('/v2/activities/get', { organizationId: 'act-private' })).data, []);
     assert.deepEqual(expectSuccess(await other('/v2/activities/get', { organizationId: 'act-private', activityIds: ['secret'] })).data, []);
-    assert.equal(expectSuccess(await other('/v2/activities/update', { organizationId: 'act-private', activities: [{ id: 'secret', actionIcon: 'x' }] })).data.secret.success, false);
+    assert.equal(
+      expectSuccess(await other('/v2/activities/update', { organizationId: 'act-private', activities: [{ id: 'secret', actionIcon: 'x' }] })).data.secret
+        .success,
+      false,
+    );
     assert.equal(expectSuccess(await other('/v2/activities/delete', { organizationId: 'act-private', activityIds: ['secret'] })).data.secret.success, false);
     // The other key's own record with the same id and organization is its own.
-    expectSuccess(await other('/v2/activities/add', { organizationId: 'act-private', documentId: 'doc', activities: [{ id: 'secret', featureType: 'reaction', actionType: 'reaction.add', actionUser: user('b') }] }));
+    expectSuccess(
+      await other('/v2/activities/add', {
+        organizationId: 'act-private',
+        documentId: 'doc',
+        activities: [{ id: 'secret', featureType: 'reaction', actionType: 'reaction.add', actionUser: user('b') }],
+      }),
+    );
     const mine = (await get({ organizationId: 'act-private' })).data;
     assert.equal(mine.length, 1);
     assert.equal(mine[0].featureType, 'comment');
@@ -378,7 +524,15 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
     expectSuccess(await call('/v2/activities/delete', { organizationId: 'act-observed', activityIds: ['o1'] }));
     assert.deepEqual(seen, ['written:o1', 'written:o1', 'deleted:o1']);
     fail = true;
-    expectError(await call('/v2/activities/add', { organizationId: 'act-observed', documentId: 'doc', activities: [{ id: 'o2', featureType: 'comment', actionType: 'comment.add', actionUser: user('a') }] }), 500, 'INTERNAL');
+    expectError(
+      await call('/v2/activities/add', {
+        organizationId: 'act-observed',
+        documentId: 'doc',
+        activities: [{ id: 'o2', featureType: 'comment', actionType: 'comment.add', actionUser: user('a') }],
+      }),
+      500,
+      'INTERNAL',
+    );
     fail = false;
     assert.deepEqual((await get({ organizationId: 'act-observed' })).data, []);
   });

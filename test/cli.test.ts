@@ -41,7 +41,10 @@ describe('admin CLI', () => {
 
     const app = await startApp({ SQLITE_FILE: env.SQLITE_FILE, MASTER_KEY: env.MASTER_KEY, DATA_DIR: dataDir });
     try {
-      for (const [apiKey, authToken] of [[testingKey, testingToken], [field(production, 'API key'), field(production, 'API key auth token')]]) {
+      for (const [apiKey, authToken] of [
+        [testingKey, testingToken],
+        [field(production, 'API key'), field(production, 'API key auth token')],
+      ]) {
         expectSuccess(await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-api-key': apiKey!, 'x-svc-auth-token': authToken! }));
       }
     } finally {
@@ -57,7 +60,7 @@ describe('admin CLI', () => {
     });
   });
 
-  it('validates its input with the API\'s rules, storing nothing it refuses', async () => {
+  it("validates its input with the API's rules, storing nothing it refuses", async () => {
     const refused = async (args: string[], pattern: RegExp) =>
       assert.rejects(cli(...args), (error: { code?: number; stderr?: string }) => {
         assert.equal(error.code, 1);
@@ -69,11 +72,20 @@ describe('admin CLI', () => {
     const created = await cli('workspace', 'create', '--email', email);
     const workspaceId = field(created, 'workspace id');
     await cli('workspace', 'set-plan', workspaceId, '--plan', 'paid', '--self-serve-production-keys');
-    await refused(['apikey', 'create', '--workspace', workspaceId, '--email', email, '--type', 'production', '--region', 'nowhere'], /INVALID_ARGUMENT.*persistenceDBRegion/);
+    await refused(
+      ['apikey', 'create', '--workspace', workspaceId, '--email', email, '--type', 'production', '--region', 'nowhere'],
+      /INVALID_ARGUMENT.*persistenceDBRegion/,
+    );
     await refused(['apikey', 'create', '--workspace', workspaceId, '--email', 'not-an-email'], /INVALID_ARGUMENT.*data\.ownerEmail/);
     const app = await startApp({ SQLITE_FILE: env.SQLITE_FILE, MASTER_KEY: env.MASTER_KEY, DATA_DIR: dataDir });
     try {
-      const workspace = expectSuccess(await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-id': workspaceId, 'x-svc-workspace-auth-token': field(created, 'workspace auth token') })).data;
+      const workspace = expectSuccess(
+        await app.post(
+          '/v2/workspace/get',
+          { data: {} },
+          { 'x-svc-workspace-id': workspaceId, 'x-svc-workspace-auth-token': field(created, 'workspace auth token') },
+        ),
+      ).data;
       assert.equal(Object.keys(workspace.apiKeyList).length, 1, 'only the first testing key: the refused ones were not stored');
     } finally {
       await app.close();
@@ -96,7 +108,12 @@ describe('admin CLI', () => {
       await waitForStatus(call, hook!.headers['webhook-id'] as string, 'failed');
       const output = (await run(process.execPath, [CLI, 'deliveries', 'problems', '--api-key', key.apiKey], { env: own })).stdout;
       assert.match(output, new RegExp(`API key ${key.apiKey}: 1 failed, 0 stuck`));
-      assert.match(output, new RegExp(`${hook!.headers['webhook-id']}  advanced_webhook:ep_\\w+  comment\\.add  failed  after 1 attempt\\(s\\)  last error: The receiver answered 410 Gone\\.`));
+      assert.match(
+        output,
+        new RegExp(
+          `${hook!.headers['webhook-id']}  advanced_webhook:ep_\\w+  comment\\.add  failed  after 1 attempt\\(s\\)  last error: The receiver answered 410 Gone\\.`,
+        ),
+      );
       const other = (await run(process.execPath, [CLI, 'deliveries', 'problems', '--api-key', 'someone-else'], { env: own })).stdout;
       assert.equal(other.trim(), 'No failed or stuck deliveries.');
     } finally {

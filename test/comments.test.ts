@@ -13,7 +13,15 @@ const mentionBob = { commentText: 'Hey {{bob}}, look', commentHtml: '<p>Hey {{bo
 
 /** Adds one thread by `from` and answers its id. */
 async function addThread(call: Call, fields: Record<string, unknown> = {}, comment: Record<string, unknown> = {}, documentId = DOC): Promise<string> {
-  const result = expectSuccess(await call('/v2/commentannotations/add', { organizationId: ORG, documentId, createDocument: true, commentAnnotations: [{ ...fields, commentData: [{ commentText: 'first', from: ana, ...comment }] }] }), 'Comment Annotation(s) added successfully.');
+  const result = expectSuccess(
+    await call('/v2/commentannotations/add', {
+      organizationId: ORG,
+      documentId,
+      createDocument: true,
+      commentAnnotations: [{ ...fields, commentData: [{ commentText: 'first', from: ana, ...comment }] }],
+    }),
+    'Comment Annotation(s) added successfully.',
+  );
   const [entry] = Object.values(result.data as Record<string, { annotationId: string }>);
   return entry!.annotationId;
 }
@@ -24,9 +32,28 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
 
   it('adds a thread with a mention and answers it with its comments, in upstream shape', async () => {
     expectSuccess(await call('/v2/users/add', { organizationId: ORG, users: [ana, bob] }));
-    const result = expectSuccess(await call('/v2/commentannotations/add', { organizationId: ORG, documentId: DOC, createDocument: true, commentAnnotations: [{ annotationId: 'thread-1', location: { id: 'loc-1', locationName: 'Intro' }, commentData: [{ ...mentionBob, from: ana }, { commentText: 'second', from: bob }] }] }));
+    const result = expectSuccess(
+      await call('/v2/commentannotations/add', {
+        organizationId: ORG,
+        documentId: DOC,
+        createDocument: true,
+        commentAnnotations: [
+          {
+            annotationId: 'thread-1',
+            location: { id: 'loc-1', locationName: 'Intro' },
+            commentData: [
+              { ...mentionBob, from: ana },
+              { commentText: 'second', from: bob },
+            ],
+          },
+        ],
+      }),
+    );
     assert.deepEqual(result.data, { 'thread-1': { success: true, annotationId: 'thread-1', commentIds: [1, 2], message: 'Added Successfully' } });
-    const page = expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentId: DOC, annotationIds: ['thread-1', 'missing'] }), 'Annotation(s) fetched successfully.');
+    const page = expectSuccess(
+      await call('/v2/commentannotations/get', { organizationId: ORG, documentId: DOC, annotationIds: ['thread-1', 'missing'] }),
+      'Annotation(s) fetched successfully.',
+    );
     const [thread, missing] = page.data as Record<string, any>[];
     assert.equal(missing, null);
     assert.equal(thread!.annotationId, 'thread-1');
@@ -44,30 +71,89 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     assert.equal(first!.status, 'added');
     assert.deepEqual(first!.to, [bob]);
     assert.match(first!.lastUpdated, /^\d{4}-\d\d-\d\dT/);
-    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, mentionedUserIds: ['bob'] })).data.map((t: any) => t.annotationId), ['thread-1']);
+    assert.deepEqual(
+      expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, mentionedUserIds: ['bob'] })).data.map((t: any) => t.annotationId),
+      ['thread-1'],
+    );
     assert.deepEqual(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, mentionedUserIds: ['ana'] })).data, []);
   });
 
   it('comments add, get, update and delete on one thread', async () => {
     const id = await addThread(call);
-    const added = expectSuccess(await call('/v2/commentannotations/comments/add', { organizationId: ORG, documentId: DOC, annotationId: id, commentData: [{ commentText: 'reply', from: bob }] }), 'Comment(s) added successfully.');
+    const added = expectSuccess(
+      await call('/v2/commentannotations/comments/add', {
+        organizationId: ORG,
+        documentId: DOC,
+        annotationId: id,
+        commentData: [{ commentText: 'reply', from: bob }],
+      }),
+      'Comment(s) added successfully.',
+    );
     assert.deepEqual(added.data, [2]);
-    const got = expectSuccess(await call('/v2/commentannotations/comments/get', { organizationId: ORG, documentId: DOC, annotationId: id, commentIds: [2, 9] }), 'Comments retrieved successfully.');
+    const got = expectSuccess(
+      await call('/v2/commentannotations/comments/get', { organizationId: ORG, documentId: DOC, annotationId: id, commentIds: [2, 9] }),
+      'Comments retrieved successfully.',
+    );
     assert.equal(got.data[0].commentText, 'reply');
     assert.equal(got.data[1], null);
-    const updated = expectSuccess(await call('/v2/commentannotations/comments/update', { organizationId: ORG, documentId: DOC, annotationId: id, commentIds: [2, 9], updatedData: { commentText: 'edited' } }), 'Comment updated successfully.');
+    const updated = expectSuccess(
+      await call('/v2/commentannotations/comments/update', {
+        organizationId: ORG,
+        documentId: DOC,
+        annotationId: id,
+        commentIds: [2, 9],
+        updatedData: { commentText: 'edited' },
+      }),
+      'Comment updated successfully.',
+    );
     assert.deepEqual(updated.data, { 2: { success: true, id: 2, message: 'Updated successfully' }, 9: { success: false, id: 9, message: 'Not found' } });
-    const after = expectSuccess(await call('/v2/commentannotations/comments/get', { organizationId: ORG, documentId: DOC, annotationId: id })).data as Record<string, any>[];
-    assert.deepEqual(after.map((c) => [c.commentId, c.commentText, c.status]), [[1, 'first', 'added'], [2, 'edited', 'updated']]);
-    const deleted = expectSuccess(await call('/v2/commentannotations/comments/delete', { organizationId: ORG, documentId: DOC, annotationId: id, commentIds: [1] }), 'Comments(s) deleted successfully.');
+    const after = expectSuccess(await call('/v2/commentannotations/comments/get', { organizationId: ORG, documentId: DOC, annotationId: id })).data as Record<
+      string,
+      any
+    >[];
+    assert.deepEqual(
+      after.map((c) => [c.commentId, c.commentText, c.status]),
+      [
+        [1, 'first', 'added'],
+        [2, 'edited', 'updated'],
+      ],
+    );
+    const deleted = expectSuccess(
+      await call('/v2/commentannotations/comments/delete', { organizationId: ORG, documentId: DOC, annotationId: id, commentIds: [1] }),
+      'Comments(s) deleted successfully.',
+    );
     assert.deepEqual(deleted.data, { 1: { success: true, id: 1, message: 'Deleted successfully' } });
-    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/comments/get', { organizationId: ORG, documentId: DOC, annotationId: id })).data.map((c: any) => c.commentId), [2]);
-    expectError(await call('/v2/commentannotations/comments/add', { organizationId: ORG, documentId: DOC, annotationId: 'nope', commentData: [{ commentText: 'x', from: bob }] }), 404, 'NOT_FOUND', 'Annotation not found.');
+    assert.deepEqual(
+      expectSuccess(await call('/v2/commentannotations/comments/get', { organizationId: ORG, documentId: DOC, annotationId: id })).data.map(
+        (c: any) => c.commentId,
+      ),
+      [2],
+    );
+    expectError(
+      await call('/v2/commentannotations/comments/add', {
+        organizationId: ORG,
+        documentId: DOC,
+        annotationId: 'nope',
+        commentData: [{ commentText: 'x', from: bob }],
+      }),
+      404,
+      'NOT_FOUND',
+      'Annotation not found.',
+    );
   });
 
   it('concurrent comment adds on one thread get distinct ids', async () => {
     const id = await addThread(call);
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => call('/v2/commentannotations/comments/add', { organizationId: ORG, documentId: DOC, annotationId: id, commentData: [{ commentText: `c${i}`, from: bob }] })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call('/v2/commentannotations/comments/add', {
+          organizationId: ORG,
+          documentId: DOC,
+          annotationId: id,
+          commentData: [{ commentText: `c${i}`, from: bob }],
+        }),
+      ),
+    );
     const ids = answers.flatMap((answer) => expectSuccess(answer).data as number[]).sort((a, b) => a - b);
     assert.deepEqual(ids, [2, 3, 4, 5, 6, 7, 8, 9]);
     assert.equal(expectSuccess(await call('/v2/commentannotations/comments/get', { organizationId: ORG, documentId: DOC, annotationId: id })).data.length, 9);
@@ -77,7 +163,12 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     expectSuccess(await call('/v2/users/add', { organizationId: 'org-burst', users: [ana, bob] }));
     const answers = await Promise.all(
       Array.from({ length: 40 }, () =>
-        call('/v2/commentannotations/add', { organizationId: 'org-burst', documentId: 'doc-burst', createDocument: true, commentAnnotations: [{ commentData: [{ ...mentionBob, from: ana, triggerActivities: true, triggerNotification: true }] }] }),
+        call('/v2/commentannotations/add', {
+          organizationId: 'org-burst',
+          documentId: 'doc-burst',
+          createDocument: true,
+          commentAnnotations: [{ commentData: [{ ...mentionBob, from: ana, triggerActivities: true, triggerNotification: true }] }],
+        }),
       ),
     );
     for (const answer of answers) expectSuccess(answer);
@@ -87,26 +178,60 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
 
   it('a write that fails creates nothing: a comment to a missing thread leaves no organization or document behind', async () => {
     const place = { organizationId: 'org-never', documentId: 'doc-never' };
-    expectError(await call('/v2/commentannotations/comments/add', { ...place, createOrganization: true, createDocument: true, annotationId: 'nope', commentData: [{ commentText: 'x', from: ana }] }), 404, 'NOT_FOUND', 'Annotation not found.');
-    expectError(await call('/v2/commentannotations/add', { ...place, commentAnnotations: [{ commentData: [{ commentText: 'x', from: ana }] }] }), 404, 'NOT_FOUND');
+    expectError(
+      await call('/v2/commentannotations/comments/add', {
+        ...place,
+        createOrganization: true,
+        createDocument: true,
+        annotationId: 'nope',
+        commentData: [{ commentText: 'x', from: ana }],
+      }),
+      404,
+      'NOT_FOUND',
+      'Annotation not found.',
+    );
+    expectError(
+      await call('/v2/commentannotations/add', { ...place, commentAnnotations: [{ commentData: [{ commentText: 'x', from: ana }] }] }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('update: status, resolver (cleared on reopening), priority, assignee, suggestion; users replaced', async () => {
     const id = await addThread(call, { type: 'suggestion', suggestion: { targetId: 'row.1', newValue: 3, status: 'accepted' } });
     const resolved = { id: 'RESOLVED', name: 'Resolved', type: 'terminal' };
-    expectSuccess(await call('/v2/commentannotations/update', { organizationId: ORG, documentId: DOC, annotationIds: [id, 'ghost'], updatedData: { status: resolved, resolvedByUserId: 'bob', priority: { id: 'P1', name: 'High' }, assignedTo: bob } }), 'Annotations updated successfully.');
+    expectSuccess(
+      await call('/v2/commentannotations/update', {
+        organizationId: ORG,
+        documentId: DOC,
+        annotationIds: [id, 'ghost'],
+        updatedData: { status: resolved, resolvedByUserId: 'bob', priority: { id: 'P1', name: 'High' }, assignedTo: bob },
+      }),
+      'Annotations updated successfully.',
+    );
     let [thread] = expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, resolvedBy: 'bob' })).data as Record<string, any>[];
     assert.equal(thread!.annotationId, id);
-    assert.equal(thread!.suggestion.status, 'pending', 'the server owns a new suggestion\'s status');
+    assert.equal(thread!.suggestion.status, 'pending', "the server owns a new suggestion's status");
     assert.deepEqual([thread!.status.id, thread!.priority.id, thread!.assignedTo.userId], ['RESOLVED', 'P1', 'bob']);
-    const reopened = expectSuccess(await call('/v2/commentannotations/update', { organizationId: ORG, documentId: DOC, annotationIds: [id], updatedData: { status: { id: 'OPEN', name: 'Open', type: 'default' }, statusUpdatedByUserId: 'ana', resolvedByUserId: 'bob' }, updateUsers: [{ oldUser: { userId: 'ana' }, newUser: { userId: 'ann', name: 'Ann' } }] }));
+    const reopened = expectSuccess(
+      await call('/v2/commentannotations/update', {
+        organizationId: ORG,
+        documentId: DOC,
+        annotationIds: [id],
+        updatedData: { status: { id: 'OPEN', name: 'Open', type: 'default' }, statusUpdatedByUserId: 'ana', resolvedByUserId: 'bob' },
+        updateUsers: [{ oldUser: { userId: 'ana' }, newUser: { userId: 'ann', name: 'Ann' } }],
+      }),
+    );
     assert.deepEqual(reopened.data[id], { success: true, id, message: 'Annotations updated successfully' });
     assert.deepEqual(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, resolvedBy: 'bob' })).data, []);
     [thread] = expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, annotationIds: [id] })).data as Record<string, any>[];
     assert.equal(thread!.resolvedByUserId, null);
     assert.equal(thread!.from.userId, 'ann');
     assert.equal(thread!.comments[0].from.name, 'Ann');
-    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, userIds: ['ann'] })).data.map((t: any) => t.annotationId), [id]);
+    assert.deepEqual(
+      expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, userIds: ['ann'] })).data.map((t: any) => t.annotationId),
+      [id],
+    );
   });
 
   it('get pages by lastUpdated without repeats; counts per document; delete by ids', async () => {
@@ -115,15 +240,26 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     const seen: string[] = [];
     let pageToken: string | undefined;
     do {
-      const page = expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-pages', pageSize: 2, ...(pageToken ? { pageToken } : {}) }));
+      const page = expectSuccess(
+        await call('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-pages', pageSize: 2, ...(pageToken ? { pageToken } : {}) }),
+      );
       seen.push(...(page.data as { annotationId: string }[]).map((t) => t.annotationId));
       pageToken = page.nextPageToken as string | undefined;
     } while (pageToken);
     assert.deepEqual([...seen].sort(), [...ids].sort());
-    const counts = expectSuccess(await call('/v2/commentannotations/count/get', { organizationId: ORG, documentIds: ['doc-pages', 'empty'], userId: 'bob', statusIds: ['OPEN'] }), 'Comment count retrieved successfully.');
+    const counts = expectSuccess(
+      await call('/v2/commentannotations/count/get', { organizationId: ORG, documentIds: ['doc-pages', 'empty'], userId: 'bob', statusIds: ['OPEN'] }),
+      'Comment count retrieved successfully.',
+    );
     assert.deepEqual(counts.data, { 'doc-pages': { total: 3, unread: 0 }, empty: { total: 0, unread: 0 } });
-    const deleted = expectSuccess(await call('/v2/commentannotations/delete', { organizationId: ORG, documentId: 'doc-pages', annotationIds: [ids[0], 'ghost'] }), 'Annotations deleted successfully.');
-    assert.deepEqual(deleted.data, { [ids[0]!]: { success: true, id: ids[0], message: 'Deleted Successfully' }, ghost: { success: false, id: 'ghost', message: 'Annotation not found.' } });
+    const deleted = expectSuccess(
+      await call('/v2/commentannotations/delete', { organizationId: ORG, documentId: 'doc-pages', annotationIds: [ids[0], 'ghost'] }),
+      'Annotations deleted successfully.',
+    );
+    assert.deepEqual(deleted.data, {
+      [ids[0]!]: { success: true, id: ids[0], message: 'Deleted Successfully' },
+      ghost: { success: false, id: 'ghost', message: 'Annotation not found.' },
+    });
     expectSuccess(await call('/v2/commentannotations/delete', { documentId: 'doc-pages' }));
     assert.deepEqual(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-pages' })).data, []);
   });
@@ -134,7 +270,10 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
       organizationId: ORG,
       documentId: 'doc-private',
       verifyUserPermissions: true,
-      commentAnnotations: [{ annotationId: 'ok-thread', commentData: [{ commentText: 'in', from: { userId: 'insider' } }] }, { commentData: [{ commentText: 'out', from: { userId: 'stranger' } }] }],
+      commentAnnotations: [
+        { annotationId: 'ok-thread', commentData: [{ commentText: 'in', from: { userId: 'insider' } }] },
+        { commentData: [{ commentText: 'out', from: { userId: 'stranger' } }] },
+      ],
     });
     expectError(answer, 403, 'PERMISSION_DENIED');
     const details = (answer.body as { error: { details: Record<string, any> } }).error.details;
@@ -144,21 +283,60 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
   });
 
   it('bad input gets the contract envelope naming the field; a missing document is NOT_FOUND unless created', async () => {
-    const add = (annotation: Record<string, unknown>, extra: Record<string, unknown> = {}) => call('/v2/commentannotations/add', { organizationId: ORG, documentId: DOC, commentAnnotations: [annotation], ...extra });
+    const add = (annotation: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      call('/v2/commentannotations/add', { organizationId: ORG, documentId: DOC, commentAnnotations: [annotation], ...extra });
     expectError(await add({ commentData: [{ commentText: 'x' }] }), 400, 'INVALID_ARGUMENT', 'data.commentAnnotations[0].commentData[0].from is required');
-    expectError(await add({ commentData: [{ from: ana }], status: { id: 'X', name: 'X', type: 'closed' } }), 400, 'INVALID_ARGUMENT', 'data.commentAnnotations[0].status.type must be one of: default, ongoing, terminal');
-    expectError(await add({ annotationId: 'a:b', commentData: [{ from: ana }] }), 400, 'INVALID_ARGUMENT', 'data.commentAnnotations[0].annotationId must not contain ":"');
-    expectError(await add({ commentData: [{ from: ana }], visibility: { type: 'restricted' } }), 400, 'INVALID_ARGUMENT', 'data.commentAnnotations[0].visibility.userIds is required for type restricted');
+    expectError(
+      await add({ commentData: [{ from: ana }], status: { id: 'X', name: 'X', type: 'closed' } }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.commentAnnotations[0].status.type must be one of: default, ongoing, terminal',
+    );
+    expectError(
+      await add({ annotationId: 'a:b', commentData: [{ from: ana }] }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.commentAnnotations[0].annotationId must not contain ":"',
+    );
+    expectError(
+      await add({ commentData: [{ from: ana }], visibility: { type: 'restricted' } }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.commentAnnotations[0].visibility.userIds is required for type restricted',
+    );
     expectError(await add({ commentData: [] }), 400, 'INVALID_ARGUMENT', 'data.commentAnnotations[0].commentData must contain at least 1 item(s)');
-    expectError(await call('/v2/commentannotations/get', { organizationId: ORG, agentId: 'a', agentComments: true }), 400, 'INVALID_ARGUMENT', /Only one agent filter/);
-    expectError(await call('/v2/commentannotations/update', { organizationId: ORG, documentId: DOC }), 400, 'INVALID_ARGUMENT', 'At least one of data.updatedData or data.updateUsers is required.');
+    expectError(
+      await call('/v2/commentannotations/get', { organizationId: ORG, agentId: 'a', agentComments: true }),
+      400,
+      'INVALID_ARGUMENT',
+      /Only one agent filter/,
+    );
+    expectError(
+      await call('/v2/commentannotations/update', { organizationId: ORG, documentId: DOC }),
+      400,
+      'INVALID_ARGUMENT',
+      'At least one of data.updatedData or data.updateUsers is required.',
+    );
     expectError(await add({ commentData: [{ from: ana }] }, { documentId: 'never-made' }), 404, 'NOT_FOUND');
     expectSuccess(await add({ commentData: [{ from: ana }] }, { documentId: 'made-now', createDocument: true }));
   });
 
-  it('agent threads: the root comment\'s agent makes a suggestion thread the agent filters find', async () => {
-    const agent = { agentSource: 'external', agentId: 'a11y-bot', agentName: 'A11y', url: 'https://example.com/pricing', reason: { title: 'Contrast', description: 'Too low', severity: 'high', findingId: 'f-1' } };
-    const result = expectSuccess(await call('/v2/commentannotations/add', { organizationId: ORG, documentId: 'doc-agent', createDocument: true, commentAnnotations: [{ type: 'suggestion', commentData: [{ commentText: 'fix', from: { userId: 'a11y-bot' }, agent }] }] }));
+  it("agent threads: the root comment's agent makes a suggestion thread the agent filters find", async () => {
+    const agent = {
+      agentSource: 'external',
+      agentId: 'a11y-bot',
+      agentName: 'A11y',
+      url: 'https://example.com/pricing',
+      reason: { title: 'Contrast', description: 'Too low', severity: 'high', findingId: 'f-1' },
+    };
+    const result = expectSuccess(
+      await call('/v2/commentannotations/add', {
+        organizationId: ORG,
+        documentId: 'doc-agent',
+        createDocument: true,
+        commentAnnotations: [{ type: 'suggestion', commentData: [{ commentText: 'fix', from: { userId: 'a11y-bot' }, agent }] }],
+      }),
+    );
     const [entry] = Object.values(result.data as Record<string, any>);
     assert.equal(entry.findingId, 'f-1');
     const [thread] = expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, agentId: 'a11y-bot' })).data as Record<string, any>[];
@@ -166,58 +344,141 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     assert.equal(thread!.agent, undefined);
     assert.equal(thread!.comments[0].agent.agentType, 'external');
     assert.equal(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, agentSuggestions: true })).data.length, 1);
-    expectSuccess(await call('/v2/commentannotations/delete', { organizationId: ORG, documentId: 'doc-agent', agentId: 'a11y-bot', agentUrls: ['https://example.com/other'] }));
+    expectSuccess(
+      await call('/v2/commentannotations/delete', {
+        organizationId: ORG,
+        documentId: 'doc-agent',
+        agentId: 'a11y-bot',
+        agentUrls: ['https://example.com/other'],
+      }),
+    );
     assert.equal(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, agentComments: true })).data.length, 1);
-    expectSuccess(await call('/v2/commentannotations/delete', { organizationId: ORG, documentId: 'doc-agent', agentId: 'a11y-bot', agentUrls: ['https://example.com/pricing'] }));
+    expectSuccess(
+      await call('/v2/commentannotations/delete', {
+        organizationId: ORG,
+        documentId: 'doc-agent',
+        agentId: 'a11y-bot',
+        agentUrls: ['https://example.com/pricing'],
+      }),
+    );
     assert.equal(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, agentComments: true })).data.length, 0);
   });
 
   it('numbers threads per document (annotationNumber): concurrent adds never share a number; an overwrite keeps its own', async () => {
-    const numberOf = async (documentId: string, annotationId: string) => (expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentId, annotationIds: [annotationId] })).data[0] as { annotationNumber: number }).annotationNumber;
+    const numberOf = async (documentId: string, annotationId: string) =>
+      (
+        expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentId, annotationIds: [annotationId] })).data[0] as {
+          annotationNumber: number;
+        }
+      ).annotationNumber;
     const first = await addThread(call, {}, {}, 'doc-numbers');
     assert.equal(await numberOf('doc-numbers', first), 1);
     // Eight adds at once, two threads each: the numbers 2..17 are each given once.
     const answers = await Promise.all(
-      Array.from({ length: 8 }, () => call('/v2/commentannotations/add', { organizationId: ORG, documentId: 'doc-numbers', commentAnnotations: [{ commentData: [{ commentText: 'a', from: ana }] }, { commentData: [{ commentText: 'b', from: bob }] }] })),
+      Array.from({ length: 8 }, () =>
+        call('/v2/commentannotations/add', {
+          organizationId: ORG,
+          documentId: 'doc-numbers',
+          commentAnnotations: [{ commentData: [{ commentText: 'a', from: ana }] }, { commentData: [{ commentText: 'b', from: bob }] }],
+        }),
+      ),
     );
     const ids = answers.flatMap((answer) => Object.keys(expectSuccess(answer).data as Record<string, unknown>));
-    const page = expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-numbers' })).data as { annotationId: string; annotationNumber: number }[];
-    assert.deepEqual(page.filter((t) => ids.includes(t.annotationId)).map((t) => t.annotationNumber).sort((a, b) => a - b), Array.from({ length: 16 }, (_, i) => i + 2));
+    const page = expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-numbers' })).data as {
+      annotationId: string;
+      annotationNumber: number;
+    }[];
+    assert.deepEqual(
+      page
+        .filter((t) => ids.includes(t.annotationId))
+        .map((t) => t.annotationNumber)
+        .sort((a, b) => a - b),
+      Array.from({ length: 16 }, (_, i) => i + 2),
+    );
     // Re-adding an existing id starts its thread again under the same number; another document counts from 1.
-    expectSuccess(await call('/v2/commentannotations/add', { organizationId: ORG, documentId: 'doc-numbers', commentAnnotations: [{ annotationId: first, commentData: [{ commentText: 'again', from: ana }] }] }));
+    expectSuccess(
+      await call('/v2/commentannotations/add', {
+        organizationId: ORG,
+        documentId: 'doc-numbers',
+        commentAnnotations: [{ annotationId: first, commentData: [{ commentText: 'again', from: ana }] }],
+      }),
+    );
     assert.equal(await numberOf('doc-numbers', first), 1);
     assert.equal(await numberOf('doc-numbers-2', await addThread(call, {}, {}, 'doc-numbers-2')), 1);
     assert.equal(await numberOf('doc-numbers', await addThread(call, {}, {}, 'doc-numbers')), 18);
   });
 
   it('agentFields: agent:, execution: and source: tokens, any of which matches; other tokens are refused', async () => {
-    const agentThread = (agentId: string, executionId: string, agentSource: string) => ({ type: 'suggestion', commentData: [{ commentText: 'finding', from: { userId: agentId }, agent: { agentSource, agentId, executionId, agentName: agentId, reason: { title: 't', description: 'd', severity: 'low' } } }] });
+    const agentThread = (agentId: string, executionId: string, agentSource: string) => ({
+      type: 'suggestion',
+      commentData: [
+        {
+          commentText: 'finding',
+          from: { userId: agentId },
+          agent: { agentSource, agentId, executionId, agentName: agentId, reason: { title: 't', description: 'd', severity: 'low' } },
+        },
+      ],
+    });
     expectSuccess(
       await call('/v2/commentannotations/add', {
         organizationId: 'org-fields',
         documentId: 'doc-fields',
         createOrganization: true,
         createDocument: true,
-        commentAnnotations: [{ annotationId: 'by-lint', ...agentThread('lint', 'run-1', 'external') }, { annotationId: 'by-spell', ...agentThread('spell-check', 'run-2', 'velt') }, { annotationId: 'human', commentData: [{ commentText: 'hi', from: ana }] }],
+        commentAnnotations: [
+          { annotationId: 'by-lint', ...agentThread('lint', 'run-1', 'external') },
+          { annotationId: 'by-spell', ...agentThread('spell-check', 'run-2', 'velt') },
+          { annotationId: 'human', commentData: [{ commentText: 'hi', from: ana }] },
+        ],
       }),
     );
-    const found = async (agentFields: string[]) => (expectSuccess(await call('/v2/commentannotations/get', { organizationId: 'org-fields', agentFields })).data as { annotationId: string }[]).map((t) => t.annotationId).sort();
+    const found = async (agentFields: string[]) =>
+      (expectSuccess(await call('/v2/commentannotations/get', { organizationId: 'org-fields', agentFields })).data as { annotationId: string }[])
+        .map((t) => t.annotationId)
+        .sort();
     assert.deepEqual(await found(['agent:lint']), ['by-lint']);
     assert.deepEqual(await found(['execution:run-2']), ['by-spell']);
     assert.deepEqual(await found(['source:velt']), ['by-spell']);
     assert.deepEqual(await found(['agent:lint', 'execution:run-2']), ['by-lint', 'by-spell']);
     assert.deepEqual(await found(['agent:nobody']), []);
-    expectError(await call('/v2/commentannotations/get', { organizationId: 'org-fields', agentFields: ['agent:lint', 'kind:x'] }), 400, 'INVALID_ARGUMENT', 'data.agentFields[1] must be agent:<agentId>, execution:<executionId> or source:<velt|external>');
-    expectError(await call('/v2/commentannotations/get', { organizationId: 'org-fields', agentFields: ['source:robot'] }), 400, 'INVALID_ARGUMENT', /^data\.agentFields\[0\] must be/);
-    expectError(await call('/v2/commentannotations/get', { organizationId: 'org-fields', agentFields: ['toString:x'] }), 400, 'INVALID_ARGUMENT', /^data\.agentFields\[0\] must be/);
+    expectError(
+      await call('/v2/commentannotations/get', { organizationId: 'org-fields', agentFields: ['agent:lint', 'kind:x'] }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.agentFields[1] must be agent:<agentId>, execution:<executionId> or source:<velt|external>',
+    );
+    expectError(
+      await call('/v2/commentannotations/get', { organizationId: 'org-fields', agentFields: ['source:robot'] }),
+      400,
+      'INVALID_ARGUMENT',
+      /^data\.agentFields\[0\] must be/,
+    );
+    expectError(
+      await call('/v2/commentannotations/get', { organizationId: 'org-fields', agentFields: ['toString:x'] }),
+      400,
+      'INVALID_ARGUMENT',
+      /^data\.agentFields\[0\] must be/,
+    );
   });
 
   it('threads and notifications go with their document and with their organization (a new one of the same id starts empty)', async () => {
     const org = 'org-gone';
     const threadIn = async (documentId: string) =>
-      expectSuccess(await call('/v2/commentannotations/add', { organizationId: org, documentId, createOrganization: true, createDocument: true, commentAnnotations: [{ commentData: [{ ...mentionBob, from: ana, triggerNotification: true }] }] }));
-    const threads = async (documentId: string) => expectSuccess(await call('/v2/commentannotations/get', { organizationId: org, documentId })).data as { annotationNumber: number }[];
-    const inbox = async () => (expectSuccess(await call('/v2/notifications/get', { organizationId: org, userId: 'bob' })).data as { metadata: { documentId: string } }[]).map((n) => n.metadata.documentId).sort();
+      expectSuccess(
+        await call('/v2/commentannotations/add', {
+          organizationId: org,
+          documentId,
+          createOrganization: true,
+          createDocument: true,
+          commentAnnotations: [{ commentData: [{ ...mentionBob, from: ana, triggerNotification: true }] }],
+        }),
+      );
+    const threads = async (documentId: string) =>
+      expectSuccess(await call('/v2/commentannotations/get', { organizationId: org, documentId })).data as { annotationNumber: number }[];
+    const inbox = async () =>
+      (expectSuccess(await call('/v2/notifications/get', { organizationId: org, userId: 'bob' })).data as { metadata: { documentId: string } }[])
+        .map((n) => n.metadata.documentId)
+        .sort();
     expectSuccess(await call('/v2/users/add', { organizationId: org, users: [ana, bob] }));
     await threadIn('kept');
     await threadIn('dropped');
@@ -228,7 +489,10 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     assert.deepEqual(await inbox(), ['kept']);
     // A document made again under the same id numbers its threads from 1.
     await threadIn('dropped');
-    assert.deepEqual((await threads('dropped')).map((t) => t.annotationNumber), [1]);
+    assert.deepEqual(
+      (await threads('dropped')).map((t) => t.annotationNumber),
+      [1],
+    );
     assert.equal((await threads('kept')).length, 1);
 
     expectSuccess(await call('/v2/organizations/delete', { organizationIds: [org] }));
@@ -237,7 +501,10 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     assert.deepEqual(await threads('kept'), []);
     assert.deepEqual(await threads('dropped'), []);
     assert.deepEqual(await inbox(), ['other']);
-    assert.deepEqual((await threads('other')).map((t) => t.annotationNumber), [1]);
+    assert.deepEqual(
+      (await threads('other')).map((t) => t.annotationNumber),
+      [1],
+    );
   });
 });
 
@@ -250,10 +517,27 @@ describe('the activity config decides which comment events are logged, and wheth
   it('with no config every asked-for event is logged; enabled, its comment triggers choose; disabled, none', async () => {
     const call = await freshKey();
     const place = { organizationId: 'org-ac', createOrganization: true, createDocument: true };
-    const addLogged = (documentId: string) => call('/v2/commentannotations/add', { ...place, documentId, commentAnnotations: [{ annotationId: `t-${documentId}`, commentData: [{ commentText: 'a', from: ana, triggerActivities: true }, { commentText: 'b', from: bob, triggerActivities: true }] }] });
+    const addLogged = (documentId: string) =>
+      call('/v2/commentannotations/add', {
+        ...place,
+        documentId,
+        commentAnnotations: [
+          {
+            annotationId: `t-${documentId}`,
+            commentData: [
+              { commentText: 'a', from: ana, triggerActivities: true },
+              { commentText: 'b', from: bob, triggerActivities: true },
+            ],
+          },
+        ],
+      });
     expectSuccess(await addLogged('d1'));
     assert.deepEqual(await logged(call, 'org-ac'), ['comment.add', 'comment_annotation.add']);
-    expectSuccess(await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true, immutable: false, triggers: { comment: { 'comment.add': false } } } }));
+    expectSuccess(
+      await call('/v2/workspace/activityconfig/update', {
+        activityServiceConfig: { isEnabled: true, immutable: false, triggers: { comment: { 'comment.add': false } } },
+      }),
+    );
     expectSuccess(await addLogged('d2'));
     assert.deepEqual(await logged(call, 'org-ac'), ['comment.add', 'comment_annotation.add', 'comment_annotation.add']);
     expectSuccess(await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: false } }));
@@ -261,22 +545,39 @@ describe('the activity config decides which comment events are logged, and wheth
     assert.equal((await logged(call, 'org-ac')).length, 3);
   });
 
-  it('immutable: records added while it is on carry immutable: true and refuse update and delete (the contract\'s failure messages); an add by id still overwrites (contract 6.1); earlier records stay mutable; user-data erasure still removes them', async () => {
+  it("immutable: records added while it is on carry immutable: true and refuse update and delete (the contract's failure messages); an add by id still overwrites (contract 6.1); earlier records stay mutable; user-data erasure still removes them", async () => {
     const call = await freshKey();
     const org = 'org-immutable';
     const activity = (id: string, userId = 'ana') => ({ id, featureType: 'custom', actionType: 'custom', targetEntityId: 'entity', actionUser: { userId } });
     expectSuccess(await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [activity('before')] }));
     expectSuccess(await call('/v2/workspace/activityconfig/update', { activityServiceConfig: { isEnabled: true } }));
-    expectSuccess(await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [activity('locked'), activity('gdpr', 'erased-user')] }));
+    expectSuccess(
+      await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [activity('locked'), activity('gdpr', 'erased-user')] }),
+    );
     const records = expectSuccess(await call('/v2/activities/get', { organizationId: org })).data as { id: string; immutable?: boolean }[];
     assert.deepEqual(Object.fromEntries(records.map((r) => [r.id, r.immutable ?? false])), { before: false, locked: true, gdpr: true });
 
-    const updated = expectSuccess(await call('/v2/activities/update', { organizationId: org, activities: [{ id: 'locked', actionIcon: 'x' }, { id: 'before', actionIcon: 'y' }] })).data;
-    assert.deepEqual(updated, { locked: { success: false, id: 'locked', message: 'Failed to update activity.' }, before: { success: true, id: 'before', message: 'Activity updated.' } });
+    const updated = expectSuccess(
+      await call('/v2/activities/update', {
+        organizationId: org,
+        activities: [
+          { id: 'locked', actionIcon: 'x' },
+          { id: 'before', actionIcon: 'y' },
+        ],
+      }),
+    ).data;
+    assert.deepEqual(updated, {
+      locked: { success: false, id: 'locked', message: 'Failed to update activity.' },
+      before: { success: true, id: 'before', message: 'Activity updated.' },
+    });
     // A supplied id that exists is overwritten (idempotent retries); added while immutable, it is immutable again.
-    const overwritten = expectSuccess(await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [{ ...activity('locked'), actionType: 'rewritten' }] })).data;
+    const overwritten = expectSuccess(
+      await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [{ ...activity('locked'), actionType: 'rewritten' }] }),
+    ).data;
     assert.deepEqual(overwritten, { locked: { success: true, id: 'locked', message: 'Activity added.' } });
-    const deleted = expectSuccess(await call('/v2/activities/delete', { organizationId: org, documentId: 'doc', activityIds: ['locked', 'before', 'ghost'] })).data;
+    const deleted = expectSuccess(
+      await call('/v2/activities/delete', { organizationId: org, documentId: 'doc', activityIds: ['locked', 'before', 'ghost'] }),
+    ).data;
     assert.deepEqual(deleted, {
       before: { success: true, id: 'before', message: 'Activity deleted.' },
       locked: { success: false, id: 'locked', message: 'Failed to delete activity.' },
@@ -285,7 +586,10 @@ describe('the activity config decides which comment events are logged, and wheth
     // A delete by document leaves immutable records where they are.
     expectSuccess(await call('/v2/activities/delete', { organizationId: org, documentId: 'doc' }));
     const left = expectSuccess(await call('/v2/activities/get', { organizationId: org })).data as { id: string; actionType: string }[];
-    assert.deepEqual(left.map((r) => [r.id, r.actionType]).sort(), [['gdpr', 'custom'], ['locked', 'rewritten']]);
+    assert.deepEqual(left.map((r) => [r.id, r.actionType]).sort(), [
+      ['gdpr', 'custom'],
+      ['locked', 'rewritten'],
+    ]);
 
     // Erasure is the law's, not the log's: the erased user's immutable record goes.
     expectSuccess(await call('/v2/users/data/delete', { userIds: ['erased-user'] }));
@@ -305,7 +609,13 @@ describe('a comment with a mention: activity, webhook, e-mail and inbox (contrac
   let app: TestApp;
   const { receiver } = deliverySuite(async ({ database }) => {
     await smtp.start();
-    app = await startApp({ DATABASE_URL: database.url, SMTP_URL: smtp.url, MAIL_FROM: 'Collab <notify@collab.example>', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DELIVERY_CONCURRENCY: '4' });
+    app = await startApp({
+      DATABASE_URL: database.url,
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Collab <notify@collab.example>',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      DELIVERY_CONCURRENCY: '4',
+    });
     return async () => {
       await app.close();
       await smtp.stop();
@@ -315,7 +625,12 @@ describe('a comment with a mention: activity, webhook, e-mail and inbox (contrac
   it('creates the thread, the activity, a webhook delivery, a mail and an inbox entry for the mentioned user only; another key sees none of it', async () => {
     const key = await createKey(app);
     const call = agentFor(app, key);
-    expectSuccess(await call('/v2/workspace/webhookconfig/update', { useWebhookService: true, webhookServiceConfig: { rawNotificationUrl: receiver.url('/comments/raw') } }));
+    expectSuccess(
+      await call('/v2/workspace/webhookconfig/update', {
+        useWebhookService: true,
+        webhookServiceConfig: { rawNotificationUrl: receiver.url('/comments/raw') },
+      }),
+    );
     expectSuccess(await call('/v2/workspace/emailconfig/update', { useEmailService: true, emailServiceConfig: { type: 'default' } }));
     // ana writes, bob is mentioned (defaults: inbox ALL, email MINE), cara sees the document but wants MINE only, eve sees another document.
     expectSuccess(await call('/v2/users/add', { organizationId: ORG, users: [ana, bob, { userId: 'cara', name: 'Cara', email: 'cara@example.com' }] }));
@@ -326,7 +641,10 @@ describe('a comment with a mention: activity, webhook, e-mail and inbox (contrac
     const id = await addThread(call, {}, { ...mentionBob, triggerActivities: true, triggerNotification: true });
 
     const activities = expectSuccess(await call('/v2/activities/get', { organizationId: ORG, documentId: DOC })).data as Record<string, any>[];
-    assert.deepEqual(activities.map((a) => [a.actionType, a.targetEntityId, a.actionUser.userId]), [['comment_annotation.add', id, 'ana']]);
+    assert.deepEqual(
+      activities.map((a) => [a.actionType, a.targetEntityId, a.actionUser.userId]),
+      [['comment_annotation.add', id, 'ana']],
+    );
     const [hook] = await receiver.waitFor('/comments/raw');
     assert.equal(hook!.json.actionType, 'comment_annotation.add');
     const mail = await smtp.waitFor('bob@example.com');
@@ -339,11 +657,18 @@ describe('a comment with a mention: activity, webhook, e-mail and inbox (contrac
     assert.equal(entry!.displayBodyMessage, 'Hey {{bob}}, look');
     assert.deepEqual(entry!.notifyUsers, { bob: true });
     for (const userId of ['ana', 'cara', 'eve']) assert.deepEqual(expectSuccess(await inbox(userId)).data, [], `${userId} gets no inbox entry`);
-    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/count/get', { organizationId: ORG, documentIds: [DOC], userId: 'bob' })).data, { [DOC]: { total: 1, unread: 1 } });
+    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/count/get', { organizationId: ORG, documentIds: [DOC], userId: 'bob' })).data, {
+      [DOC]: { total: 1, unread: 1 },
+    });
 
     // Read state: bob reads it; his unread count drops; it stays in his inbox after unread ones.
-    expectSuccess(await call('/v2/notifications/update', { organizationId: ORG, notifications: [{ id: entry!.id, readByUserIds: ['bob'] }] }), 'Notification(s) updated successfully.');
-    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/count/get', { organizationId: ORG, documentIds: [DOC], userId: 'bob' })).data, { [DOC]: { total: 1, unread: 0 } });
+    expectSuccess(
+      await call('/v2/notifications/update', { organizationId: ORG, notifications: [{ id: entry!.id, readByUserIds: ['bob'] }] }),
+      'Notification(s) updated successfully.',
+    );
+    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/count/get', { organizationId: ORG, documentIds: [DOC], userId: 'bob' })).data, {
+      [DOC]: { total: 1, unread: 0 },
+    });
     assert.deepEqual(expectSuccess(await inbox('bob')).data[0].readByUserIds, ['bob']);
 
     // A silent add (no flags, upstream's default) makes no activity and no inbox entry.
@@ -353,7 +678,9 @@ describe('a comment with a mention: activity, webhook, e-mail and inbox (contrac
 
     const other = agentFor(app, await createKey(app));
     assert.deepEqual(expectSuccess(await other('/v2/commentannotations/get', { organizationId: ORG, documentId: DOC })).data, []);
-    assert.deepEqual(expectSuccess(await other('/v2/commentannotations/count/get', { organizationId: ORG, documentIds: [DOC], userId: 'bob' })).data, { [DOC]: { total: 0, unread: 0 } });
+    assert.deepEqual(expectSuccess(await other('/v2/commentannotations/count/get', { organizationId: ORG, documentIds: [DOC], userId: 'bob' })).data, {
+      [DOC]: { total: 0, unread: 0 },
+    });
     assert.deepEqual(expectSuccess(await other('/v2/notifications/get', { organizationId: ORG, userId: 'bob' })).data, []);
   });
 
@@ -363,27 +690,72 @@ describe('a comment with a mention: activity, webhook, e-mail and inbox (contrac
     expectSuccess(await call('/v2/users/add', { organizationId: ORG, users: [ana, bob, { userId: 'cara' }] }));
     expectSuccess(await call('/v2/workspace/notificationconfig/update', { useNotificationService: true }));
     expectSuccess(await call('/v2/notifications/config/set', { organizationId: ORG, userIds: ['cara'], config: { inbox: 'NONE' } }));
-    const add = (fields: Record<string, unknown>) => call('/v2/notifications/add', { organizationId: ORG, documentId: DOC, createDocument: true, actionUser: ana, displayHeadlineMessageTemplate: '{actionUser} pinged', displayBodyMessage: 'body', notifyUsers: [], ...fields });
-    const first = expectSuccess(await add({ notificationId: 'n-1', notifyUsers: [{ userId: 'outsider' }], notifyAll: false }), 'Notification added successfully.');
+    const add = (fields: Record<string, unknown>) =>
+      call('/v2/notifications/add', {
+        organizationId: ORG,
+        documentId: DOC,
+        createDocument: true,
+        actionUser: ana,
+        displayHeadlineMessageTemplate: '{actionUser} pinged',
+        displayBodyMessage: 'body',
+        notifyUsers: [],
+        ...fields,
+      });
+    const first = expectSuccess(
+      await add({ notificationId: 'n-1', notifyUsers: [{ userId: 'outsider' }], notifyAll: false }),
+      'Notification added successfully.',
+    );
     assert.deepEqual(first.data, { success: true, id: 'n-1', message: 'Notification added successfully.' });
     expectSuccess(await add({ notificationId: 'n-1', notifyUsers: [bob], notifyAll: false }), 'Notification added successfully.');
     expectSuccess(await add({ notificationId: 'n-2' }));
     const all = expectSuccess(await call('/v2/notifications/get', { organizationId: ORG, documentId: DOC })).data as Record<string, any>[];
-    assert.deepEqual(all.map((n) => [n.id, Object.keys(n.notifyUsers).sort()]), [['n-2', ['bob']], ['n-1', ['outsider']]], 'n-1 kept its first recipients; notifyAll skips the actor and cara (NONE)');
+    assert.deepEqual(
+      all.map((n) => [n.id, Object.keys(n.notifyUsers).sort()]),
+      [
+        ['n-2', ['bob']],
+        ['n-1', ['outsider']],
+      ],
+      'n-1 kept its first recipients; notifyAll skips the actor and cara (NONE)',
+    );
     expectSuccess(await add({ notificationId: 'n-3', notifyUsers: [bob], notifyAll: false }));
-    expectSuccess(await call('/v2/notifications/update', { organizationId: ORG, userId: 'bob', notifications: [{ id: 'n-3', readByUserIds: ['bob'], displayBodyMessage: 'changed' }] }));
+    expectSuccess(
+      await call('/v2/notifications/update', {
+        organizationId: ORG,
+        userId: 'bob',
+        notifications: [{ id: 'n-3', readByUserIds: ['bob'], displayBodyMessage: 'changed' }],
+      }),
+    );
     const bobs = expectSuccess(await call('/v2/notifications/get', { organizationId: ORG, userId: 'bob', pageSize: 1 }));
     assert.equal(bobs.data[0].id, 'n-2', 'unread first');
     const next = expectSuccess(await call('/v2/notifications/get', { organizationId: ORG, userId: 'bob', pageSize: 1, pageToken: bobs.pageToken }));
     assert.deepEqual([next.data[0].id, next.data[0].displayBodyMessage], ['n-3', 'changed']);
     const updated = expectSuccess(await call('/v2/notifications/update', { organizationId: ORG, notifications: [{ id: 'ghost', displayBodyMessage: 'x' }] }));
     assert.deepEqual(updated.data, { ghost: { success: false, id: 'ghost', message: 'Failed to update notification.' } });
-    const deleted = expectSuccess(await call('/v2/notifications/delete', { organizationId: ORG, userId: 'bob', notificationIds: ['n-2', 'ghost'] }), 'Notification(s) deleted successfully.');
-    assert.deepEqual(deleted.data, { 'n-2': { success: true, id: 'n-2', message: 'Notification deleted.' }, ghost: { success: false, id: 'ghost', message: 'Failed to delete notification.' } });
-    assert.deepEqual(expectSuccess(await call('/v2/notifications/get', { organizationId: ORG, userId: 'bob' })).data.map((n: any) => n.id), ['n-3']);
-    expectError(await add({ displayBodyMessage: undefined }), 400, 'INVALID_ARGUMENT', 'data.displayBodyMessage is required unless data.isNotificationResolverUsed is true');
+    const deleted = expectSuccess(
+      await call('/v2/notifications/delete', { organizationId: ORG, userId: 'bob', notificationIds: ['n-2', 'ghost'] }),
+      'Notification(s) deleted successfully.',
+    );
+    assert.deepEqual(deleted.data, {
+      'n-2': { success: true, id: 'n-2', message: 'Notification deleted.' },
+      ghost: { success: false, id: 'ghost', message: 'Failed to delete notification.' },
+    });
+    assert.deepEqual(
+      expectSuccess(await call('/v2/notifications/get', { organizationId: ORG, userId: 'bob' })).data.map((n: any) => n.id),
+      ['n-3'],
+    );
+    expectError(
+      await add({ displayBodyMessage: undefined }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.displayBodyMessage is required unless data.isNotificationResolverUsed is true',
+    );
     expectError(await add({ notificationId: 'bad id!' }), 400, 'INVALID_ARGUMENT', 'data.notificationId may only contain letters, digits, _ and -');
-    expectError(await call('/v2/notifications/get', { organizationId: ORG }), 400, 'INVALID_ARGUMENT', 'At least one of data.documentId or data.userId is required.');
+    expectError(
+      await call('/v2/notifications/get', { organizationId: ORG }),
+      400,
+      'INVALID_ARGUMENT',
+      'At least one of data.documentId or data.userId is required.',
+    );
     expectError(await call('/v2/notifications/delete', { organizationId: ORG }), 400, 'INVALID_ARGUMENT');
   });
 });

@@ -19,14 +19,21 @@ describe('shared-editing content on Yjs (contract part 7)', () => {
   const update = async (documentId: string, editorId: string, type: string, data: unknown, extra: Record<string, unknown> = {}) =>
     expectSuccess(await call('/v2/crdt/update', { ...editor(documentId, editorId), type, data, ...extra }), 'CRDT data updated successfully.');
   const get = async (documentId: string, editorId?: string) =>
-    expectSuccess(await call('/v2/crdt/get', { organizationId: org, documentId, ...(editorId ? { editorId } : {}) }), 'CRDT data retrieved successfully.').data as Record<string, any>[];
+    expectSuccess(await call('/v2/crdt/get', { organizationId: org, documentId, ...(editorId ? { editorId } : {}) }), 'CRDT data retrieved successfully.')
+      .data as Record<string, any>[];
   const stateOf = async (documentId: string, editorId: string, stateVector?: Uint8Array) =>
-    expectSuccess(await call('/v2/crdt/state/get', { ...editor(documentId, editorId), ...(stateVector ? { stateVector: b64(stateVector) } : {}) }), 'CRDT state retrieved successfully.').data as {
+    expectSuccess(
+      await call('/v2/crdt/state/get', { ...editor(documentId, editorId), ...(stateVector ? { stateVector: b64(stateVector) } : {}) }),
+      'CRDT state retrieved successfully.',
+    ).data as {
       update: string;
       stateVector: string;
     };
   const sendState = async (documentId: string, editorId: string, update: Uint8Array, userId?: string) =>
-    expectSuccess(await call('/v2/crdt/state/update', { ...editor(documentId, editorId), update: b64(update), ...(userId ? { userId } : {}) }), 'CRDT state updated successfully.');
+    expectSuccess(
+      await call('/v2/crdt/state/update', { ...editor(documentId, editorId), update: b64(update), ...(userId ? { userId } : {}) }),
+      'CRDT state updated successfully.',
+    );
   /** A Yjs client holding the editor's current state. */
   const client = async (documentId: string, editorId: string) => {
     const doc = new Y.Doc();
@@ -65,21 +72,38 @@ describe('shared-editing content on Yjs (contract part 7)', () => {
     const doc = await client('doc-session', 'notes');
     const before = Y.encodeStateVector(doc);
     doc.getText('content').insert(0, '>');
-    expectSuccess(await call('/v2/crdt/state/update', { ...editor('doc-session', 'notes'), update: b64(Y.encodeStateAsUpdate(doc, before)), sessionId: 'session-yjs' }));
+    expectSuccess(
+      await call('/v2/crdt/state/update', { ...editor('doc-session', 'notes'), update: b64(Y.encodeStateAsUpdate(doc, before)), sessionId: 'session-yjs' }),
+    );
     assert.equal(await session(), 'session-yjs');
     await update('doc-session', 'notes', 'text', 'three');
     assert.equal(await session(), null);
-    expectError(await call('/v2/crdt/update', { ...editor('doc-session', 'notes'), type: 'text', data: 'x', sessionId: 7 }), 400, 'INVALID_ARGUMENT', /^data\.sessionId must be a string/);
-    expectError(await call('/v2/crdt/update', { ...editor('doc-session', 'notes'), type: 'text', data: 'x', sessionId: 's'.repeat(257) }), 400, 'INVALID_ARGUMENT', /^data\.sessionId must be at most 256/);
+    expectError(
+      await call('/v2/crdt/update', { ...editor('doc-session', 'notes'), type: 'text', data: 'x', sessionId: 7 }),
+      400,
+      'INVALID_ARGUMENT',
+      /^data\.sessionId must be a string/,
+    );
+    expectError(
+      await call('/v2/crdt/update', { ...editor('doc-session', 'notes'), type: 'text', data: 'x', sessionId: 's'.repeat(257) }),
+      400,
+      'INVALID_ARGUMENT',
+      /^data\.sessionId must be at most 256/,
+    );
   });
 
   it('keeps the content under contentKey, and XML in the string form Yjs gives it', async () => {
-    await add('doc-key', 'rich', 'xml', "<p b='2' a=\"1\">x<br/></p>", { contentKey: 'default' });
+    await add('doc-key', 'rich', 'xml', '<p b=\'2\' a="1">x<br/></p>', { contentKey: 'default' });
     assert.equal((await get('doc-key', 'rich'))[0]!.data, '<p a="1" b="2">x<br></br></p>');
     const doc = await client('doc-key', 'rich');
     assert.equal(doc.getXmlFragment('default').toString(), '<p a="1" b="2">x<br></br></p>');
     assert.equal(doc.getXmlFragment('content').length, 0);
-    expectError(await call('/v2/crdt/update', { ...editor('doc-key', 'rich'), type: 'xml', data: '<p/>' }), 400, 'INVALID_ARGUMENT', 'data.contentKey must be "default", as when this editor was added.');
+    expectError(
+      await call('/v2/crdt/update', { ...editor('doc-key', 'rich'), type: 'xml', data: '<p/>' }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.contentKey must be "default", as when this editor was added.',
+    );
   });
 
   it('refuses data that does not match the type, a second add, and an update of an unknown editor', async () => {
@@ -92,17 +116,42 @@ describe('shared-editing content on Yjs (contract part 7)', () => {
     await refused('xml', { a: 1 }, 'Data must be a string for type xml.');
     await refused('xml', '<p>open', /^Data is not well-formed XML: <p> is not closed/);
     await refused('rope', 'x', 'data.type must be one of: text, map, array, xml');
-    expectError(await call('/v2/crdt/add', { organizationId: org, documentId: 'doc-bad', type: 'text', data: 'x' }), 400, 'INVALID_ARGUMENT', 'data.editorId must be a non-empty string');
+    expectError(
+      await call('/v2/crdt/add', { organizationId: org, documentId: 'doc-bad', type: 'text', data: 'x' }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.editorId must be a non-empty string',
+    );
     expectError(await call('/v2/crdt/add', { ...editor('doc-bad', 'e'), type: 'text' }), 400, 'INVALID_ARGUMENT', 'data.data is required');
     expectError(await call('/v2/crdt/get', { documentId: 'doc-bad' }), 400, 'INVALID_ARGUMENT', 'data.organizationId must be a non-empty string');
 
     await add('doc-bad', 'once', 'text', 'first');
-    expectError(await call('/v2/crdt/add', { ...editor('doc-bad', 'once'), type: 'text', data: 'second' }), 409, 'ALREADY_EXISTS', 'CRDT data already exists for this editor ID.');
+    expectError(
+      await call('/v2/crdt/add', { ...editor('doc-bad', 'once'), type: 'text', data: 'second' }),
+      409,
+      'ALREADY_EXISTS',
+      'CRDT data already exists for this editor ID.',
+    );
     assert.equal((await get('doc-bad', 'once'))[0]!.data, 'first');
-    expectError(await call('/v2/crdt/update', { ...editor('doc-bad', 'never'), type: 'text', data: 'x' }), 404, 'NOT_FOUND', 'No CRDT data found for this editor ID.');
-    expectError(await call('/v2/crdt/state/update', { ...editor('doc-bad', 'never'), update: b64(Y.encodeStateAsUpdate(new Y.Doc())) }), 404, 'NOT_FOUND', 'No CRDT data found for this editor ID.');
+    expectError(
+      await call('/v2/crdt/update', { ...editor('doc-bad', 'never'), type: 'text', data: 'x' }),
+      404,
+      'NOT_FOUND',
+      'No CRDT data found for this editor ID.',
+    );
+    expectError(
+      await call('/v2/crdt/state/update', { ...editor('doc-bad', 'never'), update: b64(Y.encodeStateAsUpdate(new Y.Doc())) }),
+      404,
+      'NOT_FOUND',
+      'No CRDT data found for this editor ID.',
+    );
     expectError(await call('/v2/crdt/state/get', editor('doc-bad', 'never')), 404, 'NOT_FOUND', 'No CRDT data found for this editor ID.');
-    expectError(await call('/v2/crdt/update', { ...editor('doc-bad', 'once'), type: 'map', data: {} }), 400, 'INVALID_ARGUMENT', 'data.type must be "text", as when this editor was added.');
+    expectError(
+      await call('/v2/crdt/update', { ...editor('doc-bad', 'once'), type: 'map', data: {} }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.type must be "text", as when this editor was added.',
+    );
   });
 
   it('creates the organization and document it names', async () => {
@@ -171,7 +220,9 @@ describe('shared-editing content on Yjs (contract part 7)', () => {
     await add('doc-parallel', 'story', 'text', 'start');
     const store = keyed.app.app.get(CrdtStore);
     const written: string[] = [];
-    store.observers.add({ crdtWritten: async (_manager, _apiKeyId, stored) => void (stored.editorId === 'story' && written.push(JSON.parse(stored.dataJson) as string)) });
+    store.observers.add({
+      crdtWritten: async (_manager, _apiKeyId, stored) => void (stored.editorId === 'story' && written.push(JSON.parse(stored.dataJson) as string)),
+    });
     const texts = Array.from({ length: 20 }, (_, i) => `start, then writer ${i}`);
     await Promise.all(texts.map((text) => update('doc-parallel', 'story', 'text', text)));
     assert.equal(written.length, 20);
@@ -184,27 +235,59 @@ describe('shared-editing content on Yjs (contract part 7)', () => {
   it('bad base64, a bad update or a bad state vector answer INVALID_ARGUMENT and change nothing', async () => {
     await add('doc-safe', 'e', 'text', 'intact');
     const stateBefore = (await stateOf('doc-safe', 'e')).update;
-    expectError(await call('/v2/crdt/state/update', { ...editor('doc-safe', 'e'), update: 'not base64!' }), 400, 'INVALID_ARGUMENT', 'data.update must be base64 (standard alphabet, padded)');
-    expectError(await call('/v2/crdt/state/update', { ...editor('doc-safe', 'e'), update: b64(new Uint8Array([0xff, 0xff, 0xff, 0x01, 0x02])) }), 400, 'INVALID_ARGUMENT', /^data\.update is not a valid Yjs update/);
-    expectError(await call('/v2/crdt/state/get', { ...editor('doc-safe', 'e'), stateVector: 'AAAA$' }), 400, 'INVALID_ARGUMENT', 'data.stateVector must be base64 (standard alphabet, padded)');
+    expectError(
+      await call('/v2/crdt/state/update', { ...editor('doc-safe', 'e'), update: 'not base64!' }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.update must be base64 (standard alphabet, padded)',
+    );
+    expectError(
+      await call('/v2/crdt/state/update', { ...editor('doc-safe', 'e'), update: b64(new Uint8Array([0xff, 0xff, 0xff, 0x01, 0x02])) }),
+      400,
+      'INVALID_ARGUMENT',
+      /^data\.update is not a valid Yjs update/,
+    );
+    expectError(
+      await call('/v2/crdt/state/get', { ...editor('doc-safe', 'e'), stateVector: 'AAAA$' }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.stateVector must be base64 (standard alphabet, padded)',
+    );
     assert.equal((await get('doc-safe', 'e'))[0]!.data, 'intact');
     assert.equal((await stateOf('doc-safe', 'e')).update, stateBefore);
   });
 
   it('refuses content over the per-editor limit (CRDT_MAX_BYTES), by add, update or Yjs update', async () => {
     const big = 'x'.repeat(70 * 1024);
-    expectError(await call('/v2/crdt/add', { ...editor('doc-limit', 'e'), type: 'text', data: big }), 400, 'INVALID_ARGUMENT', 'CRDT data must be at most 65536 bytes as JSON per editor.');
+    expectError(
+      await call('/v2/crdt/add', { ...editor('doc-limit', 'e'), type: 'text', data: big }),
+      400,
+      'INVALID_ARGUMENT',
+      'CRDT data must be at most 65536 bytes as JSON per editor.',
+    );
     await add('doc-limit', 'e', 'text', 'small');
-    expectError(await call('/v2/crdt/update', { ...editor('doc-limit', 'e'), type: 'text', data: big }), 400, 'INVALID_ARGUMENT', 'CRDT data must be at most 65536 bytes as JSON per editor.');
+    expectError(
+      await call('/v2/crdt/update', { ...editor('doc-limit', 'e'), type: 'text', data: big }),
+      400,
+      'INVALID_ARGUMENT',
+      'CRDT data must be at most 65536 bytes as JSON per editor.',
+    );
     const grown = await client('doc-limit', 'e');
     grown.getText('content').insert(5, big);
-    expectError(await call('/v2/crdt/state/update', { ...editor('doc-limit', 'e'), update: b64(Y.encodeStateAsUpdate(grown)) }), 400, 'INVALID_ARGUMENT', 'CRDT data must be at most 65536 bytes as JSON per editor.');
+    expectError(
+      await call('/v2/crdt/state/update', { ...editor('doc-limit', 'e'), update: b64(Y.encodeStateAsUpdate(grown)) }),
+      400,
+      'INVALID_ARGUMENT',
+      'CRDT data must be at most 65536 bytes as JSON per editor.',
+    );
     assert.equal((await get('doc-limit', 'e'))[0]!.data, 'small');
   });
 
   // The bench's target at a tenth of its size: 1,000 edits to 100 KB there, 100 to 10 KB here.
   it('stores little more than the final text after many single-character edits', async () => {
-    const base = Array.from({ length: 2000 }, (_, i) => `w${i}`).join(' ').slice(0, 10_000);
+    const base = Array.from({ length: 2000 }, (_, i) => `w${i}`)
+      .join(' ')
+      .slice(0, 10_000);
     await add('doc-size', 'edited', 'text', base);
     let text = base;
     for (let i = 0; i < 100; i++) {
@@ -221,7 +304,10 @@ describe('shared-editing content on Yjs (contract part 7)', () => {
 
   it('deletes named editors or all of a document, and goes with its document', async () => {
     for (const id of ['a', 'b', 'c']) await add('doc-del', id, 'text', id);
-    expectSuccess(await call('/v2/crdt/delete', { organizationId: org, documentId: 'doc-del', editorIds: ['a', 'missing'] }), 'CRDT data deleted successfully.');
+    expectSuccess(
+      await call('/v2/crdt/delete', { organizationId: org, documentId: 'doc-del', editorIds: ['a', 'missing'] }),
+      'CRDT data deleted successfully.',
+    );
     assert.deepEqual(
       (await get('doc-del')).map((r) => r.id),
       ['b', 'c'],

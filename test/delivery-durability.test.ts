@@ -19,7 +19,8 @@ async function allArrived(receiver: WebhookReceiver, path: string, expected: Set
     const arrived = new Set(receiver.at(path).map((hook) => hook.json?.data?.id as string));
     const missing = [...expected].filter((id) => !arrived.has(id));
     if (!missing.length) return;
-    if (Date.now() > deadline) throw new Error(`${missing.length} of ${expected.size} acknowledged events never arrived, e.g. ${missing.slice(0, 5).join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(`${missing.length} of ${expected.size} acknowledged events never arrived, e.g. ${missing.slice(0, 5).join(', ')}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -94,7 +95,9 @@ describe('delivery durability (contract 6.3)', () => {
     const first = await startApp(env);
     const key = await createKey(first);
     await advancedEndpoint(agentFor(first, key), receiver.url('/stop'));
-    expectSuccess(await agentFor(first, key)('/v2/activities/add', { organizationId: 'org-stop', documentId: 'doc', activities: [{ id: 'stop-1', ...commentActivity() }] }));
+    expectSuccess(
+      await agentFor(first, key)('/v2/activities/add', { organizationId: 'org-stop', documentId: 'doc', activities: [{ id: 'stop-1', ...commentActivity() }] }),
+    );
     await receiver.waitFor('/stop', 1);
     const closing = Date.now();
     await first.close();
@@ -114,72 +117,94 @@ describe('delivery durability (contract 6.3)', () => {
     }
   });
 
-  it('two instances on one PostgreSQL database share the work and never send one attempt twice', { skip: process.env.DATABASE_URL ? false : 'needs PostgreSQL (the embedded database has one process)' }, async () => {
-    const shared = { DATABASE_URL: suite.database.url, MASTER_KEY: randomBytes(32).toString('base64'), DELIVERY_CONCURRENCY: '16', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
-    const apps: TestApp[] = [await startApp(shared), await startApp(shared)];
-    try {
-      receiver.answers.set('/pair/a', { delayMs: 5 });
-      receiver.answers.set('/pair/b', { delayMs: 5 });
-      const key = await createKey(apps[0]!);
-      const calls = apps.map((app) => agentFor(app, key));
-      await advancedEndpoint(calls[0]!, receiver.url('/pair/a'));
-      await advancedEndpoint(calls[0]!, receiver.url('/pair/b'));
-      const ids = new Set<string>();
-      await Promise.all(
-        Array.from({ length: 60 }, async (_, n) => {
-          const activities = Array.from({ length: 5 }, (_, i) => ({ id: `pair-${n}-${i}`, ...commentActivity() }));
-          expectSuccess(await calls[n % 2]!('/v2/activities/add', { organizationId: 'org-pair', documentId: 'doc', activities }));
-          activities.forEach((a) => ids.add(a.id));
-        }),
-      );
-      await allArrived(receiver, '/pair/a', ids, 20_000);
-      await allArrived(receiver, '/pair/b', ids, 20_000);
-      for (const path of ['/pair/a', '/pair/b']) {
-        assert.equal(receiver.at(path).length, 300, `${path}: ${receiver.at(path).length} arrivals for 300 events`);
-        assert.equal(new Set(receiver.at(path).map((hook) => hook.headers['webhook-id'])).size, 300);
+  it(
+    'two instances on one PostgreSQL database share the work and never send one attempt twice',
+    { skip: process.env.DATABASE_URL ? false : 'needs PostgreSQL (the embedded database has one process)' },
+    async () => {
+      const shared = {
+        DATABASE_URL: suite.database.url,
+        MASTER_KEY: randomBytes(32).toString('base64'),
+        DELIVERY_CONCURRENCY: '16',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      };
+      const apps: TestApp[] = [await startApp(shared), await startApp(shared)];
+      try {
+        receiver.answers.set('/pair/a', { delayMs: 5 });
+        receiver.answers.set('/pair/b', { delayMs: 5 });
+        const key = await createKey(apps[0]!);
+        const calls = apps.map((app) => agentFor(app, key));
+        await advancedEndpoint(calls[0]!, receiver.url('/pair/a'));
+        await advancedEndpoint(calls[0]!, receiver.url('/pair/b'));
+        const ids = new Set<string>();
+        await Promise.all(
+          Array.from({ length: 60 }, async (_, n) => {
+            const activities = Array.from({ length: 5 }, (_, i) => ({ id: `pair-${n}-${i}`, ...commentActivity() }));
+            expectSuccess(await calls[n % 2]!('/v2/activities/add', { organizationId: 'org-pair', documentId: 'doc', activities }));
+            activities.forEach((a) => ids.add(a.id));
+          }),
+        );
+        await allArrived(receiver, '/pair/a', ids, 20_000);
+        await allArrived(receiver, '/pair/b', ids, 20_000);
+        for (const path of ['/pair/a', '/pair/b']) {
+          assert.equal(receiver.at(path).length, 300, `${path}: ${receiver.at(path).length} arrivals for 300 events`);
+          assert.equal(new Set(receiver.at(path).map((hook) => hook.headers['webhook-id'])).size, 300);
+        }
+        const count = async (sql: string) => Number((await apps[0]!.dataSource.query(sql))[0].n);
+        const deadline = Date.now() + 10_000;
+        while ((await count(`SELECT count(*) AS n FROM outbox_delivery WHERE api_key_id = '${key.apiKey}' AND status = 'succeeded'`)) < 600) {
+          assert.ok(Date.now() < deadline, 'outcomes not all written');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        assert.equal(
+          await count(`SELECT count(*) AS n FROM delivery_attempt a JOIN outbox_delivery d ON d.id = a.delivery_id WHERE d.api_key_id = '${key.apiKey}'`),
+          600,
+        );
+        for (const app of apps) assert.ok(app.app.get(DeliveryWorker).counts.succeeded > 0, 'both instances delivered');
+      } finally {
+        for (const app of apps) await app.close();
       }
-      const count = async (sql: string) => Number((await apps[0]!.dataSource.query(sql))[0].n);
-      const deadline = Date.now() + 10_000;
-      while ((await count(`SELECT count(*) AS n FROM outbox_delivery WHERE api_key_id = '${key.apiKey}' AND status = 'succeeded'`)) < 600) {
-        assert.ok(Date.now() < deadline, 'outcomes not all written');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      assert.equal(await count(`SELECT count(*) AS n FROM delivery_attempt a JOIN outbox_delivery d ON d.id = a.delivery_id WHERE d.api_key_id = '${key.apiKey}'`), 600);
-      for (const app of apps) assert.ok(app.app.get(DeliveryWorker).counts.succeeded > 0, 'both instances delivered');
-    } finally {
-      for (const app of apps) await app.close();
-    }
-  });
+    },
+  );
 
-  it('an endpoint deleted through one instance gets nothing more from the other', { skip: process.env.DATABASE_URL ? false : 'needs PostgreSQL (the embedded database has one process)' }, async () => {
-    const shared = { DATABASE_URL: suite.database.url, MASTER_KEY: randomBytes(32).toString('base64'), DELIVERY_CONCURRENCY: '64', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '1500' };
-    const apps: TestApp[] = [await startApp(shared), await startApp(shared)];
-    try {
-      receiver.answers.set('/deleted-elsewhere', 'hang');
-      const key = await createKey(apps[0]!);
-      const calls = apps.map((app) => agentFor(app, key));
-      const { id } = await advancedEndpoint(calls[0]!, receiver.url('/deleted-elsewhere'));
-      for (let n = 0; n < 20; n++) {
-        const activities = Array.from({ length: 10 }, () => commentActivity());
-        expectSuccess(await calls[n % 2]!('/v2/activities/add', { organizationId: 'org-deleted-elsewhere', documentId: 'doc', activities }));
+  it(
+    'an endpoint deleted through one instance gets nothing more from the other',
+    { skip: process.env.DATABASE_URL ? false : 'needs PostgreSQL (the embedded database has one process)' },
+    async () => {
+      const shared = {
+        DATABASE_URL: suite.database.url,
+        MASTER_KEY: randomBytes(32).toString('base64'),
+        DELIVERY_CONCURRENCY: '64',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_TIMEOUT_MS: '1500',
+      };
+      const apps: TestApp[] = [await startApp(shared), await startApp(shared)];
+      try {
+        receiver.answers.set('/deleted-elsewhere', 'hang');
+        const key = await createKey(apps[0]!);
+        const calls = apps.map((app) => agentFor(app, key));
+        const { id } = await advancedEndpoint(calls[0]!, receiver.url('/deleted-elsewhere'));
+        for (let n = 0; n < 20; n++) {
+          const activities = Array.from({ length: 10 }, () => commentActivity());
+          expectSuccess(await calls[n % 2]!('/v2/activities/add', { organizationId: 'org-deleted-elsewhere', documentId: 'doc', activities }));
+        }
+        // Both instances have attempts hanging and more claimed behind them.
+        await receiver.waitFor('/deleted-elsewhere', 32);
+        expectSuccess(await calls[1]!('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: id }));
+        // The other instance learns of it within a second or so (a request it had sent just before
+        // may still arrive). From then on nothing: the attempts hanging end within 1.5 s, and had it
+        // kept what it had queued, it would send that as they do.
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        const arrived = receiver.at('/deleted-elsewhere').length;
+        await new Promise((resolve) => setTimeout(resolve, 4000));
+        assert.equal(receiver.at('/deleted-elsewhere').length, arrived);
+        // Neither instance holds on to anything of it.
+        assert.deepEqual(
+          apps.map((app) => app.app.get(DeliveryWorker).claimsHeld),
+          [0, 0],
+        );
+      } finally {
+        for (const app of apps) await app.close();
       }
-      // Both instances have attempts hanging and more claimed behind them.
-      await receiver.waitFor('/deleted-elsewhere', 32);
-      expectSuccess(await calls[1]!('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: id }));
-      // The other instance learns of it within a second or so (a request it had sent just before
-      // may still arrive). From then on nothing: the attempts hanging end within 1.5 s, and had it
-      // kept what it had queued, it would send that as they do.
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-      const arrived = receiver.at('/deleted-elsewhere').length;
-      await new Promise((resolve) => setTimeout(resolve, 4000));
-      assert.equal(receiver.at('/deleted-elsewhere').length, arrived);
-      // Neither instance holds on to anything of it.
-      assert.deepEqual(
-        apps.map((app) => app.app.get(DeliveryWorker).claimsHeld),
-        [0, 0],
-      );
-    } finally {
-      for (const app of apps) await app.close();
-    }
-  });
+    },
+  );
 });

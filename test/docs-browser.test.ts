@@ -25,12 +25,23 @@ describe('the API docs page in a browser', () => {
     assert.ok(existsSync(CHROMIUM), `no browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium), or set CHROMIUM_PATH`);
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     t.after(() => browser.close());
     const page = await browser.newPage();
     await page.goto(`${base}/docs`);
-    await page.getByRole('button', { name: /Authorize/ }).first().click();
+    await page
+      .getByRole('button', { name: /Authorize/ })
+      .first()
+      .click();
     const dialog = page.locator('.modal-ux');
     for (const [scheme, value] of [
       ['apiKey', key.apiKey],

@@ -20,7 +20,9 @@ async function settled(app: TestApp, apiKeyId: string, timeoutMs = 10_000): Prom
   const param = app.config.dialect === 'postgres' ? '$1' : '?';
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = (await app.dataSource.query(`SELECT count(*) AS pending FROM outbox_delivery WHERE api_key_id = ${param} AND status = 'pending'`, [apiKeyId])) as { pending: number | string }[];
+    const [row] = (await app.dataSource.query(`SELECT count(*) AS pending FROM outbox_delivery WHERE api_key_id = ${param} AND status = 'pending'`, [
+      apiKeyId,
+    ])) as { pending: number | string }[];
     if (Number(row!.pending) === 0) return;
     if (Date.now() > deadline) throw new Error(`${row!.pending} deliveries still pending`);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -30,7 +32,10 @@ async function settled(app: TestApp, apiKeyId: string, timeoutMs = 10_000): Prom
 /** The key's mail deliveries: recipient (target), status, attempts and last error. */
 async function mailDeliveries(app: TestApp, apiKeyId: string): Promise<{ target: string; status: string; attempts: number; last_error: string | null }[]> {
   const param = app.config.dialect === 'postgres' ? '$1' : '?';
-  const rows = (await app.dataSource.query(`SELECT target, status, attempts, last_error FROM outbox_delivery WHERE api_key_id = ${param} AND channel = 'email' ORDER BY target`, [apiKeyId])) as {
+  const rows = (await app.dataSource.query(
+    `SELECT target, status, attempts, last_error FROM outbox_delivery WHERE api_key_id = ${param} AND channel = 'email' ORDER BY target`,
+    [apiKeyId],
+  )) as {
     target: string;
     status: string;
     attempts: number | string;
@@ -67,12 +72,18 @@ describe('e-mail notifications (contract 6.4)', () => {
     expectSuccess(
       await call('/v2/users/add', {
         organizationId: 'org-mail',
-        users: ['ana', 'bob', 'cara', 'dan', 'eve'].map((userId) => ({ userId, name: userId[0]!.toUpperCase() + userId.slice(1), email: `${userId}@example.com` })),
+        users: ['ana', 'bob', 'cara', 'dan', 'eve'].map((userId) => ({
+          userId,
+          name: userId[0]!.toUpperCase() + userId.slice(1),
+          email: `${userId}@example.com`,
+        })),
       }),
     );
     // fay has no address; gus sees only another document.
     expectSuccess(await call('/v2/users/add', { organizationId: 'org-mail', users: [{ userId: 'fay', name: 'Fay' }] }));
-    expectSuccess(await call('/v2/users/add', { organizationId: 'org-mail', documentId: 'elsewhere', users: [{ userId: 'gus', name: 'Gus', email: 'gus@example.com' }] }));
+    expectSuccess(
+      await call('/v2/users/add', { organizationId: 'org-mail', documentId: 'elsewhere', users: [{ userId: 'gus', name: 'Gus', email: 'gus@example.com' }] }),
+    );
     return { key, call };
   }
 
@@ -83,7 +94,9 @@ describe('e-mail notifications (contract 6.4)', () => {
       ({ key, call } = await mailingKey());
       expectSuccess(await call('/v2/workspace/notificationconfig/update', { useNotificationService: true }));
       const set = async (userIds: string[], email: string, documentIds?: string[]) =>
-        expectSuccess(await call('/v2/notifications/config/set', { organizationId: 'org-mail', userIds, ...(documentIds ? { documentIds } : {}), config: { email } }));
+        expectSuccess(
+          await call('/v2/notifications/config/set', { organizationId: 'org-mail', userIds, ...(documentIds ? { documentIds } : {}), config: { email } }),
+        );
       // Organization defaults: cara, fay and gus ALL; dan NONE. Documents: cara NONE on doc-quiet, dan ALL on doc-loud.
       await set(['cara', 'fay', 'gus'], 'ALL');
       await set(['dan'], 'NONE');
@@ -104,15 +117,55 @@ describe('e-mail notifications (contract 6.4)', () => {
     }
 
     const cases: { name: string; documentId: string; activity: Record<string, unknown>; mailed: string[] }[] = [
-      { name: 'defaults (email MINE): only a mentioned user; organization ALL; never the actor', documentId: 'doc-1', activity: commentActivity('comment.add', 'ana', { entityTargetData: { commentText: 'hi @Bob', ...tag('bob') } }), mailed: ['bob', 'cara'] },
+      {
+        name: 'defaults (email MINE): only a mentioned user; organization ALL; never the actor',
+        documentId: 'doc-1',
+        activity: commentActivity('comment.add', 'ana', { entityTargetData: { commentText: 'hi @Bob', ...tag('bob') } }),
+        mailed: ['bob', 'cara'],
+      },
       { name: 'no one involved: only the users who chose ALL', documentId: 'doc-1', activity: commentActivity('comment.add', 'ana'), mailed: ['cara'] },
-      { name: 'the acting user is never mailed, even with ALL', documentId: 'doc-1', activity: commentActivity('comment.add', 'cara', { entityTargetData: tag('bob') }), mailed: ['bob'] },
-      { name: 'a document setting wins over the organization default (NONE here)', documentId: 'doc-quiet', activity: commentActivity('comment.add', 'ana'), mailed: [] },
-      { name: 'a document setting wins over the organization default (ALL here)', documentId: 'doc-loud', activity: commentActivity('comment.add', 'ana'), mailed: ['cara', 'dan'] },
-      { name: 'MINE: the assignee', documentId: 'doc-1', activity: commentActivity('comment_annotation.assign', 'ana', { entityData: { assignedTo: { userId: 'eve' } } }), mailed: ['cara', 'eve'] },
-      { name: 'MINE: the author of the thread replied in', documentId: 'doc-1', activity: commentActivity('comment.add', 'ana', { entityData: { from: { userId: 'eve' } } }), mailed: ['cara', 'eve'] },
-      { name: 'MINE: entityData.involvedUserIds', documentId: 'doc-1', activity: commentActivity('comment_annotation.status_change', 'ana', { entityData: { involvedUserIds: ['bob', 'dan'] } }), mailed: ['bob', 'cara'] },
-      { name: 'events without an e-mail trigger mail no one', documentId: 'doc-1', activity: commentActivity('comment_annotation.suggestion_accept', 'ana', { entityTargetData: tag('bob') }), mailed: [] },
+      {
+        name: 'the acting user is never mailed, even with ALL',
+        documentId: 'doc-1',
+        activity: commentActivity('comment.add', 'cara', { entityTargetData: tag('bob') }),
+        mailed: ['bob'],
+      },
+      {
+        name: 'a document setting wins over the organization default (NONE here)',
+        documentId: 'doc-quiet',
+        activity: commentActivity('comment.add', 'ana'),
+        mailed: [],
+      },
+      {
+        name: 'a document setting wins over the organization default (ALL here)',
+        documentId: 'doc-loud',
+        activity: commentActivity('comment.add', 'ana'),
+        mailed: ['cara', 'dan'],
+      },
+      {
+        name: 'MINE: the assignee',
+        documentId: 'doc-1',
+        activity: commentActivity('comment_annotation.assign', 'ana', { entityData: { assignedTo: { userId: 'eve' } } }),
+        mailed: ['cara', 'eve'],
+      },
+      {
+        name: 'MINE: the author of the thread replied in',
+        documentId: 'doc-1',
+        activity: commentActivity('comment.add', 'ana', { entityData: { from: { userId: 'eve' } } }),
+        mailed: ['cara', 'eve'],
+      },
+      {
+        name: 'MINE: entityData.involvedUserIds',
+        documentId: 'doc-1',
+        activity: commentActivity('comment_annotation.status_change', 'ana', { entityData: { involvedUserIds: ['bob', 'dan'] } }),
+        mailed: ['bob', 'cara'],
+      },
+      {
+        name: 'events without an e-mail trigger mail no one',
+        documentId: 'doc-1',
+        activity: commentActivity('comment_annotation.suggestion_accept', 'ana', { entityTargetData: tag('bob') }),
+        mailed: [],
+      },
     ];
     for (const example of cases) {
       it(example.name, async () => {
@@ -142,8 +195,14 @@ describe('e-mail notifications (contract 6.4)', () => {
   it('renders the mail from the templates: subject, plain text and HTML parts, context, link on an allowed domain, stable Message-ID', async () => {
     const { key, call } = await mailingKey({ type: 'default', fromCompany: 'Acme', fromEmail: 'support@acme.example' });
     expectSuccess(await call('/v2/workspace/domains/add', { domains: ['app.acme.example'] }));
-    expectSuccess(await call('/v2/organizations/documents/add', { organizationId: 'org-mail', documents: [{ documentId: 'spec', documentName: 'Launch <plan>' }] }));
-    const annotation = (url: string) => ({ entityData: { annotationId: 'a-1', pageInfo: { url } }, entityTargetData: { commentText: 'Ship it & <celebrate>', ...tag('bob') }, targetEntityId: 'a-1' });
+    expectSuccess(
+      await call('/v2/organizations/documents/add', { organizationId: 'org-mail', documents: [{ documentId: 'spec', documentName: 'Launch <plan>' }] }),
+    );
+    const annotation = (url: string) => ({
+      entityData: { annotationId: 'a-1', pageInfo: { url } },
+      entityTargetData: { commentText: 'Ship it & <celebrate>', ...tag('bob') },
+      targetEntityId: 'a-1',
+    });
     const since = smtp.mails.length;
     await addActivities(call, 'org-mail', 'spec', [commentActivity('comment.add', 'ana', annotation('https://app.acme.example/spec#a-1'))]);
     const mail = await smtp.waitFor('bob@example.com', 5000, since);
@@ -169,7 +228,7 @@ describe('e-mail notifications (contract 6.4)', () => {
     assert.doesNotMatch(unlinked.text, /evil\.example|Open it/);
   });
 
-  it('one recipient\'s refused address fails that mail alone, at once; the others arrive', async () => {
+  it("one recipient's refused address fails that mail alone, at once; the others arrive", async () => {
     const { key, call } = await mailingKey();
     smtp.refused.add('bob@example.com');
     try {
@@ -194,7 +253,8 @@ describe('e-mail notifications (contract 6.4)', () => {
     const { key, call } = await mailingKey();
     const add = async (documentId: string, count: number) => {
       const users = Array.from({ length: count }, (_, i) => ({ userId: `${documentId}-u${i}`, name: `User ${i}`, email: `${documentId}-u${i}@example.com` }));
-      for (let start = 0; start < count; start += 500) expectSuccess(await call('/v2/users/add', { organizationId: 'org-mail', documentId, users: users.slice(start, start + 500) }));
+      for (let start = 0; start < count; start += 500)
+        expectSuccess(await call('/v2/users/add', { organizationId: 'org-mail', documentId, users: users.slice(start, start + 500) }));
     };
     await add('doc-small', 5);
     await add('doc-large', 900);
@@ -203,7 +263,13 @@ describe('e-mail notifications (contract 6.4)', () => {
     // The worker's own statements (its poll, each second) are counted too: the fewest of three
     // tries is the audience's alone.
     const statementsFor = async (documentId: string) => {
-      const activity = { id: 'a', featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'ana' }, metadata: { apiKey: key.apiKey, organizationId: 'org-mail', documentId } } as unknown as Activity;
+      const activity = {
+        id: 'a',
+        featureType: 'comment',
+        actionType: 'comment.add',
+        actionUser: { userId: 'ana' },
+        metadata: { apiKey: key.apiKey, organizationId: 'org-mail', documentId },
+      } as unknown as Activity;
       const event = { ...activityEvent(activity), data: { entityData: { involvedUserIds: [`${documentId}-u0`, `${documentId}-u1`] } } };
       let fewest = Infinity;
       let mailed = 0;
@@ -222,9 +288,18 @@ describe('e-mail notifications (contract 6.4)', () => {
   });
 
   describe('the third-party provider', () => {
-    it('posts each mail to the provider\'s mail-send API with the key\'s credentials, sender, template and dynamic data', async () => {
-      const { key, call } = await mailingKey({ type: 'sendgrid', apiKey: 'SG.secret', fromEmail: 'team@acme.example', fromCompany: 'Acme', commentTemplateId: 'd-comment', tagTemplateId: 'd-tag' });
-      await addActivities(call, 'org-mail', 'doc-p', [commentActivity('comment.add', 'ana', { entityData: { involvedUserIds: ['cara'] }, entityTargetData: { commentText: 'look', ...tag('bob') } })]);
+    it("posts each mail to the provider's mail-send API with the key's credentials, sender, template and dynamic data", async () => {
+      const { key, call } = await mailingKey({
+        type: 'sendgrid',
+        apiKey: 'SG.secret',
+        fromEmail: 'team@acme.example',
+        fromCompany: 'Acme',
+        commentTemplateId: 'd-comment',
+        tagTemplateId: 'd-tag',
+      });
+      await addActivities(call, 'org-mail', 'doc-p', [
+        commentActivity('comment.add', 'ana', { entityData: { involvedUserIds: ['cara'] }, entityTargetData: { commentText: 'look', ...tag('bob') } }),
+      ]);
       await settled(app, key.apiKey);
       const requests = receiver.at('/v3/mail/send');
       assert.equal(requests.length, 2);
@@ -258,7 +333,8 @@ describe('e-mail notifications (contract 6.4)', () => {
       try {
         await addActivities(call, 'org-mail', 'doc-q', [commentActivity('comment.add', 'ana', { entityData: { involvedUserIds: ['bob', 'cara', 'dan'] } })]);
         const deadline = Date.now() + 10_000;
-        while ((await mailDeliveries(app, key.apiKey)).filter((d) => d.attempts > 0).length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+        while ((await mailDeliveries(app, key.apiKey)).filter((d) => d.attempts > 0).length < 3 && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 20));
       } finally {
         receiver.answers.delete('/v3/mail/send');
       }
@@ -292,14 +368,18 @@ describe('e-mail notifications without SMTP_URL', () => {
     const call = agentFor(app, key);
     expectSuccess(await call('/v2/workspace/emailconfig/update', { useEmailService: true, emailServiceConfig: { type: 'default' } }));
     expectSuccess(await call('/v2/users/add', { organizationId: 'org-kept', users: [{ userId: 'kim', name: 'Kim', email: 'kim.kept@example.com' }] }));
-    await addActivities(call, 'org-kept', 'doc', [commentActivity('comment.add', 'ana', { entityTargetData: { commentText: 'private words', ...tag('kim') } })]);
+    await addActivities(call, 'org-kept', 'doc', [
+      commentActivity('comment.add', 'ana', { entityTargetData: { commentText: 'private words', ...tag('kim') } }),
+    ]);
     await settled(app, key.apiKey);
     assert.deepEqual(
       (await mailDeliveries(app, key.apiKey)).map((d) => [d.target, d.status]),
       [['kim', 'succeeded']],
     );
     const param = app.config.dialect === 'postgres' ? '$1' : '?';
-    const kept = (await app.dataSource.query(`SELECT subject, content_enc, transport, status FROM outgoing_mail WHERE recipient = ${param}`, ['kim.kept@example.com'])) as Record<string, string>[];
+    const kept = (await app.dataSource.query(`SELECT subject, content_enc, transport, status FROM outgoing_mail WHERE recipient = ${param}`, [
+      'kim.kept@example.com',
+    ])) as Record<string, string>[];
     assert.equal(kept.length, 1);
     assert.deepEqual([kept[0]!.subject, kept[0]!.transport, kept[0]!.status], ['Ana mentioned you in a comment on doc', 'log', 'kept']);
     assert.doesNotMatch(kept[0]!.content_enc!, /private words/);
@@ -334,8 +414,14 @@ describe('e-mail durability', () => {
     try {
       await waitForHealth(port);
       const headers = await apiKeyHeadersOn(port, `mail.crash.${randomBytes(4).toString('hex')}@example.com`);
-      assert.equal((await postTo(port, '/v2/workspace/emailconfig/update', { useEmailService: true, emailServiceConfig: { type: 'default' } }, headers)).status, 200);
-      const users = [{ userId: 'bob', email: 'bob.crash@example.com' }, { userId: 'cara', email: 'cara.crash@example.com' }];
+      assert.equal(
+        (await postTo(port, '/v2/workspace/emailconfig/update', { useEmailService: true, emailServiceConfig: { type: 'default' } }, headers)).status,
+        200,
+      );
+      const users = [
+        { userId: 'bob', email: 'bob.crash@example.com' },
+        { userId: 'cara', email: 'cara.crash@example.com' },
+      ];
       assert.equal((await postTo(port, '/v2/users/add', { organizationId: 'org-crash', users }, headers)).status, 200);
 
       const acknowledged = await addWhileKilled(port, env, running, {
@@ -344,12 +430,17 @@ describe('e-mail durability', () => {
         batchSize: 3,
         // Each comment is two mails: a few hundred comments keep the wait for them short.
         pauseMs: 25,
-        activity: (id) => commentActivity('comment.add', 'ana', { entityData: { involvedUserIds: ['bob', 'cara'] }, entityTargetData: { commentText: `[${id}]` } }),
+        activity: (id) =>
+          commentActivity('comment.add', 'ana', { entityData: { involvedUserIds: ['bob', 'cara'] }, entityTargetData: { commentText: `[${id}]` } }),
       });
       assert.ok(acknowledged.size > 30, `only ${acknowledged.size} comments acknowledged`);
       const deadline = Date.now() + 30_000;
       for (;;) {
-        const missing = users.flatMap(({ email }) => [...acknowledged].filter((id) => !smtp.mails.some((mail) => mail.to.includes(email) && mail.text.includes(`[${id}]`))).map((id) => `${id} to ${email}`));
+        const missing = users.flatMap(({ email }) =>
+          [...acknowledged]
+            .filter((id) => !smtp.mails.some((mail) => mail.to.includes(email) && mail.text.includes(`[${id}]`)))
+            .map((id) => `${id} to ${email}`),
+        );
         if (!missing.length) break;
         if (Date.now() > deadline) throw new Error(`${missing.length} mails of acknowledged comments never arrived, e.g. ${missing.slice(0, 5).join(', ')}`);
         await new Promise((resolve) => setTimeout(resolve, 100));

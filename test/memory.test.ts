@@ -10,7 +10,13 @@ describe('memory: suggested decisions from past judgments (contract part 8)', ()
   const call = (path: string, data: unknown) => keyed.call(path, data);
   let n = 0;
   /** A decision activity: `comment_annotation.approve` / `suggestion_reject` with its reasoning. */
-  const judge = async (organizationId: string, documentId: string, side: 'approve' | 'reject', reasoning: string, options: { reviewer?: string; timestamp?: number; id?: string } = {}) => {
+  const judge = async (
+    organizationId: string,
+    documentId: string,
+    side: 'approve' | 'reject',
+    reasoning: string,
+    options: { reviewer?: string; timestamp?: number; id?: string } = {},
+  ) => {
     const id = options.id ?? `j${++n}`;
     expectSuccess(
       await call('/v2/activities/add', {
@@ -121,23 +127,63 @@ describe('memory: suggested decisions from past judgments (contract part 8)', ()
 
   it('judgments follow their activities: custom decisions, updates, overwrites and deletes', async () => {
     const org = 'life-org';
-    const custom = (id: string, decision: string, reasoning: string) => ({ id, featureType: 'custom', actionType: 'review.done', targetEntityId: id, actionUser: user('rita'), entityData: { decision, reasoning } });
-    expectSuccess(await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [custom('c1', 'endorse', 'Glossary terms consistent'), custom('c2', 'document_approved', 'Glossary complete'), custom('c3', 'comment', 'Glossary note')] }));
-    expectSuccess(await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [{ id: 'c4', featureType: 'comment', actionType: 'comment.add', actionUser: user('x'), entityData: { text: 'Glossary' } }] }));
-    const judgments = async () => expectSuccess(await call('/v2/memory/judgments/query', { organizationId: org }), 'Judgments retrieved successfully.').data as { id: string; decision: string; reason: string }[];
-    assert.deepEqual(
-      (await judgments()).map((j) => [j.id, j.decision]).sort(),
-      [['c1', 'endorse'], ['c2', 'document_approved'], ['c3', 'comment']],
+    const custom = (id: string, decision: string, reasoning: string) => ({
+      id,
+      featureType: 'custom',
+      actionType: 'review.done',
+      targetEntityId: id,
+      actionUser: user('rita'),
+      entityData: { decision, reasoning },
+    });
+    expectSuccess(
+      await call('/v2/activities/add', {
+        organizationId: org,
+        documentId: 'doc',
+        activities: [
+          custom('c1', 'endorse', 'Glossary terms consistent'),
+          custom('c2', 'document_approved', 'Glossary complete'),
+          custom('c3', 'comment', 'Glossary note'),
+        ],
+      }),
     );
+    expectSuccess(
+      await call('/v2/activities/add', {
+        organizationId: org,
+        documentId: 'doc',
+        activities: [{ id: 'c4', featureType: 'comment', actionType: 'comment.add', actionUser: user('x'), entityData: { text: 'Glossary' } }],
+      }),
+    );
+    const judgments = async () =>
+      expectSuccess(await call('/v2/memory/judgments/query', { organizationId: org }), 'Judgments retrieved successfully.').data as {
+        id: string;
+        decision: string;
+        reason: string;
+      }[];
+    assert.deepEqual((await judgments()).map((j) => [j.id, j.decision]).sort(), [
+      ['c1', 'endorse'],
+      ['c2', 'document_approved'],
+      ['c3', 'comment'],
+    ]);
     assert.equal((await suggest({ query: 'glossary', organizationId: org })).primary?.basedOn, 2);
 
     // An update of entityData rewrites the judgment (here: takes the decision away).
     expectSuccess(await call('/v2/activities/update', { organizationId: org, activities: [{ id: 'c2', entityData: { reasoning: 'no decision any more' } }] }));
     assert.deepEqual((await judgments()).map((j) => j.id).sort(), ['c1', 'c3']);
-    expectSuccess(await call('/v2/activities/update', { organizationId: org, activities: [{ id: 'c1', entityData: { decision: 'rejected', reasoning: 'Glossary outdated' } }] }));
+    expectSuccess(
+      await call('/v2/activities/update', {
+        organizationId: org,
+        activities: [{ id: 'c1', entityData: { decision: 'rejected', reasoning: 'Glossary outdated' } }],
+      }),
+    );
     assert.equal((await judgments()).find((j) => j.id === 'c1')?.reason, 'Glossary outdated');
     // An overwrite and a delete.
-    expectSuccess(await call('/v2/activities/add', { organizationId: org, documentId: 'doc', activities: [{ id: 'c3', featureType: 'reaction', actionType: 'reaction.add', actionUser: user('x') }] }));
+    expectSuccess(
+      await call('/v2/activities/add', {
+        organizationId: org,
+        documentId: 'doc',
+        activities: [{ id: 'c3', featureType: 'reaction', actionType: 'reaction.add', actionUser: user('x') }],
+      }),
+    );
     expectSuccess(await call('/v2/activities/delete', { organizationId: org, activityIds: ['c1'] }));
     assert.deepEqual(await judgments(), []);
   });
@@ -147,15 +193,31 @@ describe('memory: suggested decisions from past judgments (contract part 8)', ()
     await judge(org, 'd1', 'approve', 'one', { timestamp: 1_000, reviewer: 'amy' });
     await judge(org, 'd1', 'reject', 'two', { timestamp: 2_000, reviewer: 'ben' });
     await judge(org, 'd2', 'reject', 'three', { timestamp: 3_000, reviewer: 'amy' });
-    const query = async (data: Record<string, unknown>) => (expectSuccess(await call('/v2/memory/judgments/query', { organizationId: org, ...data })).data as { reason: string }[]).map((j) => j.reason);
+    const query = async (data: Record<string, unknown>) =>
+      (expectSuccess(await call('/v2/memory/judgments/query', { organizationId: org, ...data })).data as { reason: string }[]).map((j) => j.reason);
     assert.deepEqual(await query({}), ['three', 'two', 'one']);
     assert.deepEqual(await query({ documentId: 'd1' }), ['two', 'one']);
     assert.deepEqual(await query({ decision: 'rejected' }), ['three', 'two']);
     assert.deepEqual(await query({ reviewerId: 'amy', limit: 1 }), ['three']);
     const [record] = expectSuccess(await call('/v2/memory/judgments/query', { organizationId: org, limit: 1 })).data;
     assert.deepEqual(Object.keys(record).sort(), [
-      'actionUser', 'agent', 'annotationId', 'confidence', 'contentType', 'createdAt', 'decision', 'documentId', 'id', 'judgeType',
-      'organizationId', 'reason', 'reasoning', 'recommendation', 'recordId', 'reviewerId', 'timestamp',
+      'actionUser',
+      'agent',
+      'annotationId',
+      'confidence',
+      'contentType',
+      'createdAt',
+      'decision',
+      'documentId',
+      'id',
+      'judgeType',
+      'organizationId',
+      'reason',
+      'reasoning',
+      'recommendation',
+      'recordId',
+      'reviewerId',
+      'timestamp',
     ]);
     assert.equal(record.recommendation, 'reject');
   });
@@ -166,13 +228,42 @@ describe('memory: suggested decisions from past judgments (contract part 8)', ()
       call('/v2/activities/add', {
         organizationId: org,
         documentId: 'doc-42',
-        activities: [{ id, featureType: 'custom', actionType: 'custom', actionUser: { userId: 'u_sarah', name: 'Sarah Lee', email: 'sarah@acme.com' }, entityData, ...extra }],
+        activities: [
+          {
+            id,
+            featureType: 'custom',
+            actionType: 'custom',
+            actionUser: { userId: 'u_sarah', name: 'Sarah Lee', email: 'sarah@acme.com' },
+            entityData,
+            ...extra,
+          },
+        ],
       });
-    expectSuccess(await decide('h1', { decision: 'approved', reasoning: 'Approved after fixing the citation.', confidence: 0.81, contentType: 'marketing-copy', annotationId: 'thread-1' }, { timestamp: 1_000, targetEntityId: 'entity-h1' }));
-    expectSuccess(await decide('a1', { decision: 'rejected', reasoning: 'Tone is off.', agent: { name: 'reviewer-bot', model: 'm1' }, contentType: 'marketing-copy' }, { timestamp: 2_000, targetEntityId: 'thread-1' }));
-    expectSuccess(await decide('h2', { decision: 'rejected', reasoning: 'Legal needs a look.', judgeType: 'human', contentType: 'contract' }, { timestamp: 3_000, targetEntityId: 'thread-2' }));
+    expectSuccess(
+      await decide(
+        'h1',
+        { decision: 'approved', reasoning: 'Approved after fixing the citation.', confidence: 0.81, contentType: 'marketing-copy', annotationId: 'thread-1' },
+        { timestamp: 1_000, targetEntityId: 'entity-h1' },
+      ),
+    );
+    expectSuccess(
+      await decide(
+        'a1',
+        { decision: 'rejected', reasoning: 'Tone is off.', agent: { name: 'reviewer-bot', model: 'm1' }, contentType: 'marketing-copy' },
+        { timestamp: 2_000, targetEntityId: 'thread-1' },
+      ),
+    );
+    expectSuccess(
+      await decide(
+        'h2',
+        { decision: 'rejected', reasoning: 'Legal needs a look.', judgeType: 'human', contentType: 'contract' },
+        { timestamp: 3_000, targetEntityId: 'thread-2' },
+      ),
+    );
     // confidence outside [0, 1] is not a confidence.
-    expectSuccess(await decide('a2', { decision: 'agree', reasoning: 'Fine.', judgeType: 'agent', confidence: 7 }, { timestamp: 4_000, targetEntityId: 'entity-a2' }));
+    expectSuccess(
+      await decide('a2', { decision: 'agree', reasoning: 'Fine.', judgeType: 'agent', confidence: 7 }, { timestamp: 4_000, targetEntityId: 'entity-a2' }),
+    );
 
     const query = async (data: Record<string, unknown>) => {
       const result = expectSuccess(await call('/v2/memory/judgments/query', { organizationId: org, ...data }), 'Judgments retrieved successfully.');
@@ -182,24 +273,65 @@ describe('memory: suggested decisions from past judgments (contract part 8)', ()
     };
     const [h1] = await query({ reviewerId: 'u_sarah', contentType: 'marketing-copy', judgeType: 'human' });
     assert.deepEqual(h1, {
-      id: 'h1', organizationId: org, documentId: 'doc-42', decision: 'approved', recommendation: 'approve', reviewerId: 'u_sarah',
-      reason: 'Approved after fixing the citation.', timestamp: 1_000,
-      recordId: 'h1', reasoning: 'Approved after fixing the citation.', confidence: 0.81, judgeType: 'human', contentType: 'marketing-copy', annotationId: 'thread-1',
-      actionUser: { userId: 'u_sarah', name: 'Sarah Lee', email: 'sarah@acme.com' }, createdAt: 1_000, agent: null,
+      id: 'h1',
+      organizationId: org,
+      documentId: 'doc-42',
+      decision: 'approved',
+      recommendation: 'approve',
+      reviewerId: 'u_sarah',
+      reason: 'Approved after fixing the citation.',
+      timestamp: 1_000,
+      recordId: 'h1',
+      reasoning: 'Approved after fixing the citation.',
+      confidence: 0.81,
+      judgeType: 'human',
+      contentType: 'marketing-copy',
+      annotationId: 'thread-1',
+      actionUser: { userId: 'u_sarah', name: 'Sarah Lee', email: 'sarah@acme.com' },
+      createdAt: 1_000,
+      agent: null,
     });
-    assert.deepEqual((await query({ judgeType: 'agent' })).map((j) => [j.id, j.agent, j.confidence]), [['a2', null, null], ['a1', { name: 'reviewer-bot', model: 'm1' }, null]]);
-    assert.deepEqual((await query({ contentType: 'marketing-copy' })).map((j) => j.id), ['a1', 'h1']);
+    assert.deepEqual(
+      (await query({ judgeType: 'agent' })).map((j) => [j.id, j.agent, j.confidence]),
+      [
+        ['a2', null, null],
+        ['a1', { name: 'reviewer-bot', model: 'm1' }, null],
+      ],
+    );
+    assert.deepEqual(
+      (await query({ contentType: 'marketing-copy' })).map((j) => j.id),
+      ['a1', 'h1'],
+    );
     // One thread: its newest `limit`, oldest first.
-    assert.deepEqual((await query({ annotationId: 'thread-1' })).map((j) => j.id), ['h1', 'a1']);
-    assert.deepEqual((await query({ annotationId: 'thread-1', limit: 1 })).map((j) => j.id), ['a1']);
+    assert.deepEqual(
+      (await query({ annotationId: 'thread-1' })).map((j) => j.id),
+      ['h1', 'a1'],
+    );
+    assert.deepEqual(
+      (await query({ annotationId: 'thread-1', limit: 1 })).map((j) => j.id),
+      ['a1'],
+    );
     assert.deepEqual(await query({ annotationId: 'thread-1', judgeType: 'human', contentType: 'contract' }), []);
     // An update of the activity moves the judgment's facets with it.
-    expectSuccess(await call('/v2/activities/update', { organizationId: org, activities: [{ id: 'h2', entityData: { decision: 'rejected', reasoning: 'Legal needs a look.', contentType: 'marketing-copy' } }] }));
-    assert.deepEqual((await query({ contentType: 'marketing-copy' })).map((j) => j.id), ['h2', 'a1', 'h1']);
+    expectSuccess(
+      await call('/v2/activities/update', {
+        organizationId: org,
+        activities: [{ id: 'h2', entityData: { decision: 'rejected', reasoning: 'Legal needs a look.', contentType: 'marketing-copy' } }],
+      }),
+    );
+    assert.deepEqual(
+      (await query({ contentType: 'marketing-copy' })).map((j) => j.id),
+      ['h2', 'a1', 'h1'],
+    );
 
     expectError(await call('/v2/memory/judgments/query', { judgeType: 'robot' }), 400, 'INVALID_ARGUMENT', /^data\.judgeType must be one of/);
     expectError(await call('/v2/memory/judgments/query', { contentType: 5 }), 400, 'INVALID_ARGUMENT', /^data\.contentType must be a string/);
-    expectError(await call('/v2/memory/judgments/query', { annotationId: 'thread-1' }), 400, 'INVALID_ARGUMENT', 'data.annotationId requires data.organizationId.');
+    expectError(
+      await call('/v2/memory/judgments/query', { annotationId: 'thread-1' }),
+      400,
+      'INVALID_ARGUMENT',
+      'data.annotationId requires data.organizationId.',
+    );
   });
 
   it('refuses a missing or empty query, and a documentId without organizationId', async () => {
@@ -231,11 +363,21 @@ describe('memory: suggested decisions from past judgments (contract part 8)', ()
         await other('/v2/activities/add', {
           organizationId: 'iso-org',
           documentId: 'checkout',
-          activities: [{ featureType: 'comment', actionType: i % 3 ? 'comment_annotation.approve' : 'comment_annotation.suggestion_reject', actionUser: user(`other${i}`), entityData: { reasoning: `footer link ${i % 2 ? 'broken' : 'fine'} in build ${i}` } }],
+          activities: [
+            {
+              featureType: 'comment',
+              actionType: i % 3 ? 'comment_annotation.approve' : 'comment_annotation.suggestion_reject',
+              actionUser: user(`other${i}`),
+              entityData: { reasoning: `footer link ${i % 2 ? 'broken' : 'fine'} in build ${i}` },
+            },
+          ],
         }),
       );
     }
     const after = (await suggest(query)).primary!;
-    assert.deepEqual([after.recommendation, after.confidence, after.basedOn, after.topReasons], [before.recommendation, before.confidence, before.basedOn, before.topReasons]);
+    assert.deepEqual(
+      [after.recommendation, after.confidence, after.basedOn, after.topReasons],
+      [before.recommendation, before.confidence, before.basedOn, before.topReasons],
+    );
   });
 });

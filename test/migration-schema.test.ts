@@ -18,7 +18,10 @@ for (const engine of ['sqlite', 'postgres'] as Engine[]) {
     it('a fresh database gets the committed schema, and a second run finds nothing to do', async () => {
       const database = await migratedDatabase(engine);
       try {
-        assert.deepEqual(database.applied, database.dataSource.migrations.map((step) => step.name));
+        assert.deepEqual(
+          database.applied,
+          database.dataSource.migrations.map((step) => step.name),
+        );
         assert.deepEqual(await dumpSchema(database.dataSource), readDump(schemaFixture(engine)));
         assert.equal(await database.dataSource.showMigrations(), false);
         assert.deepEqual(await runMigrations(database.dataSource), []);
@@ -33,7 +36,10 @@ for (const engine of ['sqlite', 'postgres'] as Engine[]) {
         for (let step = 0; step < database.applied.length; step++) await database.dataSource.undoLastMigration({ transaction: 'each' });
         // Only TypeORM's own table (and what the engine keeps for it) is left.
         const dump = await dumpSchema(database.dataSource);
-        assert.deepEqual((dump.objects ?? dump.relations).map((object) => object.name), engine === 'sqlite' ? ['migrations', 'sqlite_sequence'] : ['migrations', 'migrations_id_seq']);
+        assert.deepEqual(
+          (dump.objects ?? dump.relations).map((object) => object.name),
+          engine === 'sqlite' ? ['migrations', 'sqlite_sequence'] : ['migrations', 'migrations_id_seq'],
+        );
         assert.deepEqual(dump.migrations, []);
         assert.deepEqual(await runMigrations(database.dataSource), database.applied);
         assert.deepEqual(await dumpSchema(database.dataSource), readDump(schemaFixture(engine)));

@@ -16,7 +16,11 @@ describe('migrating a database forward', () => {
   it('UpstreamFields fills in the facets of judgments recorded before it, from their activities', async () => {
     const call = agentFor(app, await createKey(app));
     const decide = (id: string, entityData: Record<string, unknown>, targetEntityId: string) =>
-      call('/v2/activities/add', { organizationId: 'org-up', documentId: 'doc', activities: [{ id, featureType: 'custom', actionType: 'custom', actionUser: { userId: 'amy' }, targetEntityId, entityData }] });
+      call('/v2/activities/add', {
+        organizationId: 'org-up',
+        documentId: 'doc',
+        activities: [{ id, featureType: 'custom', actionType: 'custom', actionUser: { userId: 'amy' }, targetEntityId, entityData }],
+      });
     expectSuccess(await decide('by-agent', { decision: 'approved', agent: { name: 'bot' }, contentType: 'copy' }, 'thread-a'));
     expectSuccess(await decide('by-human', { decision: 'rejected', annotationId: 'thread-b' }, 'entity-b'));
     // What the filters find: they read the columns the migration fills in.

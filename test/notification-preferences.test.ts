@@ -7,8 +7,10 @@ const org = 'pref-org';
 describe('notification preferences (contract 6.4)', () => {
   const keyed = withKeyedApp();
   const call = (path: string, data: unknown) => keyed.call(path, data);
-  const getV2 = async (data: Record<string, unknown>) => expectSuccess(await call('/v2/notifications/config/get', { organizationId: org, ...data }), 'User config fetched successfully.').data;
-  const setV2 = async (data: Record<string, unknown>) => expectSuccess(await call('/v2/notifications/config/set', { organizationId: org, ...data }), 'User config set successfully.').data;
+  const getV2 = async (data: Record<string, unknown>) =>
+    expectSuccess(await call('/v2/notifications/config/get', { organizationId: org, ...data }), 'User config fetched successfully.').data;
+  const setV2 = async (data: Record<string, unknown>) =>
+    expectSuccess(await call('/v2/notifications/config/set', { organizationId: org, ...data }), 'User config set successfully.').data;
   const configOf = async (userId: string, documentId: string) => (await getV2({ userId, documentIds: [documentId] }))[0].config;
 
   it('needs the key’s notification service on', async () => {
@@ -18,7 +20,8 @@ describe('notification preferences (contract 6.4)', () => {
       ['/v1/notifications/config/set', { organizationId: org, userIds: ['u'], documentIds: ['d'], config: { inbox: 'ALL' } }],
       ['/v2/notifications/config/set', { organizationId: org, userIds: ['u'], config: { inbox: 'ALL' } }],
     ] as const;
-    for (const [path, data] of operations) expectError(await call(path, data), 400, 'FAILED_PRECONDITION', 'Notification service is not enabled for this API key.');
+    for (const [path, data] of operations)
+      expectError(await call(path, data), 400, 'FAILED_PRECONDITION', 'Notification service is not enabled for this API key.');
   });
 
   describe('with the service on', () => {
@@ -28,7 +31,10 @@ describe('notification preferences (contract 6.4)', () => {
 
     it('answers the defaults when nothing is stored: inbox ALL, email MINE, chat NONE', async () => {
       assert.deepEqual(await getV2({ userId: 'nobody' }), [
-        { config: { inbox: 'ALL', email: 'MINE', chat: 'NONE' }, metadata: { organizationId: org, apiKey: keyed.key.apiKey, documentId: null, userId: 'nobody' } },
+        {
+          config: { inbox: 'ALL', email: 'MINE', chat: 'NONE' },
+          metadata: { organizationId: org, apiKey: keyed.key.apiKey, documentId: null, userId: 'nobody' },
+        },
       ]);
     });
 
@@ -38,7 +44,9 @@ describe('notification preferences (contract 6.4)', () => {
       assert.deepEqual(orgSet.alice, { success: true, userId: 'alice', documentId: null, documentIds: [], message: 'User config set successfully.' });
       assert.deepEqual(Object.keys(orgSet), ['alice', 'bob']);
       const docSet = await setV2({ userIds: ['alice'], documentIds: ['d1', 'd3'], config: { inbox: 'MINE' } });
-      assert.deepEqual(docSet, { alice: { success: true, userId: 'alice', documentId: 'd1', documentIds: ['d1', 'd3'], message: 'User config set successfully.' } });
+      assert.deepEqual(docSet, {
+        alice: { success: true, userId: 'alice', documentId: 'd1', documentIds: ['d1', 'd3'], message: 'User config set successfully.' },
+      });
 
       const table: [user: string, document: string, expected: Record<string, string>][] = [
         ['alice', 'd1', { inbox: 'MINE', email: 'NONE', chat: 'NONE' }], // document inbox, organization email, default chat
@@ -60,7 +68,12 @@ describe('notification preferences (contract 6.4)', () => {
       assert.deepEqual(await configOf('sam', 'd1'), { inbox: 'ALL', email: 'MINE', chat: 'ALL' });
       await setV2({ userIds: ['sam'], documentIds: ['d1'], config: { slack: 'MINE', chat: 'MINE' } });
       assert.equal((await configOf('sam', 'd1')).chat, 'MINE');
-      expectError(await call('/v2/notifications/config/set', { organizationId: org, userIds: ['sam'], config: { slack: 'ALL', chat: 'NONE' } }), 400, 'INVALID_ARGUMENT', /config\.slack and \.chat/);
+      expectError(
+        await call('/v2/notifications/config/set', { organizationId: org, userIds: ['sam'], config: { slack: 'ALL', chat: 'NONE' } }),
+        400,
+        'INVALID_ARGUMENT',
+        /config\.slack and \.chat/,
+      );
     });
 
     it('v2 get answers the organization entry when asked or when no documents are named, then one per document', async () => {
@@ -79,21 +92,42 @@ describe('notification preferences (contract 6.4)', () => {
     });
 
     it('v1 needs documentIds, and answers inbox and email only', async () => {
-      expectError(await call('/v1/notifications/config/set', { organizationId: org, userIds: ['erin'], config: { inbox: 'NONE' } }), 400, 'INVALID_ARGUMENT', 'data.documentIds must be an array');
-      expectError(await call('/v1/notifications/config/get', { organizationId: org, userId: 'erin' }), 400, 'INVALID_ARGUMENT', 'data.documentIds must be an array');
-      const set = expectSuccess(await call('/v1/notifications/config/set', { organizationId: org, userIds: ['erin'], documentIds: ['doc'], config: { inbox: 'NONE', chat: 'ALL' } })).data;
+      expectError(
+        await call('/v1/notifications/config/set', { organizationId: org, userIds: ['erin'], config: { inbox: 'NONE' } }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.documentIds must be an array',
+      );
+      expectError(
+        await call('/v1/notifications/config/get', { organizationId: org, userId: 'erin' }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.documentIds must be an array',
+      );
+      const set = expectSuccess(
+        await call('/v1/notifications/config/set', { organizationId: org, userIds: ['erin'], documentIds: ['doc'], config: { inbox: 'NONE', chat: 'ALL' } }),
+      ).data;
       assert.deepEqual(set.erin.documentIds, ['doc']);
-      const got = expectSuccess(await call('/v1/notifications/config/get', { organizationId: org, userId: 'erin', documentIds: ['doc'] }), 'User config fetched successfully.').data;
-      assert.deepEqual(got, [{ config: { inbox: 'NONE', email: 'MINE' }, metadata: { organizationId: org, apiKey: keyed.key.apiKey, documentId: 'doc', userId: 'erin' } }]);
+      const got = expectSuccess(
+        await call('/v1/notifications/config/get', { organizationId: org, userId: 'erin', documentIds: ['doc'] }),
+        'User config fetched successfully.',
+      ).data;
+      assert.deepEqual(got, [
+        { config: { inbox: 'NONE', email: 'MINE' }, metadata: { organizationId: org, apiKey: keyed.key.apiKey, documentId: 'doc', userId: 'erin' } },
+      ]);
     });
 
     it('refuses bad requests with the field named', async () => {
-      const refused = async (data: Record<string, unknown>, message: string) => expectError(await call('/v2/notifications/config/set', { organizationId: org, ...data }), 400, 'INVALID_ARGUMENT', message);
+      const refused = async (data: Record<string, unknown>, message: string) =>
+        expectError(await call('/v2/notifications/config/set', { organizationId: org, ...data }), 400, 'INVALID_ARGUMENT', message);
       await refused({ userIds: ['u'], config: { inbox: 'SOME' } }, 'data.config.inbox must be one of: ALL, MINE, NONE');
       await refused({ userIds: ['u'], config: {} }, 'data.config must set at least one of inbox, email, chat');
       await refused({ userIds: ['u'], config: { sms: 'ALL' } }, 'Unknown field: data.config.sms');
       await refused({ userIds: [], config: { inbox: 'ALL' } }, 'data.userIds must contain at least 1 item(s)');
-      await refused({ userIds: ['u'], documentIds: Array.from({ length: 31 }, (_, i) => `d${i}`), config: { inbox: 'ALL' } }, 'data.documentIds must contain at most 30 items');
+      await refused(
+        { userIds: ['u'], documentIds: Array.from({ length: 31 }, (_, i) => `d${i}`), config: { inbox: 'ALL' } },
+        'data.documentIds must contain at most 30 items',
+      );
       expectError(await call('/v2/notifications/config/get', { organizationId: org }), 400, 'INVALID_ARGUMENT', 'data.userId must be a non-empty string');
     });
 

@@ -81,8 +81,13 @@ describe('the OpenAPI document, as clients and tools use it', () => {
   after(() => app.close());
 
   it('states defaults in words: openapi-typescript makes a property with a `default` required', () => {
-    const schemas = (JSON.parse(documentText) as { components: { schemas: Record<string, { properties?: Record<string, { default?: unknown }> }> } }).components.schemas;
-    const withDefault = Object.entries(schemas).flatMap(([name, schema]) => Object.entries(schema.properties ?? {}).filter(([, property]) => 'default' in property).map(([field]) => `${name}.${field}`));
+    const schemas = (JSON.parse(documentText) as { components: { schemas: Record<string, { properties?: Record<string, { default?: unknown }> }> } }).components
+      .schemas;
+    const withDefault = Object.entries(schemas).flatMap(([name, schema]) =>
+      Object.entries(schema.properties ?? {})
+        .filter(([, property]) => 'default' in property)
+        .map(([field]) => `${name}.${field}`),
+    );
     assert.deepEqual(withDefault, []);
   });
 
@@ -102,13 +107,19 @@ describe('the OpenAPI document, as clients and tools use it', () => {
 
   it("passes Redocly's recommended lint with no errors", async () => {
     const redocly = join(ROOT, 'node_modules/.bin/redocly');
-    const run = await promisify(execFile)(redocly, ['lint', join(folder, 'openapi.json'), '--format=json'], { env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' }, cwd: folder, maxBuffer: 64 * 1024 * 1024 }).catch(
-      (failed: { stdout: string; stderr: string }) => failed,
-    );
-    const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[] };
-    const errors = report.problems.filter((problem) => problem.severity === 'error').map((problem) => `${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`);
+    const run = await promisify(execFile)(redocly, ['lint', join(folder, 'openapi.json'), '--format=json'], {
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+      cwd: folder,
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((failed: { stdout: string; stderr: string }) => failed);
+    const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
+    };
+    const errors = report.problems
+      .filter((problem) => problem.severity === 'error')
+      .map((problem) => `${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`);
     assert.deepEqual(errors, []);
     assert.equal(report.totals.errors, 0);
   });
-
 });

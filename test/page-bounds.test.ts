@@ -15,7 +15,22 @@ describe('answers of bounded size', () => {
     for (let i = 0; i < count; i++) {
       const id = `big-${String(i).padStart(3, '0')}`;
       ids.push(id);
-      expectSuccess(await call('/v2/activities/add', { organizationId: 'org-big', documentId: 'doc', activities: [{ id, featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'u' }, timestamp: 1_700_000_000_000 + i, entityData: { text: `${i}`.padEnd(BIG, '.') } }] }));
+      expectSuccess(
+        await call('/v2/activities/add', {
+          organizationId: 'org-big',
+          documentId: 'doc',
+          activities: [
+            {
+              id,
+              featureType: 'comment',
+              actionType: 'comment.add',
+              actionUser: { userId: 'u' },
+              timestamp: 1_700_000_000_000 + i,
+              entityData: { text: `${i}`.padEnd(BIG, '.') },
+            },
+          ],
+        }),
+      );
     }
     const seen: string[] = [];
     let pageToken: string | undefined;
@@ -34,10 +49,18 @@ describe('answers of bounded size', () => {
     assert.ok(pages >= 3, `${pages} pages`);
   });
 
-  it('crdt/get pages a document\'s editors the same way', async () => {
+  it("crdt/get pages a document's editors the same way", async () => {
     const count = Math.ceil((1.5 * PAGE_BYTES) / (900 * 1024));
     for (let i = 0; i < count; i++) {
-      expectSuccess(await call('/v2/crdt/add', { organizationId: 'org-big', documentId: 'doc-crdt', editorId: `e${String(i).padStart(2, '0')}`, type: 'text', data: 'x'.repeat(900 * 1024) }));
+      expectSuccess(
+        await call('/v2/crdt/add', {
+          organizationId: 'org-big',
+          documentId: 'doc-crdt',
+          editorId: `e${String(i).padStart(2, '0')}`,
+          type: 'text',
+          data: 'x'.repeat(900 * 1024),
+        }),
+      );
     }
     const first = expectSuccess(await call('/v2/crdt/get', { organizationId: 'org-big', documentId: 'doc-crdt' }));
     assert.ok((first.data as unknown[]).length < count);
@@ -45,9 +68,15 @@ describe('answers of bounded size', () => {
     const second = expectSuccess(await call('/v2/crdt/get', { organizationId: 'org-big', documentId: 'doc-crdt', pageToken: first.pageToken }));
     assert.equal(second.pageToken, undefined);
     const editors = [...(first.data as { id: string }[]), ...(second.data as { id: string }[])].map((editor) => editor.id);
-    assert.deepEqual(editors, Array.from({ length: count }, (_, i) => `e${String(i).padStart(2, '0')}`));
+    assert.deepEqual(
+      editors,
+      Array.from({ length: count }, (_, i) => `e${String(i).padStart(2, '0')}`),
+    );
     // Small pages by count, too.
     const one = expectSuccess(await call('/v2/crdt/get', { organizationId: 'org-big', documentId: 'doc-crdt', pageSize: 1 }));
-    assert.deepEqual((one.data as { id: string }[]).map((editor) => editor.id), ['e00']);
+    assert.deepEqual(
+      (one.data as { id: string }[]).map((editor) => editor.id),
+      ['e00'],
+    );
   });
 });

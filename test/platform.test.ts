@@ -50,7 +50,12 @@ describe('wire rules (contract part 1)', () => {
 
     it('names the field path of a wrong type', async () => {
       expectError(await agentFor(app, key)('/v2/workspace/domains/add', { domains: 'example.com' }), 400, 'INVALID_ARGUMENT', 'data.domains must be an array');
-      expectError(await agentFor(app, key)('/v2/workspace/domains/add', { domains: ['a.com', 7] }), 400, 'INVALID_ARGUMENT', 'data.domains[1] must be a string');
+      expectError(
+        await agentFor(app, key)('/v2/workspace/domains/add', { domains: ['a.com', 7] }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.domains[1] must be a string',
+      );
     });
 
     it('refuses a huge array with INVALID_ARGUMENT', async () => {
@@ -85,8 +90,18 @@ describe('wire rules (contract part 1)', () => {
 
   describe('API-key credentials', () => {
     it('needs both headers', async () => {
-      expectError(await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-auth-token': key.authToken }), 400, 'INVALID_ARGUMENT', 'API key not found in headers.');
-      expectError(await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-api-key': key.apiKey }), 400, 'INVALID_ARGUMENT', 'Auth token not found in headers.');
+      expectError(
+        await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-auth-token': key.authToken }),
+        400,
+        'INVALID_ARGUMENT',
+        'API key not found in headers.',
+      );
+      expectError(
+        await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-api-key': key.apiKey }),
+        400,
+        'INVALID_ARGUMENT',
+        'Auth token not found in headers.',
+      );
     });
 
     it('refuses an unknown key, a wrong token and another key’s token', async () => {
@@ -103,13 +118,33 @@ describe('wire rules (contract part 1)', () => {
 
   describe('workspace credentials', () => {
     it('needs both headers', async () => {
-      expectError(await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-auth-token': key.workspaceToken }), 400, 'INVALID_ARGUMENT', 'Workspace ID not found in headers.');
-      expectError(await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-id': key.workspaceId }), 400, 'INVALID_ARGUMENT', 'Auth Token not found in headers.');
+      expectError(
+        await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-auth-token': key.workspaceToken }),
+        400,
+        'INVALID_ARGUMENT',
+        'Workspace ID not found in headers.',
+      );
+      expectError(
+        await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-id': key.workspaceId }),
+        400,
+        'INVALID_ARGUMENT',
+        'Auth Token not found in headers.',
+      );
     });
 
     it('get workspace distinguishes an unknown workspace from a wrong token', async () => {
-      expectError(await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-id': 'unknown', 'x-svc-workspace-auth-token': key.workspaceToken }), 404, 'NOT_FOUND', 'Workspace not found.');
-      expectError(await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-id': key.workspaceId, 'x-svc-workspace-auth-token': 'f'.repeat(32) }), 401, 'UNAUTHENTICATED', 'Invalid auth token for workspace.');
+      expectError(
+        await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-id': 'unknown', 'x-svc-workspace-auth-token': key.workspaceToken }),
+        404,
+        'NOT_FOUND',
+        'Workspace not found.',
+      );
+      expectError(
+        await app.post('/v2/workspace/get', { data: {} }, { 'x-svc-workspace-id': key.workspaceId, 'x-svc-workspace-auth-token': 'f'.repeat(32) }),
+        401,
+        'UNAUTHENTICATED',
+        'Invalid auth token for workspace.',
+      );
     });
 
     it('other workspace operations answer PERMISSION_DENIED for either', async () => {
@@ -117,7 +152,12 @@ describe('wire rules (contract part 1)', () => {
         { 'x-svc-workspace-id': 'unknown', 'x-svc-workspace-auth-token': key.workspaceToken },
         { 'x-svc-workspace-id': key.workspaceId, 'x-svc-workspace-auth-token': 'f'.repeat(32) },
       ]) {
-        expectError(await app.post('/v2/workspace/apikey/create', { data: { ownerEmail: 'a@example.com', type: 'testing' } }, headers), 403, 'PERMISSION_DENIED', 'Invalid workspace credentials.');
+        expectError(
+          await app.post('/v2/workspace/apikey/create', { data: { ownerEmail: 'a@example.com', type: 'testing' } }, headers),
+          403,
+          'PERMISSION_DENIED',
+          'Invalid workspace credentials.',
+        );
       }
     });
 
@@ -182,18 +222,31 @@ describe('openapi.json', () => {
         components: { securitySchemes: Record<string, { in: string; name: string }> };
         paths: Record<string, { post?: { security?: Record<string, string[]>[] } }>;
       };
-      assert.deepEqual(
-        Object.fromEntries(Object.entries(document.components.securitySchemes).map(([name, scheme]) => [name, `${scheme.in}:${scheme.name}`])),
-        { apiKey: 'header:x-svc-api-key', authToken: 'header:x-svc-auth-token', workspaceId: 'header:x-svc-workspace-id', workspaceAuthToken: 'header:x-svc-workspace-auth-token' },
-      );
+      assert.deepEqual(Object.fromEntries(Object.entries(document.components.securitySchemes).map(([name, scheme]) => [name, `${scheme.in}:${scheme.name}`])), {
+        apiKey: 'header:x-svc-api-key',
+        authToken: 'header:x-svc-auth-token',
+        workspaceId: 'header:x-svc-workspace-id',
+        workspaceAuthToken: 'header:x-svc-workspace-auth-token',
+      });
       const security = (path: string) => document.paths[path]?.post?.security;
       assert.deepEqual(security('/v2/organizations/get'), [{ apiKey: [], authToken: [] }]);
       assert.deepEqual(security('/v2/workspace/get'), [{ workspaceId: [], workspaceAuthToken: [] }]);
       // Public operations say "no credentials" with an empty list.
-      const open = Object.entries(document.paths).filter(([, item]) => item.post?.security?.length === 0).map(([path]) => path);
-      assert.deepEqual(open.sort(), ['/v1/auth/token/get', '/v2/workspace/create', '/v2/workspace/email/send-login-link', '/v2/workspace/email/status', '/v2/workspace/login/verify']);
+      const open = Object.entries(document.paths)
+        .filter(([, item]) => item.post?.security?.length === 0)
+        .map(([path]) => path);
+      assert.deepEqual(open.sort(), [
+        '/v1/auth/token/get',
+        '/v2/workspace/create',
+        '/v2/workspace/email/send-login-link',
+        '/v2/workspace/email/status',
+        '/v2/workspace/login/verify',
+      ]);
       const undeclared = Object.entries(document.paths).filter(([, item]) => item.post && !item.post.security);
-      assert.deepEqual(undeclared.map(([path]) => path), []);
+      assert.deepEqual(
+        undeclared.map(([path]) => path),
+        [],
+      );
     } finally {
       await app.close();
     }
@@ -219,10 +272,19 @@ describe('configurable header product part (HEADER_PRODUCT)', () => {
       const created = await app.post('/v2/workspace/create', { data: { ownerEmail: uniqueEmail('acme') } });
       const workspace = expectSuccess(created).data;
       const apiKey = Object.keys(workspace.apiKeyList)[0]!;
-      const tokens = await app.post('/v2/workspace/authtokens/get', { data: { apiKey } }, { 'x-acme-workspace-id': workspace.id, 'x-acme-workspace-auth-token': workspace.authToken });
+      const tokens = await app.post(
+        '/v2/workspace/authtokens/get',
+        { data: { apiKey } },
+        { 'x-acme-workspace-id': workspace.id, 'x-acme-workspace-auth-token': workspace.authToken },
+      );
       const authToken = expectSuccess(tokens).data.authTokens[0].token;
       expectSuccess(await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-acme-api-key': apiKey, 'x-acme-auth-token': authToken }));
-      expectError(await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-api-key': apiKey, 'x-svc-auth-token': authToken }), 400, 'INVALID_ARGUMENT', 'API key not found in headers.');
+      expectError(
+        await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-api-key': apiKey, 'x-svc-auth-token': authToken }),
+        400,
+        'INVALID_ARGUMENT',
+        'API key not found in headers.',
+      );
     } finally {
       await app.close();
     }

@@ -35,7 +35,11 @@ describe('the service process', () => {
     service.child.kill('SIGTERM');
     await service.exited;
 
-    const failing = startService({ PORT: String(await freePort()), DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', MASTER_KEY: randomBytes(32).toString('base64') });
+    const failing = startService({
+      PORT: String(await freePort()),
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none',
+      MASTER_KEY: randomBytes(32).toString('base64'),
+    });
     children.push(failing.child);
     assert.equal(await failing.exited, 1);
     const fatal = failing
@@ -55,11 +59,20 @@ describe('the service process', () => {
 
     const body = JSON.stringify({ data: { ownerEmail: 'shutdown@example.com' } });
     const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v2/workspace/create', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v2/workspace/create',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
       req.on('error', reject);
       // Half the body now, the rest after SIGTERM: the request is in flight throughout.
       req.write(body.slice(0, 10));

@@ -26,12 +26,18 @@ describe('concurrent writes', () => {
   after(() => app.close());
 
   const at = <T>(count: number, make: (i: number) => Promise<T>) => Promise.all(Array.from({ length: count }, (_, i) => make(i)));
-  const folderAdd = (organizationId: string, folders: Record<string, unknown>[]) => call('/v2/organizations/folders/add', { organizationId, createOrganization: true, folders });
-  const move = (organizationId: string, folderId: string, parentFolderId: string) => call('/v2/organizations/folders/update', { organizationId, folders: [{ folderId, parentFolderId }] });
+  const folderAdd = (organizationId: string, folders: Record<string, unknown>[]) =>
+    call('/v2/organizations/folders/add', { organizationId, createOrganization: true, folders });
+  const move = (organizationId: string, folderId: string, parentFolderId: string) =>
+    call('/v2/organizations/folders/update', { organizationId, folders: [{ folderId, parentFolderId }] });
 
   /** Every folder's ancestors are its parent chain, and the chain has no cycle. */
   async function assertTree(organizationId: string): Promise<void> {
-    const folders = expectSuccess(await call('/v2/organizations/folders/get', { organizationId })).data as { folderId: string; parentFolderId: string; ancestors: string[] }[];
+    const folders = expectSuccess(await call('/v2/organizations/folders/get', { organizationId })).data as {
+      folderId: string;
+      parentFolderId: string;
+      ancestors: string[];
+    }[];
     const parents = new Map(folders.map((f) => [f.folderId, f.parentFolderId]));
     for (const folder of folders) {
       const chain: string[] = [];
@@ -48,7 +54,9 @@ describe('concurrent writes', () => {
       const organizationId = `org-swap-${trial}`;
       expectSuccess(await folderAdd(organizationId, [{ folderId: 'a' }, { folderId: 'b' }]));
       const answers = await Promise.all([move(organizationId, 'a', 'b'), move(organizationId, 'b', 'a')]);
-      const moved = answers.map((answer) => expectSuccess(answer).data as Record<string, { success: boolean }>).filter((data) => Object.values(data)[0]!.success);
+      const moved = answers
+        .map((answer) => expectSuccess(answer).data as Record<string, { success: boolean }>)
+        .filter((data) => Object.values(data)[0]!.success);
       assert.equal(moved.length, 1, `trial ${trial}: ${JSON.stringify(answers.map((a) => a.body))}`);
       await assertTree(organizationId);
     }
@@ -57,7 +65,12 @@ describe('concurrent writes', () => {
   it('20 clients moving 30 folders at random leave every ancestors list equal to its parent chain', async () => {
     const organizationId = 'org-shuffle';
     const ids = Array.from({ length: 30 }, (_, i) => `f${i}`);
-    expectSuccess(await folderAdd(organizationId, ids.map((folderId) => ({ folderId }))));
+    expectSuccess(
+      await folderAdd(
+        organizationId,
+        ids.map((folderId) => ({ folderId })),
+      ),
+    );
     let seed = 7;
     const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     await at(20, async () => {
@@ -69,14 +82,17 @@ describe('concurrent writes', () => {
     await assertTree(organizationId);
   });
 
-  it('10 identical folders/add, documents/add and domains/add: one adds, the others get the sequential duplicate\'s answer', async () => {
+  it("10 identical folders/add, documents/add and domains/add: one adds, the others get the sequential duplicate's answer", async () => {
     expectSuccess(await call('/v2/organizations/add', { organizations: [{ organizationId: 'org-dup' }] }));
     const folders = await at(10, () => folderAdd('org-dup', [{ folderId: 'same-folder' }]));
     const documents = await at(10, () => call('/v2/organizations/documents/add', { organizationId: 'org-dup', documents: [{ documentId: 'same-doc' }] }));
     for (const answers of [folders, documents]) {
       const items = answers.map((answer) => Object.values(expectSuccess(answer).data as Record<string, { success: boolean; message: string }>)[0]!);
       assert.equal(items.filter((item) => item.success).length, 1, JSON.stringify(items));
-      assert.ok(items.filter((item) => !item.success).every((item) => /already exists/.test(item.message)), JSON.stringify(items));
+      assert.ok(
+        items.filter((item) => !item.success).every((item) => /already exists/.test(item.message)),
+        JSON.stringify(items),
+      );
     }
     const domains = await at(10, () => call('/v2/workspace/domains/add', { domains: ['same.example.com'] }));
     assert.equal(domains.filter((answer) => answer.status === 200).length, 1, JSON.stringify(domains.map((a) => a.body)));
@@ -86,7 +102,7 @@ describe('concurrent writes', () => {
     }
   });
 
-  it('a read while another request\'s transaction is open sees only committed rows (no ghost of a write that rolls back)', async () => {
+  it("a read while another request's transaction is open sees only committed rows (no ghost of a write that rolls back)", async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let written!: () => void;
@@ -136,7 +152,10 @@ describe('concurrent writes', () => {
     );
     assert.deepEqual(visibleWhenAnswered, [true, true, true, true, true]);
     const stored = (expectSuccess(await call('/v2/organizations/get', { organizationIds: ids })).data as { id: string }[]).map((o) => o.id).sort();
-    assert.deepEqual(stored, ids.filter((_, i) => i !== 3));
+    assert.deepEqual(
+      stored,
+      ids.filter((_, i) => i !== 3),
+    );
     if (dataSource.options.type === 'better-sqlite3') {
       // Embedded database: the six units waited together, so they shared one commit.
       assert.equal(queries.queries.filter((q) => q === 'COMMIT').length, 1, queries.queries.join('\n'));
@@ -151,7 +170,9 @@ describe('concurrent writes', () => {
 
     const owner = await createKey(app);
     await app.app.get(WorkspaceService).setPlan(owner.workspaceId, 'paid', true);
-    const keys = await at(10, () => app.post('/v2/workspace/apikey/create', { data: { ownerEmail: owner.ownerEmail, type: 'production' } }, owner.workspaceHeaders));
+    const keys = await at(10, () =>
+      app.post('/v2/workspace/apikey/create', { data: { ownerEmail: owner.ownerEmail, type: 'production' } }, owner.workspaceHeaders),
+    );
     assert.equal(keys.filter((answer) => answer.status === 200).length, WORKSPACE_LIMITS.productionKeysPerWorkspace, JSON.stringify(keys.map((a) => a.body)));
     assert.ok(keys.filter((answer) => answer.status !== 200).every((answer) => answer.body.error.status === 'RESOURCE_EXHAUSTED'));
   });

@@ -87,12 +87,18 @@ for (const store of ['memory', 'redis'] as const) {
       const link = { email: uniqueEmail(), continueUrl: 'http://localhost:3000/login' };
       expectSuccess(await app.post('/v2/workspace/email/send-login-link', { data: link }));
       expectSuccess(await app.post('/v2/workspace/email/send-login-link', { data: link }));
-      expectError(await app.post('/v2/workspace/email/send-login-link', { data: link }), 429, 'RESOURCE_EXHAUSTED', 'Rate limit exceeded for this endpoint. Try again later.');
+      expectError(
+        await app.post('/v2/workspace/email/send-login-link', { data: link }),
+        429,
+        'RESOURCE_EXHAUSTED',
+        'Rate limit exceeded for this endpoint. Try again later.',
+      );
       // Verify counts on its own: a user who asked for several links can still verify one.
       for (let i = 0; i < 3; i++) expectError(await app.post('/v2/workspace/login/verify', { data: { token: `made-up-${i}` } }), 403, 'PERMISSION_DENIED');
       expectError(await app.post('/v2/workspace/login/verify', { data: { token: 'made-up' } }), 429, 'RESOURCE_EXHAUSTED');
       // email/status tells whether an address has an account: walking a list of addresses is slowed.
-      for (let i = 0; i < 2; i++) expectError(await app.post('/v2/workspace/email/status', { data: { ownerEmail: `nobody${i}@example.com` } }), 404, 'NOT_FOUND');
+      for (let i = 0; i < 2; i++)
+        expectError(await app.post('/v2/workspace/email/status', { data: { ownerEmail: `nobody${i}@example.com` } }), 404, 'NOT_FOUND');
       expectError(await app.post('/v2/workspace/email/status', { data: { ownerEmail: 'nobody@example.com' } }), 429, 'RESOURCE_EXHAUSTED');
     });
   });
@@ -106,7 +112,11 @@ describe('rate limit counters', () => {
       const results = [];
       for (let i = 0; i < 4; i++) results.push(await store.increment('k', 60_000, 2));
       assert.ok(performance.now() - started < 1500, `${Math.round(performance.now() - started)} ms for 4 hits`);
-      assert.deepEqual(results.map((r) => r.isBlocked), [false, false, true, true], 'limits still hold, counted in this process');
+      assert.deepEqual(
+        results.map((r) => r.isBlocked),
+        [false, false, true, true],
+        'limits still hold, counted in this process',
+      );
       assert.equal(store.state().degraded, true);
     } finally {
       await store.close();
@@ -131,7 +141,10 @@ describe('rate limit counters', () => {
     for (const store of stores) {
       const results = [];
       for (let i = 0; i < 4; i++) results.push(await store.increment('k', 300, 2));
-      assert.deepEqual(results.map((r) => r.isBlocked), [false, false, true, true]);
+      assert.deepEqual(
+        results.map((r) => r.isBlocked),
+        [false, false, true, true],
+      );
       await new Promise((resolve) => setTimeout(resolve, 350));
       assert.equal((await store.increment('k', 300, 2)).isBlocked, false, 'a new window opens after ttl');
       assert.equal(store.state().degraded, false, 'counted where configured, not in a fallback');

@@ -20,7 +20,10 @@ describe('the README walk-through', () => {
     assert.ok(script, 'the walk-through has a sh block');
     const base = app.url;
     const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { env: { ...process.env, BASE: base } });
-    const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as { result?: { status?: string; primary?: { recommendation: string } } });
+    const answers = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { result?: { status?: string; primary?: { recommendation: string } } });
     // domains add, two activities adds, then the suggestion.
     assert.equal(answers.length, 4, stdout);
     for (const answer of answers.slice(0, 3)) assert.equal(answer.result?.status, 'success', JSON.stringify(answer));

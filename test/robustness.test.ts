@@ -83,7 +83,8 @@ describe('bad input never answers 500, on any operation', () => {
       const envelope = response.body as { result?: unknown; error?: { status?: string; details?: Record<string, unknown> } };
       // The one 500 the spec asks for: domains add or delete that skipped some of the domains sent.
       const partlySkipped = response.status === 500 && envelope.error?.status === 'INTERNAL' && Array.isArray(envelope.error.details?.skippedDomains);
-      if ((response.status >= 500 && !partlySkipped) || !(envelope.result || envelope.error?.status)) failures.push(`${path} ${body.slice(0, 120)} → ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
+      if ((response.status >= 500 && !partlySkipped) || !(envelope.result || envelope.error?.status))
+        failures.push(`${path} ${body.slice(0, 120)} → ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
     };
     const operations = Object.entries(document.paths).filter(([, item]) => item.post?.requestBody);
     assert.ok(operations.length >= 60, `${operations.length} operations listed`);
@@ -93,11 +94,13 @@ describe('bad input never answers 500, on any operation', () => {
       for (const field of Object.keys(schema.properties ?? {})) {
         for (const value of ODD_VALUES) await send(path, bodyText(value, field));
       }
-      for (const body of ['{}', bodyText(null), bodyText([]), bodyText('x'), bodyText({ unknownField: 1 }), '[]', '"x"', 'x', bodyText(nested(5000, 'object'))]) await send(path, body);
+      for (const body of ['{}', bodyText(null), bodyText([]), bodyText('x'), bodyText({ unknownField: 1 }), '[]', '"x"', 'x', bodyText(nested(5000, 'object'))])
+        await send(path, body);
       for (const contentType of ODD_CONTENT_TYPES) {
         sent++;
         const response = await keyed.app.post(path, JSON.stringify({ data: {} }), { ...headers, 'content-type': contentType });
-        if (response.status >= 500) failures.push(`${path} content-type ${JSON.stringify(contentType)} → ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
+        if (response.status >= 500)
+          failures.push(`${path} content-type ${JSON.stringify(contentType)} → ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
       }
     }
     assert.ok(sent > 1000, `${sent} requests sent`);

@@ -13,7 +13,20 @@ import { agentFor, createKey, expectError, expectSuccess, withKeyedApp, type Tes
 type Call = (path: string, data: unknown) => ReturnType<ReturnType<typeof agentFor>>;
 
 const FETCHED = 'Data fetched successfully.';
-const LISTS = ['comments', 'reactions', 'recordings', 'notifications', 'otherActivities', 'grants', 'userGroups', 'notificationPreferences', 'crdtEditors', 'judgments', 'commentAnnotations', 'inboxNotifications'] as const;
+const LISTS = [
+  'comments',
+  'reactions',
+  'recordings',
+  'notifications',
+  'otherActivities',
+  'grants',
+  'userGroups',
+  'notificationPreferences',
+  'crdtEditors',
+  'judgments',
+  'commentAnnotations',
+  'inboxNotifications',
+] as const;
 const ids = (items: { id: string }[]) => items.map((item) => item.id);
 
 /**
@@ -23,7 +36,15 @@ const ids = (items: { id: string }[]) => items.map((item) => item.id);
  */
 async function seed(call: Call, organizationId: string): Promise<void> {
   expectSuccess(await call('/v2/workspace/notificationconfig/update', { useNotificationService: true }));
-  expectSuccess(await call('/v2/users/add', { organizationId, users: [{ userId: 'ana', name: 'Ana', email: 'ana@example.com', team: 'red' }, { userId: 'bob', name: 'Bob' }] }));
+  expectSuccess(
+    await call('/v2/users/add', {
+      organizationId,
+      users: [
+        { userId: 'ana', name: 'Ana', email: 'ana@example.com', team: 'red' },
+        { userId: 'bob', name: 'Bob' },
+      ],
+    }),
+  );
   expectSuccess(await call('/v2/organizations/folders/add', { organizationId, folders: [{ folderId: 'f' }] }));
   expectSuccess(await call('/v2/users/add', { organizationId, folderId: 'f', users: [{ userId: 'ana' }] }));
   expectSuccess(await call('/v2/users/add', { organizationId, documentId: 'doc', users: [{ userId: 'ana' }, { userId: 'bob' }] }));
@@ -41,7 +62,14 @@ async function seed(call: Call, organizationId: string): Promise<void> {
   expectSuccess(await call('/v2/crdt/add', { organizationId, documentId: 'doc', editorId: 'e-bob', type: 'text', data: 'hi', userId: 'bob' }));
   const ana = { userId: 'ana', name: 'Ana', email: 'ana@example.com' };
   const bob = { userId: 'bob', name: 'Bob' };
-  const activity = (id: string, timestamp: number, featureType: string, actionType: string, actionUser: object, extra: object = {}) => ({ id, timestamp, featureType, actionType, actionUser, ...extra });
+  const activity = (id: string, timestamp: number, featureType: string, actionType: string, actionUser: object, extra: object = {}) => ({
+    id,
+    timestamp,
+    featureType,
+    actionType,
+    actionUser,
+    ...extra,
+  });
   expectSuccess(
     await call('/v2/activities/add', {
       organizationId,
@@ -49,7 +77,10 @@ async function seed(call: Call, organizationId: string): Promise<void> {
       activities: [
         activity('a-comment', 1, 'comment', 'comment_annotation.add', ana, { entityData: { from: ana, comments: [{ commentText: 'first', from: ana }] } }),
         // Bob mentions Ana: hers to see (comments) and to be notified of (notifications).
-        activity('b-mention', 2, 'comment', 'comment.add', bob, { entityData: { commentText: 'hey', taggedUserContacts: [{ userId: 'ana', contact: ana }, { userId: 'carl' }], involvedUserIds: ['ana', 'carl'] }, displayMessageTemplateData: { user: bob, mentioned: ana } }),
+        activity('b-mention', 2, 'comment', 'comment.add', bob, {
+          entityData: { commentText: 'hey', taggedUserContacts: [{ userId: 'ana', contact: ana }, { userId: 'carl' }], involvedUserIds: ['ana', 'carl'] },
+          displayMessageTemplateData: { user: bob, mentioned: ana },
+        }),
         activity('a-reaction', 3, 'reaction', 'reaction.add', ana),
         activity('a-recording', 4, 'recorder', 'recorder.done', ana),
         activity('a-custom', 5, 'custom', 'task.done', ana, { targetEntityId: 't1' }),
@@ -95,7 +126,13 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     await seed(call, organizationId);
     // The same ids under another key are another tenant's.
     expectSuccess(await other('/v2/users/add', { organizationId, users: [{ userId: 'ana', name: 'Other Ana' }] }));
-    expectSuccess(await other('/v2/activities/add', { organizationId, documentId: 'doc', activities: [{ id: 'o-comment', featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'ana' } }] }));
+    expectSuccess(
+      await other('/v2/activities/add', {
+        organizationId,
+        documentId: 'doc',
+        activities: [{ id: 'o-comment', featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'ana' } }],
+      }),
+    );
 
     const { data, nextPageToken } = await dataOf(call, organizationId, 'ana');
     assert.equal(nextPageToken, undefined);
@@ -111,23 +148,46 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     assert.deepEqual(data.accessFields, ['team:red']);
     assert.deepEqual(
       data.grants.map((g: { resourceType: string; resourceId: string; accessRole: string }) => [g.resourceType, g.resourceId, g.accessRole]),
-      [['document', 'doc', 'editor'], ['document', 'secret', 'viewer'], ['folder', 'f', 'editor'], ['organization', organizationId, 'editor']],
+      [
+        ['document', 'doc', 'editor'],
+        ['document', 'secret', 'viewer'],
+        ['folder', 'f', 'editor'],
+        ['organization', organizationId, 'editor'],
+      ],
     );
-    assert.deepEqual(data.userGroups.map((g: { organizationUserGroupId: string }) => g.organizationUserGroupId), ['g']);
-    assert.deepEqual(data.notificationPreferences.map((p: object) => ({ ...p, updatedAt: 0 })), [{ documentId: null, inbox: null, email: 'NONE', chat: null, updatedAt: 0 }]);
-    assert.deepEqual(data.crdtEditors.map((e: object) => ({ ...e, lastUpdate: '' })), [{ documentId: 'doc', editorId: 'e-ana', type: 'text', lastUpdate: '' }]);
-    assert.deepEqual(data.judgments.map((j: { id: string; decision: string; reviewerId: string }) => [j.id, j.decision, j.reviewerId]), [['a-approve', 'approved', 'ana']]);
+    assert.deepEqual(
+      data.userGroups.map((g: { organizationUserGroupId: string }) => g.organizationUserGroupId),
+      ['g'],
+    );
+    assert.deepEqual(
+      data.notificationPreferences.map((p: object) => ({ ...p, updatedAt: 0 })),
+      [{ documentId: null, inbox: null, email: 'NONE', chat: null, updatedAt: 0 }],
+    );
+    assert.deepEqual(
+      data.crdtEditors.map((e: object) => ({ ...e, lastUpdate: '' })),
+      [{ documentId: 'doc', editorId: 'e-ana', type: 'text', lastUpdate: '' }],
+    );
+    assert.deepEqual(
+      data.judgments.map((j: { id: string; decision: string; reviewerId: string }) => [j.id, j.decision, j.reviewerId]),
+      [['a-approve', 'approved', 'ana']],
+    );
 
     const bob = (await dataOf(call, organizationId, 'bob')).data;
     assert.deepEqual(ids(bob.comments), ['b-mention', 'b-own', 'b-text']);
     assert.deepEqual(bob.notifications, []);
-    assert.deepEqual(bob.crdtEditors.map((e: { editorId: string }) => e.editorId), ['e-bob']);
+    assert.deepEqual(
+      bob.crdtEditors.map((e: { editorId: string }) => e.editorId),
+      ['e-bob'],
+    );
     assert.equal(bob.user.name, 'Bob');
 
     const theirs = (await dataOf(other, organizationId, 'ana')).data;
     assert.deepEqual(ids(theirs.comments), ['o-comment']);
     assert.equal(theirs.user.name, 'Other Ana');
-    assert.deepEqual(theirs.grants.map((g: { resourceType: string }) => g.resourceType), ['organization']);
+    assert.deepEqual(
+      theirs.grants.map((g: { resourceType: string }) => g.resourceType),
+      ['organization'],
+    );
     for (const list of ['reactions', 'userGroups', 'notificationPreferences', 'crdtEditors', 'judgments']) assert.deepEqual(theirs[list], [], list);
 
     const stranger = (await dataOf(call, organizationId, 'nobody')).data;
@@ -137,8 +197,20 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
 
   it('pages every list by 100, one token continuing the lists that have more', async () => {
     const organizationId = org();
-    const comments = Array.from({ length: 230 }, (_, i) => ({ id: `c-${String(i).padStart(3, '0')}`, timestamp: i, featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'ana' } }));
-    const reactions = Array.from({ length: 3 }, (_, i) => ({ id: `r-${i}`, timestamp: 1000 + i, featureType: 'reaction', actionType: 'reaction.add', actionUser: { userId: 'ana' } }));
+    const comments = Array.from({ length: 230 }, (_, i) => ({
+      id: `c-${String(i).padStart(3, '0')}`,
+      timestamp: i,
+      featureType: 'comment',
+      actionType: 'comment.add',
+      actionUser: { userId: 'ana' },
+    }));
+    const reactions = Array.from({ length: 3 }, (_, i) => ({
+      id: `r-${i}`,
+      timestamp: 1000 + i,
+      featureType: 'reaction',
+      actionType: 'reaction.add',
+      actionUser: { userId: 'ana' },
+    }));
     expectSuccess(await call('/v2/activities/add', { organizationId, documentId: 'doc', activities: [...comments, ...reactions] }));
     const resources = Array.from({ length: 105 }, (_, i) => ({ type: 'document', id: `d-${String(i).padStart(3, '0')}`, organizationId }));
     expectSuccess(await call('/v2/auth/permissions/add', { user: { userId: 'ana' }, permissions: { resources } }));
@@ -151,14 +223,37 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
       token = page.nextPageToken;
       assert.ok(pages.length <= 3, 'three pages hold it all');
     } while (token);
-    assert.deepEqual(pages.map((p) => [p.comments.length, p.reactions.length, p.grants.length]), [[100, 0, 100], [100, 0, 5], [30, 3, 0]]);
-    assert.deepEqual(pages.flatMap((p) => ids(p.comments)), ids(comments));
-    assert.deepEqual(pages.flatMap((p) => p.grants.map((g: { resourceId: string }) => g.resourceId)), resources.map((r) => r.id));
+    assert.deepEqual(
+      pages.map((p) => [p.comments.length, p.reactions.length, p.grants.length]),
+      [
+        [100, 0, 100],
+        [100, 0, 5],
+        [30, 3, 0],
+      ],
+    );
+    assert.deepEqual(
+      pages.flatMap((p) => ids(p.comments)),
+      ids(comments),
+    );
+    assert.deepEqual(
+      pages.flatMap((p) => p.grants.map((g: { resourceId: string }) => g.resourceId)),
+      resources.map((r) => r.id),
+    );
     for (const page of pages) for (const list of LISTS) assert.ok(Array.isArray(page[list]), `${list} is always present`);
 
     const first = await dataOf(call, organizationId, 'ana');
-    expectError(await call('/v2/users/data/get', { organizationId, userId: 'bob', pageToken: first.nextPageToken }), 400, 'INVALID_ARGUMENT', 'Invalid page token.');
-    expectError(await other('/v2/users/data/get', { organizationId, userId: 'ana', pageToken: first.nextPageToken }), 400, 'INVALID_ARGUMENT', 'Invalid page token.');
+    expectError(
+      await call('/v2/users/data/get', { organizationId, userId: 'bob', pageToken: first.nextPageToken }),
+      400,
+      'INVALID_ARGUMENT',
+      'Invalid page token.',
+    );
+    expectError(
+      await other('/v2/users/data/get', { organizationId, userId: 'ana', pageToken: first.nextPageToken }),
+      400,
+      'INVALID_ARGUMENT',
+      'Invalid page token.',
+    );
   });
 
   it('erases the user in a background job; other users and other keys keep their data', async () => {
@@ -179,7 +274,10 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     assert.deepEqual(data.accessFields, []);
     const users = expectSuccess(await call('/v2/users/get', { organizationId })).data.map((u: { userId: string }) => u.userId);
     assert.deepEqual(users, ['bob']);
-    assert.deepEqual(expectSuccess(await call('/v2/users/get', { organizationId, documentId: 'doc' })).data.map((u: { userId: string }) => u.userId), ['bob']);
+    assert.deepEqual(
+      expectSuccess(await call('/v2/users/get', { organizationId, documentId: 'doc' })).data.map((u: { userId: string }) => u.userId),
+      ['bob'],
+    );
     assert.deepEqual(expectSuccess(await call('/v2/memory/judgments/query', { organizationId, reviewerId: 'ana' })).data, []);
 
     // Bob's records stay, without Ana in them.
@@ -190,11 +288,20 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     assert.deepEqual(mention.displayMessageTemplateData, { user: { userId: 'bob', name: 'Bob' }, mentioned: null });
     assert.equal(activities[2].entityData.commentText, 'ana', 'text that merely reads the id is not the user');
     const editors = expectSuccess(await call('/v2/crdt/get', { organizationId, documentId: 'doc' })).data;
-    assert.deepEqual(editors.map((e: { id: string; lastUpdatedBy: string | null; data: string }) => [e.id, e.lastUpdatedBy, e.data]), [['e-ana', null, 'hello'], ['e-bob', 'bob', 'hi']]);
+    assert.deepEqual(
+      editors.map((e: { id: string; lastUpdatedBy: string | null; data: string }) => [e.id, e.lastUpdatedBy, e.data]),
+      [
+        ['e-ana', null, 'hello'],
+        ['e-bob', 'bob', 'hi'],
+      ],
+    );
 
     const bob = (await dataOf(call, organizationId, 'bob')).data;
     assert.equal(bob.user.name, 'Bob');
-    assert.deepEqual(bob.userGroups.map((g: { organizationUserGroupId: string }) => g.organizationUserGroupId), ['g']);
+    assert.deepEqual(
+      bob.userGroups.map((g: { organizationUserGroupId: string }) => g.organizationUserGroupId),
+      ['g'],
+    );
     assert.equal(bob.notificationPreferences.length, 1);
 
     // The other key's Ana is another person.
@@ -215,26 +322,61 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
       caller('/v2/commentannotations/add', {
         ...place,
         commentAnnotations: [
-          { annotationId: 't-ana', commentData: [{ commentText: 'mine', from: ana }, { commentText: 'a reply', from: bob }] },
+          {
+            annotationId: 't-ana',
+            commentData: [
+              { commentText: 'mine', from: ana },
+              { commentText: 'a reply', from: bob },
+            ],
+          },
           {
             annotationId: 't-bob',
             assignedTo: ana,
             commentData: [
-              { commentText: 'look', from: bob, taggedUserContacts: [{ userId: 'ana', contact: ana }, { userId: 'carl', contact: carl }] },
+              {
+                commentText: 'look',
+                from: bob,
+                taggedUserContacts: [
+                  { userId: 'ana', contact: ana },
+                  { userId: 'carl', contact: carl },
+                ],
+              },
               { commentText: 'on it', from: ana },
               { commentText: 'ping {{ana}}', from: carl },
             ],
           },
-          { annotationId: 't-replied', commentData: [{ commentText: 'a question', from: bob }, { commentText: 'her answer', from: ana }] },
+          {
+            annotationId: 't-replied',
+            commentData: [
+              { commentText: 'a question', from: bob },
+              { commentText: 'her answer', from: ana },
+            ],
+          },
           { annotationId: 't-resolved', commentData: [{ commentText: 'fixed?', from: bob }] },
           { annotationId: 't-unrelated', commentData: [{ commentText: 'nothing of hers', from: bob }] },
         ],
       });
     const notify = (caller: Call, notificationId: string, actionUser: object, notifyUsers: object[], extra: object = {}) =>
-      caller('/v2/notifications/add', { ...place, notificationId, actionUser, notifyUsers, notifyAll: false, displayHeadlineMessageTemplate: 'hi', displayBodyMessage: 'body', ...extra });
+      caller('/v2/notifications/add', {
+        ...place,
+        notificationId,
+        actionUser,
+        notifyUsers,
+        notifyAll: false,
+        displayHeadlineMessageTemplate: 'hi',
+        displayBodyMessage: 'body',
+        ...extra,
+      });
     for (const caller of [call, other]) {
       expectSuccess(await threads(caller));
-      expectSuccess(await caller('/v2/commentannotations/update', { organizationId, documentId: 'doc', annotationIds: ['t-resolved'], updatedData: { status: { id: 'RESOLVED', name: 'Resolved', type: 'terminal' }, resolvedByUserId: 'ana' } }));
+      expectSuccess(
+        await caller('/v2/commentannotations/update', {
+          organizationId,
+          documentId: 'doc',
+          annotationIds: ['t-resolved'],
+          updatedData: { status: { id: 'RESOLVED', name: 'Resolved', type: 'terminal' }, resolvedByUserId: 'ana' },
+        }),
+      );
       expectSuccess(await notify(caller, 'n1-bob-to-ana-and-carl', bob, [ana, carl]));
       expectSuccess(await notify(caller, 'n2-by-ana', ana, [bob]));
       expectSuccess(await notify(caller, 'n3-naming-ana', bob, [carl], { displayHeadlineMessageTemplateData: { mentioned: ana } }));
@@ -243,11 +385,21 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     }
 
     const exported = (await dataOf(call, organizationId, 'ana')).data;
-    assert.deepEqual(exported.commentAnnotations.map((t: { annotationId: string }) => t.annotationId), ['t-ana', 't-bob', 't-replied', 't-resolved']);
-    assert.deepEqual(exported.commentAnnotations[1].comments.map((c: { commentId: number }) => c.commentId), [1, 2, 3], 'a thread is exported whole');
+    assert.deepEqual(
+      exported.commentAnnotations.map((t: { annotationId: string }) => t.annotationId),
+      ['t-ana', 't-bob', 't-replied', 't-resolved'],
+    );
+    assert.deepEqual(
+      exported.commentAnnotations[1].comments.map((c: { commentId: number }) => c.commentId),
+      [1, 2, 3],
+      'a thread is exported whole',
+    );
     assert.deepEqual(ids(exported.inboxNotifications), ['n1-bob-to-ana-and-carl', 'n2-by-ana', 'n3-naming-ana', 'n5-to-ana-only']);
     assert.deepEqual(exported.inboxNotifications[0].notifyUsers, { ana: true }, 'who else received it is not hers');
-    assert.deepEqual((await dataOf(call, organizationId, 'carl')).data.commentAnnotations.map((t: { annotationId: string }) => t.annotationId), ['t-bob']);
+    assert.deepEqual(
+      (await dataOf(call, organizationId, 'carl')).data.commentAnnotations.map((t: { annotationId: string }) => t.annotationId),
+      ['t-bob'],
+    );
 
     const dataSource = suite.app.app.get(DataSource);
     const where = dataSource.options.type === 'postgres' ? 'api_key_id = $1 AND organization_id = $2' : 'api_key_id = ? AND organization_id = ?';
@@ -256,7 +408,10 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
       for (const table of tables) bodies.push(...(await dataSource.query(`SELECT body FROM ${table} WHERE ${where}`, [suite.key.apiKey, organizationId])));
       return bodies;
     };
-    assert.ok((await storedBodies(['comment_annotation'])).every((row) => !row.body.includes('"comments"')), 'an annotation row keeps no copy of its comments');
+    assert.ok(
+      (await storedBodies(['comment_annotation'])).every((row) => !row.body.includes('"comments"')),
+      'an annotation row keeps no copy of its comments',
+    );
 
     await completed(call, expectSuccess(await call('/v2/users/data/delete', { userIds: ['ana'] })).data.jobId);
 
@@ -265,19 +420,36 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     const left = expectSuccess(await call('/v2/commentannotations/get', { organizationId, documentId: 'doc', order: 'asc' })).data as Record<string, any>[];
     const byId = Object.fromEntries(left.map((t) => [t.annotationId, t]));
     assert.deepEqual(Object.keys(byId).sort(), ['t-bob', 't-replied', 't-resolved', 't-unrelated'], 'the thread she started goes, replies included');
-    assert.deepEqual(byId['t-replied'].comments.map((c: { commentText: string }) => c.commentText), ['a question']);
+    assert.deepEqual(
+      byId['t-replied'].comments.map((c: { commentText: string }) => c.commentText),
+      ['a question'],
+    );
     assert.equal(byId['t-bob'].assignedTo, null);
-    assert.deepEqual(byId['t-bob'].comments.map((c: { commentId: number }) => c.commentId), [1, 3], 'her comment goes');
+    assert.deepEqual(
+      byId['t-bob'].comments.map((c: { commentId: number }) => c.commentId),
+      [1, 3],
+      'her comment goes',
+    );
     assert.deepEqual(byId['t-bob'].comments[0].taggedUserContacts, [{ userId: 'carl', contact: carl }]);
     assert.equal(byId['t-bob'].comments[1].commentText, 'ping {{ana}}', "the text is its author's");
     // Nothing she wrote is left in a stored body either (an annotation's row keeps no copy of its comments).
     const stored = await storedBodies(['comment_annotation', 'comment']);
-    assert.ok(stored.length > 0 && stored.every((row) => !row.body.includes('on it') && !row.body.includes('her answer') && !row.body.includes('"mine"')), 'no stored body holds what she wrote');
+    assert.ok(
+      stored.length > 0 && stored.every((row) => !row.body.includes('on it') && !row.body.includes('her answer') && !row.body.includes('"mine"')),
+      'no stored body holds what she wrote',
+    );
     assert.deepEqual([byId['t-resolved'].resolvedByUserId, byId['t-resolved'].resolvedByUser], [null, null]);
     assert.deepEqual(expectSuccess(await call('/v2/commentannotations/get', { organizationId, mentionedUserIds: ['ana'] })).data, []);
-    assert.deepEqual(expectSuccess(await call('/v2/commentannotations/get', { organizationId, mentionedUserIds: ['carl'] })).data.map((t: { annotationId: string }) => t.annotationId), ['t-bob']);
+    assert.deepEqual(
+      expectSuccess(await call('/v2/commentannotations/get', { organizationId, mentionedUserIds: ['carl'] })).data.map(
+        (t: { annotationId: string }) => t.annotationId,
+      ),
+      ['t-bob'],
+    );
 
-    const notifications = expectSuccess(await call('/v2/notifications/get', { organizationId, documentId: 'doc', order: 'asc' })).data as ({ id: string } & Record<string, any>)[];
+    const notifications = expectSuccess(await call('/v2/notifications/get', { organizationId, documentId: 'doc', order: 'asc' })).data as ({
+      id: string;
+    } & Record<string, any>)[];
     assert.deepEqual(ids(notifications).sort(), ['n1-bob-to-ana-and-carl', 'n3-naming-ana', 'n4-unrelated'], 'hers, and one only she received, go');
     const notificationsById = Object.fromEntries(notifications.map((n) => [n.id, n]));
     assert.deepEqual(notificationsById['n1-bob-to-ana-and-carl'].notifyUsers, { carl: true });
@@ -293,20 +465,27 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     const [here, there] = [org(), org()];
     await seed(call, here);
     await seed(call, there);
-    const started = expectSuccess(await call('/v1/users/data/delete', { userIds: ['ana'], organizationIds: [here] }), 'Data deletion process has been initiated.');
+    const started = expectSuccess(
+      await call('/v1/users/data/delete', { userIds: ['ana'], organizationIds: [here] }),
+      'Data deletion process has been initiated.',
+    );
     await completed(call, started.data.jobId);
     const gone = (await dataOf(call, here, 'ana')).data;
     for (const list of LISTS) assert.deepEqual(gone[list], [], list);
     const kept = (await dataOf(call, there, 'ana')).data;
     assert.deepEqual(ids(kept.comments), ['a-comment', 'b-mention', 'a-approve']);
     assert.equal(kept.grants.length, 4);
-    assert.equal(gone.user.name, 'Ana', 'the profile is the key\'s, kept while a grant elsewhere remains');
+    assert.equal(gone.user.name, 'Ana', "the profile is the key's, kept while a grant elsewhere remains");
   });
 
   it('concurrent jobs for the same users both complete', async () => {
     const organizationId = org();
     await seed(call, organizationId);
-    const started = await Promise.all([call('/v2/users/data/delete', { userIds: ['ana', 'bob'] }), call('/v2/users/data/delete', { userIds: ['bob', 'ana'] }), call('/v2/users/data/get', { organizationId, userId: 'ana' })]);
+    const started = await Promise.all([
+      call('/v2/users/data/delete', { userIds: ['ana', 'bob'] }),
+      call('/v2/users/data/delete', { userIds: ['bob', 'ana'] }),
+      call('/v2/users/data/get', { organizationId, userId: 'ana' }),
+    ]);
     for (const response of started.slice(0, 2)) await completed(call, expectSuccess(response).data.jobId);
     for (const userId of ['ana', 'bob']) {
       const { data } = await dataOf(call, organizationId, userId);
@@ -315,7 +494,7 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     assert.deepEqual(expectSuccess(await call('/v2/activities/get', { organizationId })).data, []);
   });
 
-  it('status: NOT_FOUND for an unknown job and for another key\'s', async () => {
+  it("status: NOT_FOUND for an unknown job and for another key's", async () => {
     expectError(await call('/v2/users/data/delete/status', { jobId: 'job_nope' }), 404, 'NOT_FOUND', 'Data deletion job not found.');
     const started = expectSuccess(await other('/v2/users/data/delete', { userIds: ['zed'] }));
     expectError(await call('/v2/users/data/delete/status', { jobId: started.data.jobId }), 404, 'NOT_FOUND', 'Data deletion job not found.');
@@ -348,7 +527,10 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     const v1 = expectSuccess(await call('/v1/users/data/get', { organizationId, userId: 'ana' }), FETCHED);
     const v2 = expectSuccess(await call('/v2/users/data/get', { organizationId, userId: 'ana' }), FETCHED);
     assert.deepEqual(v1, v2);
-    const started = expectSuccess(await call('/v1/users/data/delete', { userIds: ['ana'], organizationIds: [organizationId] }), 'Data deletion process has been initiated.');
+    const started = expectSuccess(
+      await call('/v1/users/data/delete', { userIds: ['ana'], organizationIds: [organizationId] }),
+      'Data deletion process has been initiated.',
+    );
     await completed(call, started.data.jobId);
     const status = expectSuccess(await call('/v1/users/data/delete/status', { jobId: started.data.jobId }), FETCHED);
     assert.deepEqual(status, expectSuccess(await call('/v2/users/data/delete/status', { jobId: started.data.jobId })));

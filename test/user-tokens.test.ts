@@ -27,7 +27,10 @@ describe('user tokens for front ends (upstream generate_token and token/get)', (
   ];
 
   it('generate_token mints a 48-hour HS256 JWT carrying the user and the resources; verify reads it back', async () => {
-    const generated = expectSuccess(await call('/v2/auth/generate_token', { userId: 'user123', userProperties: { name: 'John Doe', email: 'john@example.com' }, permissions: { resources } }), 'Token generated successfully.');
+    const generated = expectSuccess(
+      await call('/v2/auth/generate_token', { userId: 'user123', userProperties: { name: 'John Doe', email: 'john@example.com' }, permissions: { resources } }),
+      'Token generated successfully.',
+    );
     const { token } = generated.data as { token: string };
     assert.deepEqual(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')), { alg: 'HS256', typ: 'JWT' });
     const payload = payloadOf(token);
@@ -46,12 +49,22 @@ describe('user tokens for front ends (upstream generate_token and token/get)', (
   });
 
   it('token/get: v2 with the key in headers, v1 with it in the body; both verify', async () => {
-    const v2 = expectSuccess(await call('/v2/auth/token/get', { userId: 'u2', userProperties: { organizationId: 'org_1', isAdmin: true } }), 'Token generated successfully.').data.token as string;
-    const v1Answer = await app.post('/v1/auth/token/get', { data: { apiKey: key.apiKey, authToken: key.authToken, userId: 'u1', userProperties: { email: 'u1@example.com' } } });
+    const v2 = expectSuccess(
+      await call('/v2/auth/token/get', { userId: 'u2', userProperties: { organizationId: 'org_1', isAdmin: true } }),
+      'Token generated successfully.',
+    ).data.token as string;
+    const v1Answer = await app.post('/v1/auth/token/get', {
+      data: { apiKey: key.apiKey, authToken: key.authToken, userId: 'u1', userProperties: { email: 'u1@example.com' } },
+    });
     const v1 = expectSuccess(v1Answer, 'Token generated successfully.').data.token as string;
     assert.deepEqual(expectSuccess(await call('/v2/auth/token/verify', { token: v2 })).data.userProperties, { isAdmin: true, organizationId: 'org_1' });
     assert.deepEqual(expectSuccess(await call('/v2/auth/token/verify', { token: v1 })).data.userProperties, { isAdmin: false, email: 'u1@example.com' });
-    expectError(await app.post('/v1/auth/token/get', { data: { apiKey: key.apiKey, authToken: 'wrong', userId: 'u1' } }), 403, 'PERMISSION_DENIED', 'Invalid API key or auth token.');
+    expectError(
+      await app.post('/v1/auth/token/get', { data: { apiKey: key.apiKey, authToken: 'wrong', userId: 'u1' } }),
+      403,
+      'PERMISSION_DENIED',
+      'Invalid API key or auth token.',
+    );
   });
 
   it('refuses a token of another key, a tampered one and an expired one', async () => {
@@ -68,8 +81,22 @@ describe('user tokens for front ends (upstream generate_token and token/get)', (
   });
 
   it('refuses bad requests naming the field', async () => {
-    expectError(await call('/v2/auth/generate_token', { userId: 'u', userProperties: { name: 'N', email: 'n@example.com' }, permissions: { resources: [{ type: 'document', id: 'd' }] } }), 400, 'INVALID_ARGUMENT', /permissions\.resources\[0\]\.organizationId is required/);
-    expectError(await call('/v2/auth/generate_token', { userId: 'u', userProperties: { name: 'N' }, permissions: { resources: [] } }), 400, 'INVALID_ARGUMENT', /userProperties\.email/);
+    expectError(
+      await call('/v2/auth/generate_token', {
+        userId: 'u',
+        userProperties: { name: 'N', email: 'n@example.com' },
+        permissions: { resources: [{ type: 'document', id: 'd' }] },
+      }),
+      400,
+      'INVALID_ARGUMENT',
+      /permissions\.resources\[0\]\.organizationId is required/,
+    );
+    expectError(
+      await call('/v2/auth/generate_token', { userId: 'u', userProperties: { name: 'N' }, permissions: { resources: [] } }),
+      400,
+      'INVALID_ARGUMENT',
+      /userProperties\.email/,
+    );
     expectError(await call('/v2/auth/token/get', { userId: 'u', userProperties: { isAdmin: 'yes' } }), 400, 'INVALID_ARGUMENT', /userProperties\.isAdmin/);
     expectError(await app.post('/v1/auth/token/get', { data: { userId: 'u' } }), 400, 'INVALID_ARGUMENT', /apiKey/);
   });

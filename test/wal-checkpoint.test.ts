@@ -21,11 +21,18 @@ describe('embedded database: write-ahead log checkpoints in a worker thread', ()
   it('copies committed writes into the database file off the event loop', async () => {
     assert.equal(await autocheckpoint(), 10_000, 'the connection keeps only a backstop of its own');
     const call = agentFor(app, await createKey(app));
-    const activities = Array.from({ length: 500 }, (_, i) => ({ featureType: 'comment', actionType: 'comment.add', actionUser: { userId: `u${i}` }, entityData: { text: `note ${i}` } }));
-    for (let batch = 0; batch < 3; batch++) expectSuccess(await call('/v2/activities/add', { organizationId: 'wal-org', documentId: `doc-${batch}`, activities }));
+    const activities = Array.from({ length: 500 }, (_, i) => ({
+      featureType: 'comment',
+      actionType: 'comment.add',
+      actionUser: { userId: `u${i}` },
+      entityData: { text: `note ${i}` },
+    }));
+    for (let batch = 0; batch < 3; batch++)
+      expectSuccess(await call('/v2/activities/add', { organizationId: 'wal-org', documentId: `doc-${batch}`, activities }));
     const checkpointer = app.app.get(WalCheckpointer);
     const deadline = Date.now() + 5000;
-    while (!(checkpointer.latest && checkpointer.latest.checkpointed === checkpointer.latest.log) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!(checkpointer.latest && checkpointer.latest.checkpointed === checkpointer.latest.log) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     assert.ok(checkpointer.latest, 'the worker reported a checkpoint');
     assert.ok(checkpointer.latest.log > 0);
     assert.equal(checkpointer.latest.checkpointed, checkpointer.latest.log, 'every frame reached the database file');

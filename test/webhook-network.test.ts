@@ -38,7 +38,9 @@ describe('webhooks and the network (contract 6.3)', () => {
       const literal = await advancedEndpoint(call, receiver.url('/ssrf/literal'));
       const named = await advancedEndpoint(call, `http://localhost:${receiver.port}/ssrf/named`);
       const metadata = await advancedEndpoint(call, 'http://169.254.169.254/latest/meta-data');
-      expectSuccess(await call('/v2/workspace/webhookconfig/update', { useWebhookService: true, webhookServiceConfig: { rawNotificationUrl: 'http://[::1]:9/raw' } }));
+      expectSuccess(
+        await call('/v2/workspace/webhookconfig/update', { useWebhookService: true, webhookServiceConfig: { rawNotificationUrl: 'http://[::1]:9/raw' } }),
+      );
       await addActivities(call, 'org-ssrf', 'doc', [commentActivity()]);
       assert.match((await firstAttempt(call, literal.id)).lastError, /^Refused: 127\.0\.0\.1 is a loopback address/);
       assert.match((await firstAttempt(call, named.id)).lastError, /^Refused: localhost resolves to no public address: .* is a loopback address/);
@@ -57,7 +59,15 @@ describe('webhooks and the network (contract 6.3)', () => {
 
   describe('receivers that hang, are slow, fail or are not there', () => {
     let app: TestApp;
-    before(async () => (app = await startApp({ DATABASE_URL: suite.database.url, DELIVERY_CONCURRENCY: '32', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '400' })));
+    before(
+      async () =>
+        (app = await startApp({
+          DATABASE_URL: suite.database.url,
+          DELIVERY_CONCURRENCY: '32',
+          WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+          WEBHOOK_TIMEOUT_MS: '400',
+        })),
+    );
     after(() => app.close());
 
     it('never hold back other endpoints, nor the API write that caused the event', async () => {

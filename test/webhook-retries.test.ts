@@ -30,7 +30,8 @@ describe('webhook retries, disabling and the message log (contract 6.3)', () => 
     const key = await createKey(app);
     return { key, call: agentFor(app, key) };
   };
-  const messages = async (call: Call, data: Record<string, unknown> = {}): Promise<Message[]> => expectSuccess(await call('/v2/workspace/advancedwebhook/messages/get', data)).data.messages;
+  const messages = async (call: Call, data: Record<string, unknown> = {}): Promise<Message[]> =>
+    expectSuccess(await call('/v2/workspace/advancedwebhook/messages/get', data)).data.messages;
 
   /** Waits until the endpoint's only message has made `attempts` attempts and settled them. */
   async function settled(call: Call, endpointId: string, attempts: number): Promise<Message> {
@@ -38,7 +39,13 @@ describe('webhook retries, disabling and the message log (contract 6.3)', () => 
     for (;;) {
       const [message] = await messages(call, { endpointId });
       // A pending delivery without a due time is being attempted right now.
-      if (message && message.attempts === attempts && message.attemptLog.length === attempts && !(message.status === 'pending' && message.nextAttemptAt === null)) return message;
+      if (
+        message &&
+        message.attempts === attempts &&
+        message.attemptLog.length === attempts &&
+        !(message.status === 'pending' && message.nextAttemptAt === null)
+      )
+        return message;
       if (Date.now() > deadline) throw new Error(`no settled attempt ${attempts}: ${JSON.stringify(message)}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -86,7 +93,9 @@ describe('webhook retries, disabling and the message log (contract 6.3)', () => 
   it('basic webhooks retry three times only', async () => {
     const { key, call } = await freshKey();
     receiver.answers.set('/retry/basic', { status: 502 });
-    expectSuccess(await call('/v2/workspace/webhookconfig/update', { useWebhookService: true, webhookServiceConfig: { rawNotificationUrl: receiver.url('/retry/basic') } }));
+    expectSuccess(
+      await call('/v2/workspace/webhookconfig/update', { useWebhookService: true, webhookServiceConfig: { rawNotificationUrl: receiver.url('/retry/basic') } }),
+    );
     await addActivities(call, 'org-basic-retry', 'doc', [comment()]);
     for (let attempt = 1; attempt <= BASIC_RETRY_DELAYS_MS.length + 1; attempt++) {
       await receiver.waitFor('/retry/basic', attempt);
@@ -216,7 +225,10 @@ describe('webhook retries, disabling and the message log (contract 6.3)', () => 
     clock.advance(2 * DAY);
     await worker.prune();
     const left = await messages(call);
-    assert.deepEqual(left.map((m) => [m.endpointId, m.status]), [[failing.id, 'pending']]);
+    assert.deepEqual(
+      left.map((m) => [m.endpointId, m.status]),
+      [[failing.id, 'pending']],
+    );
     assert.deepEqual(await stored(), [1, 1, 0]);
   });
 
@@ -250,17 +262,40 @@ describe('webhook retries, disabling and the message log (contract 6.3)', () => 
       const second = expectSuccess(await call('/v2/workspace/advancedwebhook/messages/get', { limit: 3, iterator: first.iterator })).data;
       assert.equal(second.done, true);
       assert.equal(second.iterator, null);
-      assert.deepEqual([...first.messages, ...second.messages].map((m: Message) => `${m.messageId}/${m.endpointId}`), all.map((m) => `${m.messageId}/${m.endpointId}`));
-      expectError(await call('/v2/workspace/advancedwebhook/messages/get', { limit: 3, iterator: first.iterator, status: 'failed' }), 400, 'INVALID_ARGUMENT', 'Invalid page token.');
+      assert.deepEqual(
+        [...first.messages, ...second.messages].map((m: Message) => `${m.messageId}/${m.endpointId}`),
+        all.map((m) => `${m.messageId}/${m.endpointId}`),
+      );
+      expectError(
+        await call('/v2/workspace/advancedwebhook/messages/get', { limit: 3, iterator: first.iterator, status: 'failed' }),
+        400,
+        'INVALID_ARGUMENT',
+        'Invalid page token.',
+      );
       const entry = all.find((m) => m.endpointId === endpointA)!;
-      assert.deepEqual(Object.keys(entry).sort(), ['attemptLog', 'attempts', 'createdAt', 'endpointId', 'eventType', 'lastError', 'lastStatusCode', 'messageId', 'nextAttemptAt', 'status', 'updatedAt']);
+      assert.deepEqual(Object.keys(entry).sort(), [
+        'attemptLog',
+        'attempts',
+        'createdAt',
+        'endpointId',
+        'eventType',
+        'lastError',
+        'lastStatusCode',
+        'messageId',
+        'nextAttemptAt',
+        'status',
+        'updatedAt',
+      ]);
       assert.deepEqual(Object.keys(entry.attemptLog[0]).sort(), ['attempt', 'durationMs', 'error', 'nextAttemptAt', 'statusCode', 'timestamp']);
     });
 
     it('replays a message with its webhook-id, to one endpoint or to all, and brings a pending retry forward', async () => {
       const delivered = (await messages(call, { endpointId: endpointA })).at(-1)!;
       const before = receiver.at('/log/a').length;
-      const replay = expectSuccess(await call('/v2/workspace/advancedwebhook/messages/retry', { messageId: delivered.messageId, endpointId: endpointA }), 'Advanced webhook message retry scheduled successfully.');
+      const replay = expectSuccess(
+        await call('/v2/workspace/advancedwebhook/messages/retry', { messageId: delivered.messageId, endpointId: endpointA }),
+        'Advanced webhook message retry scheduled successfully.',
+      );
       assert.deepEqual(replay.data, { messageId: delivered.messageId, endpointIds: [endpointA] });
       const hooks = await receiver.waitFor('/log/a', before + 1);
       assert.equal(hooks.at(-1)!.headers['webhook-id'], delivered.messageId);
@@ -283,20 +318,55 @@ describe('webhook retries, disabling and the message log (contract 6.3)', () => 
     });
 
     it('refuses unknown messages and endpoints, disabled endpoints and bad fields', async () => {
-      expectError(await call('/v2/workspace/advancedwebhook/messages/retry', { messageId: 'msg_unknown' }), 404, 'NOT_FOUND', 'Advanced webhook message not found.');
-      expectError(await call('/v2/workspace/advancedwebhook/messages/retry', { messageId: 'msg_unknown', endpointId: 'ep_unknown' }), 404, 'NOT_FOUND', 'Advanced webhook provider request failed.');
+      expectError(
+        await call('/v2/workspace/advancedwebhook/messages/retry', { messageId: 'msg_unknown' }),
+        404,
+        'NOT_FOUND',
+        'Advanced webhook message not found.',
+      );
+      expectError(
+        await call('/v2/workspace/advancedwebhook/messages/retry', { messageId: 'msg_unknown', endpointId: 'ep_unknown' }),
+        404,
+        'NOT_FOUND',
+        'Advanced webhook provider request failed.',
+      );
       const disabled = (await advancedEndpoint(call, receiver.url('/log/c'), { disabled: true })).id;
       const [message] = await messages(call, { endpointId: endpointA });
-      expectError(await call('/v2/workspace/advancedwebhook/messages/retry', { messageId: message!.messageId, endpointId: disabled }), 400, 'FAILED_PRECONDITION', 'The advanced webhook endpoint is disabled.');
+      expectError(
+        await call('/v2/workspace/advancedwebhook/messages/retry', { messageId: message!.messageId, endpointId: disabled }),
+        400,
+        'FAILED_PRECONDITION',
+        'The advanced webhook endpoint is disabled.',
+      );
       expectError(await call('/v2/workspace/advancedwebhook/messages/retry', {}), 400, 'INVALID_ARGUMENT', 'data.messageId must be a non-empty string');
-      expectError(await call('/v2/workspace/advancedwebhook/messages/get', { status: 'lost' }), 400, 'INVALID_ARGUMENT', 'data.status must be one of: pending, succeeded, failed, cancelled');
-      expectError(await call('/v2/workspace/advancedwebhook/messages/get', { limit: 0 }), 400, 'INVALID_ARGUMENT', 'data.limit must be an integer between 1 and 250');
+      expectError(
+        await call('/v2/workspace/advancedwebhook/messages/get', { status: 'lost' }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.status must be one of: pending, succeeded, failed, cancelled',
+      );
+      expectError(
+        await call('/v2/workspace/advancedwebhook/messages/get', { limit: 0 }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.limit must be an integer between 1 and 250',
+      );
       expectError(await call('/v2/workspace/advancedwebhook/messages/get', { colour: 'red' }), 400, 'INVALID_ARGUMENT', 'Unknown field: data.colour');
       expectSuccess(await call('/v2/workspace/advancedwebhookconfig/update', { isEnabled: false }));
-      expectError(await call('/v2/workspace/advancedwebhook/messages/get', {}), 400, 'FAILED_PRECONDITION', 'Advanced webhooks are disabled for this workspace.');
+      expectError(
+        await call('/v2/workspace/advancedwebhook/messages/get', {}),
+        400,
+        'FAILED_PRECONDITION',
+        'Advanced webhooks are disabled for this workspace.',
+      );
       expectSuccess(await call('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }));
       const never = await freshCall();
-      expectError(await never('/v2/workspace/advancedwebhook/messages/get', {}), 400, 'FAILED_PRECONDITION', 'Advanced webhooks are not configured for this workspace.');
+      expectError(
+        await never('/v2/workspace/advancedwebhook/messages/get', {}),
+        400,
+        'FAILED_PRECONDITION',
+        'Advanced webhooks are not configured for this workspace.',
+      );
     });
   });
 });

@@ -49,8 +49,14 @@ describe('webhook delivery (contract 6.3)', () => {
     it('sends each endpoint the events its filterTypes name; one without filterTypes gets every event, custom ones too', async () => {
       const filtered = await advancedEndpoint(call, receiver.url('/adv/filtered'), { filterTypes: ['comment.add', 'crdt.update_data'] });
       const all = await advancedEndpoint(call, receiver.url('/adv/all'));
-      await addActivities(call, 'org-filter', 'doc', [comment('reaction.add'), { featureType: 'custom', actionType: 'invoice.paid', actionUser: user('ana'), targetEntityId: 'inv-1' }, comment('comment.add')]);
-      expectSuccess(await call('/v2/crdt/add', { organizationId: 'org-filter', documentId: 'doc', editorId: 'e1', type: 'text', data: 'hello', userId: 'ana' }));
+      await addActivities(call, 'org-filter', 'doc', [
+        comment('reaction.add'),
+        { featureType: 'custom', actionType: 'invoice.paid', actionUser: user('ana'), targetEntityId: 'inv-1' },
+        comment('comment.add'),
+      ]);
+      expectSuccess(
+        await call('/v2/crdt/add', { organizationId: 'org-filter', documentId: 'doc', editorId: 'e1', type: 'text', data: 'hello', userId: 'ana' }),
+      );
       const everything = await receiver.waitFor('/adv/all', 4);
       assert.deepEqual(everything.map((hook) => hook.json.event).sort(), ['comment.add', 'crdt.update_data', 'invoice.paid', 'reaction.add']);
       const named = await receiver.waitFor('/adv/filtered', 2);
@@ -69,17 +75,31 @@ describe('webhook delivery (contract 6.3)', () => {
     it('an activity added again with its id is one event: the webhook-id stays the same', async () => {
       const endpoint = await advancedEndpoint(call, receiver.url('/adv/idempotent'));
       await addActivities(call, 'org-idem', 'doc', [{ id: 'same-id', ...comment('comment.add') }]);
-      await addActivities(call, 'org-idem', 'doc', [{ id: 'same-id', ...comment('comment.add') }, { id: 'second', ...comment('comment.add') }]);
+      await addActivities(call, 'org-idem', 'doc', [
+        { id: 'same-id', ...comment('comment.add') },
+        { id: 'second', ...comment('comment.add') },
+      ]);
       const hooks = await receiver.waitFor('/adv/idempotent', 2);
       await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.deepEqual(receiver.at('/adv/idempotent').map((hook) => hook.json.data.id).sort(), ['same-id', 'second']);
+      assert.deepEqual(
+        receiver
+          .at('/adv/idempotent')
+          .map((hook) => hook.json.data.id)
+          .sort(),
+        ['same-id', 'second'],
+      );
       assert.notEqual(hooks[0]!.headers['webhook-id'], hooks[1]!.headers['webhook-id']);
       expectSuccess(await call('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: endpoint.id }));
     });
 
     it('paces an endpoint with a rateLimit to that many deliveries a second', async () => {
       const paced = await advancedEndpoint(call, receiver.url('/adv/paced'), { rateLimit: 2 });
-      await addActivities(call, 'org-paced', 'doc', Array.from({ length: 6 }, () => comment('comment.add')));
+      await addActivities(
+        call,
+        'org-paced',
+        'doc',
+        Array.from({ length: 6 }, () => comment('comment.add')),
+      );
       const hooks = await receiver.waitFor('/adv/paced', 6);
       // Two at once (a second's worth), then one every 500 ms.
       const span = hooks[5]!.at - hooks[0]!.at;
@@ -97,7 +117,10 @@ describe('webhook delivery (contract 6.3)', () => {
       expectSuccess(await call('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }));
       await addActivities(call, 'org-off', 'doc', [comment('comment.delete')]);
       const hooks = await receiver.waitFor('/adv/enabled', 2);
-      assert.deepEqual(hooks.map((hook) => hook.json.event), ['comment.add', 'comment.delete']);
+      assert.deepEqual(
+        hooks.map((hook) => hook.json.event),
+        ['comment.add', 'comment.delete'],
+      );
       assert.equal(receiver.at('/adv/disabled').length, 0);
       for (const endpoint of [off, on]) expectSuccess(await call('/v2/workspace/advancedwebhook/endpoints/delete', { endpointId: endpoint.id }));
     });
@@ -110,7 +133,11 @@ describe('webhook delivery (contract 6.3)', () => {
       expectSuccess(
         await basic('/v2/workspace/webhookconfig/update', {
           useWebhookService: true,
-          webhookServiceConfig: { authToken: 'hook-secret', rawNotificationUrl: receiver.url('/basic/raw'), processedNotificationUrl: receiver.url('/basic/processed') },
+          webhookServiceConfig: {
+            authToken: 'hook-secret',
+            rawNotificationUrl: receiver.url('/basic/raw'),
+            processedNotificationUrl: receiver.url('/basic/processed'),
+          },
         }),
       );
       // Organization users: ana acts, bob is mentioned, cara hears of everything, dan of nothing;
@@ -129,10 +156,19 @@ describe('webhook delivery (contract 6.3)', () => {
       expectSuccess(await basic('/v2/users/add', { organizationId: 'org-basic', documentId: 'other-doc', users: [{ userId: 'eve', name: 'Eve' }] }));
       expectSuccess(await basic('/v2/workspace/notificationconfig/update', { useNotificationService: true }));
       expectSuccess(await basic('/v2/notifications/config/set', { organizationId: 'org-basic', userIds: ['cara'], config: { inbox: 'ALL', email: 'ALL' } }));
-      expectSuccess(await basic('/v2/notifications/config/set', { organizationId: 'org-basic', userIds: ['dan'], documentIds: ['doc'], config: { inbox: 'NONE', email: 'NONE', chat: 'NONE' } }));
+      expectSuccess(
+        await basic('/v2/notifications/config/set', {
+          organizationId: 'org-basic',
+          userIds: ['dan'],
+          documentIds: ['doc'],
+          config: { inbox: 'NONE', email: 'NONE', chat: 'NONE' },
+        }),
+      );
       expectSuccess(await basic('/v2/notifications/config/set', { organizationId: 'org-basic', userIds: ['bob'], config: { inbox: 'MINE', email: 'MINE' } }));
       const [activityId] = await addActivities(basic, 'org-basic', 'doc', [
-        comment('comment.add', 'ana', { entityTargetData: { commentText: '@Bob look', taggedUserContacts: [{ userId: 'bob', contact: { userId: 'bob', email: 'bob@example.com' } }] } }),
+        comment('comment.add', 'ana', {
+          entityTargetData: { commentText: '@Bob look', taggedUserContacts: [{ userId: 'bob', contact: { userId: 'bob', email: 'bob@example.com' } }] },
+        }),
       ]);
       const [raw] = await receiver.waitFor('/basic/raw');
       const [processed] = await receiver.waitFor('/basic/processed');
@@ -163,7 +199,11 @@ describe('webhook delivery (contract 6.3)', () => {
         }),
       );
       assert.equal(defaultTriggers()['crdt.update_data'], false);
-      await addActivities(basic, 'org-trig', 'doc', [comment('comment.update'), comment('comment_annotation.suggestion_accept'), { featureType: 'custom', actionType: 'custom.thing', actionUser: user('ana'), targetEntityId: 'x' }]);
+      await addActivities(basic, 'org-trig', 'doc', [
+        comment('comment.update'),
+        comment('comment_annotation.suggestion_accept'),
+        { featureType: 'custom', actionType: 'custom.thing', actionUser: user('ana'), targetEntityId: 'x' },
+      ]);
       expectSuccess(await basic('/v2/crdt/add', { organizationId: 'org-trig', documentId: 'doc', editorId: 'e', type: 'text', data: 'x' }));
       await addActivities(basic, 'org-trig', 'doc', [comment('comment.add')]);
       const [hook] = await receiver.waitFor('/basic/triggers');
@@ -186,9 +226,16 @@ describe('webhook delivery (contract 6.3)', () => {
       expectSuccess(await own('/v2/workspace/advancedwebhookconfig/update', { encryptData: true, publicKey: publicKeyBase64 }));
       await addActivities(own, 'org-enc', 'doc', [comment('comment.add')]);
       const [hook] = await receiver.waitFor('/opt/encrypted');
-      const sealed = new Webhook(secret).verify(hook!.body, hook!.headers as Record<string, string>) as { encryptedData: string; encryptedKey: string; iv: string };
+      const sealed = new Webhook(secret).verify(hook!.body, hook!.headers as Record<string, string>) as {
+        encryptedData: string;
+        encryptedKey: string;
+        iv: string;
+      };
       assert.deepEqual(Object.keys(sealed).sort(), ['encryptedData', 'encryptedKey', 'iv']);
-      const aesKey = privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(sealed.encryptedKey, 'base64'));
+      const aesKey = privateDecrypt(
+        { key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+        Buffer.from(sealed.encryptedKey, 'base64'),
+      );
       assert.equal(aesKey.length, 32);
       const decipher = createDecipheriv('aes-256-cbc', aesKey, Buffer.from(sealed.iv, 'base64'));
       const payload = JSON.parse(Buffer.concat([decipher.update(Buffer.from(sealed.encryptedData, 'base64')), decipher.final()]).toString('utf8'));
@@ -204,7 +251,9 @@ describe('webhook delivery (contract 6.3)', () => {
           webhookServiceConfig: { rawNotificationUrl: receiver.url('/opt/encoded'), encodeData: true, enableDataProtection: true },
         }),
       );
-      await addActivities(own, 'org-enc', 'doc', [comment('comment.add', 'ana', { entityData: { from: { userId: 'bob', name: 'Bob', email: 'bob@example.com' }, commentText: 'kept' } })]);
+      await addActivities(own, 'org-enc', 'doc', [
+        comment('comment.add', 'ana', { entityData: { from: { userId: 'bob', name: 'Bob', email: 'bob@example.com' }, commentText: 'kept' } }),
+      ]);
       const [hook] = await receiver.waitFor('/opt/encoded');
       assert.deepEqual(Object.keys(hook!.json), ['encodedPayload']);
       const payload = JSON.parse(Buffer.from(hook!.json.encodedPayload, 'base64').toString('utf8'));
@@ -214,7 +263,7 @@ describe('webhook delivery (contract 6.3)', () => {
     });
   });
 
-  it('a second key sees none of the first key\'s messages', async () => {
+  it("a second key sees none of the first key's messages", async () => {
     const own = agentFor(app, await createKey(app));
     await advancedEndpoint(own, receiver.url('/iso/mine'));
     await addActivities(own, 'org-iso', 'doc', [comment('comment.add')]);

@@ -55,13 +55,31 @@ describe('the wire contract at the HTTP layer', () => {
   after(() => app.close());
 
   const envelope = (answer: RawAnswer) => JSON.parse(answer.body) as { error: { status: string; message: string } };
-  const headersOf = (extra: Record<string, string>) => Object.entries(extra).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const headersOf = (extra: Record<string, string>) =>
+    Object.entries(extra)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
 
   it('prototype keys anywhere in data are refused with their path (the validation pipe relies on it)', async () => {
-    const activity = { featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'u1' }, entityData: JSON.parse('{"x": {"__proto__": {"polluted": true}}}') as object };
-    expectError(await app.post('/v2/activities/add', { data: { organizationId: 'o', documentId: 'd', activities: [activity] } }, key.headers), 400, 'INVALID_ARGUMENT', 'data.activities[0].entityData.x.__proto__: the key __proto__ is not allowed');
+    const activity = {
+      featureType: 'comment',
+      actionType: 'comment.add',
+      actionUser: { userId: 'u1' },
+      entityData: JSON.parse('{"x": {"__proto__": {"polluted": true}}}') as object,
+    };
+    expectError(
+      await app.post('/v2/activities/add', { data: { organizationId: 'o', documentId: 'd', activities: [activity] } }, key.headers),
+      400,
+      'INVALID_ARGUMENT',
+      'data.activities[0].entityData.x.__proto__: the key __proto__ is not allowed',
+    );
     const thread = { commentData: [{ commentText: 'hi', from: { userId: 'u1', constructor: { prototype: { polluted: true } } } }] };
-    expectError(await app.post('/v2/commentannotations/add', { data: { organizationId: 'o', documentId: 'd', commentAnnotations: [thread] } }, key.headers), 400, 'INVALID_ARGUMENT', 'data.commentAnnotations[0].commentData[0].from.constructor: the key constructor is not allowed');
+    expectError(
+      await app.post('/v2/commentannotations/add', { data: { organizationId: 'o', documentId: 'd', commentAnnotations: [thread] } }, key.headers),
+      400,
+      'INVALID_ARGUMENT',
+      'data.commentAnnotations[0].commentData[0].from.constructor: the key constructor is not allowed',
+    );
   });
 
   it('headers too large: 431 with the error envelope', async () => {

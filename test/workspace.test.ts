@@ -20,8 +20,7 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
     await smtp.stop();
   });
 
-  const setPlan = (key: TestKey, plan: 'free' | 'paid', selfServe: boolean) =>
-    app.app.get(WorkspaceService).setPlan(key.workspaceId, plan, selfServe);
+  const setPlan = (key: TestKey, plan: 'free' | 'paid', selfServe: boolean) => app.app.get(WorkspaceService).setPlan(key.workspaceId, plan, selfServe);
 
   describe('workspace create and get', () => {
     it('creates a workspace with a testing key, in the Workspace shape', async () => {
@@ -43,7 +42,9 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
 
     it('takes the optional names and avatar, and keeps the owner id per e-mail', async () => {
       const email = uniqueEmail();
-      const first = expectSuccess(await app.post('/v2/workspace/create', { data: { ownerEmail: email, name: 'Ann', workspaceName: 'Docs', avatar: 'https://img.example.com/a.png' } })).data;
+      const first = expectSuccess(
+        await app.post('/v2/workspace/create', { data: { ownerEmail: email, name: 'Ann', workspaceName: 'Docs', avatar: 'https://img.example.com/a.png' } }),
+      ).data;
       assert.equal(first.name, 'Docs');
       assert.deepEqual({ ...first.owner, id: undefined }, { email, id: undefined, name: 'Ann', avatar: 'https://img.example.com/a.png' });
       const second = expectSuccess(await app.post('/v2/workspace/create', { data: { ownerEmail: email.toUpperCase() } })).data;
@@ -52,10 +53,25 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
     });
 
     it('refuses bad and disposable e-mails and a sixth workspace per owner', async () => {
-      expectError(await app.post('/v2/workspace/create', { data: { ownerEmail: 'not-an-email' } }), 400, 'INVALID_ARGUMENT', 'data.ownerEmail must be a valid e-mail address');
+      expectError(
+        await app.post('/v2/workspace/create', { data: { ownerEmail: 'not-an-email' } }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.ownerEmail must be a valid e-mail address',
+      );
       expectError(await app.post('/v2/workspace/create', { data: {} }), 400, 'INVALID_ARGUMENT', 'data.ownerEmail must be a non-empty string');
-      expectError(await app.post('/v2/workspace/create', { data: { ownerEmail: 'x@mailinator.com' } }), 400, 'INVALID_ARGUMENT', 'This email domain is not supported.');
-      expectError(await app.post('/v2/workspace/create', { data: { ownerEmail: uniqueEmail(), avatar: 'javascript:alert(1)' } }), 400, 'INVALID_ARGUMENT', 'data.avatar must be an http(s) URL');
+      expectError(
+        await app.post('/v2/workspace/create', { data: { ownerEmail: 'x@mailinator.com' } }),
+        400,
+        'INVALID_ARGUMENT',
+        'This email domain is not supported.',
+      );
+      expectError(
+        await app.post('/v2/workspace/create', { data: { ownerEmail: uniqueEmail(), avatar: 'javascript:alert(1)' } }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.avatar must be an http(s) URL',
+      );
       const email = uniqueEmail();
       for (let i = 0; i < 5; i++) expectSuccess(await app.post('/v2/workspace/create', { data: { ownerEmail: email } }));
       expectError(await app.post('/v2/workspace/create', { data: { ownerEmail: email } }), 429, 'RESOURCE_EXHAUSTED');
@@ -63,7 +79,9 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
 
     it('get returns the workspace with every key', async () => {
       const key = await createKey(app);
-      const created = expectSuccess(await app.post('/v2/workspace/apikey/create', { data: { ownerEmail: key.ownerEmail, type: 'testing', apiKeyName: 'Second' } }, key.workspaceHeaders));
+      const created = expectSuccess(
+        await app.post('/v2/workspace/apikey/create', { data: { ownerEmail: key.ownerEmail, type: 'testing', apiKeyName: 'Second' } }, key.workspaceHeaders),
+      );
       const workspace = expectSuccess(await app.post('/v2/workspace/get', { data: {} }, key.workspaceHeaders), 'Workspace retrieved successfully').data;
       assert.equal(workspace.id, key.workspaceId);
       assert.equal(workspace.authToken, key.workspaceToken);
@@ -76,19 +94,28 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
     it('creates a key whose token works when createAuthToken is set', async () => {
       const key = await createKey(app);
       const result = expectSuccess(
-        await app.post('/v2/workspace/apikey/create', { data: { ownerEmail: 'dev@example.com', type: 'testing', createAuthToken: true } }, key.workspaceHeaders),
+        await app.post(
+          '/v2/workspace/apikey/create',
+          { data: { ownerEmail: 'dev@example.com', type: 'testing', createAuthToken: true } },
+          key.workspaceHeaders,
+        ),
         'API key created successfully.',
       );
       assert.match(result.data.apiKey, /^[0-9A-Za-z]{24}$/);
       assert.match(result.data.authToken, /^[A-Za-z0-9_-]{48}$/);
-      expectSuccess(await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-api-key': result.data.apiKey, 'x-svc-auth-token': result.data.authToken }));
-      const tokenless = expectSuccess(await app.post('/v2/workspace/apikey/create', { data: { ownerEmail: 'dev@example.com', type: 'testing' } }, key.workspaceHeaders));
+      expectSuccess(
+        await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-api-key': result.data.apiKey, 'x-svc-auth-token': result.data.authToken }),
+      );
+      const tokenless = expectSuccess(
+        await app.post('/v2/workspace/apikey/create', { data: { ownerEmail: 'dev@example.com', type: 'testing' } }, key.workspaceHeaders),
+      );
       assert.deepEqual(Object.keys(tokenless.data), ['apiKey']);
     });
 
     it('checks fields, then self-serve, then plan, then the production limit', async () => {
       const key = await createKey(app);
-      const create = (data: Record<string, unknown>) => app.post('/v2/workspace/apikey/create', { data: { ownerEmail: 'ops@example.com', ...data } }, key.workspaceHeaders);
+      const create = (data: Record<string, unknown>) =>
+        app.post('/v2/workspace/apikey/create', { data: { ownerEmail: 'ops@example.com', ...data } }, key.workspaceHeaders);
       expectError(await create({ type: 'staging' }), 400, 'INVALID_ARGUMENT', 'data.type must be one of: testing, production');
       expectError(await create({ type: 'production', persistenceDBRegion: '' }), 400, 'INVALID_ARGUMENT', /^data\.persistenceDBRegion must be one of/);
       expectError(await create({ type: 'testing', realtimeDBRegion: 'mars-1' }), 400, 'INVALID_ARGUMENT', /^data\.realtimeDBRegion must be one of/);
@@ -106,13 +133,29 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
 
     it('answers bad input with INVALID_ARGUMENT naming the field', async () => {
       const key = await createKey(app);
-      const create = (data: Record<string, unknown>) => app.post('/v2/workspace/apikey/create', { data: { ownerEmail: 'ops@example.com', type: 'testing', ...data } }, key.workspaceHeaders);
+      const create = (data: Record<string, unknown>) =>
+        app.post('/v2/workspace/apikey/create', { data: { ownerEmail: 'ops@example.com', type: 'testing', ...data } }, key.workspaceHeaders);
       expectError(await create({ useEmailService: 'yes' }), 400, 'INVALID_ARGUMENT', 'data.useEmailService must be a boolean');
       expectError(await create({ emailServiceConfig: 'x' }), 400, 'INVALID_ARGUMENT', 'data.emailServiceConfig must be an object');
-      expectError(await create({ emailServiceConfig: { fromEmail: 'nope' } }), 400, 'INVALID_ARGUMENT', 'data.emailServiceConfig.fromEmail must be a valid e-mail address');
+      expectError(
+        await create({ emailServiceConfig: { fromEmail: 'nope' } }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.emailServiceConfig.fromEmail must be a valid e-mail address',
+      );
       expectError(await create({ emailServiceConfig: { secret: 1 } }), 400, 'INVALID_ARGUMENT', 'Unknown field: data.emailServiceConfig.secret');
-      expectError(await create({ webhookServiceConfig: { rawNotificationUrl: 'ftp://x' } }), 400, 'INVALID_ARGUMENT', 'data.webhookServiceConfig.rawNotificationUrl must be an http(s) URL');
-      expectError(await create({ allowedDomains: ['ok.example.com', 'not a domain'] }), 400, 'INVALID_ARGUMENT', /^data\.allowedDomains\[1\] is not a valid domain/);
+      expectError(
+        await create({ webhookServiceConfig: { rawNotificationUrl: 'ftp://x' } }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.webhookServiceConfig.rawNotificationUrl must be an http(s) URL',
+      );
+      expectError(
+        await create({ allowedDomains: ['ok.example.com', 'not a domain'] }),
+        400,
+        'INVALID_ARGUMENT',
+        /^data\.allowedDomains\[1\] is not a valid domain/,
+      );
       expectError(await create({ apiKeyName: 42 }), 400, 'INVALID_ARGUMENT', 'data.apiKeyName must be a string');
       expectError(await create({ extra: true }), 400, 'INVALID_ARGUMENT', 'Unknown field: data.extra');
       const workspace = expectSuccess(await app.post('/v2/workspace/get', { data: {} }, key.workspaceHeaders)).data;
@@ -161,7 +204,13 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
 
     it('does not seed email triggers when setDefaultEmailTriggers is false', async () => {
       const key = await createKey(app);
-      const result = expectSuccess(await app.post('/v2/workspace/apikey/create', { data: { ownerEmail: 'dev@example.com', type: 'testing', useEmailService: true, setDefaultEmailTriggers: false } }, key.workspaceHeaders));
+      const result = expectSuccess(
+        await app.post(
+          '/v2/workspace/apikey/create',
+          { data: { ownerEmail: 'dev@example.com', type: 'testing', useEmailService: true, setDefaultEmailTriggers: false } },
+          key.workspaceHeaders,
+        ),
+      );
       const stored = await app.dataSource.getRepository(ApiKeyEntity).findOneByOrFail({ id: result.data.apiKey });
       assert.equal(stored.emailConfig.useEmailService, true);
       assert.equal(stored.emailConfig.emailServiceConfig.triggers, undefined);
@@ -171,55 +220,113 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
   describe('API key listing, rename and tokens', () => {
     it('pages through keys without repeats, with filter-bound tokens', async () => {
       const key = await createKey(app);
-      for (let i = 0; i < 3; i++) expectSuccess(await app.post('/v2/workspace/apikey/create', { data: { ownerEmail: key.ownerEmail, type: 'testing', apiKeyName: `K${i}` } }, key.workspaceHeaders));
+      for (let i = 0; i < 3; i++)
+        expectSuccess(
+          await app.post('/v2/workspace/apikey/create', { data: { ownerEmail: key.ownerEmail, type: 'testing', apiKeyName: `K${i}` } }, key.workspaceHeaders),
+        );
       const seen: string[] = [];
       let pageToken: string | undefined;
       do {
-        const result = expectSuccess(await app.post('/v2/workspace/apikeys/get', { data: { pageSize: 1, ...(pageToken ? { pageToken } : {}) } }, key.workspaceHeaders), 'API keys retrieved successfully.');
+        const result = expectSuccess(
+          await app.post('/v2/workspace/apikeys/get', { data: { pageSize: 1, ...(pageToken ? { pageToken } : {}) } }, key.workspaceHeaders),
+          'API keys retrieved successfully.',
+        );
         assert.equal(result.data.length, 1);
         assert.deepEqual(Object.keys(result.data[0]).sort(), ['apiKeyName', 'id', 'type']);
         seen.push(result.data[0].id);
         pageToken = result.nextPageToken;
         if (seen.length === 2) {
-          expectError(await app.post('/v2/workspace/apikeys/get', { data: { pageSize: 2, pageToken: `${pageToken}x` } }, key.workspaceHeaders), 400, 'INVALID_ARGUMENT', 'Invalid page token.');
-          expectError(await app.post('/v2/workspace/apikeys/get', { data: { pageSize: 1, pageToken, apiKeys: [key.apiKey] } }, key.workspaceHeaders), 400, 'INVALID_ARGUMENT', 'Invalid page token.');
+          expectError(
+            await app.post('/v2/workspace/apikeys/get', { data: { pageSize: 2, pageToken: `${pageToken}x` } }, key.workspaceHeaders),
+            400,
+            'INVALID_ARGUMENT',
+            'Invalid page token.',
+          );
+          expectError(
+            await app.post('/v2/workspace/apikeys/get', { data: { pageSize: 1, pageToken, apiKeys: [key.apiKey] } }, key.workspaceHeaders),
+            400,
+            'INVALID_ARGUMENT',
+            'Invalid page token.',
+          );
           const other = await createKey(app);
-          expectError(await app.post('/v2/workspace/apikeys/get', { data: { pageSize: 1, pageToken } }, other.workspaceHeaders), 400, 'INVALID_ARGUMENT', 'Invalid page token.');
+          expectError(
+            await app.post('/v2/workspace/apikeys/get', { data: { pageSize: 1, pageToken } }, other.workspaceHeaders),
+            400,
+            'INVALID_ARGUMENT',
+            'Invalid page token.',
+          );
         }
       } while (pageToken);
       assert.equal(seen.length, 4);
       assert.equal(new Set(seen).size, 4);
       const filtered = expectSuccess(await app.post('/v2/workspace/apikeys/get', { data: { apiKeys: [key.apiKey, 'unknown'] } }, key.workspaceHeaders));
-      assert.deepEqual(filtered.data.map((k: { id: string }) => k.id), [key.apiKey]);
+      assert.deepEqual(
+        filtered.data.map((k: { id: string }) => k.id),
+        [key.apiKey],
+      );
       assert.equal(filtered.nextPageToken, undefined);
     });
 
     it('renames a key; unknown and foreign keys are NOT_FOUND', async () => {
       const key = await createKey(app);
       const other = await createKey(app);
-      const result = expectSuccess(await app.post('/v2/workspace/apikey/update', { data: { apiKey: key.apiKey, apiKeyName: 'Renamed' } }, key.workspaceHeaders), 'API key updated successfully.');
+      const result = expectSuccess(
+        await app.post('/v2/workspace/apikey/update', { data: { apiKey: key.apiKey, apiKeyName: 'Renamed' } }, key.workspaceHeaders),
+        'API key updated successfully.',
+      );
       assert.equal(result.data, null);
       const workspace = expectSuccess(await app.post('/v2/workspace/get', { data: {} }, key.workspaceHeaders)).data;
       assert.equal(workspace.apiKeyList[key.apiKey].apiKeyName, 'Renamed');
-      expectError(await app.post('/v2/workspace/apikey/update', { data: { apiKey: other.apiKey, apiKeyName: 'Hijack' } }, key.workspaceHeaders), 404, 'NOT_FOUND', 'API key not found.');
-      expectError(await app.post('/v2/workspace/apikey/update', { data: { apiKey: 'unknown', apiKeyName: 'X' } }, key.workspaceHeaders), 404, 'NOT_FOUND', 'API key not found.');
-      expectError(await app.post('/v2/workspace/apikey/update', { data: { apiKey: key.apiKey } }, key.workspaceHeaders), 400, 'INVALID_ARGUMENT', 'data.apiKeyName must be a string');
+      expectError(
+        await app.post('/v2/workspace/apikey/update', { data: { apiKey: other.apiKey, apiKeyName: 'Hijack' } }, key.workspaceHeaders),
+        404,
+        'NOT_FOUND',
+        'API key not found.',
+      );
+      expectError(
+        await app.post('/v2/workspace/apikey/update', { data: { apiKey: 'unknown', apiKeyName: 'X' } }, key.workspaceHeaders),
+        404,
+        'NOT_FOUND',
+        'API key not found.',
+      );
+      expectError(
+        await app.post('/v2/workspace/apikey/update', { data: { apiKey: key.apiKey } }, key.workspaceHeaders),
+        400,
+        'INVALID_ARGUMENT',
+        'data.apiKeyName must be a string',
+      );
     });
 
     it('lists auth tokens; reset replaces them and the old one stops at once', async () => {
       const key = await createKey(app);
       const other = await createKey(app);
-      const tokens = expectSuccess(await app.post('/v2/workspace/authtokens/get', { data: { apiKey: key.apiKey } }, key.workspaceHeaders), 'Auth tokens retrieved successfully.').data;
+      const tokens = expectSuccess(
+        await app.post('/v2/workspace/authtokens/get', { data: { apiKey: key.apiKey } }, key.workspaceHeaders),
+        'Auth tokens retrieved successfully.',
+      ).data;
       assert.deepEqual(tokens, { apiKey: key.apiKey, authTokens: [{ token: key.authToken, name: 'Default Auth Token', domains: [] }] });
-      expectError(await app.post('/v2/workspace/authtokens/get', { data: { apiKey: other.apiKey } }, key.workspaceHeaders), 404, 'NOT_FOUND', 'API key not found.');
+      expectError(
+        await app.post('/v2/workspace/authtokens/get', { data: { apiKey: other.apiKey } }, key.workspaceHeaders),
+        404,
+        'NOT_FOUND',
+        'API key not found.',
+      );
 
-      const reset = expectSuccess(await app.post('/v2/workspace/authtoken/reset', { data: { apiKey: key.apiKey } }, key.workspaceHeaders), 'Auth token reset successfully.').data;
+      const reset = expectSuccess(
+        await app.post('/v2/workspace/authtoken/reset', { data: { apiKey: key.apiKey } }, key.workspaceHeaders),
+        'Auth token reset successfully.',
+      ).data;
       assert.equal(reset.apiKey, key.apiKey);
       assert.equal(reset.newAuthToken.name, 'Default Auth Token');
       assert.notEqual(reset.newAuthToken.token, key.authToken);
       expectError(await agentFor(app, key)('/v2/workspace/domains/get', {}), 403, 'PERMISSION_DENIED', 'Invalid API key or auth token.');
       expectSuccess(await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-api-key': key.apiKey, 'x-svc-auth-token': reset.newAuthToken.token }));
-      expectError(await app.post('/v2/workspace/authtoken/reset', { data: { apiKey: other.apiKey } }, key.workspaceHeaders), 404, 'NOT_FOUND', 'API key not found.');
+      expectError(
+        await app.post('/v2/workspace/authtoken/reset', { data: { apiKey: other.apiKey } }, key.workspaceHeaders),
+        404,
+        'NOT_FOUND',
+        'API key not found.',
+      );
       expectSuccess(await agentFor(app, other)('/v2/workspace/domains/get', {}));
     });
   });
@@ -229,7 +336,9 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
       const key = await createKey(app);
       const other = await createKey(app);
       const added = expectSuccess(
-        await agentFor(app, key)('/v2/workspace/domains/add', { domains: ['https://www.Example.com:8080/path?q=1', '*.Apps.example.org', 'example.com', '10.0.0.1'] }),
+        await agentFor(app, key)('/v2/workspace/domains/add', {
+          domains: ['https://www.Example.com:8080/path?q=1', '*.Apps.example.org', 'example.com', '10.0.0.1'],
+        }),
         'Domain(s) added successfully to allowed domains.',
       );
       assert.deepEqual(added.data, { domainsAdded: ['example.com', '*.apps.example.org', '10.0.0.1'] });
@@ -251,7 +360,12 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
     it('refuses entries that are not hostnames, naming the entry', async () => {
       const key = await createKey(app);
       for (const bad of ['', 'not a domain', 'exa_mple.com', '-bad.com', 'http://']) {
-        expectError(await agentFor(app, key)('/v2/workspace/domains/add', { domains: ['ok.com', bad] }), 400, 'INVALID_ARGUMENT', /^data\.domains\[1\] (is not a valid domain|must be a non-empty string)/);
+        expectError(
+          await agentFor(app, key)('/v2/workspace/domains/add', { domains: ['ok.com', bad] }),
+          400,
+          'INVALID_ARGUMENT',
+          /^data\.domains\[1\] (is not a valid domain|must be a non-empty string)/,
+        );
       }
       assert.deepEqual(expectSuccess(await agentFor(app, key)('/v2/workspace/domains/get', {})).data.allowedDomains, []);
     });
@@ -259,7 +373,10 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
     it('deletes domains, reporting the non-existing ones', async () => {
       const key = await createKey(app);
       expectSuccess(await agentFor(app, key)('/v2/workspace/domains/add', { domains: ['a.example.com', 'b.example.com'] }));
-      expectSuccess(await agentFor(app, key)('/v2/workspace/domains/delete', { domains: ['https://a.example.com'] }), 'Domain(s) removed successfully from allowed domains.');
+      expectSuccess(
+        await agentFor(app, key)('/v2/workspace/domains/delete', { domains: ['https://a.example.com'] }),
+        'Domain(s) removed successfully from allowed domains.',
+      );
       const response = await agentFor(app, key)('/v2/workspace/domains/delete', { domains: ['b.example.com', 'c.example.com'] });
       expectError(response, 500, 'INTERNAL', 'Domain(s) removed successfully from allowed domains. Skipped non-existing domains.');
       assert.deepEqual(response.body.error.details, { domainsRemoved: ['b.example.com'], skippedDomains: ['c.example.com'] });
@@ -282,7 +399,10 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
       assert.ok(token.length >= 40);
       const verified = expectSuccess(await app.post('/v2/workspace/login/verify', { data: { token } }), 'Login verified successfully.').data;
       assert.equal(verified.email, key.ownerEmail);
-      assert.deepEqual(verified.workspaces.map((w: { id: string }) => w.id), [key.workspaceId]);
+      assert.deepEqual(
+        verified.workspaces.map((w: { id: string }) => w.id),
+        [key.workspaceId],
+      );
       assert.equal(verified.workspaces[0].authToken, key.workspaceToken);
       expectError(await app.post('/v2/workspace/login/verify', { data: { token } }), 403, 'PERMISSION_DENIED', 'Invalid or expired login token.');
     });
@@ -337,7 +457,19 @@ describe('workspaces, API keys and credentials (contract part 2)', () => {
     it('the database holds no credential in clear', async () => {
       const key = await createKey(app);
       const created = expectSuccess(
-        await app.post('/v2/workspace/apikey/create', { data: { ownerEmail: 'dev@example.com', type: 'testing', createAuthToken: true, emailServiceConfig: { apiKey: 'SG.clear-provider-key' }, webhookServiceConfig: { authToken: 'clear-hook-token' } } }, key.workspaceHeaders),
+        await app.post(
+          '/v2/workspace/apikey/create',
+          {
+            data: {
+              ownerEmail: 'dev@example.com',
+              type: 'testing',
+              createAuthToken: true,
+              emailServiceConfig: { apiKey: 'SG.clear-provider-key' },
+              webhookServiceConfig: { authToken: 'clear-hook-token' },
+            },
+          },
+          key.workspaceHeaders,
+        ),
       ).data;
       const secrets = [key.workspaceToken, key.authToken, created.authToken, 'SG.clear-provider-key', 'clear-hook-token'];
       const tables = ['account', 'workspace', 'api_key', 'api_key_auth_token', 'allowed_domain', 'login_token', 'outgoing_mail'];

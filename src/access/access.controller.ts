@@ -16,7 +16,12 @@ import { NullDataResult } from '../common/openapi-responses.js';
 export class AccessController {
   constructor(private readonly access: AccessService) {}
 
-  @Operation('/v2/auth/permissions/get', { auth: 'apiKey', message: 'User permissions retrieved successfully.', response: PermissionsResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/auth/permissions/get', {
+    auth: 'apiKey',
+    message: 'User permissions retrieved successfully.',
+    response: PermissionsResult,
+    errors: ['NOT_FOUND'],
+  })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPermissionsRequest): Promise<JsonText> {
     return this.access.get(caller, data);
   }

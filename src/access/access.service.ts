@@ -33,7 +33,10 @@ export class AccessService {
   ) {}
 
   /** Resolves every user on every requested folder and document (contract part 5). */
-  private async resolve(principal: ApiKeyPrincipal, request: GetPermissionsRequest): Promise<{ layout: PermissionsLayout; users: ResolvedUser[]; missing: boolean }> {
+  private async resolve(
+    principal: ApiKeyPrincipal,
+    request: GetPermissionsRequest,
+  ): Promise<{ layout: PermissionsLayout; users: ResolvedUser[]; missing: boolean }> {
     const { organizationId } = request;
     const folderIds = [...new Set(request.folderIds ?? [])];
     const documentIds = [...new Set(request.documentIds ?? [])];
@@ -83,7 +86,11 @@ export class AccessService {
     const documents = await this.directory.documentsWithFolders(apiKeyId, organizationId, documentIds);
     const known = new Map<string, FolderNode>();
     for (const d of documents) if (d.folder) known.set(d.folder.id, d.folder);
-    const requestedFolders = await this.directory.folders(apiKeyId, organizationId, folderIds.filter((id) => !known.has(id)));
+    const requestedFolders = await this.directory.folders(
+      apiKeyId,
+      organizationId,
+      folderIds.filter((id) => !known.has(id)),
+    );
     for (const f of requestedFolders) known.set(f.id, f);
     const foundFolders = new Set(folderIds.filter((id) => known.has(id)));
     // Every folder above them can hold grants, and their ids are in the paths. Of their rows only
@@ -150,12 +157,25 @@ export class AccessService {
     const { apiKeyId } = principal;
     if (request.context && request.organizationId === undefined) throw AccessErrors.contextNeedsOrganization();
     const resources = request.permissions.resources.map((resource, i) => this.placeOf(resource, i));
-    for (const resource of request.permissions.resources) if (resource.expiresAt !== undefined && resource.expiresAt <= unixSeconds()) throw AccessErrors.expiresInPast();
+    for (const resource of request.permissions.resources)
+      if (resource.expiresAt !== undefined && resource.expiresAt <= unixSeconds()) throw AccessErrors.expiresInPast();
     await this.transactions.run(async (manager) => {
-      await this.organizations.ensure(manager, apiKeyId, [...resources.map((r) => r.organizationId), ...(request.organizationId ? [request.organizationId] : [])]);
+      await this.organizations.ensure(manager, apiKeyId, [
+        ...resources.map((r) => r.organizationId),
+        ...(request.organizationId ? [request.organizationId] : []),
+      ]);
       const folders = resources.filter((r) => r.type === 'folder');
-      for (const [organizationId, ids] of groupBy(folders, (r) => r.organizationId, (r) => r.id)) await this.folders.requireFolders(manager, apiKeyId, organizationId, ids);
-      await this.documents.ensureDocuments(manager, apiKeyId, resources.filter((r) => r.type === 'document'));
+      for (const [organizationId, ids] of groupBy(
+        folders,
+        (r) => r.organizationId,
+        (r) => r.id,
+      ))
+        await this.folders.requireFolders(manager, apiKeyId, organizationId, ids);
+      await this.documents.ensureDocuments(
+        manager,
+        apiKeyId,
+        resources.filter((r) => r.type === 'document'),
+      );
       await this.grants.putGrants(
         manager,
         apiKeyId,
@@ -168,7 +188,8 @@ export class AccessService {
           expiresAt: resource.expiresAt ?? null,
         })),
       );
-      if (request.context && request.organizationId) await this.grants.putAccessFields(manager, apiKeyId, request.organizationId, request.user.userId, request.context.accessFields);
+      if (request.context && request.organizationId)
+        await this.grants.putAccessFields(manager, apiKeyId, request.organizationId, request.user.userId, request.context.accessFields);
     });
     return null;
   }

@@ -54,7 +54,14 @@ export type UserGrantCursor = [resourceType: string, resourceId: string, tempora
 /** Ids per DELETE, well under every engine's parameter limit. */
 const DELETE_CHUNK = 500;
 
-type GrantRow = { user_id: string; resource_type: GrantResourceType; resource_id: string; temporary: boolean | number; access_role: AccessRole; expires_at: number | string | null };
+type GrantRow = {
+  user_id: string;
+  resource_type: GrantResourceType;
+  resource_id: string;
+  temporary: boolean | number;
+  access_role: AccessRole;
+  expires_at: number | string | null;
+};
 
 /**
  * The one place grants (`access_grant`) and users' access context (`access_context`) are read
@@ -86,7 +93,12 @@ export class GrantRepository implements Memberships, DirectoryObserver, OnModule
    * The users' (or, with `userIds` undefined, everyone's) grants in an organization: on the
    * organization itself and on the given documents and folders. One query.
    */
-  async grantsAt(apiKeyId: string, organizationId: string, userIds: readonly string[] | undefined, at: { documentIds: readonly string[]; folderIds: readonly string[] }): Promise<Grant[]> {
+  async grantsAt(
+    apiKeyId: string,
+    organizationId: string,
+    userIds: readonly string[] | undefined,
+    at: { documentIds: readonly string[]; folderIds: readonly string[] },
+  ): Promise<Grant[]> {
     const places = ["(resource_type = 'organization' AND resource_id = :organizationId)"];
     if (at.documentIds.length) places.push("(resource_type = 'document' AND resource_id IN (:...documentIds))");
     if (at.folderIds.length) places.push("(resource_type = 'folder' AND resource_id IN (:...folderIds))");
@@ -149,7 +161,13 @@ export class GrantRepository implements Memberships, DirectoryObserver, OnModule
     );
   }
 
-  async putMemberships(manager: EntityManager, apiKeyId: string, organizationId: string, scope: UserScope, members: readonly { userId: string; accessRole: MemberRole }[]): Promise<void> {
+  async putMemberships(
+    manager: EntityManager,
+    apiKeyId: string,
+    organizationId: string,
+    scope: UserScope,
+    members: readonly { userId: string; accessRole: MemberRole }[],
+  ): Promise<void> {
     if (!members.length) return;
     const now = Date.now();
     // TypeORM: the entity maps a batch (at most one request's) to one upsert; not a hot path.
@@ -175,10 +193,21 @@ export class GrantRepository implements Memberships, DirectoryObserver, OnModule
       .execute();
   }
 
-  async setMemberRole(manager: EntityManager, apiKeyId: string, organizationId: string, scope: UserScope, userIds: readonly string[], role: MemberRole): Promise<void> {
+  async setMemberRole(
+    manager: EntityManager,
+    apiKeyId: string,
+    organizationId: string,
+    scope: UserScope,
+    userIds: readonly string[],
+    role: MemberRole,
+  ): Promise<void> {
     if (!userIds.length) return;
     // TypeORM: a plain update by key, one statement; not a hot path.
-    await manager.update(GrantEntity, { apiKeyId, organizationId, resourceType: scope.type, resourceId: scope.id, userId: In([...userIds]), temporary: false }, { accessRole: role, lastUpdated: Date.now() });
+    await manager.update(
+      GrantEntity,
+      { apiKeyId, organizationId, resourceType: scope.type, resourceId: scope.id, userId: In([...userIds]), temporary: false },
+      { accessRole: role, lastUpdated: Date.now() },
+    );
   }
 
   async removeMemberships(manager: EntityManager, apiKeyId: string, organizationId: string, scope: UserScope, userIds: readonly string[]): Promise<void> {
@@ -203,12 +232,16 @@ export class GrantRepository implements Memberships, DirectoryObserver, OnModule
 
   async memberPage(apiKeyId: string, query: MemberPageQuery): Promise<MemberRow[]> {
     const { scope, after } = query;
-    const where = new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', query.organizationId).add('(expires_at IS NULL OR expires_at > :now)', { now: unixSeconds() });
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .equal('organization_id', query.organizationId)
+      .add('(expires_at IS NULL OR expires_at > :now)', { now: unixSeconds() });
     if (scope === 'allDocuments') where.add("resource_type = 'document'");
     else where.equal('resource_type', scope.type).equal('resource_id', scope.id);
     where.among('user_id', query.userIds);
     if (query.among) where.add(`user_id IN (${query.among.sql})`, query.among.parameters);
-    if (Array.isArray(after)) where.add('(resource_id > :afterDocument OR (resource_id = :afterDocument AND user_id > :afterUser))', { afterDocument: after[0], afterUser: after[1] });
+    if (Array.isArray(after))
+      where.add('(resource_id > :afterDocument OR (resource_id = :afterDocument AND user_id > :afterUser))', { afterDocument: after[0], afterUser: after[1] });
     else if (after !== undefined) where.add('user_id > :afterUser', { afterUser: after });
     // Plain SQL: pages of up to 1,000 ids read as plain rows (v1 get reads every page), with filters
     // that come and go; a regular and a temporary grant of one user are one member (DISTINCT).
@@ -227,7 +260,15 @@ export class GrantRepository implements Memberships, DirectoryObserver, OnModule
   async grantsOfUser(apiKeyId: string, organizationId: string, userId: string, after: UserGrantCursor | undefined, limit: number): Promise<UserGrant[]> {
     const order = 'resource_type, resource_id, CASE WHEN temporary THEN 1 ELSE 0 END';
     // Plain SQL: a keyset page over a row-value comparison, which TypeORM's builder cannot express.
-    const rows = await this.sql.rows<{ resource_type: GrantResourceType; resource_id: string; access_role: AccessRole; temporary: boolean | number; expires_at: number | string | null; created_at: number | string; last_updated: number | string }>(
+    const rows = await this.sql.rows<{
+      resource_type: GrantResourceType;
+      resource_id: string;
+      access_role: AccessRole;
+      temporary: boolean | number;
+      expires_at: number | string | null;
+      created_at: number | string;
+      last_updated: number | string;
+    }>(
       `SELECT resource_type, resource_id, access_role, temporary, expires_at, created_at, last_updated FROM access_grant
         WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId${after ? ` AND (${order}) > (:afterType, :afterId, :afterTemporary)` : ''}
         ORDER BY ${order} LIMIT :limit`,
@@ -262,7 +303,10 @@ export class GrantRepository implements Memberships, DirectoryObserver, OnModule
   /** Erases the users' grants and access context, in the given organizations or (null) all of the key's. Two statements. */
   async removeUsers(manager: EntityManager, apiKeyId: string, userIds: readonly string[], organizationIds: readonly string[] | null): Promise<void> {
     if (!userIds.length) return;
-    const where = new Conditions().equal('api_key_id', apiKeyId).among('user_id', userIds).among('organization_id', organizationIds ?? undefined);
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .among('user_id', userIds)
+      .among('organization_id', organizationIds ?? undefined);
     // Plain SQL: one statement per table whatever the numbers, with an optional filter.
     await this.sql.run(manager, `DELETE FROM access_grant WHERE ${where}`, where.parameters);
     await this.sql.run(manager, `DELETE FROM access_context WHERE ${where}`, where.parameters);

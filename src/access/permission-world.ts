@@ -62,7 +62,9 @@ export class PermissionResolver {
       let user = this.users.get(row.userId);
       if (!user) this.users.set(row.userId, (user = { folder: new Map(), document: new Map() }));
       const place: GrantsAt =
-        row.resourceType === 'organization' ? (user.organization ??= {}) : (user[row.resourceType].get(row.resourceId) ?? user[row.resourceType].set(row.resourceId, {}).get(row.resourceId)!);
+        row.resourceType === 'organization'
+          ? (user.organization ??= {})
+          : (user[row.resourceType].get(row.resourceId) ?? user[row.resourceType].set(row.resourceId, {}).get(row.resourceId)!);
       place[row.temporary ? 'temporary' : 'regular'] = { accessRole: row.accessRole, expiresAt: row.expiresAt };
     }
     this.nodes = new Map([...world.folders.values()].map((f) => [f.id, { id: f.id, pathIds: idsOf(f.path), accessType: f.accessType }]));
@@ -139,7 +141,12 @@ export class PermissionResolver {
       const keyDefault = this.world.keyDefault;
       if (type === 'folder') {
         const node = this.nodes.get(id)!;
-        facts = { above: node.pathIds.slice(0, -1).reverse(), accessType: effectiveFolderAccess(node, this.nodes, keyDefault), disabled: false, byRole: new Map() };
+        facts = {
+          above: node.pathIds.slice(0, -1).reverse(),
+          accessType: effectiveFolderAccess(node, this.nodes, keyDefault),
+          disabled: false,
+          byRole: new Map(),
+        };
       } else {
         const document = this.world.documents.get(id)!;
         const folder = document.folderId ? this.nodes.get(document.folderId) : undefined;

@@ -51,7 +51,8 @@ export function resolvePermission(c: PermissionCase): PermissionEntry {
   if (c.documentDisabled) return denied(accessType, 'Access to this document is disabled');
   for (const place of [c.own, ...c.above]) {
     const grant = usable(place, c.now);
-    if (grant) return grant.expiresAt === null ? { accessRole: grant.accessRole, accessType } : { accessRole: grant.accessRole, accessType, expiresAt: grant.expiresAt };
+    if (grant)
+      return grant.expiresAt === null ? { accessRole: grant.accessRole, accessType } : { accessRole: grant.accessRole, accessType, expiresAt: grant.expiresAt };
   }
   if (accessType === 'public') return { accessRole: c.organizationRole ?? 'editor', accessType };
   if (accessType === 'organizationPrivate' && c.organizationRole) return { accessRole: c.organizationRole, accessType };
@@ -59,7 +60,10 @@ export function resolvePermission(c: PermissionCase): PermissionEntry {
 }
 
 /** The organization entry: `{ accessRole }` for organization users, else denied. */
-export function resolveOrganization(disabled: boolean, organizationRole: AccessRole | undefined): { accessRole: AccessRole } | { error: string; errorCode: 'permission_denied' } {
+export function resolveOrganization(
+  disabled: boolean,
+  organizationRole: AccessRole | undefined,
+): { accessRole: AccessRole } | { error: string; errorCode: 'permission_denied' } {
   if (disabled) return { error: 'Access to this organization is disabled', errorCode: 'permission_denied' };
   if (organizationRole) return { accessRole: organizationRole };
   return { error: 'User does not have access to organization', errorCode: 'permission_denied' };

@@ -8,7 +8,13 @@ import { Transactions } from '../database/transactions.js';
 import { failed, ok, type ItemResults } from '../common/batch.js';
 import { DocumentsService } from '../directory/documents.service.js';
 import { ActivityLog, type Activity } from './activity-log.js';
-import { UPDATABLE_FIELDS, type AddActivitiesRequest, type DeleteActivitiesRequest, type GetActivitiesRequest, type UpdateActivitiesRequest } from './dto/activity.dto.js';
+import {
+  UPDATABLE_FIELDS,
+  type AddActivitiesRequest,
+  type DeleteActivitiesRequest,
+  type GetActivitiesRequest,
+  type UpdateActivitiesRequest,
+} from './dto/activity.dto.js';
 
 /** Per-item messages of contract 6.1. */
 export const ActivityMessages = {
@@ -80,7 +86,14 @@ export class ActivitiesService {
     const { records, cut } = await this.log.pageJson(
       apiKeyId,
       organizationId,
-      { documentId: request.documentId, targetEntityId: request.targetEntityId, userId: request.userId, featureTypes: request.featureTypes, actionTypes: request.actionTypes, activityIds: request.activityIds },
+      {
+        documentId: request.documentId,
+        targetEntityId: request.targetEntityId,
+        userId: request.userId,
+        featureTypes: request.featureTypes,
+        actionTypes: request.actionTypes,
+        activityIds: request.activityIds,
+      },
       order,
       after,
       pageSize + 1,
@@ -95,7 +108,16 @@ export class ActivitiesService {
     const { organizationId } = request;
     return this.transactions.run(async (manager) => {
       // Locked: two updates of one record changing different fields must not undo each other.
-      const current = new Map((await this.log.lockRecords(manager, apiKeyId, organizationId, request.activities.map((a) => a.id))).map((activity) => [activity.id, activity]));
+      const current = new Map(
+        (
+          await this.log.lockRecords(
+            manager,
+            apiKeyId,
+            organizationId,
+            request.activities.map((a) => a.id),
+          )
+        ).map((activity) => [activity.id, activity]),
+      );
       const changed: Activity[] = [];
       for (const { id, ...fields } of request.activities) {
         const before = current.get(id);
@@ -105,7 +127,9 @@ export class ActivitiesService {
       }
       if (changed.length) await this.log.write(manager, apiKeyId, changed, { added: false, fresh: false });
       const updated = (id: string) => current.has(id) && !current.get(id)!.immutable;
-      return Object.fromEntries(request.activities.map(({ id }) => [id, updated(id) ? ok(id, ActivityMessages.updated) : failed(id, ActivityMessages.updateFailed)]));
+      return Object.fromEntries(
+        request.activities.map(({ id }) => [id, updated(id) ? ok(id, ActivityMessages.updated) : failed(id, ActivityMessages.updateFailed)]),
+      );
     });
   }
 
@@ -120,7 +144,9 @@ export class ActivitiesService {
     if (documentId === undefined && targetEntityId === undefined && activityIds === undefined) {
       throw new ApiError('INVALID_ARGUMENT', 'At least one of data.documentId, data.activityIds or data.targetEntityId is required.');
     }
-    const deleted = await this.transactions.run((manager) => this.log.delete(manager, apiKeyId, organizationId, { documentId, targetEntityId, activityIds, mutableOnly: true }));
+    const deleted = await this.transactions.run((manager) =>
+      this.log.delete(manager, apiKeyId, organizationId, { documentId, targetEntityId, activityIds, mutableOnly: true }),
+    );
     const results: ItemResults = Object.fromEntries(deleted.map((id) => [id, ok(id, ActivityMessages.deleted)]));
     for (const id of activityIds ?? []) results[id] ??= failed(id, ActivityMessages.deleteFailed);
     return results;

@@ -52,7 +52,9 @@ export interface ActivityRow {
  * Everything of a record that has no column of its own (it always holds `actionUser`), and the
  * caller's own `metadata` keys when it sent some.
  */
-export type ActivityBody = Omit<Activity, 'id' | 'featureType' | 'actionType' | 'targetEntityId' | 'metadata' | 'timestamp'> & { metadata?: Record<string, unknown> };
+export type ActivityBody = Omit<Activity, 'id' | 'featureType' | 'actionType' | 'targetEntityId' | 'metadata' | 'timestamp'> & {
+  metadata?: Record<string, unknown>;
+};
 
 /** How records came to be written. */
 export interface ActivityWrite {
@@ -80,7 +82,19 @@ export interface ActivityObserver {
   activitiesDeleted(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<void>;
 }
 
-const COLUMNS = ['api_key_id', 'organization_id', 'id', 'document_id', 'feature_type', 'action_type', 'action_user_id', 'target_entity_id', 'timestamp', 'immutable', 'body'] as const;
+const COLUMNS = [
+  'api_key_id',
+  'organization_id',
+  'id',
+  'document_id',
+  'feature_type',
+  'action_type',
+  'action_user_id',
+  'target_entity_id',
+  'timestamp',
+  'immutable',
+  'body',
+] as const;
 
 /** What activities get filters by, every one an AND (absent: no filter). */
 export interface ActivityFilter {
@@ -137,7 +151,19 @@ export class ActivityLog {
     const activities = write.featureEvents ? records.filter((activity) => keepsCommentEvent(config, activity.actionType)) : records;
     if (!activities.length) return activities;
     if (addsImmutableRecords(config)) for (const activity of activities) activity.immutable = true;
-    const rows = activities.map((a) => [apiKeyId, a.metadata.organizationId, a.id, a.metadata.documentId, a.featureType, a.actionType, a.actionUser.userId, a.targetEntityId ?? null, a.timestamp, a.immutable ? 1 : 0, bodyJson(a)]);
+    const rows = activities.map((a) => [
+      apiKeyId,
+      a.metadata.organizationId,
+      a.id,
+      a.metadata.documentId,
+      a.featureType,
+      a.actionType,
+      a.actionUser.userId,
+      a.targetEntityId ?? null,
+      a.timestamp,
+      a.immutable ? 1 : 0,
+      bodyJson(a),
+    ]);
     await this.sql.insert(manager, 'activity', COLUMNS, rows, { target: ['api_key_id', 'organization_id', 'id'], update: COLUMNS.slice(3) });
     await this.observers.notify((observer) => observer.activitiesWritten(manager, apiKeyId, activities, write));
     return activities;
@@ -173,7 +199,14 @@ export class ActivityLog {
    * stored text (the first always comes): `cut` when the bound left some out. Spliced without
    * parsing (`rowJson`), pages of 1,000 being activities get's hot path.
    */
-  async pageJson(apiKeyId: string, organizationId: string, filter: ActivityFilter, order: 'asc' | 'desc', after: [timestamp: number, id: string] | undefined, limit: number): Promise<{ records: ActivityJson[]; cut: boolean }> {
+  async pageJson(
+    apiKeyId: string,
+    organizationId: string,
+    filter: ActivityFilter,
+    order: 'asc' | 'desc',
+    after: [timestamp: number, id: string] | undefined,
+    limit: number,
+  ): Promise<{ records: ActivityJson[]; cut: boolean }> {
     const where = new Conditions()
       .equal('api_key_id', apiKeyId)
       .equal('organization_id', organizationId)
@@ -200,7 +233,11 @@ export class ActivityLog {
    * other; write them back with `write`.
    */
   async lockRecords(manager: EntityManager, apiKeyId: string, organizationId: string, ids: readonly string[]): Promise<Activity[]> {
-    const rows = await this.sql.lockRows<ActivityRow>(manager, `${SELECT_ROW} WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)`, { apiKeyId, organizationId, ids: [...ids] });
+    const rows = await this.sql.lockRows<ActivityRow>(
+      manager,
+      `${SELECT_ROW} WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)`,
+      { apiKeyId, organizationId, ids: [...ids] },
+    );
     return rows.map((row) => fromRow(apiKeyId, organizationId, row));
   }
 
@@ -213,10 +250,14 @@ export class ActivityLog {
     const organizations =
       organizationIds ??
       (
-        await this.sql.run<{ organization_id: string }>(manager, 'SELECT DISTINCT organization_id FROM activity WHERE api_key_id = :apiKeyId AND action_user_id IN (:...userIds)', {
-          apiKeyId,
-          userIds,
-        })
+        await this.sql.run<{ organization_id: string }>(
+          manager,
+          'SELECT DISTINCT organization_id FROM activity WHERE api_key_id = :apiKeyId AND action_user_id IN (:...userIds)',
+          {
+            apiKeyId,
+            userIds,
+          },
+        )
       ).map((row) => row.organization_id);
     for (const organizationId of organizations) await this.delete(manager, apiKeyId, organizationId, { actionUserIds: userIds });
   }
@@ -226,9 +267,18 @@ export class ActivityLog {
    * (timestamp, id) order after `after` (user-data export). The text test is a pre-filter (an id
    * inside some other text is no mention): the caller tells mentions apart.
    */
-  async madeByOrNaming(apiKeyId: string, organizationId: string, userId: string, after: [timestamp: number, id: string] | undefined, limit: number): Promise<SizedActivity[]> {
+  async madeByOrNaming(
+    apiKeyId: string,
+    organizationId: string,
+    userId: string,
+    after: [timestamp: number, id: string] | undefined,
+    limit: number,
+  ): Promise<SizedActivity[]> {
     const mentions = namingFilter('body', [userId]);
-    const where = new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', organizationId).add(`(action_user_id = :userId OR ${mentions.sql})`, { userId, ...mentions.parameters });
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .equal('organization_id', organizationId)
+      .add(`(action_user_id = :userId OR ${mentions.sql})`, { userId, ...mentions.parameters });
     if (after) where.add('(timestamp, id) > (:afterTimestamp, :afterId)', { afterTimestamp: after[0], afterId: after[1] });
     const rows = await this.sql.rows<ActivityRow>(`${SELECT_ROW} WHERE ${where} ORDER BY timestamp, id LIMIT :limit`, { ...where.parameters, limit });
     return rows.map((row) => ({ activity: fromRow(apiKeyId, organizationId, row), size: row.body.length }));
@@ -240,7 +290,14 @@ export class ActivityLog {
    * unit of work ends so no update of them is lost (user-data erasure scrubs them and writes them
    * back). A pre-filter, as in `madeByOrNaming`.
    */
-  async lockNaming(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null, after: [organizationId: string, id: string] | undefined, limit: number): Promise<Activity[]> {
+  async lockNaming(
+    manager: EntityManager,
+    apiKeyId: string,
+    userIds: string[],
+    organizationIds: string[] | null,
+    after: [organizationId: string, id: string] | undefined,
+    limit: number,
+  ): Promise<Activity[]> {
     const mentions = namingFilter('body', userIds);
     const where = new Conditions()
       .equal('api_key_id', apiKeyId)

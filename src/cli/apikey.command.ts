@@ -23,7 +23,13 @@ export class CreateApiKeyCommand extends CommandRunner {
 
   async run(_: string[], options: CreateOptions): Promise<void> {
     await runCommand(async () => {
-      const request = await validatedRequest(CreateApiKeyRequest, { ownerEmail: options.email, type: options.type, apiKeyName: options.name, persistenceDBRegion: options.region, createAuthToken: true });
+      const request = await validatedRequest(CreateApiKeyRequest, {
+        ownerEmail: options.email,
+        type: options.type,
+        apiKeyName: options.name,
+        persistenceDBRegion: options.region,
+        createAuthToken: true,
+      });
       const created = await this.apiKeys.create({ workspaceId: options.workspace }, request);
       print([
         `API key (${options.type}) created.`,

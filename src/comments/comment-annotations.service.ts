@@ -12,7 +12,16 @@ import { DocumentsService } from '../directory/documents.service.js';
 import { InboxStore } from '../inbox/inbox-store.js';
 import { CommentEvents, threadActivity, triggersOf, type Triggers } from './comment-events.js';
 import { CommentStore, type ThreadFilter } from './comment-store.js';
-import { AGENT_FILTERS, type AddAnnotationsRequest, type AnnotationAdded, type AnnotationInput, type CountAnnotationsRequest, type DeleteAnnotationsRequest, type GetAnnotationsRequest, type UpdateAnnotationsRequest } from './dto/comments.dto.js';
+import {
+  AGENT_FILTERS,
+  type AddAnnotationsRequest,
+  type AnnotationAdded,
+  type AnnotationInput,
+  type CountAnnotationsRequest,
+  type DeleteAnnotationsRequest,
+  type GetAnnotationsRequest,
+  type UpdateAnnotationsRequest,
+} from './dto/comments.dto.js';
 import { newComments, withAgentType } from './new-comments.js';
 import { AGENT_SOURCES, OPEN_STATUS, threadJson, type Annotation, type Thread } from './threads.js';
 
@@ -54,9 +63,14 @@ export class CommentAnnotationsService {
     let denied = false;
     await this.transactions.run(async (manager) => {
       await this.documents.requirePlace(manager, apiKeyId, request);
-      const audience = request.verifyUserPermissions === true ? new Set((await this.access.documentAudience(apiKeyId, organizationId, documentId)).map((entry) => entry.userId)) : undefined;
+      const audience =
+        request.verifyUserPermissions === true
+          ? new Set((await this.access.documentAudience(apiKeyId, organizationId, documentId)).map((entry) => entry.userId))
+          : undefined;
       const given = request.commentAnnotations.flatMap((a) => (a.annotationId !== undefined ? [a.annotationId] : []));
-      const existing = new Map(given.length ? (await this.store.lockThreads(manager, apiKeyId, organizationId, { annotationIds: given })).map((t) => [t.annotationId, t]) : []);
+      const existing = new Map(
+        given.length ? (await this.store.lockThreads(manager, apiKeyId, organizationId, { annotationIds: given })).map((t) => [t.annotationId, t]) : [],
+      );
       const accepted: { input: AnnotationInput; thread: Thread }[] = [];
       request.commentAnnotations.forEach((input, index) => {
         if (audience && !audience.has(input.commentData[0]!.from.userId)) {
@@ -66,19 +80,37 @@ export class CommentAnnotationsService {
         }
         accepted.push({ input, thread: newThread(organizationId, documentId, input, now) });
       });
-      await this.numberThreads(manager, apiKeyId, accepted.map((a) => a.thread), existing);
-      await this.store.putAnnotations(manager, apiKeyId, accepted.map((a) => a.thread));
+      await this.numberThreads(
+        manager,
+        apiKeyId,
+        accepted.map((a) => a.thread),
+        existing,
+      );
+      await this.store.putAnnotations(
+        manager,
+        apiKeyId,
+        accepted.map((a) => a.thread),
+      );
       const events: { activity: () => Activity; triggers: Triggers }[] = [];
       for (const { input, thread } of accepted) {
         if (existing.has(thread.annotationId)) await this.store.clearComments(manager, apiKeyId, organizationId, thread.annotationId);
         await this.store.putComments(manager, apiKeyId, organizationId, thread.annotationId, thread.comments, { fresh: true });
         input.commentData.forEach((sent, c) => {
           const comment = thread.comments[c]!;
-          const activity = () => (c === 0 ? threadActivity(apiKeyId, 'comment_annotation.add', comment.from, thread, now) : threadActivity(apiKeyId, 'comment.add', comment.from, { ...thread, comments: thread.comments.slice(0, c) }, now, comment));
+          const activity = () =>
+            c === 0
+              ? threadActivity(apiKeyId, 'comment_annotation.add', comment.from, thread, now)
+              : threadActivity(apiKeyId, 'comment.add', comment.from, { ...thread, comments: thread.comments.slice(0, c) }, now, comment);
           events.push({ activity, triggers: triggersOf(sent) });
         });
         const findingId = (thread.agent?.reason as { findingId?: unknown } | undefined)?.findingId;
-        outcomes[thread.annotationId] = { success: true, annotationId: thread.annotationId, commentIds: thread.comments.map((c) => c.commentId), message: AnnotationMessages.added, ...(typeof findingId === 'string' ? { findingId } : {}) };
+        outcomes[thread.annotationId] = {
+          success: true,
+          annotationId: thread.annotationId,
+          commentIds: thread.comments.map((c) => c.commentId),
+          message: AnnotationMessages.added,
+          ...(typeof findingId === 'string' ? { findingId } : {}),
+        };
       }
       await this.events.publishEach(manager, apiKeyId, events);
     });
@@ -138,7 +170,10 @@ export class CommentAnnotationsService {
     const tokenFilters = { organizationId, ...filter, order };
     const after = request.pageToken ? this.pageTokens.decode<[number, string]>(apiKeyId, OPERATION_GET, tokenFilters, request.pageToken) : undefined;
     const threads = await this.store.page(apiKeyId, organizationId, filter, order, after, pageSize + 1);
-    const page = this.pageTokens.page(threads, pageSize, apiKeyId, OPERATION_GET, tokenFilters, (last): [number, string] => [last.lastUpdated, last.annotationId]);
+    const page = this.pageTokens.page(threads, pageSize, apiKeyId, OPERATION_GET, tokenFilters, (last): [number, string] => [
+      last.lastUpdated,
+      last.annotationId,
+    ]);
     const answered = page.items.map((thread) => threadJson(apiKeyId, thread));
     if (request.groupByDocumentId === true) {
       const grouped: Record<string, unknown[]> = {};
@@ -155,10 +190,16 @@ export class CommentAnnotationsService {
   async update(principal: ApiKeyPrincipal, request: UpdateAnnotationsRequest): Promise<Record<string, ItemOutcome>> {
     const { apiKeyId } = principal;
     const { organizationId, documentId, updatedData, updateUsers } = request;
-    if (updatedData === undefined && updateUsers === undefined) throw new ApiError('INVALID_ARGUMENT', 'At least one of data.updatedData or data.updateUsers is required.');
+    if (updatedData === undefined && updateUsers === undefined)
+      throw new ApiError('INVALID_ARGUMENT', 'At least one of data.updatedData or data.updateUsers is required.');
     const now = Date.now();
     return this.transactions.run(async (manager) => {
-      const threads = await this.store.lockThreads(manager, apiKeyId, organizationId, { documentIds: [documentId], annotationIds: request.annotationIds, locationIds: request.locationIds, userIds: request.userIds });
+      const threads = await this.store.lockThreads(manager, apiKeyId, organizationId, {
+        documentIds: [documentId],
+        annotationIds: request.annotationIds,
+        locationIds: request.locationIds,
+        userIds: request.userIds,
+      });
       const activities: Activity[] = [];
       const changed = threads.map((before) => {
         let after: Thread = { ...before, lastUpdated: now };
@@ -169,9 +210,12 @@ export class CommentAnnotationsService {
         return after;
       });
       await this.store.putAnnotations(manager, apiKeyId, changed);
-      if (updateUsers) for (const thread of changed) await this.store.putComments(manager, apiKeyId, organizationId, thread.annotationId, thread.comments, { fresh: false });
+      if (updateUsers)
+        for (const thread of changed) await this.store.putComments(manager, apiKeyId, organizationId, thread.annotationId, thread.comments, { fresh: false });
       await this.events.publish(manager, apiKeyId, activities, triggersOf(request));
-      const outcomes: Record<string, ItemOutcome> = Object.fromEntries(changed.map((t) => [t.annotationId, { success: true, id: t.annotationId, message: AnnotationMessages.updated }]));
+      const outcomes: Record<string, ItemOutcome> = Object.fromEntries(
+        changed.map((t) => [t.annotationId, { success: true, id: t.annotationId, message: AnnotationMessages.updated }]),
+      );
       for (const id of request.annotationIds ?? []) outcomes[id] ??= { success: false, id, message: AnnotationMessages.notFound };
       return outcomes;
     });
@@ -182,7 +226,8 @@ export class CommentAnnotationsService {
     const { apiKeyId } = principal;
     const now = Date.now();
     const agentFiltered = request.agentId !== undefined || request.agentSuggestions === true || request.agentUrls !== undefined;
-    if (request.agentUrls !== undefined && request.agentUrls.every((url) => url.trim() === '' || url.trim().startsWith('#'))) throw new ApiError('INVALID_ARGUMENT', 'data.agentUrls names no page.');
+    if (request.agentUrls !== undefined && request.agentUrls.every((url) => url.trim() === '' || url.trim().startsWith('#')))
+      throw new ApiError('INVALID_ARGUMENT', 'data.agentUrls names no page.');
     return this.transactions.run(async (manager) => {
       const threads = await this.store.lockThreads(manager, apiKeyId, request.organizationId, {
         documentIds: [request.documentId],
@@ -196,7 +241,9 @@ export class CommentAnnotationsService {
       await this.store.deleteThreads(manager, apiKeyId, threads);
       const activities = threads.map((thread) => threadActivity(apiKeyId, 'comment_annotation.delete', request.actionUser ?? thread.from, thread, now));
       await this.events.publish(manager, apiKeyId, activities, triggersOf(request));
-      const outcomes: Record<string, ItemOutcome> = Object.fromEntries(threads.map((t) => [t.annotationId, { success: true, id: t.annotationId, message: AnnotationMessages.deleted }]));
+      const outcomes: Record<string, ItemOutcome> = Object.fromEntries(
+        threads.map((t) => [t.annotationId, { success: true, id: t.annotationId, message: AnnotationMessages.deleted }]),
+      );
       for (const id of request.annotationIds ?? []) outcomes[id] ??= { success: false, id, message: AnnotationMessages.notFound };
       return outcomes;
     });
@@ -208,7 +255,6 @@ export class CommentAnnotationsService {
     const counts = await this.store.counts(principal.apiKeyId, request.organizationId, request.documentIds, request.statusIds, unreadThreads);
     return Object.fromEntries(request.documentIds.map((id) => [id, counts.get(id) ?? { total: 0, unread: 0 }]));
   }
-
 }
 
 /**
@@ -284,7 +330,13 @@ function replaceUsers(thread: Thread, replacements: { oldUser: WireUser; newUser
     comments: thread.comments.map((c) => ({
       ...c,
       from: swap(c.from),
-      ...(c.taggedUserContacts ? { taggedUserContacts: c.taggedUserContacts.map((t) => (byId.has(t.userId) ? { ...t, userId: byId.get(t.userId)!.userId, contact: byId.get(t.userId)! } : t)) } : {}),
+      ...(c.taggedUserContacts
+        ? {
+            taggedUserContacts: c.taggedUserContacts.map((t) =>
+              byId.has(t.userId) ? { ...t, userId: byId.get(t.userId)!.userId, contact: byId.get(t.userId)! } : t,
+            ),
+          }
+        : {}),
     })),
   };
 }

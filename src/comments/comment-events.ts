@@ -48,7 +48,9 @@ export class CommentEvents {
    */
   async publish(manager: EntityManager, apiKeyId: string, activities: Activity[], triggers: Triggers): Promise<void> {
     if (!activities.length || !asksAnything(triggers)) return;
-    const kept = triggers.activities ? await this.log.write(manager, apiKeyId, activities, { added: true, fresh: true, quiet: !triggers.notification, featureEvents: true }) : [];
+    const kept = triggers.activities
+      ? await this.log.write(manager, apiKeyId, activities, { added: true, fresh: true, quiet: !triggers.notification, featureEvents: true })
+      : [];
     if (triggers.notification) {
       const logged = new Set(kept);
       const unlogged = activities.filter((activity) => !logged.has(activity));
@@ -67,7 +69,9 @@ export class CommentEvents {
     const built = items.flatMap(({ activity, triggers }) => (asksAnything(triggers) ? [{ activity: activity(), triggers }] : []));
     for (const activities of [true, false]) {
       for (const notification of [true, false]) {
-        const group = built.filter((item) => item.triggers.activities === activities && item.triggers.notification === notification).map((item) => item.activity);
+        const group = built
+          .filter((item) => item.triggers.activities === activities && item.triggers.notification === notification)
+          .map((item) => item.activity);
         await this.publish(manager, apiKeyId, group, { activities, notification });
       }
     }

@@ -79,7 +79,11 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
   async placesDeleted(manager: EntityManager, apiKeyId: string, organizationId: string, deleted: DeletedPlaces): Promise<void> {
     for (const documentIds of chunksOf(deleted.documentIds)) {
       for (const table of ['comment_annotation', 'comment_counter']) {
-        await this.sql.run(manager, `DELETE FROM ${table} WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id IN (:...documentIds)`, { apiKeyId, organizationId, documentIds });
+        await this.sql.run(
+          manager,
+          `DELETE FROM ${table} WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id IN (:...documentIds)`,
+          { apiKeyId, organizationId, documentIds },
+        );
       }
     }
   }
@@ -115,10 +119,22 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
   }
 
   /** Writes comments of one thread (an existing id is overwritten) and who each tags. */
-  async putComments(manager: EntityManager, apiKeyId: string, organizationId: string, annotationId: string, comments: Comment[], options: { fresh: boolean }): Promise<void> {
+  async putComments(
+    manager: EntityManager,
+    apiKeyId: string,
+    organizationId: string,
+    annotationId: string,
+    comments: Comment[],
+    options: { fresh: boolean },
+  ): Promise<void> {
     if (!comments.length) return;
     // Rewritten comments may tag other users now; new ones have no mentions yet.
-    if (!options.fresh) await this.sql.run(manager, 'DELETE FROM comment_mention WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id = :annotationId AND comment_id IN (:...commentIds)', { apiKeyId, organizationId, annotationId, commentIds: comments.map((c) => c.commentId) });
+    if (!options.fresh)
+      await this.sql.run(
+        manager,
+        'DELETE FROM comment_mention WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id = :annotationId AND comment_id IN (:...commentIds)',
+        { apiKeyId, organizationId, annotationId, commentIds: comments.map((c) => c.commentId) },
+      );
     await this.sql.insert(
       manager,
       'comment',
@@ -147,12 +163,19 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
 
   /** Removes every comment of a thread (an annotation add overwriting an existing id starts its thread again). */
   async clearComments(manager: EntityManager, apiKeyId: string, organizationId: string, annotationId: string): Promise<void> {
-    await this.sql.run(manager, 'DELETE FROM comment WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id = :annotationId', { apiKeyId, organizationId, annotationId });
+    await this.sql.run(manager, 'DELETE FROM comment WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id = :annotationId', {
+      apiKeyId,
+      organizationId,
+      annotationId,
+    });
   }
 
   /** Deletes comments of a thread (all of them without `commentIds`); returns the ids deleted. */
   async deleteComments(manager: EntityManager, apiKeyId: string, organizationId: string, annotationId: string, commentIds?: number[]): Promise<number[]> {
-    const where = withCommentIds(new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', organizationId).equal('annotation_id', annotationId), commentIds);
+    const where = withCommentIds(
+      new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', organizationId).equal('annotation_id', annotationId),
+      commentIds,
+    );
     const rows = await this.sql.run<{ comment_id: number | string }>(manager, `DELETE FROM comment WHERE ${where} RETURNING comment_id`, where.parameters);
     return rows.map((row) => Number(row.comment_id));
   }
@@ -169,8 +192,16 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
 
   /** Deletes threads (their comments and mentions go with them). */
   async deleteThreads(manager: EntityManager, apiKeyId: string, threads: Pick<Annotation, 'organizationId' | 'annotationId'>[]): Promise<void> {
-    for (const [organizationId, annotationIds] of groupBy(threads, (t) => t.organizationId, (t) => t.annotationId)) {
-      await this.sql.run(manager, 'DELETE FROM comment_annotation WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id IN (:...annotationIds)', { apiKeyId, organizationId, annotationIds });
+    for (const [organizationId, annotationIds] of groupBy(
+      threads,
+      (t) => t.organizationId,
+      (t) => t.annotationId,
+    )) {
+      await this.sql.run(
+        manager,
+        'DELETE FROM comment_annotation WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id IN (:...annotationIds)',
+        { apiKeyId, organizationId, annotationIds },
+      );
     }
   }
 
@@ -180,8 +211,15 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
    * author's, and stays).
    */
   async forgetWriters(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
-    for (const [table, column] of [['comment_annotation', 'from_user_id'], ['comment', 'from_user_id'], ['comment_mention', 'user_id']] as const) {
-      const where = new Conditions().equal('api_key_id', apiKeyId).among('organization_id', organizationIds ?? undefined).among(column, userIds);
+    for (const [table, column] of [
+      ['comment_annotation', 'from_user_id'],
+      ['comment', 'from_user_id'],
+      ['comment_mention', 'user_id'],
+    ] as const) {
+      const where = new Conditions()
+        .equal('api_key_id', apiKeyId)
+        .among('organization_id', organizationIds ?? undefined)
+        .among(column, userIds);
       await this.sql.run(manager, `DELETE FROM ${table} WHERE ${where}`, where.parameters);
     }
   }
@@ -192,10 +230,22 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
    * order after `after`, with their comments, locked until the unit of work ends (erasure scrubs
    * and rewrites them). A pre-filter: the caller tests each exactly.
    */
-  async lockNaming(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null, after: [organizationId: string, annotationId: string] | undefined, limit: number): Promise<Thread[]> {
+  async lockNaming(
+    manager: EntityManager,
+    apiKeyId: string,
+    userIds: string[],
+    organizationIds: string[] | null,
+    after: [organizationId: string, annotationId: string] | undefined,
+    limit: number,
+  ): Promise<Thread[]> {
     const where = this.namingConditions(apiKeyId, userIds).among('organization_id', organizationIds ?? undefined);
-    if (after) where.add('(organization_id, annotation_id) > (:afterOrganization, :afterAnnotation)', { afterOrganization: after[0], afterAnnotation: after[1] });
-    const rows = await this.sql.lockRows<BodyRow>(manager, `SELECT body FROM comment_annotation WHERE ${where} ORDER BY organization_id, annotation_id LIMIT :limit`, { ...where.parameters, limit });
+    if (after)
+      where.add('(organization_id, annotation_id) > (:afterOrganization, :afterAnnotation)', { afterOrganization: after[0], afterAnnotation: after[1] });
+    const rows = await this.sql.lockRows<BodyRow>(
+      manager,
+      `SELECT body FROM comment_annotation WHERE ${where} ORDER BY organization_id, annotation_id LIMIT :limit`,
+      { ...where.parameters, limit },
+    );
     return this.withComments(apiKeyId, rows.map(annotationOf), (sql, parameters) => this.sql.run<CommentRow>(manager, sql, parameters));
   }
 
@@ -203,7 +253,10 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
   async naming(apiKeyId: string, organizationId: string, userId: string, after: string | undefined, limit: number): Promise<Thread[]> {
     const where = this.namingConditions(apiKeyId, [userId]).equal('organization_id', organizationId);
     if (after !== undefined) where.add('annotation_id > :afterAnnotation', { afterAnnotation: after });
-    const rows = await this.sql.rows<BodyRow>(`SELECT body FROM comment_annotation WHERE ${where} ORDER BY annotation_id LIMIT :limit`, { ...where.parameters, limit });
+    const rows = await this.sql.rows<BodyRow>(`SELECT body FROM comment_annotation WHERE ${where} ORDER BY annotation_id LIMIT :limit`, {
+      ...where.parameters,
+      limit,
+    });
     return this.withComments(apiKeyId, rows.map(annotationOf), (sql, parameters) => this.sql.rows<CommentRow>(sql, parameters));
   }
 
@@ -211,23 +264,36 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
    * One keyset page of threads over (last_updated, annotation_id) in `order`, with their comments:
    * two statements whatever the page size.
    */
-  async page(apiKeyId: string, organizationId: string, filter: ThreadFilter, order: 'asc' | 'desc', after: [number, string] | undefined, limit: number): Promise<Thread[]> {
+  async page(
+    apiKeyId: string,
+    organizationId: string,
+    filter: ThreadFilter,
+    order: 'asc' | 'desc',
+    after: [number, string] | undefined,
+    limit: number,
+  ): Promise<Thread[]> {
     const where = this.where(apiKeyId, organizationId, filter);
-    if (after) where.add(`(last_updated, annotation_id) ${order === 'desc' ? '<' : '>'} (:afterUpdated, :afterId)`, { afterUpdated: after[0], afterId: after[1] });
+    if (after)
+      where.add(`(last_updated, annotation_id) ${order === 'desc' ? '<' : '>'} (:afterUpdated, :afterId)`, { afterUpdated: after[0], afterId: after[1] });
     const direction = order === 'desc' ? 'DESC' : 'ASC';
-    const rows = await this.sql.rows<BodyRow>(`SELECT body FROM comment_annotation WHERE ${where} ORDER BY last_updated ${direction}, annotation_id ${direction} LIMIT :limit`, { ...where.parameters, limit });
-    return this.withComments(
-      apiKeyId,
-      rows.map(annotationOf),
-      (sql, parameters) => this.sql.rows<CommentRow>(sql, parameters),
+    const rows = await this.sql.rows<BodyRow>(
+      `SELECT body FROM comment_annotation WHERE ${where} ORDER BY last_updated ${direction}, annotation_id ${direction} LIMIT :limit`,
+      { ...where.parameters, limit },
     );
+    return this.withComments(apiKeyId, rows.map(annotationOf), (sql, parameters) => this.sql.rows<CommentRow>(sql, parameters));
   }
 
   /** Comments of one thread (all, or those of `commentIds`), oldest first. */
   async comments(apiKeyId: string, organizationId: string, documentId: string, annotationId: string, commentIds?: number[]): Promise<Comment[] | undefined> {
-    const [annotation] = await this.sql.rows<{ document_id: string }>('SELECT document_id FROM comment_annotation WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id = :annotationId', { apiKeyId, organizationId, annotationId });
+    const [annotation] = await this.sql.rows<{ document_id: string }>(
+      'SELECT document_id FROM comment_annotation WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id = :annotationId',
+      { apiKeyId, organizationId, annotationId },
+    );
     if (!annotation || annotation.document_id !== documentId) return undefined;
-    const where = withCommentIds(new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', organizationId).equal('annotation_id', annotationId), commentIds);
+    const where = withCommentIds(
+      new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', organizationId).equal('annotation_id', annotationId),
+      commentIds,
+    );
     const rows = await this.sql.rows<BodyRow>(`SELECT body FROM comment WHERE ${where} ORDER BY created_at, comment_id`, where.parameters);
     return rows.map((row) => JSON.parse(row.body) as Comment);
   }
@@ -237,16 +303,29 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
    * `unreadThreads` (the inbox knows which threads hold a user's unread entries). Long lists are
    * counted in chunks: they are disjoint, so their counts add up.
    */
-  async counts(apiKeyId: string, organizationId: string, documentIds: string[], statusIds: string[] | undefined, unreadThreads: string[]): Promise<Map<string, { total: number; unread: number }>> {
-    const where = () => new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', organizationId).among('document_id', documentIds).among('status_id', statusIds);
+  async counts(
+    apiKeyId: string,
+    organizationId: string,
+    documentIds: string[],
+    statusIds: string[] | undefined,
+    unreadThreads: string[],
+  ): Promise<Map<string, { total: number; unread: number }>> {
+    const where = () =>
+      new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', organizationId).among('document_id', documentIds).among('status_id', statusIds);
     const counts = new Map<string, { total: number; unread: number }>();
     const totals = where();
-    for (const row of await this.sql.rows<{ document_id: string; total: number | string }>(`SELECT document_id, COUNT(*) AS total FROM comment_annotation WHERE ${totals} GROUP BY document_id`, totals.parameters)) {
+    for (const row of await this.sql.rows<{ document_id: string; total: number | string }>(
+      `SELECT document_id, COUNT(*) AS total FROM comment_annotation WHERE ${totals} GROUP BY document_id`,
+      totals.parameters,
+    )) {
       counts.set(row.document_id, { total: Number(row.total), unread: 0 });
     }
     for (const chunk of chunksOf(unreadThreads)) {
       const unread = where().among('annotation_id', chunk);
-      for (const row of await this.sql.rows<{ document_id: string; unread: number | string }>(`SELECT document_id, COUNT(*) AS unread FROM comment_annotation WHERE ${unread} GROUP BY document_id`, unread.parameters)) {
+      for (const row of await this.sql.rows<{ document_id: string; unread: number | string }>(
+        `SELECT document_id, COUNT(*) AS unread FROM comment_annotation WHERE ${unread} GROUP BY document_id`,
+        unread.parameters,
+      )) {
         counts.get(row.document_id)!.unread += Number(row.unread);
       }
     }
@@ -257,15 +336,14 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
   private namingConditions(apiKeyId: string, userIds: string[]): Conditions {
     const annotationText = namingFilter('body', userIds);
     const commentText = namingFilter('c.body', userIds);
-    const sameThread = (alias: string) => `${alias}.api_key_id = comment_annotation.api_key_id AND ${alias}.organization_id = comment_annotation.organization_id`;
-    return new Conditions()
-      .equal('api_key_id', apiKeyId)
-      .add(
-        `(${annotationText.sql}
+    const sameThread = (alias: string) =>
+      `${alias}.api_key_id = comment_annotation.api_key_id AND ${alias}.organization_id = comment_annotation.organization_id`;
+    return new Conditions().equal('api_key_id', apiKeyId).add(
+      `(${annotationText.sql}
           OR annotation_id IN (SELECT c.annotation_id FROM comment c WHERE ${sameThread('c')} AND ${commentText.sql})
           OR annotation_id IN (SELECT m.annotation_id FROM comment_mention m WHERE ${sameThread('m')} AND m.user_id IN (:...mentionedUsers)))`,
-        { ...annotationText.parameters, ...commentText.parameters, mentionedUsers: userIds },
-      );
+      { ...annotationText.parameters, ...commentText.parameters, mentionedUsers: userIds },
+    );
   }
 
   private where(apiKeyId: string, organizationId: string | undefined, filter: ThreadFilter): Conditions {
@@ -285,9 +363,16 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
     if (filter.agentThreads === 'pending') where.add("agent_id IS NOT NULL AND suggestion_status = 'pending'", {});
     if (filter.agentFieldsAnyOf) {
       const { agentIds, executionIds, agentSources } = filter.agentFieldsAnyOf;
-      const anyOf = [['agent_id', 'fieldAgentIds', agentIds], ['execution_id', 'fieldExecutionIds', executionIds], ['agent_source', 'fieldAgentSources', agentSources]] as const;
+      const anyOf = [
+        ['agent_id', 'fieldAgentIds', agentIds],
+        ['execution_id', 'fieldExecutionIds', executionIds],
+        ['agent_source', 'fieldAgentSources', agentSources],
+      ] as const;
       const used = anyOf.filter(([, , values]) => values.length);
-      where.add(`agent_id IS NOT NULL AND (${used.map(([column, name]) => `${column} IN (:...${name})`).join(' OR ')})`, Object.fromEntries(used.map(([, name, values]) => [name, values])));
+      where.add(
+        `agent_id IS NOT NULL AND (${used.map(([column, name]) => `${column} IN (:...${name})`).join(' OR ')})`,
+        Object.fromEntries(used.map(([, name, values]) => [name, values])),
+      );
     }
     if (filter.mentionedUserIds) {
       where.add(
@@ -308,7 +393,11 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
   }
 
   /** The annotations with their comments (oldest first), read in one statement. */
-  private async withComments(apiKeyId: string, annotations: Annotation[], read: (sql: string, parameters: Parameters) => Promise<CommentRow[]>): Promise<Thread[]> {
+  private async withComments(
+    apiKeyId: string,
+    annotations: Annotation[],
+    read: (sql: string, parameters: Parameters) => Promise<CommentRow[]>,
+  ): Promise<Thread[]> {
     if (!annotations.length) return [];
     const threads = annotations.map((a): Thread => ({ ...a, comments: [] }));
     const byKey = new Map(threads.map((t) => [`${t.organizationId}\u0000${t.annotationId}`, t]));

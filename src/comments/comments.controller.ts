@@ -35,7 +35,12 @@ export class CommentsController {
     private readonly comments: CommentsService,
   ) {}
 
-  @Operation('/v2/commentannotations/add', { auth: 'apiKey', message: 'Comment Annotation(s) added successfully.', response: AnnotationsAddedResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/commentannotations/add', {
+    auth: 'apiKey',
+    message: 'Comment Annotation(s) added successfully.',
+    response: AnnotationsAddedResult,
+    errors: ['NOT_FOUND'],
+  })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddAnnotationsRequest): Promise<unknown> {
     return this.annotations.add(caller, data);
   }
@@ -60,22 +65,42 @@ export class CommentsController {
     return this.annotations.count(caller, data);
   }
 
-  @Operation('/v2/commentannotations/comments/add', { auth: 'apiKey', message: 'Comment(s) added successfully.', response: CommentIdsResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/commentannotations/comments/add', {
+    auth: 'apiKey',
+    message: 'Comment(s) added successfully.',
+    response: CommentIdsResult,
+    errors: ['NOT_FOUND'],
+  })
   addComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddCommentsRequest): Promise<unknown> {
     return this.comments.add(caller, data);
   }
 
-  @Operation('/v2/commentannotations/comments/get', { auth: 'apiKey', message: 'Comments retrieved successfully.', response: CommentsResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/commentannotations/comments/get', {
+    auth: 'apiKey',
+    message: 'Comments retrieved successfully.',
+    response: CommentsResult,
+    errors: ['NOT_FOUND'],
+  })
   getComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCommentsRequest): Promise<unknown> {
     return this.comments.get(caller, data);
   }
 
-  @Operation('/v2/commentannotations/comments/update', { auth: 'apiKey', message: 'Comment updated successfully.', response: CommentOutcomesResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/commentannotations/comments/update', {
+    auth: 'apiKey',
+    message: 'Comment updated successfully.',
+    response: CommentOutcomesResult,
+    errors: ['NOT_FOUND'],
+  })
   updateComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateCommentsRequest): Promise<unknown> {
     return this.comments.update(caller, data);
   }
 
-  @Operation('/v2/commentannotations/comments/delete', { auth: 'apiKey', message: 'Comments(s) deleted successfully.', response: CommentOutcomesResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/commentannotations/comments/delete', {
+    auth: 'apiKey',
+    message: 'Comments(s) deleted successfully.',
+    response: CommentOutcomesResult,
+    errors: ['NOT_FOUND'],
+  })
   deleteComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteCommentsRequest): Promise<unknown> {
     return this.comments.delete(caller, data);
   }

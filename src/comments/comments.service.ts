@@ -37,12 +37,21 @@ export class CommentsService {
     return this.transactions.run(async (manager) => {
       await this.documents.requirePlace(manager, apiKeyId, request);
       const thread = await this.thread(manager, apiKeyId, request);
-      const comments = newComments(request.commentData, thread.comments.map((c) => c.commentId), now);
+      const comments = newComments(
+        request.commentData,
+        thread.comments.map((c) => c.commentId),
+        now,
+      );
       await this.store.putComments(manager, apiKeyId, organizationId, thread.annotationId, comments, { fresh: false });
-      const after: Thread = { ...thread, comments: [...thread.comments.filter((c) => !comments.some((n) => n.commentId === c.commentId)), ...comments], lastUpdated: now };
+      const after: Thread = {
+        ...thread,
+        comments: [...thread.comments.filter((c) => !comments.some((n) => n.commentId === c.commentId)), ...comments],
+        lastUpdated: now,
+      };
       await this.store.putAnnotations(manager, apiKeyId, [after]);
       const events = comments.map((comment, i) => ({
-        activity: () => threadActivity(apiKeyId, 'comment.add', comment.from, { ...thread, comments: [...thread.comments, ...comments.slice(0, i)] }, now, comment),
+        activity: () =>
+          threadActivity(apiKeyId, 'comment.add', comment.from, { ...thread, comments: [...thread.comments, ...comments.slice(0, i)] }, now, comment),
         triggers: triggersOf(request.commentData[i]!),
       }));
       await this.events.publishEach(manager, apiKeyId, events);
@@ -65,7 +74,9 @@ export class CommentsService {
     const now = Date.now();
     return this.transactions.run(async (manager) => {
       const thread = await this.thread(manager, apiKeyId, request);
-      const changed = thread.comments.filter((c) => request.commentIds.includes(c.commentId)).map((c) => ({ ...c, ...request.updatedData, edited: true, lastUpdated: now }));
+      const changed = thread.comments
+        .filter((c) => request.commentIds.includes(c.commentId))
+        .map((c) => ({ ...c, ...request.updatedData, edited: true, lastUpdated: now }));
       await this.store.putComments(manager, apiKeyId, request.organizationId, thread.annotationId, changed, { fresh: false });
       const after: Thread = { ...thread, comments: thread.comments.map((c) => changed.find((n) => n.commentId === c.commentId) ?? c), lastUpdated: now };
       if (changed.length) await this.store.putAnnotations(manager, apiKeyId, [after]);
@@ -84,7 +95,9 @@ export class CommentsService {
       const deleted = new Set(await this.store.deleteComments(manager, apiKeyId, request.organizationId, thread.annotationId, request.commentIds));
       const after: Thread = { ...thread, comments: thread.comments.filter((c) => !deleted.has(c.commentId)), lastUpdated: now };
       if (deleted.size) await this.store.putAnnotations(manager, apiKeyId, [after]);
-      const activities = thread.comments.filter((c) => deleted.has(c.commentId)).map((comment) => threadActivity(apiKeyId, 'comment.delete', request.actionUser ?? comment.from, after, now, comment));
+      const activities = thread.comments
+        .filter((c) => deleted.has(c.commentId))
+        .map((comment) => threadActivity(apiKeyId, 'comment.delete', request.actionUser ?? comment.from, after, now, comment));
       await this.events.publish(manager, apiKeyId, activities, triggersOf(request));
       return outcomes(request.commentIds ?? [...deleted], deleted, CommentMessages.deleted);
     });
@@ -92,13 +105,17 @@ export class CommentsService {
 
   /** The named thread of the named document, locked; NOT_FOUND when there is none. */
   private async thread(manager: EntityManager, apiKeyId: string, place: { organizationId: string; documentId: string; annotationId: string }): Promise<Thread> {
-    const [thread] = await this.store.lockThreads(manager, apiKeyId, place.organizationId, { documentIds: [place.documentId], annotationIds: [place.annotationId] });
+    const [thread] = await this.store.lockThreads(manager, apiKeyId, place.organizationId, {
+      documentIds: [place.documentId],
+      annotationIds: [place.annotationId],
+    });
     if (!thread) throw new ApiError('NOT_FOUND', CommentMessages.threadNotFound);
     return thread;
   }
-
 }
 
 function outcomes(ids: number[], done: Set<number>, message: string): Record<string, CommentOutcome> {
-  return Object.fromEntries(ids.map((id) => [String(id), done.has(id) ? { success: true, id, message } : { success: false, id, message: CommentMessages.notFound }]));
+  return Object.fromEntries(
+    ids.map((id) => [String(id), done.has(id) ? { success: true, id, message } : { success: false, id, message: CommentMessages.notFound }]),
+  );
 }

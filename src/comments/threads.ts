@@ -24,7 +24,10 @@ export const AGENT_TYPES = ['built-in', 'custom', 'external'] as const;
 export const VISIBILITY_TYPES = ['public', 'organizationPrivate', 'restricted'] as const;
 
 /** An agent-authored comment's block (upstream's `agent`), kept as sent plus the `agentType` the service derives. */
-export type AgentBlock = { agentSource: (typeof AGENT_SOURCES)[number]; agentId: string; agentType?: string; executionId?: string; url?: string } & Record<string, unknown>;
+export type AgentBlock = { agentSource: (typeof AGENT_SOURCES)[number]; agentId: string; agentType?: string; executionId?: string; url?: string } & Record<
+  string,
+  unknown
+>;
 
 export interface Comment {
   commentId: number;

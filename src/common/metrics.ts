@@ -13,7 +13,12 @@ export type Sampler = () => Promise<Record<string, number>> | Record<string, num
 @Injectable()
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({ name: 'http_requests_total', help: 'Requests answered, by operation and HTTP status.', labelNames: ['operation', 'status'], registers: [this.registry] });
+  readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'Requests answered, by operation and HTTP status.',
+    labelNames: ['operation', 'status'],
+    registers: [this.registry],
+  });
   readonly latency = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time to answer a request, by operation.',
@@ -21,8 +26,18 @@ export class Metrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
-  readonly rateLimited = new Counter({ name: 'rate_limit_rejections_total', help: 'Requests refused by a rate limit, by limit.', labelNames: ['limit'], registers: [this.registry] });
-  readonly deliveries = new Counter({ name: 'deliveries_total', help: 'Delivery outcomes written, by channel and outcome.', labelNames: ['channel', 'outcome'], registers: [this.registry] });
+  readonly rateLimited = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests refused by a rate limit, by limit.',
+    labelNames: ['limit'],
+    registers: [this.registry],
+  });
+  readonly deliveries = new Counter({
+    name: 'deliveries_total',
+    help: 'Delivery outcomes written, by channel and outcome.',
+    labelNames: ['channel', 'outcome'],
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });

@@ -49,7 +49,10 @@ export function WithMetadata(description = 'Any other key is caller metadata (an
 }
 
 /** A JSON object whose values are lists of `type` under keys the caller chose (users by document id). */
-export function mapOfLists(type: Type<unknown>, description?: string): { type: 'object'; additionalProperties: { type: 'array'; items: { $ref: string } }; description?: string } {
+export function mapOfLists(
+  type: Type<unknown>,
+  description?: string,
+): { type: 'object'; additionalProperties: { type: 'array'; items: { $ref: string } }; description?: string } {
   referenced.add(type);
   return { type: 'object', additionalProperties: { type: 'array', items: { $ref: getSchemaPath(type) } }, ...(description ? { description } : {}) };
 }
@@ -93,7 +96,7 @@ export class ItemResult {
 
 /** `result` of a batch write: each item's outcome under its id. */
 export class ItemResultsResult extends SuccessResult {
-  @ApiProperty(mapOf(ItemResult, 'Each item\'s outcome, under its id.')) data!: Record<string, ItemResult>;
+  @ApiProperty(mapOf(ItemResult, "Each item's outcome, under its id.")) data!: Record<string, ItemResult>;
 }
 
 /** The error envelope's body (contract 1.2). */
@@ -137,7 +140,11 @@ export function operationResponses(result: Type<object>, sources: ErrorSources):
   for (const code of sources.errors) statuses.add(HTTP_STATUS_BY_CODE[code]);
   return applyDecorators(
     ApiExtraModels(result),
-    ApiResponse({ status: 200, description: 'Success.', schema: { type: 'object', required: ['result'], properties: { result: { $ref: getSchemaPath(result) } } } }),
+    ApiResponse({
+      status: 200,
+      description: 'Success.',
+      schema: { type: 'object', required: ['result'], properties: { result: { $ref: getSchemaPath(result) } } },
+    }),
     ...[...statuses].sort().map((status) => ApiResponse({ status, description: DESCRIPTION[status] ?? 'Error.', type: ErrorEnvelope })),
   );
 }

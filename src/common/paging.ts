@@ -34,7 +34,15 @@ export class PageTokens {
    * and the token of the next page when they do; `cut`: the rows were cut short by their size
    * (`Sql.rowsWithinBytes`), so more follow.
    */
-  page<T>(rows: T[], pageSize: number, owner: string, operation: string, filters: unknown, cursorOf: (last: T) => unknown, cut = false): { items: T[]; next?: string } {
+  page<T>(
+    rows: T[],
+    pageSize: number,
+    owner: string,
+    operation: string,
+    filters: unknown,
+    cursorOf: (last: T) => unknown,
+    cut = false,
+  ): { items: T[]; next?: string } {
     const items = rows.slice(0, pageSize);
     const last = items[items.length - 1];
     const more = cut || rows.length > pageSize;
@@ -67,7 +75,10 @@ export function canonicalJson(value: unknown): string {
 
 /** `pageSize` of a paged read: 1..max, default 1000 (contract 1.5). */
 export function PageSizeField(max: number = PAGE_SIZE.max): PropertyDecorator {
-  return applyDecorators(ApiPropertyOptional({ type: 'integer', minimum: PAGE_SIZE.min, maximum: max, description: `Default: ${Math.min(PAGE_SIZE.default, max)}.` }), IsOptionalInteger(PAGE_SIZE.min, max));
+  return applyDecorators(
+    ApiPropertyOptional({ type: 'integer', minimum: PAGE_SIZE.min, maximum: max, description: `Default: ${Math.min(PAGE_SIZE.default, max)}.` }),
+    IsOptionalInteger(PAGE_SIZE.min, max),
+  );
 }
 
 /** `pageToken` of a paged read: the opaque token a previous page returned. */

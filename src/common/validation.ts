@@ -1,13 +1,6 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { instanceToPlain, plainToInstance, Type, type ClassTransformOptions } from 'class-transformer';
-import {
-  isEmail,
-  registerDecorator,
-  ValidateIf,
-  ValidateNested,
-  type ValidationArguments,
-  type ValidationOptions,
-} from 'class-validator';
+import { isEmail, registerDecorator, ValidateIf, ValidateNested, type ValidationArguments, type ValidationOptions } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
 import { EmptyRequest } from './empty-request.dto.js';
 import { ApiError } from './errors.js';
@@ -36,7 +29,10 @@ export function createValidationPipe(): ValidationPipe {
     validateCustomDecorators: true,
     transformOptions: { enableImplicitConversion: false },
     validationError: { target: false, value: false },
-    transformerPackage: { plainToInstance: toRequestInstance as <T>(cls: new () => T, plain: unknown, options?: ClassTransformOptions) => T, classToPlain: instanceToPlain },
+    transformerPackage: {
+      plainToInstance: toRequestInstance as <T>(cls: new () => T, plain: unknown, options?: ClassTransformOptions) => T,
+      classToPlain: instanceToPlain,
+    },
     exceptionFactory: (errors) => {
       const issues = flattenValidationErrors(errors, 'data');
       const first = issues[0] ?? { path: 'data', message: 'data is invalid' };
@@ -63,7 +59,8 @@ function NestedType(type: () => new () => object): PropertyDecorator {
 }
 
 function holdsNested(cls: object | null): boolean {
-  for (let current = cls; current && current !== Function.prototype; current = Object.getPrototypeOf(current) as object | null) if (CLASSES_WITH_NESTED.has(current)) return true;
+  for (let current = cls; current && current !== Function.prototype; current = Object.getPrototypeOf(current) as object | null)
+    if (CLASSES_WITH_NESTED.has(current)) return true;
   return false;
 }
 
@@ -72,7 +69,9 @@ const FROM_CHECKED_VALUES = new WeakSet<object>();
 
 function toRequestInstance(cls: new () => object, plain: unknown, options?: ClassTransformOptions): unknown {
   const instance: unknown =
-    holdsNested(cls) || typeof plain !== 'object' || plain === null || Array.isArray(plain) ? plainToInstance(cls, plain, options) : Object.assign(Object.create(cls.prototype) as object, plain);
+    holdsNested(cls) || typeof plain !== 'object' || plain === null || Array.isArray(plain)
+      ? plainToInstance(cls, plain, options)
+      : Object.assign(Object.create(cls.prototype) as object, plain);
   if (passedWireValueCheck(plain) && typeof instance === 'object' && instance !== null) FROM_CHECKED_VALUES.add(instance);
   return instance;
 }
@@ -186,9 +185,7 @@ export function checkOneOf(allowed: readonly string[]): Check {
 
 export function checkInteger(min: number, max: number): Check {
   return (value) =>
-    typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max
-      ? undefined
-      : `must be an integer between ${min} and ${max}`;
+    typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max ? undefined : `must be an integer between ${min} and ${max}`;
 }
 
 export function checkArrayOf(item: Check, options: { max: number; min?: number; unique?: boolean }): Check {
@@ -205,8 +202,7 @@ export function checkArrayOf(item: Check, options: { max: number; min?: number; 
   };
 }
 
-export const checkPlainObject: Check = (value) =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? undefined : 'must be an object';
+export const checkPlainObject: Check = (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? undefined : 'must be an object');
 
 /** How a check reports a key it does not know, relative to the value it checked. */
 const UNKNOWN_FIELD = 'Unknown field: ';

@@ -39,7 +39,8 @@ export class ActivityConfigService {
       const settings = await this.keys.lockSettings(manager, principal.apiKeyId);
       if (!settings) throw ConfigErrors.keyGone();
       let config: ActivityServiceConfig = settings.activityServiceConfig ?? { isEnabled: false };
-      if (!settings.activityServiceConfig && isEnabled === true) config = { isEnabled: true, immutable: true, enabledTime: Date.now(), triggers: { comment: standardCommentTriggers() } };
+      if (!settings.activityServiceConfig && isEnabled === true)
+        config = { isEnabled: true, immutable: true, enabledTime: Date.now(), triggers: { comment: standardCommentTriggers() } };
       config = {
         ...config,
         ...stripUndefined({ isEnabled, immutable, enabledTime }),

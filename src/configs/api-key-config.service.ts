@@ -62,7 +62,10 @@ export class ApiKeyConfigService {
       if (!stored) throw ConfigErrors.keyGone();
       const settings: KeySettings = { ...stored, ...sent };
       if (aiModelApiKey) {
-        settings.aiModelKeysEnc = { ...settings.aiModelKeysEnc, ...Object.fromEntries(aiModelApiKey.map((entry) => [entry.provider, this.secrets.encrypt(entry.customerApiKey)])) };
+        settings.aiModelKeysEnc = {
+          ...settings.aiModelKeysEnc,
+          ...Object.fromEntries(aiModelApiKey.map((entry) => [entry.provider, this.secrets.encrypt(entry.customerApiKey)])),
+        };
       }
       await this.keys.saveSettings(manager, principal.apiKeyId, settings);
       return { ...sent, ...(aiModelApiKey ? { aiModelsConfig: this.masked(settings.aiModelKeysEnc!) } : {}) };

@@ -8,10 +8,25 @@ import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { ActivityConfigService, type ActivityConfigView } from './activity-config.service.js';
 import { type ApiKeyConfigEcho, ApiKeyConfigService, type ApiKeyConfigView } from './api-key-config.service.js';
 import { ConfigsService } from './configs.service.js';
-import { UpdateActivityConfigRequest, UpdateAdvancedWebhookConfigRequest, UpdateApiKeyConfigRequest, UpdateEmailConfigRequest, UpdateNotificationConfigRequest, UpdateWebhookConfigRequest } from './dto/config.dto.js';
+import {
+  UpdateActivityConfigRequest,
+  UpdateAdvancedWebhookConfigRequest,
+  UpdateApiKeyConfigRequest,
+  UpdateEmailConfigRequest,
+  UpdateNotificationConfigRequest,
+  UpdateWebhookConfigRequest,
+} from './dto/config.dto.js';
 import { CreateEndpointRequest, EndpointIdRequest, ListEndpointsRequest, UpdateEndpointRequest } from './dto/endpoint.dto.js';
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';
-import { ActivityConfigResult, AdvancedWebhookConfigResult, ApiKeyConfigEchoResult, ApiKeyConfigResult, EmailConfigResult, NotificationConfigResult, WebhookConfigResult } from './dto/config.response.js';
+import {
+  ActivityConfigResult,
+  AdvancedWebhookConfigResult,
+  ApiKeyConfigEchoResult,
+  ApiKeyConfigResult,
+  EmailConfigResult,
+  NotificationConfigResult,
+  WebhookConfigResult,
+} from './dto/config.response.js';
 import { EndpointDeletedResult, EndpointResult, EndpointSecretResult, EndpointsPageResult } from './dto/endpoint.response.js';
 
 /** The API key's delivery configs and advanced webhook endpoints (contract part 3). */
@@ -26,23 +41,41 @@ export class ConfigsController {
   ) {}
 
   /** Upstream's apikeyconfig pair (its legacy apikeymetadata paths too). */
-  @Operation('/v2/workspace/apikeyconfig/get', { aliases: ['/v2/workspace/apikeymetadata/get'], auth: 'apiKey', message: 'API key metadata retrieved successfully.', response: ApiKeyConfigResult })
+  @Operation('/v2/workspace/apikeyconfig/get', {
+    aliases: ['/v2/workspace/apikeymetadata/get'],
+    auth: 'apiKey',
+    message: 'API key metadata retrieved successfully.',
+    response: ApiKeyConfigResult,
+  })
   getApiKeyConfig(@ApiKeyPrincipal() caller: Caller, @RequestData() _data: EmptyRequest): Promise<ApiKeyConfigView> {
     return this.keyConfig.get(caller);
   }
 
-  @Operation('/v2/workspace/apikeyconfig/update', { aliases: ['/v2/workspace/apikeymetadata/update'], auth: 'apiKey', message: 'API key configuration updated successfully.', response: ApiKeyConfigEchoResult })
+  @Operation('/v2/workspace/apikeyconfig/update', {
+    aliases: ['/v2/workspace/apikeymetadata/update'],
+    auth: 'apiKey',
+    message: 'API key configuration updated successfully.',
+    response: ApiKeyConfigEchoResult,
+  })
   updateApiKeyConfig(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateApiKeyConfigRequest): Promise<ApiKeyConfigEcho> {
     return this.keyConfig.update(caller, data);
   }
 
   /** Upstream's activity logs configuration pair. */
-  @Operation('/v2/workspace/activityconfig/get', { auth: 'apiKey', message: 'Activity logs configuration retrieved successfully.', response: ActivityConfigResult })
+  @Operation('/v2/workspace/activityconfig/get', {
+    auth: 'apiKey',
+    message: 'Activity logs configuration retrieved successfully.',
+    response: ActivityConfigResult,
+  })
   getActivityConfig(@ApiKeyPrincipal() caller: Caller, @RequestData() _data: EmptyRequest): Promise<ActivityConfigView> {
     return this.activityConfig.get(caller);
   }
 
-  @Operation('/v2/workspace/activityconfig/update', { auth: 'apiKey', message: 'Activity logs configuration updated successfully.', response: ActivityConfigResult })
+  @Operation('/v2/workspace/activityconfig/update', {
+    auth: 'apiKey',
+    message: 'Activity logs configuration updated successfully.',
+    response: ActivityConfigResult,
+  })
   updateActivityConfig(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateActivityConfigRequest): Promise<ActivityConfigView> {
     return this.activityConfig.update(caller, data);
   }
@@ -67,12 +100,20 @@ export class ConfigsController {
     return this.configs.updateWebhook(caller, data);
   }
 
-  @Operation('/v2/workspace/notificationconfig/get', { auth: 'apiKey', message: 'Notification configuration retrieved successfully.', response: NotificationConfigResult })
+  @Operation('/v2/workspace/notificationconfig/get', {
+    auth: 'apiKey',
+    message: 'Notification configuration retrieved successfully.',
+    response: NotificationConfigResult,
+  })
   getNotification(@ApiKeyPrincipal() caller: Caller, @RequestData() _data: EmptyRequest) {
     return this.configs.getNotification(caller);
   }
 
-  @Operation('/v2/workspace/notificationconfig/update', { auth: 'apiKey', message: 'Notification configuration updated successfully.', response: NotificationConfigResult })
+  @Operation('/v2/workspace/notificationconfig/update', {
+    auth: 'apiKey',
+    message: 'Notification configuration updated successfully.',
+    response: NotificationConfigResult,
+  })
   updateNotification(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateNotificationConfigRequest) {
     return this.configs.updateNotification(caller, data);
   }

@@ -7,7 +7,13 @@ import { ApiKeyRepository } from '../workspace/api-key.repository.js';
 import { ConfigCodec } from '../workspace/config-codec.js';
 import { ConfigErrors } from './configs.errors.js';
 import { flattenTriggers } from '../common/event-catalogue.js';
-import type { NotificationServiceConfigUpdate, UpdateAdvancedWebhookConfigRequest, UpdateEmailConfigRequest, UpdateNotificationConfigRequest, UpdateWebhookConfigRequest } from './dto/config.dto.js';
+import type {
+  NotificationServiceConfigUpdate,
+  UpdateAdvancedWebhookConfigRequest,
+  UpdateEmailConfigRequest,
+  UpdateNotificationConfigRequest,
+  UpdateWebhookConfigRequest,
+} from './dto/config.dto.js';
 import {
   applyEmailConfigChange,
   applyNotificationConfigChange,
@@ -19,7 +25,13 @@ import {
   type StoredNotificationConfig,
 } from '../workspace/key-configs.js';
 
-const NEVER_CONFIGURED_ADVANCED: StoredAdvancedWebhookConfig = { isEnabled: false, encryptData: false, encodeData: false, publicKey: '', enableDataProtection: false };
+const NEVER_CONFIGURED_ADVANCED: StoredAdvancedWebhookConfig = {
+  isEnabled: false,
+  encryptData: false,
+  encodeData: false,
+  publicKey: '',
+  enableDataProtection: false,
+};
 
 /**
  * The API key's delivery configs (contract part 3). Every update reads the row locked, applies
@@ -39,7 +51,8 @@ export class ConfigsService {
   }
 
   async updateEmail(principal: ApiKeyPrincipal, request: UpdateEmailConfigRequest) {
-    if (request.useEmailService === undefined && request.emailServiceConfig === undefined) throw ConfigErrors.nothingSent(['useEmailService', 'emailServiceConfig']);
+    if (request.useEmailService === undefined && request.emailServiceConfig === undefined)
+      throw ConfigErrors.nothingSent(['useEmailService', 'emailServiceConfig']);
     const { email } = await this.change(principal.apiKeyId, (stored) => {
       const next = applyEmailConfigChange(stored.email, this.codec.emailChange(request.useEmailService, request.emailServiceConfig));
       // A provider mail cannot go out without the provider's key.
@@ -54,10 +67,12 @@ export class ConfigsService {
   }
 
   async updateWebhook(principal: ApiKeyPrincipal, request: UpdateWebhookConfigRequest) {
-    if (request.useWebhookService === undefined && request.webhookServiceConfig === undefined) throw ConfigErrors.nothingSent(['useWebhookService', 'webhookServiceConfig']);
+    if (request.useWebhookService === undefined && request.webhookServiceConfig === undefined)
+      throw ConfigErrors.nothingSent(['useWebhookService', 'webhookServiceConfig']);
     const { webhook } = await this.change(principal.apiKeyId, (stored) => {
       const next = applyWebhookConfigChange(stored.webhook, this.codec.webhookChange(request.useWebhookService, request.webhookServiceConfig));
-      if (next.webhookServiceConfig.encryptData && next.webhookServiceConfig.publicKey === '') throw ConfigErrors.encryptWithoutKey('data.webhookServiceConfig.publicKey');
+      if (next.webhookServiceConfig.encryptData && next.webhookServiceConfig.publicKey === '')
+        throw ConfigErrors.encryptWithoutKey('data.webhookServiceConfig.publicKey');
       return { webhook: next };
     });
     return this.codec.webhookView(webhook!);
@@ -68,9 +83,13 @@ export class ConfigsService {
   }
 
   async updateNotification(principal: ApiKeyPrincipal, request: UpdateNotificationConfigRequest): Promise<StoredNotificationConfig> {
-    if (request.useNotificationService === undefined && request.notificationServiceConfig === undefined) throw ConfigErrors.nothingSent(['useNotificationService', 'notificationServiceConfig']);
+    if (request.useNotificationService === undefined && request.notificationServiceConfig === undefined)
+      throw ConfigErrors.nothingSent(['useNotificationService', 'notificationServiceConfig']);
     const { notification } = await this.change(principal.apiKeyId, (stored) => ({
-      notification: applyNotificationConfigChange(stored.notification, { useNotificationService: request.useNotificationService, notificationServiceConfig: flatNotificationConfig(request.notificationServiceConfig) }),
+      notification: applyNotificationConfigChange(stored.notification, {
+        useNotificationService: request.useNotificationService,
+        notificationServiceConfig: flatNotificationConfig(request.notificationServiceConfig),
+      }),
     }));
     return notificationConfigView(notification!);
   }

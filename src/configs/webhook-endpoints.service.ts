@@ -62,7 +62,15 @@ export const FAILING_ENDPOINT_DISABLED_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 
 const COLUMNS = 'id, url, description, filter_types, channels, disabled, rate_limit, uid, metadata, created_at, updated_at';
 /** Columns of the fields an update may change; the JSON ones are stored as text. */
-const UPDATABLE_COLUMNS = { url: 'url', description: 'description', filterTypes: 'filter_types', channels: 'channels', disabled: 'disabled', rateLimit: 'rate_limit', metadata: 'metadata' } as const;
+const UPDATABLE_COLUMNS = {
+  url: 'url',
+  description: 'description',
+  filterTypes: 'filter_types',
+  channels: 'channels',
+  disabled: 'disabled',
+  rateLimit: 'rate_limit',
+  metadata: 'metadata',
+} as const;
 const JSON_FIELDS = new Set(['filterTypes', 'channels', 'metadata']);
 const DEFAULT_LIMIT = 50;
 const LIST_OPERATION = 'advancedwebhook/endpoints/get';
@@ -120,18 +128,24 @@ export class WebhookEndpointsService {
   }
 
   /** Pages in creation order; `iterator` continues, `prevIterator` goes back a page. */
-  async list(principal: ApiKeyPrincipal, request: ListEndpointsRequest): Promise<{ endpoints: Endpoint[]; iterator: string | null; prevIterator: string | null; done: boolean }> {
+  async list(
+    principal: ApiKeyPrincipal,
+    request: ListEndpointsRequest,
+  ): Promise<{ endpoints: Endpoint[]; iterator: string | null; prevIterator: string | null; done: boolean }> {
     const { apiKeyId } = principal;
     await this.configs.requireAdvancedEnabled(apiKeyId);
     const limit = request.limit ?? DEFAULT_LIMIT;
     const cursor = request.iterator ? this.pageTokens.decode<ListCursor>(apiKeyId, LIST_OPERATION, {}, request.iterator) : undefined;
     const backwards = cursor !== undefined && 'before' in cursor;
     const bound = cursor === undefined ? '' : backwards ? ' AND id < :bound' : ' AND id > :bound';
-    const rows = await this.sql.rows<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoint WHERE api_key_id = :apiKeyId${bound} ORDER BY id ${backwards ? 'DESC' : 'ASC'} LIMIT :limit`, {
-      apiKeyId,
-      limit: limit + 1,
-      ...(cursor ? { bound: 'before' in cursor ? cursor.before : cursor.after } : {}),
-    });
+    const rows = await this.sql.rows<EndpointRow>(
+      `SELECT ${COLUMNS} FROM webhook_endpoint WHERE api_key_id = :apiKeyId${bound} ORDER BY id ${backwards ? 'DESC' : 'ASC'} LIMIT :limit`,
+      {
+        apiKeyId,
+        limit: limit + 1,
+        ...(cursor ? { bound: 'before' in cursor ? cursor.before : cursor.after } : {}),
+      },
+    );
     const more = rows.length > limit;
     const page = rows.slice(0, limit);
     if (backwards) page.reverse();
@@ -156,7 +170,9 @@ export class WebhookEndpointsService {
     const sent = Object.entries(stripUndefined(fields));
     if (!sent.length) throw ConfigErrors.endpointNothingSent();
     await this.configs.requireAdvancedEnabled(apiKeyId);
-    const values = Object.fromEntries(sent.map(([field, value]) => [field, JSON_FIELDS.has(field) ? jsonOrNull(value as object | null) : (value as string | number | boolean | null)]));
+    const values = Object.fromEntries(
+      sent.map(([field, value]) => [field, JSON_FIELDS.has(field) ? jsonOrNull(value as object | null) : (value as string | number | boolean | null)]),
+    );
     const updated = await this.transactions.run((manager) =>
       this.sql.run<{ id: string }>(
         manager,
@@ -171,7 +187,10 @@ export class WebhookEndpointsService {
 
   async secret(principal: ApiKeyPrincipal, endpointId: string): Promise<{ endpointId: string; secret: string }> {
     await this.configs.requireAdvancedEnabled(principal.apiKeyId);
-    const [row] = await this.sql.rows<{ secret_enc: string }>('SELECT secret_enc FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :endpointId', { apiKeyId: principal.apiKeyId, endpointId });
+    const [row] = await this.sql.rows<{ secret_enc: string }>('SELECT secret_enc FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :endpointId', {
+      apiKeyId: principal.apiKeyId,
+      endpointId,
+    });
     if (!row) throw ConfigErrors.endpointMissing();
     return { endpointId, secret: this.secrets.decrypt(row.secret_enc) };
   }
@@ -181,7 +200,11 @@ export class WebhookEndpointsService {
     await this.configs.requireAdvancedEnabled(principal.apiKeyId);
     const { apiKeyId } = principal;
     await this.transactions.run(async (manager) => {
-      const deleted = await this.sql.run<{ id: string }>(manager, 'DELETE FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :endpointId RETURNING id', { apiKeyId, endpointId });
+      const deleted = await this.sql.run<{ id: string }>(
+        manager,
+        'DELETE FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :endpointId RETURNING id',
+        { apiKeyId, endpointId },
+      );
       if (!deleted.length) throw ConfigErrors.endpointMissing();
       await this.observers.notify((observer) => observer.endpointDeleted(manager, apiKeyId, endpointId));
     });
@@ -190,7 +213,10 @@ export class WebhookEndpointsService {
 
   /** The key's endpoints that receive events (not disabled); inside a unit of work (one writing an event), read on its connection. */
   async routable(apiKeyId: string): Promise<{ id: string; filterTypes: string[] | null }[]> {
-    const rows = await this.sql.rows<{ id: string; filter_types: string | null }>('SELECT id, filter_types FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND disabled = :disabled ORDER BY id', { apiKeyId, disabled: false });
+    const rows = await this.sql.rows<{ id: string; filter_types: string | null }>(
+      'SELECT id, filter_types FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND disabled = :disabled ORDER BY id',
+      { apiKeyId, disabled: false },
+    );
     return rows.map((row) => ({ id: row.id, filterTypes: row.filter_types === null ? null : (JSON.parse(row.filter_types) as string[]) }));
   }
 
@@ -201,9 +227,18 @@ export class WebhookEndpointsService {
     const found = new Map<string, DeliveryEndpoint>();
     for (const [apiKeyId, ids] of byKey) {
       type Row = { id: string; url: string; disabled: boolean | number; rate_limit: number | null; secret_enc: string };
-      const rows = await this.sql.rows<Row>('SELECT id, url, disabled, rate_limit, secret_enc FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id IN (:...ids)', { apiKeyId, ids: [...new Set(ids)] });
+      const rows = await this.sql.rows<Row>(
+        'SELECT id, url, disabled, rate_limit, secret_enc FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id IN (:...ids)',
+        { apiKeyId, ids: [...new Set(ids)] },
+      );
       for (const row of rows) {
-        found.set(row.id, { id: row.id, url: row.url, disabled: Boolean(row.disabled), rateLimit: row.rate_limit === null ? null : Number(row.rate_limit), secret: this.secrets.decrypt(row.secret_enc) });
+        found.set(row.id, {
+          id: row.id,
+          url: row.url,
+          disabled: Boolean(row.disabled),
+          rateLimit: row.rate_limit === null ? null : Number(row.rate_limit),
+          secret: this.secrets.decrypt(row.secret_enc),
+        });
       }
     }
     return found;
@@ -214,13 +249,25 @@ export class WebhookEndpointsService {
    * failure starts one, and disables the endpoint when the receiver answered 410 Gone or the
    * streak has lasted `FAILING_ENDPOINT_DISABLED_AFTER_MS`. Returns whether it was disabled now.
    */
-  async recordHealth(manager: EntityManager, apiKeyId: string, endpointId: string, outcome: { succeeded: boolean; gone: boolean; at: number }): Promise<boolean> {
+  async recordHealth(
+    manager: EntityManager,
+    apiKeyId: string,
+    endpointId: string,
+    outcome: { succeeded: boolean; gone: boolean; at: number },
+  ): Promise<boolean> {
     const place = { apiKeyId, endpointId };
     if (outcome.succeeded) {
-      await this.sql.run(manager, 'UPDATE webhook_endpoint SET failing_since = NULL WHERE api_key_id = :apiKeyId AND id = :endpointId AND failing_since IS NOT NULL', place);
+      await this.sql.run(
+        manager,
+        'UPDATE webhook_endpoint SET failing_since = NULL WHERE api_key_id = :apiKeyId AND id = :endpointId AND failing_since IS NOT NULL',
+        place,
+      );
       return false;
     }
-    await this.sql.run(manager, 'UPDATE webhook_endpoint SET failing_since = :at WHERE api_key_id = :apiKeyId AND id = :endpointId AND failing_since IS NULL', { ...place, at: outcome.at });
+    await this.sql.run(manager, 'UPDATE webhook_endpoint SET failing_since = :at WHERE api_key_id = :apiKeyId AND id = :endpointId AND failing_since IS NULL', {
+      ...place,
+      at: outcome.at,
+    });
     const disabled = await this.sql.run<{ id: string }>(
       manager,
       `UPDATE webhook_endpoint SET disabled = :disabled, updated_at = :at

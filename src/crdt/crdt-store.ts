@@ -54,11 +54,19 @@ type EditorRow = {
   session_id: string | null;
 };
 
-const SELECT = 'SELECT organization_id, document_id, editor_id, type, content_key, client_id, state, data, last_update, last_updated_by, session_id FROM crdt_editor';
+const SELECT =
+  'SELECT organization_id, document_id, editor_id, type, content_key, client_id, state, data, last_update, last_updated_by, session_id FROM crdt_editor';
 const WHERE_EDITOR = 'WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :documentId AND editor_id = :editorId';
 
 /** A stored row of `records`. */
-type EditorRecordRow = { editor_id: string; data: string; last_update: number | string; last_updated_by: string | null; session_id: string | null; created_at: number | string };
+type EditorRecordRow = {
+  editor_id: string;
+  data: string;
+  last_update: number | string;
+  last_updated_by: string | null;
+  session_id: string | null;
+  created_at: number | string;
+};
 
 /** An editor as `crdt/get` answers it, as JSON text spliced from its stored view, with its keyset position. */
 export interface EditorRecordJson {
@@ -100,7 +108,11 @@ export class CrdtStore {
     after: [createdAt: number, editorId: string] | undefined,
     limit: number,
   ): Promise<{ records: EditorRecordJson[]; cut: boolean }> {
-    const where = new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', place.organizationId).equal('document_id', place.documentId).equal('editor_id', place.editorId);
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .equal('organization_id', place.organizationId)
+      .equal('document_id', place.documentId)
+      .equal('editor_id', place.editorId);
     if (after) where.add('(created_at, editor_id) > (:afterCreated, :afterEditor)', { afterCreated: after[0], afterEditor: after[1] });
     const { rows, cut } = await this.sql.rowsWithinBytes(
       `SELECT editor_id, data, last_update, last_updated_by, session_id, created_at FROM crdt_editor WHERE ${where} ORDER BY created_at, editor_id LIMIT :limit`,
@@ -132,17 +144,21 @@ export class CrdtStore {
 
   /** Stores new content of an editor read with `lock` in the same unit of work. */
   async save(manager: EntityManager, apiKeyId: string, editor: StoredEditor): Promise<void> {
-    await this.sql.run(manager, `UPDATE crdt_editor SET state = :state, data = :dataJson, last_update = :lastUpdate, last_updated_by = :lastUpdatedBy, session_id = :sessionId ${WHERE_EDITOR}`, {
-      apiKeyId,
-      organizationId: editor.organizationId,
-      documentId: editor.documentId,
-      editorId: editor.editorId,
-      state: editor.state,
-      dataJson: editor.dataJson,
-      lastUpdate: editor.lastUpdate,
-      lastUpdatedBy: editor.lastUpdatedBy,
-      sessionId: editor.sessionId,
-    });
+    await this.sql.run(
+      manager,
+      `UPDATE crdt_editor SET state = :state, data = :dataJson, last_update = :lastUpdate, last_updated_by = :lastUpdatedBy, session_id = :sessionId ${WHERE_EDITOR}`,
+      {
+        apiKeyId,
+        organizationId: editor.organizationId,
+        documentId: editor.documentId,
+        editorId: editor.editorId,
+        state: editor.state,
+        dataJson: editor.dataJson,
+        lastUpdate: editor.lastUpdate,
+        lastUpdatedBy: editor.lastUpdatedBy,
+        sessionId: editor.sessionId,
+      },
+    );
     await this.observers.notify((observer) => observer.crdtWritten(manager, apiKeyId, editor));
   }
 
@@ -150,7 +166,13 @@ export class CrdtStore {
    * The editors of the organization the user wrote last, for the user-data export: by
    * (document, editor), after `after`, `limit` at most. One query.
    */
-  async editorsLastWrittenBy(apiKeyId: string, organizationId: string, userId: string, after: [documentId: string, editorId: string] | undefined, limit: number): Promise<EditorWrittenBy[]> {
+  async editorsLastWrittenBy(
+    apiKeyId: string,
+    organizationId: string,
+    userId: string,
+    after: [documentId: string, editorId: string] | undefined,
+    limit: number,
+  ): Promise<EditorWrittenBy[]> {
     // Plain SQL: a keyset page (`Sql.rowsAfter`), numbers converted here.
     const rows = await this.sql.rowsAfter<{ document_id: string; editor_id: string; type: CrdtType; last_update: number | string }>(
       'SELECT document_id, editor_id, type, last_update FROM crdt_editor WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND last_updated_by = :userId',
@@ -170,7 +192,10 @@ export class CrdtStore {
    * One statement.
    */
   async forgetWriters(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
-    const where = new Conditions().equal('api_key_id', apiKeyId).among('last_updated_by', userIds).among('organization_id', organizationIds ?? undefined);
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .among('last_updated_by', userIds)
+      .among('organization_id', organizationIds ?? undefined);
     await this.sql.run(manager, `UPDATE crdt_editor SET last_updated_by = NULL, session_id = NULL WHERE ${where}`, where.parameters);
   }
 

@@ -19,7 +19,8 @@ export const CrdtErrors = {
   tooLarge: (max: number) => new ApiError('INVALID_ARGUMENT', `CRDT data must be at most ${max} bytes as JSON per editor.`),
   badUpdate: (reason: string) => new ApiError('INVALID_ARGUMENT', `data.update is not a valid Yjs update: ${reason}`),
   badStateVector: () => new ApiError('INVALID_ARGUMENT', 'data.stateVector is not a valid Yjs state vector.'),
-  otherShape: (field: 'type' | 'contentKey', stored: string) => new ApiError('INVALID_ARGUMENT', `data.${field} must be "${stored}", as when this editor was added.`),
+  otherShape: (field: 'type' | 'contentKey', stored: string) =>
+    new ApiError('INVALID_ARGUMENT', `data.${field} must be "${stored}", as when this editor was added.`),
 };
 
 /**
@@ -95,7 +96,15 @@ export class CrdtService {
     const after = request.pageToken ? this.pageTokens.decode<[number, string]>(apiKeyId, OPERATION_GET, filters, request.pageToken) : undefined;
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
     const { records, cut } = await this.store.records(apiKeyId, request, after, pageSize + 1);
-    const { items, next } = this.pageTokens.page(records, pageSize, apiKeyId, OPERATION_GET, filters, (last): [number, string] => [last.createdAt, last.editorId], cut);
+    const { items, next } = this.pageTokens.page(
+      records,
+      pageSize,
+      apiKeyId,
+      OPERATION_GET,
+      filters,
+      (last): [number, string] => [last.createdAt, last.editorId],
+      cut,
+    );
     return { records: new JsonText().text(`[${items.map((record) => record.json).join(',')}]`), ...(next ? { pageToken: next } : {}) };
   }
 

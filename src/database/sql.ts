@@ -36,7 +36,9 @@ export interface EmbeddedConnection {
 
 /** The embedded database's connection, or `undefined` on PostgreSQL. */
 export function embeddedConnection(dataSource: DataSource): EmbeddedConnection | undefined {
-  return dataSource.options.type === 'better-sqlite3' ? (dataSource.driver as unknown as { databaseConnection: EmbeddedConnection }).databaseConnection : undefined;
+  return dataSource.options.type === 'better-sqlite3'
+    ? (dataSource.driver as unknown as { databaseConnection: EmbeddedConnection }).databaseConnection
+    : undefined;
 }
 
 /**
@@ -160,7 +162,12 @@ export class Sql implements OnApplicationShutdown {
    * `unnest` of typed arrays (one round trip for the batch); embedded: a cached statement per row.
    * Column types are PostgreSQL's (`varchar`, `int`, `bigint`, `text`).
    */
-  async updateRows(manager: EntityManager, table: string, columns: { match: readonly Column[]; set: readonly Column[] }, rows: readonly (readonly Scalar[])[]): Promise<Scalar[]> {
+  async updateRows(
+    manager: EntityManager,
+    table: string,
+    columns: { match: readonly Column[]; set: readonly Column[] },
+    rows: readonly (readonly Scalar[])[],
+  ): Promise<Scalar[]> {
     if (!rows.length) return [];
     const all = [...columns.match, ...columns.set];
     const key = columns.match[0]!.name;
@@ -195,9 +202,17 @@ export class Sql implements OnApplicationShutdown {
    * and keeps one statement text whatever the batch size. PostgreSQL: multi-row statements, so
    * a batch is a few round trips.
    */
-  async insert(manager: EntityManager, table: string, columns: readonly string[], rows: readonly (readonly Scalar[])[], conflict?: { target: readonly string[]; update: readonly string[] }): Promise<void> {
+  async insert(
+    manager: EntityManager,
+    table: string,
+    columns: readonly string[],
+    rows: readonly (readonly Scalar[])[],
+    conflict?: { target: readonly string[]; update: readonly string[] },
+  ): Promise<void> {
     if (!rows.length) return;
-    const onConflict = conflict ? ` ON CONFLICT (${conflict.target.join(', ')}) DO UPDATE SET ${conflict.update.map((c) => `${c} = excluded.${c}`).join(', ')}` : '';
+    const onConflict = conflict
+      ? ` ON CONFLICT (${conflict.target.join(', ')}) DO UPDATE SET ${conflict.update.map((c) => `${c} = excluded.${c}`).join(', ')}`
+      : '';
     const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;
     if (this.embedded) {
       const text = `${head}(${columns.map(() => '?').join(', ')})${onConflict}`;
@@ -217,7 +232,14 @@ export class Sql implements OnApplicationShutdown {
    * Inserts the rows that do not conflict on `target` (`ON CONFLICT DO NOTHING`) and returns the
    * `returned` column of those inserted, so a caller learns which of its rows were new.
    */
-  async insertNew(manager: EntityManager, table: string, columns: readonly string[], rows: readonly (readonly Scalar[])[], target: readonly string[], returned: string): Promise<Scalar[]> {
+  async insertNew(
+    manager: EntityManager,
+    table: string,
+    columns: readonly string[],
+    rows: readonly (readonly Scalar[])[],
+    target: readonly string[],
+    returned: string,
+  ): Promise<Scalar[]> {
     if (!rows.length) return [];
     const tail = ` ON CONFLICT (${target.join(', ')}) DO NOTHING RETURNING ${returned}`;
     const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;

@@ -46,9 +46,11 @@ export class WalCheckpointer implements OnModuleInit, OnApplicationShutdown {
   onModuleInit(): void {
     if (this.config.dialect !== 'sqlite' || this.config.database === ':memory:') return;
     this.setAutomaticCheckpoint(BACKSTOP_PAGES);
-    const worker = new Worker(new URL('./wal-checkpoint.worker.js', import.meta.url), { workerData: { file: this.config.database, intervalMs: INTERVAL_MS, restartPages: RESTART_PAGES } });
+    const worker = new Worker(new URL('./wal-checkpoint.worker.js', import.meta.url), {
+      workerData: { file: this.config.database, intervalMs: INTERVAL_MS, restartPages: RESTART_PAGES },
+    });
     worker.unref();
-    worker.on('message', (message: { kind: 'checkpoint' } & CheckpointReport | { kind: 'error'; message: string }) => {
+    worker.on('message', (message: ({ kind: 'checkpoint' } & CheckpointReport) | { kind: 'error'; message: string }) => {
       if (message.kind === 'checkpoint') this.latest = { log: message.log, checkpointed: message.checkpointed, busy: message.busy };
       else this.logger.warn({ error: message.message }, 'background checkpoint failed');
     });

@@ -26,7 +26,14 @@ export interface DocumentPlacement {
   folder?: FolderNode;
 }
 
-type DocumentRow = { id: string; folder_id: string | null; access_type: AccessType | null; disabled: boolean | number; folder_path: string | null; folder_access_type: AccessType | null };
+type DocumentRow = {
+  id: string;
+  folder_id: string | null;
+  access_type: AccessType | null;
+  disabled: boolean | number;
+  folder_path: string | null;
+  folder_access_type: AccessType | null;
+};
 
 /**
  * Directory's read API for organizations, folders and documents, for modules that decide
@@ -46,10 +53,13 @@ export class DirectoryReader {
   constructor(private readonly sql: Sql) {}
 
   async organization(apiKeyId: string, organizationId: string): Promise<OrganizationState | undefined> {
-    const [row] = await this.sql.rows<{ id: string; disabled: boolean | number }>('SELECT id, disabled FROM organization WHERE api_key_id = :apiKeyId AND id = :organizationId', {
-      apiKeyId,
-      organizationId,
-    });
+    const [row] = await this.sql.rows<{ id: string; disabled: boolean | number }>(
+      'SELECT id, disabled FROM organization WHERE api_key_id = :apiKeyId AND id = :organizationId',
+      {
+        apiKeyId,
+        organizationId,
+      },
+    );
     return row && { id: row.id, disabled: Boolean(row.disabled) };
   }
 

@@ -21,7 +21,10 @@ import { UsersService } from './users.service.js';
 
 /** Organizations, folders, documents, users and groups a product mirrors into the service (contract part 4). */
 @Module({
-  imports: [TypeOrmModule.forFeature([OrganizationEntity, FolderEntity, DocumentEntity, DirectoryUserEntity, UserGroupEntity, UserGroupMemberEntity]), ApiKeysModule],
+  imports: [
+    TypeOrmModule.forFeature([OrganizationEntity, FolderEntity, DocumentEntity, DirectoryUserEntity, UserGroupEntity, UserGroupMemberEntity]),
+    ApiKeysModule,
+  ],
   controllers: [OrganizationsController, FoldersController, DocumentsController, UsersController],
   providers: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes],
   exports: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes],

@@ -52,7 +52,13 @@ export interface MissingDocument {
 }
 
 /** A document as returned: caller metadata spread at the top level, known fields win. */
-export type DocumentRecord = Record<string, unknown> & { id: string; documentName: string | null; disabled: boolean; accessType: AccessType; folderId?: string };
+export type DocumentRecord = Record<string, unknown> & {
+  id: string;
+  documentName: string | null;
+  disabled: boolean;
+  accessType: AccessType;
+  folderId?: string;
+};
 
 @Injectable()
 export class DocumentsService {
@@ -98,12 +104,28 @@ export class DocumentsService {
           manager,
           'document',
           ['api_key_id', 'organization_id', 'id', 'name', 'folder_id', 'access_type', 'disabled', 'metadata', 'created_at', 'last_updated'],
-          request.documents.map((input) => [apiKeyId, organizationId, input.documentId, input.documentName ?? null, folderId, (input.accessType as AccessType | undefined) ?? null, input.disabled ?? false, JSON.stringify(splitMetadata(input, DOCUMENT_FIELDS)), now, now]),
+          request.documents.map((input) => [
+            apiKeyId,
+            organizationId,
+            input.documentId,
+            input.documentName ?? null,
+            folderId,
+            (input.accessType as AccessType | undefined) ?? null,
+            input.disabled ?? false,
+            JSON.stringify(splitMetadata(input, DOCUMENT_FIELDS)),
+            now,
+            now,
+          ]),
           ['api_key_id', 'organization_id', 'id'],
           'id',
         ),
       );
-      return Object.fromEntries(request.documents.map((d) => [d.documentId, inserted.has(d.documentId) ? ok(d.documentId, DirectoryMessages.documentAdded) : failed(d.documentId, DirectoryMessages.documentExists)]));
+      return Object.fromEntries(
+        request.documents.map((d) => [
+          d.documentId,
+          inserted.has(d.documentId) ? ok(d.documentId, DirectoryMessages.documentAdded) : failed(d.documentId, DirectoryMessages.documentExists),
+        ]),
+      );
     });
   }
 
@@ -113,7 +135,10 @@ export class DocumentsService {
    * `documentIds` that name no document of the organization are answered in `notFound` (one
    * more query, unless this is a first and last page without a folder filter, which shows them).
    */
-  async get(principal: ApiKeyPrincipal, request: GetDocumentsRequest): Promise<{ documents: DocumentRecord[]; pageToken?: string; notFound?: Record<string, MissingDocument> }> {
+  async get(
+    principal: ApiKeyPrincipal,
+    request: GetDocumentsRequest,
+  ): Promise<{ documents: DocumentRecord[]; pageToken?: string; notFound?: Record<string, MissingDocument> }> {
     const { apiKeyId } = principal;
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
     const filters = { organizationId: request.organizationId, documentIds: request.documentIds ?? null, folderId: request.folderId ?? null };
@@ -131,14 +156,24 @@ export class DocumentsService {
     ).map(toDocument);
     const { items: page, next } = this.pageTokens.page(rows, pageSize, apiKeyId, 'documents/get', filters, (last) => [last.createdAt, last.id]);
     const keyDefault = (await this.apiKeys.settings(apiKeyId)).defaultDocumentAccessType;
-    const folderAccess = await this.folders.effectiveAccess(this.documents.manager, apiKeyId, request.organizationId, page.flatMap((d) => (d.folderId ? [d.folderId] : [])), keyDefault);
+    const folderAccess = await this.folders.effectiveAccess(
+      this.documents.manager,
+      apiKeyId,
+      request.organizationId,
+      page.flatMap((d) => (d.folderId ? [d.folderId] : [])),
+      keyDefault,
+    );
     let notFound: Record<string, MissingDocument> | undefined;
     if (request.documentIds?.length) {
       const requested = [...new Set(request.documentIds)];
       // A document outside `folderId`, or on another page, exists all the same.
-      const found = !after && !next && request.folderId === undefined ? new Set(page.map((d) => d.id)) : await this.existingIds(this.documents.manager, apiKeyId, request.organizationId, requested);
+      const found =
+        !after && !next && request.folderId === undefined
+          ? new Set(page.map((d) => d.id))
+          : await this.existingIds(this.documents.manager, apiKeyId, request.organizationId, requested);
       const missing = requested.filter((id) => !found.has(id));
-      if (missing.length) notFound = Object.fromEntries(missing.map((id) => [id, { error: DirectoryMessages.documentMissing, errorCode: 'does_not_exist' as const }]));
+      if (missing.length)
+        notFound = Object.fromEntries(missing.map((id) => [id, { error: DirectoryMessages.documentMissing, errorCode: 'does_not_exist' as const }]));
     }
     return {
       notFound,
@@ -163,9 +198,16 @@ export class DocumentsService {
    * behind, and the audience reads the write makes afterwards (comments, notifications) run on
    * the unit's connection, so they find a document it just created.
    */
-  async requirePlace(manager: EntityManager, apiKeyId: string, place: { organizationId: string; documentId: string; createOrganization?: boolean; createDocument?: boolean }): Promise<void> {
+  async requirePlace(
+    manager: EntityManager,
+    apiKeyId: string,
+    place: { organizationId: string; documentId: string; createOrganization?: boolean; createDocument?: boolean },
+  ): Promise<void> {
     // The usual case, a document that exists (so does its organization), is one read.
-    const found = await this.sql.rows('SELECT 1 AS found FROM document WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id = :documentId', { apiKeyId, organizationId: place.organizationId, documentId: place.documentId });
+    const found = await this.sql.rows(
+      'SELECT 1 AS found FROM document WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id = :documentId',
+      { apiKeyId, organizationId: place.organizationId, documentId: place.documentId },
+    );
     if (found.length) return;
     await this.folders.requireOrganization(manager, apiKeyId, place.organizationId, place.createOrganization === true);
     await this.requireDocument(manager, apiKeyId, place.organizationId, place.documentId, place.createDocument === true);
@@ -173,7 +215,10 @@ export class DocumentsService {
 
   /** Ids of the documents directly in a folder (comment annotations get's `folderId`). */
   async idsInFolder(apiKeyId: string, organizationId: string, folderId: string): Promise<string[]> {
-    const rows = await this.sql.rows<{ id: string }>('SELECT id FROM document WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND folder_id = :folderId', { apiKeyId, organizationId, folderId });
+    const rows = await this.sql.rows<{ id: string }>(
+      'SELECT id FROM document WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND folder_id = :folderId',
+      { apiKeyId, organizationId, folderId },
+    );
     return rows.map((row) => row.id);
   }
 
@@ -206,7 +251,20 @@ export class DocumentsService {
       .createQueryBuilder()
       .insert()
       .into(DocumentEntity)
-      .values(documents.map((d) => ({ apiKeyId, organizationId: d.organizationId, id: d.id, name: null, folderId: null, accessType: null, disabled: false, metadata: {} as never, createdAt: now, lastUpdated: now })))
+      .values(
+        documents.map((d) => ({
+          apiKeyId,
+          organizationId: d.organizationId,
+          id: d.id,
+          name: null,
+          folderId: null,
+          accessType: null,
+          disabled: false,
+          metadata: {} as never,
+          createdAt: now,
+          lastUpdated: now,
+        })),
+      )
       .orIgnore()
       .execute();
   }
@@ -218,7 +276,11 @@ export class DocumentsService {
   async update(principal: ApiKeyPrincipal, organizationId: string, items: DocumentInput[]): Promise<ItemResults> {
     const { apiKeyId } = principal;
     return this.transactions.run(async (manager) => {
-      const current = new Map((await manager.find(DocumentEntity, { where: { apiKeyId, organizationId, id: In(items.map((i) => i.documentId)) }, ...this.transactions.rowLock })).map((d) => [d.id, d]));
+      const current = new Map(
+        (await manager.find(DocumentEntity, { where: { apiKeyId, organizationId, id: In(items.map((i) => i.documentId)) }, ...this.transactions.rowLock })).map(
+          (d) => [d.id, d],
+        ),
+      );
       const now = Date.now();
       const changed = items.flatMap((item): DocumentEntity[] => {
         const before = current.get(item.documentId);
@@ -244,7 +306,12 @@ export class DocumentsService {
           .orUpdate(['name', 'access_type', 'disabled', 'metadata', 'last_updated'], ['api_key_id', 'organization_id', 'id'])
           .execute();
       }
-      return Object.fromEntries(items.map((i) => [i.documentId, current.has(i.documentId) ? ok(i.documentId, DirectoryMessages.documentUpdated) : failed(i.documentId, DirectoryMessages.documentMissing)]));
+      return Object.fromEntries(
+        items.map((i) => [
+          i.documentId,
+          current.has(i.documentId) ? ok(i.documentId, DirectoryMessages.documentUpdated) : failed(i.documentId, DirectoryMessages.documentMissing),
+        ]),
+      );
     });
   }
 
@@ -269,7 +336,8 @@ export class DocumentsService {
       const target = request.folderId === ROOT ? null : request.folderId;
       if (target !== null) await this.folders.requireFolder(manager, apiKeyId, organizationId, target, false);
       const existing = await this.existingIds(manager, apiKeyId, organizationId, request.documentIds);
-      if (existing.size) await manager.update(DocumentEntity, { apiKeyId, organizationId, id: In([...existing]) }, { folderId: target, lastUpdated: Date.now() });
+      if (existing.size)
+        await manager.update(DocumentEntity, { apiKeyId, organizationId, id: In([...existing]) }, { folderId: target, lastUpdated: Date.now() });
       return this.itemResults(request.documentIds, existing, DirectoryMessages.documentMoved);
     });
   }
@@ -279,7 +347,13 @@ export class DocumentsService {
    * fields with their new values beside `success`, `id` and `message`, as upstream's items do
    * (`{ success, accessType, message }`, `{ success, disabled, message }`); a missing one fails.
    */
-  async set<F extends Partial<Pick<DocumentEntity, 'accessType' | 'disabled'>>>(principal: ApiKeyPrincipal, organizationId: string, ids: string[], fields: F, message: string): Promise<Record<string, ItemResult | (ItemResult & F)>> {
+  async set<F extends Partial<Pick<DocumentEntity, 'accessType' | 'disabled'>>>(
+    principal: ApiKeyPrincipal,
+    organizationId: string,
+    ids: string[],
+    fields: F,
+    message: string,
+  ): Promise<Record<string, ItemResult | (ItemResult & F)>> {
     const { apiKeyId } = principal;
     return this.transactions.run(async (manager) => {
       const existing = await this.existingIds(manager, apiKeyId, organizationId, ids);

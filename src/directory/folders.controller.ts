@@ -16,17 +16,35 @@ import { ItemResultsResult, NullDataResult } from '../common/openapi-responses.j
 export class FoldersController {
   constructor(private readonly folders: FoldersService) {}
 
-  @Operation('/v2/organizations/folders/add', { aliases: ['/v1/organizations/folders/add'], auth: 'apiKey', message: 'Folder created successfully.', response: ItemResultsResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/organizations/folders/add', {
+    aliases: ['/v1/organizations/folders/add'],
+    auth: 'apiKey',
+    message: 'Folder created successfully.',
+    response: ItemResultsResult,
+    errors: ['NOT_FOUND'],
+  })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddFoldersRequest): Promise<ItemResults> {
     return this.folders.add(caller, data);
   }
 
-  @Operation('/v2/organizations/folders/get', { aliases: ['/v1/organizations/folders/get'], auth: 'apiKey', message: 'Folders retrieved successfully.', response: FoldersResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/organizations/folders/get', {
+    aliases: ['/v1/organizations/folders/get'],
+    auth: 'apiKey',
+    message: 'Folders retrieved successfully.',
+    response: FoldersResult,
+    errors: ['NOT_FOUND'],
+  })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetFoldersRequest): Promise<FolderRecord[]> {
     return this.folders.get(caller, data);
   }
 
-  @Operation('/v2/organizations/folders/update', { aliases: ['/v1/organizations/folders/update'], auth: 'apiKey', message: 'Folder Updated successfully.', response: ItemResultsResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/organizations/folders/update', {
+    aliases: ['/v1/organizations/folders/update'],
+    auth: 'apiKey',
+    message: 'Folder Updated successfully.',
+    response: ItemResultsResult,
+    errors: ['NOT_FOUND'],
+  })
   update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateFoldersRequest): Promise<ItemResults> {
     return this.folders.update(caller, data);
   }
@@ -36,7 +54,13 @@ export class FoldersController {
     return this.folders.delete(caller, data.organizationId, data.folderId);
   }
 
-  @Operation('/v2/organizations/folders/access/update', { aliases: ['/v1/organizations/folders/access/update'], auth: 'apiKey', message: 'Updated access for folders successfully.', response: FolderAccessResultsResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/organizations/folders/access/update', {
+    aliases: ['/v1/organizations/folders/access/update'],
+    auth: 'apiKey',
+    message: 'Updated access for folders successfully.',
+    response: FolderAccessResultsResult,
+    errors: ['NOT_FOUND'],
+  })
   updateAccess(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateFolderAccessRequest): Promise<Record<string, ItemResult | FolderAccessItem>> {
     return this.folders.updateAccess(caller, data);
   }

@@ -102,7 +102,9 @@ export class FoldersService {
   async get(principal: ApiKeyPrincipal, request: GetFoldersRequest): Promise<FolderRecord[]> {
     const { apiKeyId } = principal;
     const keyDefault = (await this.apiKeys.settings(apiKeyId)).defaultDocumentAccessType;
-    const base = this.folders.createQueryBuilder('f').where('f.api_key_id = :apiKeyId AND f.organization_id = :organizationId', { apiKeyId, organizationId: request.organizationId });
+    const base = this.folders
+      .createQueryBuilder('f')
+      .where('f.api_key_id = :apiKeyId AND f.organization_id = :organizationId', { apiKeyId, organizationId: request.organizationId });
 
     if (request.folderId === undefined && request.maxDepth === undefined) {
       const all = await base.orderBy('f.path', 'ASC').getMany();
@@ -197,7 +199,11 @@ export class FoldersService {
           SELECT id FROM folder WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND path >= :root AND path < :before) RETURNING id`,
         parameters,
       );
-      const folders = await this.sql.run<{ id: string }>(manager, 'DELETE FROM folder WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND path >= :root AND path < :before RETURNING id', parameters);
+      const folders = await this.sql.run<{ id: string }>(
+        manager,
+        'DELETE FROM folder WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND path >= :root AND path < :before RETURNING id',
+        parameters,
+      );
       // What others keep about them (grants) goes in this transaction too.
       await this.deletes.announce(manager, apiKeyId, organizationId, { folderIds: folders.map((f) => f.id), documentIds: documents.map((d) => d.id) });
     });
@@ -222,22 +228,39 @@ export class FoldersService {
       if (request.inheritFromParent === false && accessType === null) {
         // Stop inheriting without naming a type: keep what each folder has now, as its own.
         const keyDefault = (await this.apiKeys.settings(apiKeyId)).defaultDocumentAccessType;
-        const ancestors = await this.findFolders(manager, apiKeyId, request.organizationId, existing.flatMap((f) => idsOf(f.path)));
+        const ancestors = await this.findFolders(
+          manager,
+          apiKeyId,
+          request.organizationId,
+          existing.flatMap((f) => idsOf(f.path)),
+        );
         const byId = new Map([...ancestors, ...existing].map((f) => [f.id, toNode(f)]));
         const now = Date.now();
         const frozen = existing.map((folder) => ({ ...folder, accessType: effectiveFolderAccess(toNode(folder), byId, keyDefault), lastUpdated: now }));
         if (frozen.length) {
-          await manager.createQueryBuilder().insert().into(FolderEntity).values(frozen).orUpdate(['access_type', 'last_updated'], ['api_key_id', 'organization_id', 'id']).execute();
+          await manager
+            .createQueryBuilder()
+            .insert()
+            .into(FolderEntity)
+            .values(frozen)
+            .orUpdate(['access_type', 'last_updated'], ['api_key_id', 'organization_id', 'id'])
+            .execute();
         }
         for (const folder of frozen) answered.set(folder.id, folder.accessType);
       } else {
         if (request.inheritFromParent === true) accessType = null;
-        if (ids.size) await manager.update(FolderEntity, { apiKeyId, organizationId: request.organizationId, id: In([...ids]) }, { accessType, lastUpdated: Date.now() });
+        if (ids.size)
+          await manager.update(FolderEntity, { apiKeyId, organizationId: request.organizationId, id: In([...ids]) }, { accessType, lastUpdated: Date.now() });
         for (const id of ids) answered.set(id, accessType);
       }
       const inherit = request.inheritFromParent === undefined ? {} : { inheritFromParent: request.inheritFromParent };
       return Object.fromEntries(
-        request.folderIds.map((id) => [id, answered.has(id) ? okWith(id, { accessType: answered.get(id)!, ...inherit }, DirectoryMessages.folderAccessUpdated) : failed(id, DirectoryMessages.folderMissing)]),
+        request.folderIds.map((id) => [
+          id,
+          answered.has(id)
+            ? okWith(id, { accessType: answered.get(id)!, ...inherit }, DirectoryMessages.folderAccessUpdated)
+            : failed(id, DirectoryMessages.folderMissing),
+        ]),
       );
     });
   }
@@ -250,9 +273,20 @@ export class FoldersService {
   }
 
   /** Effective access types of the given folders (documents' folders), ancestors read in one query. */
-  async effectiveAccess(manager: EntityManager, apiKeyId: string, organizationId: string, folderIds: string[], keyDefault: AccessType): Promise<Map<string, AccessType>> {
+  async effectiveAccess(
+    manager: EntityManager,
+    apiKeyId: string,
+    organizationId: string,
+    folderIds: string[],
+    keyDefault: AccessType,
+  ): Promise<Map<string, AccessType>> {
     const folders = await this.findFolders(manager, apiKeyId, organizationId, folderIds);
-    const ancestors = await this.findFolders(manager, apiKeyId, organizationId, folders.flatMap((f) => idsOf(f.path).slice(0, -1)));
+    const ancestors = await this.findFolders(
+      manager,
+      apiKeyId,
+      organizationId,
+      folders.flatMap((f) => idsOf(f.path).slice(0, -1)),
+    );
     const byId = new Map([...ancestors, ...folders].map((f) => [f.id, toNode(f)]));
     return new Map(folders.map((f) => [f.id, effectiveFolderAccess(toNode(f), byId, keyDefault)]));
   }
@@ -281,7 +315,18 @@ export class FoldersService {
       .createQueryBuilder()
       .insert()
       .into(FolderEntity)
-      .values({ apiKeyId, organizationId, id: folderId, name: null, parentId: null, path, depth: depthOf(path), accessType: null, createdAt: now, lastUpdated: now })
+      .values({
+        apiKeyId,
+        organizationId,
+        id: folderId,
+        name: null,
+        parentId: null,
+        path,
+        depth: depthOf(path),
+        accessType: null,
+        createdAt: now,
+        lastUpdated: now,
+      })
       .orIgnore()
       .execute();
   }
@@ -311,7 +356,11 @@ export class FoldersService {
       })
       .setParameter('newPath', newPath)
       .execute();
-    await manager.update(FolderEntity, { apiKeyId: folder.apiKeyId, organizationId: folder.organizationId, id: folder.id }, { parentId: parent ? parent.id : null });
+    await manager.update(
+      FolderEntity,
+      { apiKeyId: folder.apiKeyId, organizationId: folder.organizationId, id: folder.id },
+      { parentId: parent ? parent.id : null },
+    );
   }
 
   private toRecord(folder: FolderEntity, known: ReadonlyMap<string, FolderAccessNode>, keyDefault: AccessType): FolderRecord {

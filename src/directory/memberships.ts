@@ -47,10 +47,23 @@ export interface MemberPageQuery {
  */
 export abstract class Memberships {
   /** Makes users members of the scope with a role (regular grants); re-adding replaces the role. */
-  abstract putMemberships(manager: EntityManager, apiKeyId: string, organizationId: string, scope: UserScope, members: readonly { userId: string; accessRole: MemberRole }[]): Promise<void>;
+  abstract putMemberships(
+    manager: EntityManager,
+    apiKeyId: string,
+    organizationId: string,
+    scope: UserScope,
+    members: readonly { userId: string; accessRole: MemberRole }[],
+  ): Promise<void>;
 
   /** Sets the role of members of the scope (their regular grants). */
-  abstract setMemberRole(manager: EntityManager, apiKeyId: string, organizationId: string, scope: UserScope, userIds: readonly string[], role: MemberRole): Promise<void>;
+  abstract setMemberRole(
+    manager: EntityManager,
+    apiKeyId: string,
+    organizationId: string,
+    scope: UserScope,
+    userIds: readonly string[],
+    role: MemberRole,
+  ): Promise<void>;
 
   /** Ends the users' membership of the scope (their grants there, regular and temporary). */
   abstract removeMemberships(manager: EntityManager, apiKeyId: string, organizationId: string, scope: UserScope, userIds: readonly string[]): Promise<void>;
@@ -65,5 +78,10 @@ export abstract class Memberships {
    * Which of the users hold a grant in an organization other than `organizationIds` (they still
    * belong somewhere a user-data erasure of those organizations leaves alone). One query.
    */
-  abstract usersWithGrantsOutside(manager: EntityManager, apiKeyId: string, userIds: readonly string[], organizationIds: readonly string[]): Promise<Set<string>>;
+  abstract usersWithGrantsOutside(
+    manager: EntityManager,
+    apiKeyId: string,
+    userIds: readonly string[],
+    organizationIds: readonly string[],
+  ): Promise<Set<string>>;
 }

@@ -17,27 +17,52 @@ import { ItemResultsResult } from '../common/openapi-responses.js';
 export class OrganizationsController {
   constructor(private readonly organizations: OrganizationsService) {}
 
-  @Operation('/v2/organizations/add', { aliases: ['/v1/organizations/add'], auth: 'apiKey', message: 'Organization(s) added successfully.', response: ItemResultsResult })
+  @Operation('/v2/organizations/add', {
+    aliases: ['/v1/organizations/add'],
+    auth: 'apiKey',
+    message: 'Organization(s) added successfully.',
+    response: ItemResultsResult,
+  })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: OrganizationsRequest): Promise<ItemResults> {
     return this.organizations.add(caller, data.organizations);
   }
 
-  @Operation('/v2/organizations/get', { aliases: ['/v1/organizations/get'], auth: 'apiKey', message: 'Organization(s) retrieved successfully.', response: OrganizationsResult })
+  @Operation('/v2/organizations/get', {
+    aliases: ['/v1/organizations/get'],
+    auth: 'apiKey',
+    message: 'Organization(s) retrieved successfully.',
+    response: OrganizationsResult,
+  })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetOrganizationsRequest): Promise<ResultFields> {
     return this.organizations.get(caller, data).then((page) => withResultFields(page.organizations, { nextPageToken: page.nextPageToken }));
   }
 
-  @Operation('/v2/organizations/update', { aliases: ['/v1/organizations/update'], auth: 'apiKey', message: 'Organization(s) updated successfully.', response: ItemResultsResult })
+  @Operation('/v2/organizations/update', {
+    aliases: ['/v1/organizations/update'],
+    auth: 'apiKey',
+    message: 'Organization(s) updated successfully.',
+    response: ItemResultsResult,
+  })
   update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: OrganizationsRequest): Promise<ItemResults> {
     return this.organizations.update(caller, data.organizations);
   }
 
-  @Operation('/v2/organizations/delete', { aliases: ['/v1/organizations/delete'], auth: 'apiKey', message: 'Organization(s) deleted successfully.', response: ItemResultsResult })
+  @Operation('/v2/organizations/delete', {
+    aliases: ['/v1/organizations/delete'],
+    auth: 'apiKey',
+    message: 'Organization(s) deleted successfully.',
+    response: ItemResultsResult,
+  })
   delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: OrganizationIdsRequest): Promise<ItemResults> {
     return this.organizations.delete(caller, data.organizationIds);
   }
 
-  @Operation('/v2/organizations/access/disablestate/update', { aliases: ['/v1/organizations/access/disablestate/update'], auth: 'apiKey', message: 'Updated disable state for Organization(s) successfully.', response: ItemResultsResult })
+  @Operation('/v2/organizations/access/disablestate/update', {
+    aliases: ['/v1/organizations/access/disablestate/update'],
+    auth: 'apiKey',
+    message: 'Updated disable state for Organization(s) successfully.',
+    response: ItemResultsResult,
+  })
   setDisabled(@ApiKeyPrincipal() caller: Caller, @RequestData() data: OrganizationsDisableStateRequest): Promise<ItemResults> {
     return this.organizations.setDisabled(caller, data.organizationIds, data.disabled);
   }

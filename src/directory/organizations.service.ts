@@ -11,7 +11,13 @@ import { ORGANIZATION_FIELDS, type GetOrganizationsRequest, type OrganizationInp
 import { OrganizationEntity } from './entities/organization.entity.js';
 
 /** An organization as returned: caller metadata spread at the top level, known fields win. */
-export type OrganizationRecord = Record<string, unknown> & { id: string; organizationName: string | null; disabled: boolean; createdAt: number; lastUpdated: number };
+export type OrganizationRecord = Record<string, unknown> & {
+  id: string;
+  organizationName: string | null;
+  disabled: boolean;
+  createdAt: number;
+  lastUpdated: number;
+};
 
 export function toOrganizationRecord(row: OrganizationEntity): OrganizationRecord {
   return { ...row.metadata, id: row.id, organizationName: row.name, disabled: row.disabled, createdAt: row.createdAt, lastUpdated: row.lastUpdated };
@@ -34,12 +40,22 @@ export class OrganizationsService {
 
   async update(principal: ApiKeyPrincipal, items: OrganizationInput[]): Promise<ItemResults> {
     return this.transactions.run(async (manager) => {
-      const existing = await this.existingIds(manager, principal.apiKeyId, items.map((i) => i.organizationId));
-      await this.upsert(manager, principal.apiKeyId, items.filter((item) => existing.has(item.organizationId)));
+      const existing = await this.existingIds(
+        manager,
+        principal.apiKeyId,
+        items.map((i) => i.organizationId),
+      );
+      await this.upsert(
+        manager,
+        principal.apiKeyId,
+        items.filter((item) => existing.has(item.organizationId)),
+      );
       return Object.fromEntries(
         items.map((item) => [
           item.organizationId,
-          existing.has(item.organizationId) ? ok(item.organizationId, DirectoryMessages.organizationUpdated) : failed(item.organizationId, DirectoryMessages.organizationMissing),
+          existing.has(item.organizationId)
+            ? ok(item.organizationId, DirectoryMessages.organizationUpdated)
+            : failed(item.organizationId, DirectoryMessages.organizationMissing),
         ]),
       );
     });
@@ -50,15 +66,20 @@ export class OrganizationsService {
     return this.transactions.run(async (manager) => {
       const existing = await this.existingIds(manager, principal.apiKeyId, ids);
       if (existing.size) await manager.delete(OrganizationEntity, { apiKeyId: principal.apiKeyId, id: In([...existing]) });
-      return Object.fromEntries(ids.map((id) => [id, existing.has(id) ? ok(id, DirectoryMessages.organizationDeleted) : failed(id, DirectoryMessages.organizationMissing)]));
+      return Object.fromEntries(
+        ids.map((id) => [id, existing.has(id) ? ok(id, DirectoryMessages.organizationDeleted) : failed(id, DirectoryMessages.organizationMissing)]),
+      );
     });
   }
 
   async setDisabled(principal: ApiKeyPrincipal, ids: string[], disabled: boolean): Promise<ItemResults> {
     return this.transactions.run(async (manager) => {
       const existing = await this.existingIds(manager, principal.apiKeyId, ids);
-      if (existing.size) await manager.update(OrganizationEntity, { apiKeyId: principal.apiKeyId, id: In([...existing]) }, { disabled, lastUpdated: Date.now() });
-      return Object.fromEntries(ids.map((id) => [id, existing.has(id) ? ok(id, DirectoryMessages.organizationDisableStateUpdated) : failed(id, DirectoryMessages.organizationMissing)]));
+      if (existing.size)
+        await manager.update(OrganizationEntity, { apiKeyId: principal.apiKeyId, id: In([...existing]) }, { disabled, lastUpdated: Date.now() });
+      return Object.fromEntries(
+        ids.map((id) => [id, existing.has(id) ? ok(id, DirectoryMessages.organizationDisableStateUpdated) : failed(id, DirectoryMessages.organizationMissing)]),
+      );
     });
   }
 
@@ -107,7 +128,10 @@ export class OrganizationsService {
   async lock(manager: EntityManager, apiKeyId: string, id: string): Promise<boolean> {
     // Plain SQL: `Sql.lockRows` adds the dialect's lock clause. Keys kept: documents and grants
     // referring to the organization may still be added by other writes.
-    return (await this.sql.lockRows(manager, 'SELECT id FROM organization WHERE api_key_id = :apiKeyId AND id = :id', { apiKeyId, id }, { keysKept: true })).length > 0;
+    return (
+      (await this.sql.lockRows(manager, 'SELECT id FROM organization WHERE api_key_id = :apiKeyId AND id = :id', { apiKeyId, id }, { keysKept: true })).length >
+      0
+    );
   }
 
   private async existingIds(manager: EntityManager, apiKeyId: string, ids: string[]): Promise<Set<string>> {
@@ -119,7 +143,10 @@ export class OrganizationsService {
   private async upsert(manager: EntityManager, apiKeyId: string, items: OrganizationInput[]): Promise<void> {
     if (!items.length) return;
     const current = new Map(
-      (await manager.find(OrganizationEntity, { where: { apiKeyId, id: In(items.map((i) => i.organizationId)) }, ...this.transactions.rowLock })).map((row) => [row.id, row]),
+      (await manager.find(OrganizationEntity, { where: { apiKeyId, id: In(items.map((i) => i.organizationId)) }, ...this.transactions.rowLock })).map((row) => [
+        row.id,
+        row,
+      ]),
     );
     const now = Date.now();
     const rows = items.map((item): OrganizationEntity => {
@@ -135,6 +162,12 @@ export class OrganizationsService {
       };
     });
     // TypeORM's partial-entity type cannot follow JSON columns typed as records.
-    await manager.createQueryBuilder().insert().into(OrganizationEntity).values(rows as never[]).orUpdate(['name', 'disabled', 'metadata', 'last_updated'], ['api_key_id', 'id']).execute();
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(OrganizationEntity)
+      .values(rows as never[])
+      .orUpdate(['name', 'disabled', 'metadata', 'last_updated'], ['api_key_id', 'id'])
+      .execute();
   }
 }

@@ -76,7 +76,12 @@ export class UserGroupsService {
       }
       const now = Date.now();
       const current = new Map(
-        (await manager.find(UserGroupEntity, { where: { apiKeyId, organizationId, id: In(request.organizationUserGroups.map((g) => g.groupId)) }, ...this.transactions.rowLock })).map((g) => [g.id, g]),
+        (
+          await manager.find(UserGroupEntity, {
+            where: { apiKeyId, organizationId, id: In(request.organizationUserGroups.map((g) => g.groupId)) },
+            ...this.transactions.rowLock,
+          })
+        ).map((g) => [g.id, g]),
       );
       await manager
         .createQueryBuilder()
@@ -108,7 +113,13 @@ export class UserGroupsService {
         return Object.fromEntries(request.userIds.map((id) => [id, result(false, DirectoryMessages.organizationMissing)]));
       }
       const now = Date.now();
-      await manager.createQueryBuilder().insert().into(UserGroupEntity).values({ apiKeyId, organizationId, id: groupId, name: null, createdAt: now, lastUpdated: now }).orIgnore().execute();
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(UserGroupEntity)
+        .values({ apiKeyId, organizationId, id: groupId, name: null, createdAt: now, lastUpdated: now })
+        .orIgnore()
+        .execute();
       // Organization users: those holding a live membership of the organization.
       const members = await this.memberships.membersAmong(manager, apiKeyId, organizationId, { type: 'organization', id: organizationId }, request.userIds);
       if (members.size) {
@@ -120,7 +131,9 @@ export class UserGroupsService {
           .orIgnore()
           .execute();
       }
-      return Object.fromEntries(request.userIds.map((id) => [id, members.has(id) ? result(true, GroupMessages.userAdded) : result(false, GroupMessages.notOrganizationUser)]));
+      return Object.fromEntries(
+        request.userIds.map((id) => [id, members.has(id) ? result(true, GroupMessages.userAdded) : result(false, GroupMessages.notOrganizationUser)]),
+      );
     });
   }
 
@@ -137,7 +150,10 @@ export class UserGroupsService {
       if (present.size) await manager.delete(UserGroupMemberEntity, { apiKeyId, organizationId, groupId, userId: In([...present]) });
       const ids = request.userIds ?? [...present];
       return Object.fromEntries(
-        ids.map((id) => [id, { success: present.has(id), organizationUserGroupId: groupId, message: present.has(id) ? GroupMessages.userRemoved : GroupMessages.notMember }]),
+        ids.map((id) => [
+          id,
+          { success: present.has(id), organizationUserGroupId: groupId, message: present.has(id) ? GroupMessages.userRemoved : GroupMessages.notMember },
+        ]),
       );
     });
   }
@@ -153,7 +169,10 @@ export class UserGroupsService {
    * with an optional filter.
    */
   async forgetMembers(manager: EntityManager, apiKeyId: string, userIds: readonly string[], organizationIds: readonly string[] | null): Promise<void> {
-    const members = new Conditions().equal('api_key_id', apiKeyId).among('user_id', userIds).among('organization_id', organizationIds ?? undefined);
+    const members = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .among('user_id', userIds)
+      .among('organization_id', organizationIds ?? undefined);
     await this.sql.run(manager, `DELETE FROM user_group_member WHERE ${members}`, members.parameters);
   }
 }

@@ -57,7 +57,12 @@ export class UsersController {
     return this.users.delete(caller, data);
   }
 
-  @Operation('/v2/organizations/usergroups/add', { aliases: ['/v1/organizations/usergroups/add'], auth: 'apiKey', message: 'Organization User Groups added successfully.', response: ItemResultsResult })
+  @Operation('/v2/organizations/usergroups/add', {
+    aliases: ['/v1/organizations/usergroups/add'],
+    auth: 'apiKey',
+    message: 'Organization User Groups added successfully.',
+    response: ItemResultsResult,
+  })
   addGroups(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddUserGroupsRequest): Promise<ItemResults> {
     return this.groups.addGroups(caller, data);
   }
@@ -72,7 +77,12 @@ export class UsersController {
     return this.groups.addUsers(caller, data);
   }
 
-  @Operation('/v2/organizations/usergroups/users/delete', { aliases: ['/v1/organizations/usergroups/users/delete'], auth: 'apiKey', message: 'Deleted users from group successfully.', response: GroupMemberOutcomesResult })
+  @Operation('/v2/organizations/usergroups/users/delete', {
+    aliases: ['/v1/organizations/usergroups/users/delete'],
+    auth: 'apiKey',
+    message: 'Deleted users from group successfully.',
+    response: GroupMemberOutcomesResult,
+  })
   deleteGroupUsers(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteGroupUsersRequest): Promise<Record<string, GroupMemberResult>> {
     return this.groups.deleteUsers(caller, data);
   }

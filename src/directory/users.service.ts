@@ -84,7 +84,13 @@ export class UsersService {
       if (scope.type === 'folder') await this.folders.requireFolder(manager, apiKeyId, organizationId, scope.id, request.createFolder === true);
       if (scope.type === 'document') await this.documents.requireDocument(manager, apiKeyId, organizationId, scope.id, request.createDocument !== false);
       await this.upsertUsers(manager, apiKeyId, request.users);
-      await this.memberships.putMemberships(manager, apiKeyId, organizationId, scope, request.users.map((user) => ({ userId: user.userId, accessRole: user.accessRole ?? 'editor' })));
+      await this.memberships.putMemberships(
+        manager,
+        apiKeyId,
+        organizationId,
+        scope,
+        request.users.map((user) => ({ userId: user.userId, accessRole: user.accessRole ?? 'editor' })),
+      );
       return Object.fromEntries(request.users.map((user) => [user.userId, ok(user.userId, UserMessages.added)]));
     });
   }
@@ -113,10 +119,17 @@ export class UsersService {
     const { apiKeyId } = principal;
     const { allDocuments = false, groupByDocumentId: grouped = false } = request;
     if (grouped && !allDocuments) throw new ApiError('INVALID_ARGUMENT', 'groupByDocumentId works with allDocuments: true.');
-    if (allDocuments && (request.documentId !== undefined || request.folderId !== undefined)) throw new ApiError('INVALID_ARGUMENT', 'allDocuments reads every document: give no documentId or folderId with it.');
+    if (allDocuments && (request.documentId !== undefined || request.folderId !== undefined))
+      throw new ApiError('INVALID_ARGUMENT', 'allDocuments reads every document: give no documentId or folderId with it.');
     const scope = scopeOf(request);
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
-    const filters = { organizationId: request.organizationId, scope: allDocuments ? 'allDocuments' : scope, grouped, userIds: request.userIds ?? null, groups: request.organizationUserGroupIds ?? null };
+    const filters = {
+      organizationId: request.organizationId,
+      scope: allDocuments ? 'allDocuments' : scope,
+      grouped,
+      userIds: request.userIds ?? null,
+      groups: request.organizationUserGroupIds ?? null,
+    };
     // Pages run by user id, or by (document id, user id) when grouped by document.
     const after = request.pageToken ? this.pageTokens.decode<string | [string, string]>(apiKeyId, 'users/get', filters, request.pageToken) : undefined;
     const rows = await this.memberships.memberPage(apiKeyId, {
@@ -128,9 +141,15 @@ export class UsersService {
       ...(after !== undefined ? { after } : {}),
       limit: pageSize + 1,
     });
-    const page = this.pageTokens.page(rows, pageSize, apiKeyId, 'users/get', filters, (last): string | [string, string] => (grouped ? [last.documentId!, last.userId] : last.userId));
+    const page = this.pageTokens.page(rows, pageSize, apiKeyId, 'users/get', filters, (last): string | [string, string] =>
+      grouped ? [last.documentId!, last.userId] : last.userId,
+    );
     const profiles = await this.profiles(apiKeyId, [...new Set(page.items.map((row) => row.userId))]);
-    const user = (row: (typeof rows)[number]): UserRecord => ({ userId: row.userId, name: profiles.get(row.userId)?.name ?? null, email: profiles.get(row.userId)?.email ?? null });
+    const user = (row: (typeof rows)[number]): UserRecord => ({
+      userId: row.userId,
+      name: profiles.get(row.userId)?.name ?? null,
+      email: profiles.get(row.userId)?.email ?? null,
+    });
     if (!grouped) return { users: page.items.map(user), nextPageToken: page.next };
     const byDocument: Record<string, UserRecord[]> = {};
     for (const row of page.items) (byDocument[row.documentId!] ??= []).push(user(row));
@@ -143,10 +162,13 @@ export class UsersService {
     // In chunks of 1,000: a list can be longer than a statement's parameter limit.
     for (let start = 0; start < userIds.length; start += 1000) {
       // Plain SQL: every users get page and mail batch reads it; three text columns, nothing for entities to convert.
-      const rows = await this.sql.rows<{ id: string; name: string | null; email: string | null }>('SELECT id, name, email FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)', {
-        apiKeyId,
-        userIds: userIds.slice(start, start + 1000),
-      });
+      const rows = await this.sql.rows<{ id: string; name: string | null; email: string | null }>(
+        'SELECT id, name, email FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)',
+        {
+          apiKeyId,
+          userIds: userIds.slice(start, start + 1000),
+        },
+      );
       for (const row of rows) profiles.set(row.id, { name: row.name, email: row.email });
     }
     return profiles;
@@ -155,12 +177,26 @@ export class UsersService {
   /** The user's stored details under the key, for the user-data export; null when never added. One query. */
   async profileOf(apiKeyId: string, userId: string): Promise<UserDetails | null> {
     // Plain SQL: one row by key, numbers converted here.
-    const [row] = await this.sql.rows<{ name: string | null; email: string | null; initial: string | null; metadata: string; created_at: number | string; last_updated: number | string }>(
-      'SELECT name, email, initial, metadata, created_at, last_updated FROM directory_user WHERE api_key_id = :apiKeyId AND id = :userId',
-      { apiKeyId, userId },
-    );
+    const [row] = await this.sql.rows<{
+      name: string | null;
+      email: string | null;
+      initial: string | null;
+      metadata: string;
+      created_at: number | string;
+      last_updated: number | string;
+    }>('SELECT name, email, initial, metadata, created_at, last_updated FROM directory_user WHERE api_key_id = :apiKeyId AND id = :userId', {
+      apiKeyId,
+      userId,
+    });
     if (!row) return null;
-    return { name: row.name, email: row.email, initial: row.initial, metadata: JSON.parse(row.metadata) as Record<string, unknown>, createdAt: Number(row.created_at), lastUpdated: Number(row.last_updated) };
+    return {
+      name: row.name,
+      email: row.email,
+      initial: row.initial,
+      metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+      createdAt: Number(row.created_at),
+      lastUpdated: Number(row.last_updated),
+    };
   }
 
   /**
@@ -175,7 +211,8 @@ export class UsersService {
     const kept = organizationIds ? await this.memberships.usersWithGrantsOutside(manager, apiKeyId, userIds, organizationIds) : new Set<string>();
     const erased = userIds.filter((userId) => !kept.has(userId));
     // Plain SQL: one statement whatever the numbers.
-    if (erased.length) await this.sql.run(manager, 'DELETE FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)', { apiKeyId, userIds: erased });
+    if (erased.length)
+      await this.sql.run(manager, 'DELETE FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)', { apiKeyId, userIds: erased });
   }
 
   /** Updates details (and, with accessRole, the role in the scope) of users in the scope. */
@@ -183,13 +220,28 @@ export class UsersService {
     const { apiKeyId } = principal;
     const scope = scopeOf(request);
     return this.transactions.run(async (manager) => {
-      const present = await this.usersInScope(manager, apiKeyId, request.organizationId, scope, request.users.map((u) => u.userId));
+      const present = await this.usersInScope(
+        manager,
+        apiKeyId,
+        request.organizationId,
+        scope,
+        request.users.map((u) => u.userId),
+      );
       const users = request.users.filter((u) => present.has(u.userId));
       await this.upsertUsers(manager, apiKeyId, users);
       for (const role of ['editor', 'viewer'] as const) {
-        await this.memberships.setMemberRole(manager, apiKeyId, request.organizationId, scope, users.filter((u) => u.accessRole === role).map((u) => u.userId), role);
+        await this.memberships.setMemberRole(
+          manager,
+          apiKeyId,
+          request.organizationId,
+          scope,
+          users.filter((u) => u.accessRole === role).map((u) => u.userId),
+          role,
+        );
       }
-      return Object.fromEntries(request.users.map((u) => [u.userId, present.has(u.userId) ? ok(u.userId, UserMessages.updated) : failed(u.userId, UserMessages.missing)]));
+      return Object.fromEntries(
+        request.users.map((u) => [u.userId, present.has(u.userId) ? ok(u.userId, UserMessages.updated) : failed(u.userId, UserMessages.missing)]),
+      );
     });
   }
 
@@ -217,7 +269,12 @@ export class UsersService {
   /** Creates or updates user records (details merged, metadata merged); two statements. */
   private async upsertUsers(manager: EntityManager, apiKeyId: string, users: UserInput[]): Promise<void> {
     if (!users.length) return;
-    const current = new Map((await manager.find(DirectoryUserEntity, { where: { apiKeyId, id: In(users.map((u) => u.userId)) }, ...this.transactions.rowLock })).map((u) => [u.id, u]));
+    const current = new Map(
+      (await manager.find(DirectoryUserEntity, { where: { apiKeyId, id: In(users.map((u) => u.userId)) }, ...this.transactions.rowLock })).map((u) => [
+        u.id,
+        u,
+      ]),
+    );
     const now = Date.now();
     const rows = users.map((user): DirectoryUserEntity => {
       const before = current.get(user.userId);
@@ -254,4 +311,3 @@ export function scopeOf(request: { organizationId: string; documentId?: string; 
   if (request.folderId !== undefined) return { type: 'folder', id: request.folderId };
   return { type: 'organization', id: request.organizationId };
 }
-

@@ -38,14 +38,25 @@ export interface Judgment {
  * schedule (basic webhooks the short one) until `maxAttempts` attempts have been made. A
  * `verdict` settles at once.
  */
-export function judge(delivery: { channel: DeliveryChannel; attempts: number; maxAttempts: number }, result: AttemptResult, now: number, random: () => number = Math.random): Judgment {
+export function judge(
+  delivery: { channel: DeliveryChannel; attempts: number; maxAttempts: number },
+  result: AttemptResult,
+  now: number,
+  random: () => number = Math.random,
+): Judgment {
   if (!result.sent) return { status: result.status, nextAttemptAt: null, error: result.reason, gone: false };
   if (result.verdict) return { status: result.verdict, nextAttemptAt: null, error: result.error ?? null, gone: false };
   const code = result.statusCode;
   if (code !== undefined && code >= 200 && code < 300) return { status: 'succeeded', nextAttemptAt: null, error: null, gone: false };
   if (code === 410) return { status: 'failed', nextAttemptAt: null, error: 'The receiver answered 410 Gone.', gone: true };
-  const error = result.error ?? (code !== undefined && code >= 300 && code < 400 ? `Redirects are not followed (HTTP ${code}).` : `The receiver answered HTTP ${code}.`);
+  const error =
+    result.error ?? (code !== undefined && code >= 300 && code < 400 ? `Redirects are not followed (HTTP ${code}).` : `The receiver answered HTTP ${code}.`);
   const made = delivery.attempts + 1;
-  const delay = made < delivery.maxAttempts ? retryDelay(delivery.channel === 'webhook' ? BASIC_RETRY_DELAYS_MS : ADVANCED_RETRY_DELAYS_MS, made, parseRetryAfter(result.retryAfter, now), random) : undefined;
-  return delay === undefined ? { status: 'failed', nextAttemptAt: null, error, gone: false } : { status: 'pending', nextAttemptAt: now + delay, error, gone: false };
+  const delay =
+    made < delivery.maxAttempts
+      ? retryDelay(delivery.channel === 'webhook' ? BASIC_RETRY_DELAYS_MS : ADVANCED_RETRY_DELAYS_MS, made, parseRetryAfter(result.retryAfter, now), random)
+      : undefined;
+  return delay === undefined
+    ? { status: 'failed', nextAttemptAt: null, error, gone: false }
+    : { status: 'pending', nextAttemptAt: now + delay, error, gone: false };
 }

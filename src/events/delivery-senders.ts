@@ -83,7 +83,9 @@ export class DeliverySenders {
     if (!claimed.length) return new Map();
     const configs = await this.configs.storedConfigs([...new Set(claimed.map((d) => d.apiKeyId))]);
     const advanced = claimed.filter((d) => d.channel === 'advanced_webhook');
-    const endpoints = advanced.length ? await this.endpoints.forDelivery(advanced.map((d) => ({ apiKeyId: d.apiKeyId, endpointId: d.target }))) : new Map<string, DeliveryEndpoint>();
+    const endpoints = advanced.length
+      ? await this.endpoints.forDelivery(advanced.map((d) => ({ apiKeyId: d.apiKeyId, endpointId: d.target })))
+      : new Map<string, DeliveryEndpoint>();
     const mails = await this.mailContexts(claimed.filter((d) => d.channel === 'email'));
     return new Map(
       claimed.map((d) => [

@@ -100,7 +100,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly abandoned: ClaimedDelivery[] = [];
   private readonly toSettle: DeliveryOutcome[] = [];
   private settling: Promise<void> | undefined;
-  private readonly timers: { wake?: NodeJS.Timeout; drain?: NodeJS.Timeout; settle?: NodeJS.Timeout; poll?: NodeJS.Timeout; report?: NodeJS.Timeout; prune?: NodeJS.Timeout } = {};
+  private readonly timers: {
+    wake?: NodeJS.Timeout;
+    drain?: NodeJS.Timeout;
+    settle?: NodeJS.Timeout;
+    poll?: NodeJS.Timeout;
+    report?: NodeJS.Timeout;
+    prune?: NodeJS.Timeout;
+  } = {};
   /**
    * Outcomes written, by kind; and claims handed back because they could not start in time
    * (`handedBack`: more than a few means the worker claims more than it can run).
@@ -119,11 +126,16 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly metrics: Metrics,
   ) {
     this.capacity = config.deliveryConcurrency;
-    metrics.gauge('outbox_deliveries', 'Deliveries in the outbox waiting for an attempt (all instances), and claimed by this instance: queued or in flight.', 'state', async () => ({
-      pending: await this.store.pendingCount(),
-      queued: this.queuedCount,
-      in_flight: this.inFlightCount,
-    }));
+    metrics.gauge(
+      'outbox_deliveries',
+      'Deliveries in the outbox waiting for an attempt (all instances), and claimed by this instance: queued or in flight.',
+      'state',
+      async () => ({
+        pending: await this.store.pendingCount(),
+        queued: this.queuedCount,
+        in_flight: this.inFlightCount,
+      }),
+    );
     this.startAllowanceMs = Math.max(2 * config.webhookTimeoutMs, MIN_START_ALLOWANCE_MS);
     this.leaseMs = this.startAllowanceMs + config.webhookTimeoutMs + LEASE_MARGIN_MS;
     this.pacing = new RoutePacing(config.deliveryConcurrency);
@@ -298,7 +310,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       this.active.delete(route);
       if (!drained.includes(route)) this.active.add(route);
     }
-    this.logger.debug({ routes: wanted.size, claimed: claimed.length, drained: drained.length, inFlight: this.inFlightCount, queued: this.queuedCount }, 'Claimed deliveries');
+    this.logger.debug(
+      { routes: wanted.size, claimed: claimed.length, drained: drained.length, inFlight: this.inFlightCount, queued: this.queuedCount },
+      'Claimed deliveries',
+    );
     for (const delivery of claimed) {
       const mine = this.held.get(delivery.id);
       if (mine) {
@@ -381,7 +396,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     if (!checked.length) return;
     try {
       const asked = performance.now();
-      const held = await this.transactions.run((manager) => this.store.stillClaimed(manager, checked.map((item) => item.delivery)), this.claims);
+      const held = await this.transactions.run(
+        (manager) =>
+          this.store.stillClaimed(
+            manager,
+            checked.map((item) => item.delivery),
+          ),
+        this.claims,
+      );
       for (const item of checked) if (held.has(item.delivery.id)) item.heldAt = asked;
       // Only what was checked can be lost: the queues may have gained claims meanwhile.
       const lost = new Set(checked.filter((item) => !held.has(item.delivery.id)));
@@ -472,7 +494,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         for (const outcome of written) if (outcome.attempted && outcome.delivery.channel === 'advanced_webhook') latest.set(outcome.delivery.target, outcome);
         const disabledNow: string[] = [];
         for (const [endpointId, outcome] of [...latest].sort(([a], [b]) => (a < b ? -1 : 1))) {
-          if (await this.endpoints.recordHealth(manager, outcome.delivery.apiKeyId, endpointId, { succeeded: outcome.status === 'succeeded', gone: outcome.gone, at: outcome.attemptedAt })) disabledNow.push(endpointId);
+          if (
+            await this.endpoints.recordHealth(manager, outcome.delivery.apiKeyId, endpointId, {
+              succeeded: outcome.status === 'succeeded',
+              gone: outcome.gone,
+              at: outcome.attemptedAt,
+            })
+          )
+            disabledNow.push(endpointId);
         }
         for (const outcome of written) this.count(outcome);
         const routes = new Set(written.flatMap((outcome) => (outcome.followUps ?? []).map((destination) => destination.route)));
@@ -502,7 +531,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     else if (outcome.status === 'pending') this.counters.retried++;
     else if (outcome.status === 'failed') this.counters.failed++;
     else this.counters.cancelled++;
-    if (outcome.status === 'failed') this.logger.log({ deliveryId: outcome.delivery.id, messageId: outcome.delivery.messageId, route: outcome.delivery.route, error: outcome.error }, 'Delivery failed for good');
+    if (outcome.status === 'failed')
+      this.logger.log(
+        { deliveryId: outcome.delivery.id, messageId: outcome.delivery.messageId, route: outcome.delivery.route, error: outcome.error },
+        'Delivery failed for good',
+      );
   }
 
   /**

@@ -44,7 +44,11 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
 
   /** Activities as events, whether or not the log keeps them (comment writes asking for notifications but no activity record). */
   async recordActivities(manager: EntityManager, apiKeyId: string, activities: Activity[]): Promise<void> {
-    await this.record(manager, apiKeyId, activities.map((activity) => ({ type: activity.actionType, event: () => activityEvent(activity) })));
+    await this.record(
+      manager,
+      apiKeyId,
+      activities.map((activity) => ({ type: activity.actionType, event: () => activityEvent(activity) })),
+    );
   }
 
   async activitiesDeleted(): Promise<void> {

@@ -32,13 +32,23 @@ export class MailSender {
     if (!templates.has(TEMPLATE_KIND)) throw new Error(`MAIL_TEMPLATES_DIR: ${config.mailTemplatesDir} has no ${TEMPLATE_KIND}.subject.hbs`);
   }
 
-  async attempt(delivery: ClaimedDelivery, configs: KeyConfigs, context: MailContext | undefined, latestStart: number, cancellation?: Cancellation): Promise<AttemptResult | Released> {
+  async attempt(
+    delivery: ClaimedDelivery,
+    configs: KeyConfigs,
+    context: MailContext | undefined,
+    latestStart: number,
+    cancellation?: Cancellation,
+  ): Promise<AttemptResult | Released> {
     if (!configs.email.useEmailService) return { sent: false, status: 'cancelled', reason: 'The email service is off.' };
     const recipient = context?.recipient;
     if (!context || !recipient) return { sent: false, status: 'cancelled', reason: 'The user no longer exists.' };
     if (!recipient.email) return { sent: false, status: 'cancelled', reason: 'The user has no e-mail address.' };
     const { emailServiceConfig } = this.codec.emailView(configs.email);
-    const model = notificationMailModel(delivery.event, { userId: delivery.target, name: recipient.name, email: recipient.email }, { ...context, company: emailServiceConfig.fromCompany });
+    const model = notificationMailModel(
+      delivery.event,
+      { userId: delivery.target, name: recipient.name, email: recipient.email },
+      { ...context, company: emailServiceConfig.fromCompany },
+    );
     const mail = this.templates.render(TEMPLATE_KIND, model);
     if (performance.now() > latestStart) return { released: true };
     if (viaProvider(configs.email, emailServiceConfig.apiKey)) {
@@ -48,7 +58,12 @@ export class MailSender {
     return this.viaSmtp(delivery, emailServiceConfig, recipient.email, mail);
   }
 
-  private async viaSmtp(delivery: ClaimedDelivery, settings: { fromEmail: string; fromCompany: string }, to: string, mail: RenderedMail): Promise<AttemptResult> {
+  private async viaSmtp(
+    delivery: ClaimedDelivery,
+    settings: { fromEmail: string; fromCompany: string },
+    to: string,
+    mail: RenderedMail,
+  ): Promise<AttemptResult> {
     const sent = await this.mailer.transmit({
       to,
       ...mail,
@@ -90,7 +105,10 @@ export class MailSender {
           }),
       custom_args: { deliveryId: delivery.id, messageId: delivery.messageId },
     };
-    const answer = await this.http.post(this.config.emailProviderUrl, { authorization: `Bearer ${settings.apiKey}` }, JSON.stringify(body), cancellation, { trusted: true, keepAnswer: true });
+    const answer = await this.http.post(this.config.emailProviderUrl, { authorization: `Bearer ${settings.apiKey}` }, JSON.stringify(body), cancellation, {
+      trusted: true,
+      keepAnswer: true,
+    });
     const code = answer.statusCode;
     if (code === undefined || (code >= 200 && code < 300)) return { sent: true, ...answer };
     const error = `The e-mail provider answered HTTP ${code}${answer.answer ? `: ${answer.answer}` : ''}`;

@@ -41,7 +41,14 @@ export class MessageLogService {
     const limit = request.limit ?? DEFAULT_LIMIT;
     const filters = { endpointId: request.endpointId ?? null, status: request.status ?? null };
     const after = request.iterator ? this.pageTokens.decode<[string, string]>(apiKeyId, LIST_OPERATION, filters, request.iterator) : undefined;
-    const rows = await this.store.list(apiKeyId, 'advanced_webhook', { target: request.endpointId, status: request.status }, after, limit + 1, this.clock.now());
+    const rows = await this.store.list(
+      apiKeyId,
+      'advanced_webhook',
+      { target: request.endpointId, status: request.status },
+      after,
+      limit + 1,
+      this.clock.now(),
+    );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const more = rows.length > limit;

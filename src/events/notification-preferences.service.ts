@@ -63,7 +63,10 @@ export class NotificationPreferencesService {
    * The user's effective preferences: the organization-level entry (metadata.documentId null)
    * when asked for, then one per document.
    */
-  async get(principal: ApiKeyPrincipal, request: { organizationId: string; userId: string; documentIds?: string[]; withOrganization: boolean }): Promise<PreferenceEntry[]> {
+  async get(
+    principal: ApiKeyPrincipal,
+    request: { organizationId: string; userId: string; documentIds?: string[]; withOrganization: boolean },
+  ): Promise<PreferenceEntry[]> {
     const { apiKeyId } = principal;
     await this.configs.requireNotificationService(apiKeyId);
     const documentIds = request.documentIds ?? [];
@@ -88,7 +91,12 @@ export class NotificationPreferencesService {
    * Effective preferences of many users for one document (document, else organization, else
    * the default), in one query; the notification service switch does not apply (contract 6.4).
    */
-  async effective(apiKeyId: string, organizationId: string, documentId: string, userIds: readonly string[]): Promise<Map<string, Record<Channel, PreferenceValue>>> {
+  async effective(
+    apiKeyId: string,
+    organizationId: string,
+    documentId: string,
+    userIds: readonly string[],
+  ): Promise<Map<string, Record<Channel, PreferenceValue>>> {
     const rows: (PreferenceRow & { user_id: string })[] = [];
     // In chunks: an audience can be larger than a statement's parameter limit.
     for (let start = 0; start < userIds.length; start += USERS_PER_QUERY) {
@@ -110,7 +118,13 @@ export class NotificationPreferencesService {
    * The user's stored preferences in the organization, for the user-data export: by document
    * (the organization-level entry first), after `after`, `limit` at most. One query.
    */
-  async preferencesOf(apiKeyId: string, organizationId: string, userId: string, after: PreferenceCursor | undefined, limit: number): Promise<StoredPreference[]> {
+  async preferencesOf(
+    apiKeyId: string,
+    organizationId: string,
+    userId: string,
+    after: PreferenceCursor | undefined,
+    limit: number,
+  ): Promise<StoredPreference[]> {
     // Plain SQL: a keyset page (`Sql.rowsAfter`), numbers converted here.
     const rows = await this.sql.rowsAfter<PreferenceRow & { updated_at: number | string }>(
       'SELECT document_id, inbox, email, chat, updated_at FROM notification_preference WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId',
@@ -119,24 +133,38 @@ export class NotificationPreferencesService {
       after === undefined ? undefined : [after],
       limit,
     );
-    return rows.map((row) => ({ documentId: row.document_id === ORGANIZATION_LEVEL ? null : row.document_id, inbox: row.inbox, email: row.email, chat: row.chat, updatedAt: Number(row.updated_at) }));
+    return rows.map((row) => ({
+      documentId: row.document_id === ORGANIZATION_LEVEL ? null : row.document_id,
+      inbox: row.inbox,
+      email: row.email,
+      chat: row.chat,
+      updatedAt: Number(row.updated_at),
+    }));
   }
 
   /** Erases the users' preferences in the given organizations (null: all of the key's), in the erasing unit of work. One statement. */
   async forgetUsers(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
-    const where = new Conditions().equal('api_key_id', apiKeyId).among('user_id', userIds).among('organization_id', organizationIds ?? undefined);
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .among('user_id', userIds)
+      .among('organization_id', organizationIds ?? undefined);
     await this.sql.run(manager, `DELETE FROM notification_preference WHERE ${where}`, where.parameters);
   }
 
   /** Sets the sent channels for every user on every document (or at organization level), atomically. */
-  async set(principal: ApiKeyPrincipal, request: { organizationId: string; userIds: string[]; documentIds?: string[]; config: SentPreferenceConfig }): Promise<Record<string, PreferenceSetResult>> {
+  async set(
+    principal: ApiKeyPrincipal,
+    request: { organizationId: string; userIds: string[]; documentIds?: string[]; config: SentPreferenceConfig },
+  ): Promise<Record<string, PreferenceSetResult>> {
     const { apiKeyId } = principal;
     await this.configs.requireNotificationService(apiKeyId);
     const targets = request.documentIds ?? [ORGANIZATION_LEVEL];
     const config = channelsOf(request.config);
     const sent = CHANNELS.filter((channel) => config[channel] !== undefined);
     const now = Date.now();
-    const rows = request.userIds.flatMap((userId) => targets.map((documentId) => [apiKeyId, request.organizationId, userId, documentId, ...CHANNELS.map((c) => config[c] ?? null), now]));
+    const rows = request.userIds.flatMap((userId) =>
+      targets.map((documentId) => [apiKeyId, request.organizationId, userId, documentId, ...CHANNELS.map((c) => config[c] ?? null), now]),
+    );
     await this.transactions.run((manager) =>
       this.sql.insert(manager, 'notification_preference', ['api_key_id', 'organization_id', 'user_id', 'document_id', ...CHANNELS, 'updated_at'], rows, {
         target: ['api_key_id', 'organization_id', 'user_id', 'document_id'],
@@ -146,7 +174,10 @@ export class NotificationPreferencesService {
     );
     const documentIds = request.documentIds ?? [];
     return Object.fromEntries(
-      request.userIds.map((userId) => [userId, { success: true, userId, documentId: documentIds[0] ?? null, documentIds, message: 'User config set successfully.' } as const]),
+      request.userIds.map((userId) => [
+        userId,
+        { success: true, userId, documentId: documentIds[0] ?? null, documentIds, message: 'User config set successfully.' } as const,
+      ]),
     );
   }
 }

@@ -69,7 +69,10 @@ export class NotificationRecipients {
   private async readers(apiKeyId: string, organizationId: string, documentId: string): Promise<DocumentReaders> {
     const audience = (await this.access.documentAudience(apiKeyId, organizationId, documentId)).map((entry) => entry.userId);
     if (!audience.length) return { audience, preferences: new Map(), profiles: new Map() };
-    const [preferences, profiles] = await Promise.all([this.preferences.effective(apiKeyId, organizationId, documentId, audience), this.users.profiles(apiKeyId, audience)]);
+    const [preferences, profiles] = await Promise.all([
+      this.preferences.effective(apiKeyId, organizationId, documentId, audience),
+      this.users.profiles(apiKeyId, audience),
+    ]);
     return { audience, preferences, profiles };
   }
 }

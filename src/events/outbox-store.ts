@@ -111,7 +111,20 @@ type AttemptRow = {
 };
 
 const MESSAGE_COLUMNS = ['id', 'api_key_id', 'event_key', 'event_type', 'payload', 'created_at'] as const;
-const DELIVERY_COLUMNS = ['id', 'api_key_id', 'message_id', 'channel', 'target', 'route', 'status', 'attempts', 'max_attempts', 'next_attempt_at', 'created_at', 'updated_at'] as const;
+const DELIVERY_COLUMNS = [
+  'id',
+  'api_key_id',
+  'message_id',
+  'channel',
+  'target',
+  'route',
+  'status',
+  'attempts',
+  'max_attempts',
+  'next_attempt_at',
+  'created_at',
+  'updated_at',
+] as const;
 const ATTEMPT_COLUMNS = ['delivery_id', 'attempt', 'attempted_at', 'status_code', 'duration_ms', 'error', 'next_attempt_at'] as const;
 /** Longest error text kept per attempt. */
 const MAX_ERROR_LENGTH = 1000;
@@ -136,7 +149,12 @@ export class OutboxStore {
    * event whose key was written before (an activity added again) is not written twice.
    * Returns how many deliveries were written.
    */
-  async append(manager: EntityManager, apiKeyId: string, entries: readonly { event: OutboxEvent; destinations: readonly Destination[] }[], now: number): Promise<number> {
+  async append(
+    manager: EntityManager,
+    apiKeyId: string,
+    entries: readonly { event: OutboxEvent; destinations: readonly Destination[] }[],
+    now: number,
+  ): Promise<number> {
     const messages = entries.map((entry) => ({ id: newSortableId('msg_'), ...entry }));
     const inserted = new Set(
       await this.sql.insertNew(
@@ -151,7 +169,20 @@ export class OutboxStore {
     const deliveries = messages
       .filter((message) => inserted.has(message.id))
       .flatMap((message) =>
-        message.destinations.map((d) => [newSortableId('dlv_'), apiKeyId, message.id, d.channel, d.target, d.route, 'pending', 0, d.maxAttempts, now, now, now]),
+        message.destinations.map((d) => [
+          newSortableId('dlv_'),
+          apiKeyId,
+          message.id,
+          d.channel,
+          d.target,
+          d.route,
+          'pending',
+          0,
+          d.maxAttempts,
+          now,
+          now,
+          now,
+        ]),
       );
     await this.sql.insert(manager, 'outbox_delivery', DELIVERY_COLUMNS, deliveries);
     return deliveries.length;
@@ -183,7 +214,12 @@ export class OutboxStore {
    * `drained`: the routes that gave fewer than asked (nothing more due there now). One statement
    * a route, each atomic alone, so the caller need not hold a transaction around them.
    */
-  async claim(manager: EntityManager, now: number, leaseUntil: number, wanted: ReadonlyMap<string, number>): Promise<{ claimed: ClaimedDelivery[]; drained: string[] }> {
+  async claim(
+    manager: EntityManager,
+    now: number,
+    leaseUntil: number,
+    wanted: ReadonlyMap<string, number>,
+  ): Promise<{ claimed: ClaimedDelivery[]; drained: string[] }> {
     const token = randomUUID();
     const drained: string[] = [];
     const claimed: DeliveryRow[] = [];
@@ -278,12 +314,27 @@ export class OutboxStore {
       manager,
       'delivery_attempt',
       ATTEMPT_COLUMNS,
-      settled.filter((o) => o.attempted).map((o) => [o.delivery.id, o.delivery.attempts + 1, o.attemptedAt, o.statusCode, o.durationMs, truncate(o.error), o.nextAttemptAt]),
+      settled
+        .filter((o) => o.attempted)
+        .map((o) => [o.delivery.id, o.delivery.attempts + 1, o.attemptedAt, o.statusCode, o.durationMs, truncate(o.error), o.nextAttemptAt]),
     );
     // In the same unit as the outcome that leads to them, so they exist exactly when it is
     // settled; a destination the message already has (an attempt made twice) is not added again.
     const followUps = settled.flatMap((o) =>
-      (o.followUps ?? []).map((d) => [newSortableId('dlv_'), o.delivery.apiKeyId, o.delivery.messageId, d.channel, d.target, d.route, 'pending', 0, d.maxAttempts, now, now, now]),
+      (o.followUps ?? []).map((d) => [
+        newSortableId('dlv_'),
+        o.delivery.apiKeyId,
+        o.delivery.messageId,
+        d.channel,
+        d.target,
+        d.route,
+        'pending',
+        0,
+        d.maxAttempts,
+        now,
+        now,
+        now,
+      ]),
     );
     await this.sql.insertNew(manager, 'outbox_delivery', DELIVERY_COLUMNS, followUps, ['api_key_id', 'channel', 'target', 'message_id'], 'id');
     return settled;
@@ -292,11 +343,15 @@ export class OutboxStore {
   /** Hands claimed deliveries back, due now: a worker stopping before it attempted them. */
   async release(manager: EntityManager, deliveries: readonly ClaimedDelivery[], now: number): Promise<void> {
     if (!deliveries.length) return;
-    await this.sql.run(manager, 'UPDATE outbox_delivery SET lease_until = NULL, lease_token = NULL, updated_at = :now WHERE id IN (:...ids) AND lease_token IN (:...tokens)', {
-      now,
-      ids: deliveries.map((d) => d.id),
-      tokens: [...new Set(deliveries.map((d) => d.leaseToken))],
-    });
+    await this.sql.run(
+      manager,
+      'UPDATE outbox_delivery SET lease_until = NULL, lease_token = NULL, updated_at = :now WHERE id IN (:...ids) AND lease_token IN (:...tokens)',
+      {
+        now,
+        ids: deliveries.map((d) => d.id),
+        tokens: [...new Set(deliveries.map((d) => d.leaseToken))],
+      },
+    );
   }
 
   /** Stops every pending delivery on a route (an endpoint deleted): nothing more is sent there. */
@@ -312,9 +367,13 @@ export class OutboxStore {
   /** Of these claimed deliveries, the ones whose claim still holds (none cancelled or taken over since). */
   async stillClaimed(manager: EntityManager, claims: readonly ClaimedDelivery[]): Promise<Set<string>> {
     if (!claims.length) return new Set();
-    const rows = await this.sql.run<{ id: string; lease_token: string | null }>(manager, "SELECT id, lease_token FROM outbox_delivery WHERE id IN (:...ids) AND status = 'pending'", {
-      ids: claims.map((claim) => claim.id),
-    });
+    const rows = await this.sql.run<{ id: string; lease_token: string | null }>(
+      manager,
+      "SELECT id, lease_token FROM outbox_delivery WHERE id IN (:...ids) AND status = 'pending'",
+      {
+        ids: claims.map((claim) => claim.id),
+      },
+    );
     const tokens = new Map(rows.map((row) => [row.id, row.lease_token]));
     return new Set(claims.filter((claim) => tokens.get(claim.id) === claim.leaseToken).map((claim) => claim.id));
   }
@@ -325,7 +384,11 @@ export class OutboxStore {
    */
   async releaseClaims(now: number): Promise<number> {
     const released = await this.transactions.run((manager) =>
-      this.sql.run<{ id: string }>(manager, `UPDATE outbox_delivery SET lease_until = NULL, lease_token = NULL, updated_at = :now WHERE status = 'pending' AND lease_token IS NOT NULL RETURNING id`, { now }),
+      this.sql.run<{ id: string }>(
+        manager,
+        `UPDATE outbox_delivery SET lease_until = NULL, lease_token = NULL, updated_at = :now WHERE status = 'pending' AND lease_token IS NOT NULL RETURNING id`,
+        { now },
+      ),
     );
     return released.length;
   }
@@ -335,7 +398,14 @@ export class OutboxStore {
    * settled one gets one more attempt; a pending one keeps its schedule but is due now; one in
    * flight is left alone. Returns the targets queued.
    */
-  async requeue(manager: EntityManager, apiKeyId: string, messageId: string, channel: DeliveryChannel, targets: readonly string[] | undefined, now: number): Promise<string[]> {
+  async requeue(
+    manager: EntityManager,
+    apiKeyId: string,
+    messageId: string,
+    channel: DeliveryChannel,
+    targets: readonly string[] | undefined,
+    now: number,
+  ): Promise<string[]> {
     // The message row is locked first, so deleting old messages (`prune`) passes it by meanwhile.
     await this.sql.lockRows(manager, 'SELECT id FROM outbox_message WHERE api_key_id = :apiKeyId AND id = :messageId', { apiKeyId, messageId });
     const where = new Conditions().equal('api_key_id', apiKeyId).equal('message_id', messageId).equal('channel', channel).among('target', targets);
@@ -359,9 +429,24 @@ export class OutboxStore {
    * One page of a key's deliveries on a channel, newest message first, with their attempts:
    * keyset over (message id, target).
    */
-  async list(apiKeyId: string, channel: DeliveryChannel, filters: { target?: string; status?: DeliveryStatus }, after: [messageId: string, target: string] | undefined, limit: number, now: number): Promise<DeliveryRecord[]> {
-    const where = new Conditions().equal('d.api_key_id', apiKeyId).equal('d.channel', channel).equal('d.target', filters.target).equal('d.status', filters.status);
-    if (after) where.add('(d.message_id < :afterMessage OR (d.message_id = :afterMessage AND d.target < :afterTarget))', { afterMessage: after[0], afterTarget: after[1] });
+  async list(
+    apiKeyId: string,
+    channel: DeliveryChannel,
+    filters: { target?: string; status?: DeliveryStatus },
+    after: [messageId: string, target: string] | undefined,
+    limit: number,
+    now: number,
+  ): Promise<DeliveryRecord[]> {
+    const where = new Conditions()
+      .equal('d.api_key_id', apiKeyId)
+      .equal('d.channel', channel)
+      .equal('d.target', filters.target)
+      .equal('d.status', filters.status);
+    if (after)
+      where.add('(d.message_id < :afterMessage OR (d.message_id = :afterMessage AND d.target < :afterTarget))', {
+        afterMessage: after[0],
+        afterTarget: after[1],
+      });
     const rows = await this.sql.rows<ListedRow>(
       `SELECT d.id, d.message_id, d.target, m.event_type, d.status, d.attempts, d.lease_until, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at
         FROM outbox_delivery d JOIN outbox_message m ON m.id = d.message_id
@@ -391,10 +476,17 @@ export class OutboxStore {
    * Deliveries an operator should look at, of every key and channel: failed ones, and pending
    * ones overdue since before `overdueBefore` (no worker is getting to them), newest first.
    */
-  async troubled(overdueBefore: number, apiKeyId: string | undefined, limit: number): Promise<(Omit<DeliveryRecord, 'attemptLog' | 'inFlight'> & { apiKeyId: string; channel: DeliveryChannel })[]> {
+  async troubled(
+    overdueBefore: number,
+    apiKeyId: string | undefined,
+    limit: number,
+  ): Promise<(Omit<DeliveryRecord, 'attemptLog' | 'inFlight'> & { apiKeyId: string; channel: DeliveryChannel })[]> {
     const where = new Conditions()
       .equal('d.api_key_id', apiKeyId)
-      .add("(d.status = 'failed' OR (d.status = 'pending' AND d.next_attempt_at < :overdueBefore AND (d.lease_until IS NULL OR d.lease_until < :overdueBefore)))", { overdueBefore });
+      .add(
+        "(d.status = 'failed' OR (d.status = 'pending' AND d.next_attempt_at < :overdueBefore AND (d.lease_until IS NULL OR d.lease_until < :overdueBefore)))",
+        { overdueBefore },
+      );
     const rows = await this.sql.rows<ListedRow & { api_key_id: string; channel: DeliveryChannel }>(
       `SELECT d.id, d.api_key_id, d.channel, d.message_id, d.target, m.event_type, d.status, d.attempts, d.lease_until, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at
         FROM outbox_delivery d JOIN outbox_message m ON m.id = d.message_id

@@ -15,7 +15,12 @@ const JITTER = 0.2;
  * the receiver sent lengthens it, up to twice the scheduled wait (a shorter one cannot hurry
  * the schedule along). `random` returns [0, 1).
  */
-export function retryDelay(delays: readonly number[], attemptsMade: number, retryAfterMs: number | undefined, random: () => number = Math.random): number | undefined {
+export function retryDelay(
+  delays: readonly number[],
+  attemptsMade: number,
+  retryAfterMs: number | undefined,
+  random: () => number = Math.random,
+): number | undefined {
   const scheduled = delays[attemptsMade - 1];
   if (scheduled === undefined) return undefined;
   const jittered = Math.round(scheduled * (1 - JITTER + 2 * JITTER * random()));

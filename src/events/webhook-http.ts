@@ -156,7 +156,8 @@ export class WebhookHttp implements OnApplicationShutdown {
         let read = 0;
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
-          if (keep && (answer.answer?.length ?? 0) < KEPT_ANSWER_CHARS) answer.answer = ((answer.answer ?? '') + chunk.toString('utf8')).slice(0, KEPT_ANSWER_CHARS);
+          if (keep && (answer.answer?.length ?? 0) < KEPT_ANSWER_CHARS)
+            answer.answer = ((answer.answer ?? '') + chunk.toString('utf8')).slice(0, KEPT_ANSWER_CHARS);
           // The status is all we need; a receiver streaming a large answer does not hold us.
           if (read > MAX_RESPONSE_BYTES) {
             finish(answer);

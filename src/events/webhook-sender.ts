@@ -26,8 +26,16 @@ export class WebhookSender {
    * One attempt; `latestStart` (`performance.now()`) is when the request must have started for
    * its claim to outlast it.
    */
-  async attempt(delivery: ClaimedDelivery, configs: KeyConfigs, context: DeliveryContext, latestStart: number, cancellation?: Cancellation): Promise<AttemptResult | Released> {
-    return delivery.channel === 'webhook' ? this.basic(delivery, configs, latestStart, cancellation) : this.advanced(delivery, configs, context.endpoint, latestStart, cancellation);
+  async attempt(
+    delivery: ClaimedDelivery,
+    configs: KeyConfigs,
+    context: DeliveryContext,
+    latestStart: number,
+    cancellation?: Cancellation,
+  ): Promise<AttemptResult | Released> {
+    return delivery.channel === 'webhook'
+      ? this.basic(delivery, configs, latestStart, cancellation)
+      : this.advanced(delivery, configs, context.endpoint, latestStart, cancellation);
   }
 
   private async basic(delivery: ClaimedDelivery, configs: KeyConfigs, latestStart: number, cancellation?: Cancellation): Promise<AttemptResult | Released> {
@@ -44,7 +52,13 @@ export class WebhookSender {
     return { sent: true, ...(await this.http.post(url, headers, body, cancellation)) };
   }
 
-  private async advanced(delivery: ClaimedDelivery, configs: KeyConfigs, endpoint: DeliveryEndpoint | undefined, latestStart: number, cancellation?: Cancellation): Promise<AttemptResult | Released> {
+  private async advanced(
+    delivery: ClaimedDelivery,
+    configs: KeyConfigs,
+    endpoint: DeliveryEndpoint | undefined,
+    latestStart: number,
+    cancellation?: Cancellation,
+  ): Promise<AttemptResult | Released> {
     if (!configs.advanced?.isEnabled) return { sent: false, status: 'failed', reason: 'Advanced webhooks are disabled for this workspace.' };
     if (!endpoint) return { sent: false, status: 'cancelled', reason: 'The endpoint was deleted.' };
     if (endpoint.disabled) return { sent: false, status: 'failed', reason: 'The endpoint is disabled.' };
@@ -52,7 +66,11 @@ export class WebhookSender {
     const body = wirePayload(advancedPayload(delivery.messageId, delivery.event), configs.advanced);
     // Seconds of the wall clock, per attempt: receivers check it against their own clocks.
     const timestamp = Math.floor(Date.now() / 1000);
-    const headers = { 'webhook-id': delivery.messageId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature(endpoint.secret, delivery.messageId, timestamp, body) };
+    const headers = {
+      'webhook-id': delivery.messageId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signature(endpoint.secret, delivery.messageId, timestamp, body),
+    };
     return { sent: true, ...(await this.http.post(endpoint.url, headers, body, cancellation)) };
   }
 }

@@ -25,7 +25,10 @@ export class HealthController {
   @ApiResponse({ status: 503, description: 'The database did not answer: `{ status: "error", ... }`.', schema: { type: 'object', additionalProperties: true } })
   async check(@Res({ passthrough: true }) response: { status(code: number): unknown }): Promise<unknown> {
     try {
-      return await this.health.check([() => this.database.pingCheck('database', { timeout: 2000 }), () => ({ rateLimiter: { status: 'up', ...this.limiter.state() } })]);
+      return await this.health.check([
+        () => this.database.pingCheck('database', { timeout: 2000 }),
+        () => ({ rateLimiter: { status: 'up', ...this.limiter.state() } }),
+      ]);
     } catch (error) {
       response.status(503);
       return (error as { response?: unknown }).response ?? { status: 'error' };

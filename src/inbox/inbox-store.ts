@@ -51,7 +51,11 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
   /** Notifications about deleted documents (their recipients with them) go with them, in the deleting transaction. */
   async placesDeleted(manager: EntityManager, apiKeyId: string, organizationId: string, deleted: DeletedPlaces): Promise<void> {
     for (const documentIds of chunksOf(deleted.documentIds)) {
-      await this.sql.run(manager, 'DELETE FROM inbox_notification WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id IN (:...documentIds)', { apiKeyId, organizationId, documentIds });
+      await this.sql.run(
+        manager,
+        'DELETE FROM inbox_notification WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id IN (:...documentIds)',
+        { apiKeyId, organizationId, documentIds },
+      );
     }
   }
 
@@ -71,7 +75,9 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
         'id',
       );
       const fresh = new Set(inserted.map(String));
-      const recipients = group.filter((item) => fresh.has(item.notification.id)).flatMap(({ notification: n, recipients }) => recipients.map((userId) => [apiKeyId, organizationId, n.id, userId, 0, n.timestamp]));
+      const recipients = group
+        .filter((item) => fresh.has(item.notification.id))
+        .flatMap(({ notification: n, recipients }) => recipients.map((userId) => [apiKeyId, organizationId, n.id, userId, 0, n.timestamp]));
       await this.sql.insert(manager, 'inbox_recipient', ['api_key_id', 'organization_id', 'notification_id', 'user_id', 'is_read', 'timestamp'], recipients);
       for (const id of fresh) written.add(id);
     }
@@ -82,7 +88,14 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
    * One keyset page. With a user: their inbox, unread first, then by timestamp in `order`; else
    * the organization's (or document's) notifications by timestamp. Two statements.
    */
-  async page(apiKeyId: string, organizationId: string, filter: InboxFilter, order: 'asc' | 'desc', after: InboxCursor | undefined, limit: number): Promise<{ items: Delivered[]; cursorOf: (item: Delivered) => InboxCursor }> {
+  async page(
+    apiKeyId: string,
+    organizationId: string,
+    filter: InboxFilter,
+    order: 'asc' | 'desc',
+    after: InboxCursor | undefined,
+    limit: number,
+  ): Promise<{ items: Delivered[]; cursorOf: (item: Delivered) => InboxCursor }> {
     const comparison = order === 'desc' ? '<' : '>';
     const direction = order === 'desc' ? 'DESC' : 'ASC';
     const where = this.where(apiKeyId, organizationId, filter, 'n');
@@ -90,7 +103,11 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
     if (filter.userId !== undefined) {
       where.equal('r.user_id', filter.userId);
       if (after?.length === 3) {
-        where.add(`(r.is_read > :afterRead OR (r.is_read = :afterRead AND (r.timestamp, r.notification_id) ${comparison} (:afterTimestamp, :afterId)))`, { afterRead: after[0], afterTimestamp: after[1], afterId: after[2] });
+        where.add(`(r.is_read > :afterRead OR (r.is_read = :afterRead AND (r.timestamp, r.notification_id) ${comparison} (:afterTimestamp, :afterId)))`, {
+          afterRead: after[0],
+          afterTimestamp: after[1],
+          afterId: after[2],
+        });
       }
       rows = await this.sql.rows<NotificationRow>(
         `SELECT n.body, r.is_read FROM inbox_recipient r
@@ -100,14 +117,23 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
       );
     } else {
       if (after?.length === 2) where.add(`(n.timestamp, n.id) ${comparison} (:afterTimestamp, :afterId)`, { afterTimestamp: after[0], afterId: after[1] });
-      rows = await this.sql.rows<NotificationRow>(`SELECT n.body FROM inbox_notification n WHERE ${where} ORDER BY n.timestamp ${direction}, n.id ${direction} LIMIT :limit`, { ...where.parameters, limit });
+      rows = await this.sql.rows<NotificationRow>(
+        `SELECT n.body FROM inbox_notification n WHERE ${where} ORDER BY n.timestamp ${direction}, n.id ${direction} LIMIT :limit`,
+        { ...where.parameters, limit },
+      );
     }
     const notifications = rows.map((row) => JSON.parse(row.body) as InboxNotification);
-    const recipients = await this.recipientsOf(apiKeyId, organizationId, notifications.map((n) => n.id));
+    const recipients = await this.recipientsOf(
+      apiKeyId,
+      organizationId,
+      notifications.map((n) => n.id),
+    );
     const items = notifications.map((notification) => ({ notification, recipients: recipients.get(notification.id) ?? [] }));
     const readOf = new Map(rows.map((row, i) => [notifications[i]!.id, Number(row.is_read ?? 0)]));
     const cursorOf = (item: Delivered): InboxCursor =>
-      filter.userId !== undefined ? [readOf.get(item.notification.id)!, item.notification.timestamp, item.notification.id] : [item.notification.timestamp, item.notification.id];
+      filter.userId !== undefined
+        ? [readOf.get(item.notification.id)!, item.notification.timestamp, item.notification.id]
+        : [item.notification.timestamp, item.notification.id];
     return { items, cursorOf };
   }
 
@@ -122,7 +148,11 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
     }
     const rows = await this.sql.lockRows<NotificationRow>(manager, `SELECT body FROM inbox_notification WHERE ${where}`, where.parameters);
     const notifications = rows.map((row) => JSON.parse(row.body) as InboxNotification);
-    const recipients = await this.recipientsOf(apiKeyId, organizationId, notifications.map((n) => n.id));
+    const recipients = await this.recipientsOf(
+      apiKeyId,
+      organizationId,
+      notifications.map((n) => n.id),
+    );
     return notifications.map((notification) => ({ notification, recipients: recipients.get(notification.id) ?? [] }));
   }
 
@@ -131,7 +161,14 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
     await this.sql.updateRows(
       manager,
       'inbox_notification',
-      { match: [{ name: 'api_key_id', type: 'varchar' }, { name: 'organization_id', type: 'varchar' }, { name: 'id', type: 'varchar' }], set: [{ name: 'body', type: 'text' }] },
+      {
+        match: [
+          { name: 'api_key_id', type: 'varchar' },
+          { name: 'organization_id', type: 'varchar' },
+          { name: 'id', type: 'varchar' },
+        ],
+        set: [{ name: 'body', type: 'text' }],
+      },
       notifications.map((n) => [apiKeyId, n.organizationId, n.id, JSON.stringify(n)]),
     );
   }
@@ -139,26 +176,45 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
   /** Marks a notification read for those of `userIds` it went to. */
   async markRead(manager: EntityManager, apiKeyId: string, organizationId: string, notificationId: string, userIds: string[]): Promise<void> {
     if (!userIds.length) return;
-    await this.sql.run(manager, 'UPDATE inbox_recipient SET is_read = 1 WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND notification_id = :notificationId AND user_id IN (:...userIds)', { apiKeyId, organizationId, notificationId, userIds });
+    await this.sql.run(
+      manager,
+      'UPDATE inbox_recipient SET is_read = 1 WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND notification_id = :notificationId AND user_id IN (:...userIds)',
+      { apiKeyId, organizationId, notificationId, userIds },
+    );
   }
 
   /** Deletes notifications (their recipients go with them). */
   async delete(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<void> {
     if (!ids.length) return;
-    await this.sql.run(manager, 'DELETE FROM inbox_notification WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)', { apiKeyId, organizationId, ids });
+    await this.sql.run(manager, 'DELETE FROM inbox_notification WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)', {
+      apiKeyId,
+      organizationId,
+      ids,
+    });
   }
 
   /** Takes notifications out of one user's inbox; a notification left with no recipient is deleted. */
   async removeFromInbox(manager: EntityManager, apiKeyId: string, organizationId: string, userId: string, ids: string[]): Promise<void> {
     if (!ids.length) return;
-    await this.sql.run(manager, 'DELETE FROM inbox_recipient WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId AND notification_id IN (:...ids)', { apiKeyId, organizationId, userId, ids });
+    await this.sql.run(
+      manager,
+      'DELETE FROM inbox_recipient WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND user_id = :userId AND notification_id IN (:...ids)',
+      { apiKeyId, organizationId, userId, ids },
+    );
     await this.deleteUnaddressed(manager, apiKeyId, organizationId, ids);
   }
 
   /** Empties the users' inboxes (user-data erasure): a notification left with no recipient is deleted. */
   async forgetRecipients(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
-    const where = new Conditions().equal('api_key_id', apiKeyId).among('organization_id', organizationIds ?? undefined).among('user_id', userIds);
-    const removed = await this.sql.run<{ organization_id: string; notification_id: string }>(manager, `DELETE FROM inbox_recipient WHERE ${where} RETURNING organization_id, notification_id`, where.parameters);
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .among('organization_id', organizationIds ?? undefined)
+      .among('user_id', userIds);
+    const removed = await this.sql.run<{ organization_id: string; notification_id: string }>(
+      manager,
+      `DELETE FROM inbox_recipient WHERE ${where} RETURNING organization_id, notification_id`,
+      where.parameters,
+    );
     for (const [organizationId, rows] of groupBy(removed, (row) => row.organization_id)) {
       const ids = rows.map((row) => row.notification_id);
       for (const chunk of chunksOf(ids)) await this.deleteUnaddressed(manager, apiKeyId, organizationId, chunk);
@@ -170,11 +226,25 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
    * holds one of the users' ids, in (organization, id) order after `after`, locked until the unit
    * of work ends (erasure deletes or scrubs them). A pre-filter: the caller tests each exactly.
    */
-  async lockNaming(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null, after: [organizationId: string, id: string] | undefined, limit: number): Promise<InboxNotification[]> {
+  async lockNaming(
+    manager: EntityManager,
+    apiKeyId: string,
+    userIds: string[],
+    organizationIds: string[] | null,
+    after: [organizationId: string, id: string] | undefined,
+    limit: number,
+  ): Promise<InboxNotification[]> {
     const text = namingFilter('body', userIds);
-    const where = new Conditions().equal('api_key_id', apiKeyId).among('organization_id', organizationIds ?? undefined).add(text.sql, text.parameters);
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .among('organization_id', organizationIds ?? undefined)
+      .add(text.sql, text.parameters);
     if (after) where.add('(organization_id, id) > (:afterOrganization, :afterId)', { afterOrganization: after[0], afterId: after[1] });
-    const rows = await this.sql.lockRows<NotificationRow>(manager, `SELECT body FROM inbox_notification WHERE ${where} ORDER BY organization_id, id LIMIT :limit`, { ...where.parameters, limit });
+    const rows = await this.sql.lockRows<NotificationRow>(
+      manager,
+      `SELECT body FROM inbox_notification WHERE ${where} ORDER BY organization_id, id LIMIT :limit`,
+      { ...where.parameters, limit },
+    );
     return rows.map((row) => JSON.parse(row.body) as InboxNotification);
   }
 
@@ -192,9 +262,16 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
         { ...text.parameters, recipient: userId },
       );
     if (after !== undefined) where.add('id > :afterId', { afterId: after });
-    const rows = await this.sql.rows<NotificationRow>(`SELECT body FROM inbox_notification WHERE ${where} ORDER BY id LIMIT :limit`, { ...where.parameters, limit });
+    const rows = await this.sql.rows<NotificationRow>(`SELECT body FROM inbox_notification WHERE ${where} ORDER BY id LIMIT :limit`, {
+      ...where.parameters,
+      limit,
+    });
     const notifications = rows.map((row) => JSON.parse(row.body) as InboxNotification);
-    const recipients = await this.recipientsOf(apiKeyId, organizationId, notifications.map((n) => n.id));
+    const recipients = await this.recipientsOf(
+      apiKeyId,
+      organizationId,
+      notifications.map((n) => n.id),
+    );
     return notifications.map((notification) => ({ notification, recipients: recipients.get(notification.id) ?? [] }));
   }
 
@@ -220,10 +297,15 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
   /** Recipients of the notifications, by notification (inside a unit of work, as it sees them: `Sql.rows` reads on its connection). */
   private async recipientsOf(apiKeyId: string, organizationId: string, ids: string[]): Promise<Map<string, { userId: string; read: boolean }[]>> {
     if (!ids.length) return new Map();
-    const sql = 'SELECT notification_id, user_id, is_read FROM inbox_recipient WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND notification_id IN (:...ids) ORDER BY notification_id, user_id';
+    const sql =
+      'SELECT notification_id, user_id, is_read FROM inbox_recipient WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND notification_id IN (:...ids) ORDER BY notification_id, user_id';
     const parameters = { apiKeyId, organizationId, ids };
     type Row = { notification_id: string; user_id: string; is_read: number | string };
     const rows = await this.sql.rows<Row>(sql, parameters);
-    return groupBy(rows, (row) => row.notification_id, (row) => ({ userId: row.user_id, read: Number(row.is_read) === 1 }));
+    return groupBy(
+      rows,
+      (row) => row.notification_id,
+      (row) => ({ userId: row.user_id, read: Number(row.is_read) === 1 }),
+    );
   }
 }

@@ -7,7 +7,14 @@ import { RequestData } from '../common/decorators/request-data.decorator.js';
 import { withResultFields, type ResultFields } from '../common/envelope.js';
 import { ItemResultsResult } from '../common/openapi-responses.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
-import { AddNotificationRequest, DeleteNotificationsRequest, GetNotificationsRequest, NotificationAddedResult, NotificationsResult, UpdateNotificationsRequest } from './dto/inbox.dto.js';
+import {
+  AddNotificationRequest,
+  DeleteNotificationsRequest,
+  GetNotificationsRequest,
+  NotificationAddedResult,
+  NotificationsResult,
+  UpdateNotificationsRequest,
+} from './dto/inbox.dto.js';
 import { InboxMessages, InboxService } from './inbox.service.js';
 
 /** In-app notifications (upstream's `v2/notifications`). */

@@ -104,7 +104,8 @@ export class InboxService {
   async get(principal: ApiKeyPrincipal, request: GetNotificationsRequest): Promise<{ notifications: Record<string, unknown>[]; pageToken?: string }> {
     const { apiKeyId } = principal;
     const { organizationId } = request;
-    if (request.documentId === undefined && request.userId === undefined) throw new ApiError('INVALID_ARGUMENT', 'At least one of data.documentId or data.userId is required.');
+    if (request.documentId === undefined && request.userId === undefined)
+      throw new ApiError('INVALID_ARGUMENT', 'At least one of data.documentId or data.userId is required.');
     const order = request.order ?? 'desc';
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
     const filter = { documentId: request.documentId, locationId: request.locationId, userId: request.userId, notificationIds: request.notificationIds };
@@ -121,7 +122,14 @@ export class InboxService {
     const { organizationId } = request;
     return this.transactions.run(async (manager) => {
       const found = new Map(
-        (await this.store.lock(manager, apiKeyId, organizationId, { documentId: request.documentId, locationId: request.locationId, userId: request.userId, notificationIds: request.notifications.map((n) => n.id) })).map((d) => [d.notification.id, d]),
+        (
+          await this.store.lock(manager, apiKeyId, organizationId, {
+            documentId: request.documentId,
+            locationId: request.locationId,
+            userId: request.userId,
+            notificationIds: request.notifications.map((n) => n.id),
+          })
+        ).map((d) => [d.notification.id, d]),
       );
       const changed: InboxNotification[] = [];
       for (const { id, readByUserIds, ...fields } of request.notifications) {
@@ -132,7 +140,9 @@ export class InboxService {
         await this.store.markRead(manager, apiKeyId, organizationId, id, readByUserIds ?? []);
       }
       await this.store.rewrite(manager, apiKeyId, changed);
-      return Object.fromEntries(request.notifications.map(({ id }) => [id, found.has(id) ? ok(id, InboxMessages.updated) : failed(id, InboxMessages.updateFailed)]));
+      return Object.fromEntries(
+        request.notifications.map(({ id }) => [id, found.has(id) ? ok(id, InboxMessages.updated) : failed(id, InboxMessages.updateFailed)]),
+      );
     });
   }
 
@@ -148,7 +158,9 @@ export class InboxService {
       throw new ApiError('INVALID_ARGUMENT', 'At least one of data.documentId, data.locationId, data.userId or data.notificationIds is required.');
     }
     const ids = await this.transactions.run(async (manager) => {
-      const matched = (await this.store.lock(manager, apiKeyId, organizationId, { documentId, locationId, userId, notificationIds })).map((d) => d.notification.id);
+      const matched = (await this.store.lock(manager, apiKeyId, organizationId, { documentId, locationId, userId, notificationIds })).map(
+        (d) => d.notification.id,
+      );
       if (userId !== undefined) await this.store.removeFromInbox(manager, apiKeyId, organizationId, userId, matched);
       else await this.store.delete(manager, apiKeyId, organizationId, matched);
       return matched;
@@ -157,7 +169,6 @@ export class InboxService {
     for (const id of notificationIds ?? []) results[id] ??= failed(id, InboxMessages.deleteFailed);
     return results;
   }
-
 }
 
 /** The inbox entry of a comment event: headline from the activity's display message, body from the comment's text. */
@@ -175,7 +186,11 @@ function eventNotification(activity: Activity): InboxNotification {
     locationId: typeof location?.id === 'string' ? location.id : null,
     annotationId: activity.targetEntityId ?? null,
     notificationSource: activity.featureType,
-    notificationSourceData: { actionType: activity.actionType, annotationId: activity.targetEntityId, ...(activity.targetSubEntityId !== undefined ? { commentId: Number(activity.targetSubEntityId) } : {}) },
+    notificationSourceData: {
+      actionType: activity.actionType,
+      annotationId: activity.targetEntityId,
+      ...(activity.targetSubEntityId !== undefined ? { commentId: Number(activity.targetSubEntityId) } : {}),
+    },
     actionUser: activity.actionUser,
     displayHeadlineMessageTemplate: activity.displayMessageTemplate ?? activity.actionType,
     ...(activity.displayMessageTemplateData ? { displayHeadlineMessageTemplateData: activity.displayMessageTemplateData } : {}),

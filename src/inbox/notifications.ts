@@ -29,7 +29,13 @@ export interface Delivered {
 }
 
 /** Fields notifications update may change (upstream's list); everything else is fixed. */
-export const UPDATABLE_NOTIFICATION_FIELDS = ['actionUser', 'displayHeadlineMessageTemplate', 'displayHeadlineMessageTemplateData', 'displayBodyMessage', 'notificationSourceData'] as const;
+export const UPDATABLE_NOTIFICATION_FIELDS = [
+  'actionUser',
+  'displayHeadlineMessageTemplate',
+  'displayHeadlineMessageTemplateData',
+  'displayBodyMessage',
+  'notificationSourceData',
+] as const;
 
 /** A notification as get answers it; `apiKey` fills `metadata` as activity records carry it. */
 export function notificationJson(apiKey: string, { notification, recipients }: Delivered): Record<string, unknown> {

@@ -80,7 +80,11 @@ export class MailTemplates {
     if (!templates) throw new Error(`No mail templates of kind ${kind}`);
     return {
       subject: templates.subject(model).replace(/\s+/g, ' ').trim(),
-      text: templates.text(model).replace(/\n{3,}/g, '\n\n').trim() + '\n',
+      text:
+        templates
+          .text(model)
+          .replace(/\n{3,}/g, '\n\n')
+          .trim() + '\n',
       html: templates.html(model),
     };
   }

@@ -58,7 +58,13 @@ export class Mailer implements OnApplicationShutdown {
   ) {
     // Bounded waits: nodemailer's defaults allow minutes per stage.
     this.transport = config.smtpUrl
-      ? nodemailer.createTransport({ url: config.smtpUrl, pool: true, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 } as SMTPTransport.Options)
+      ? nodemailer.createTransport({
+          url: config.smtpUrl,
+          pool: true,
+          connectionTimeout: 10_000,
+          greetingTimeout: 10_000,
+          socketTimeout: 30_000,
+        } as SMTPTransport.Options)
       : undefined;
   }
 

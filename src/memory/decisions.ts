@@ -1,7 +1,18 @@
 import type { Activity } from '../activity/activity-log.js';
 
 /** Decisions a judgment may record (contract part 8). */
-export const DECISIONS = ['approved', 'rejected', 'agree', 'disagree', 'endorse', 'document_approved', 'document_rejected', 'comment', 'resolve', 'in_progress'] as const;
+export const DECISIONS = [
+  'approved',
+  'rejected',
+  'agree',
+  'disagree',
+  'endorse',
+  'document_approved',
+  'document_rejected',
+  'comment',
+  'resolve',
+  'in_progress',
+] as const;
 export type Decision = (typeof DECISIONS)[number];
 export type Side = 'approve' | 'reject';
 
@@ -69,7 +80,10 @@ const TEXT_KEYS = ['text', 'commentText', 'comment', 'body', 'title'];
  * the rendered display message. The reason shown in `topReasons` is the reasoning when given,
  * else the first comment text, else the message.
  */
-export function judgmentText(activity: Pick<Activity, 'entityData' | 'entityTargetData' | 'displayMessageTemplate' | 'displayMessageTemplateData'>): { text: string; reason: string | null } {
+export function judgmentText(activity: Pick<Activity, 'entityData' | 'entityTargetData' | 'displayMessageTemplate' | 'displayMessageTemplateData'>): {
+  text: string;
+  reason: string | null;
+} {
   const reasoning = objectOf(activity.entityData)?.reasoning;
   const comments = [activity.entityData, activity.entityTargetData].flatMap(commentTexts);
   const message = activity.displayMessageTemplate ? renderTemplate(activity.displayMessageTemplate, activity.displayMessageTemplateData ?? {}) : '';

@@ -6,7 +6,22 @@ import { decisionOf, judgmentFacets, judgmentText, sideOf, type Decision, type J
 import { scopeTokens } from './judgment-search.js';
 import type { JudgmentFields } from './memory.service.js';
 
-const COLUMNS = ['api_key_id', 'organization_id', 'activity_id', 'document_id', 'decision', 'side', 'reviewer_id', 'reason', 'text', 'scope_tokens', 'timestamp', 'judge_type', 'content_type', 'annotation_id'] as const;
+const COLUMNS = [
+  'api_key_id',
+  'organization_id',
+  'activity_id',
+  'document_id',
+  'decision',
+  'side',
+  'reviewer_id',
+  'reason',
+  'text',
+  'scope_tokens',
+  'timestamp',
+  'judge_type',
+  'content_type',
+  'annotation_id',
+] as const;
 /** Ids per DELETE, well under every engine's parameter limit. */
 const DELETE_CHUNK = 500;
 
@@ -52,7 +67,22 @@ export class JudgmentLog implements ActivityObserver, OnModuleInit {
       const { text, reason } = judgmentText(activity);
       // The facets queries filter by have columns; confidence and agent are read from the activity.
       const { judgeType, contentType, annotationId } = judgmentFacets(activity);
-      rows.push([apiKeyId, organizationId, activity.id, documentId, decision, sideOf(decision), activity.actionUser.userId, reason, text, scopeTokens(apiKeyId, organizationId, documentId), activity.timestamp, judgeType, contentType, annotationId]);
+      rows.push([
+        apiKeyId,
+        organizationId,
+        activity.id,
+        documentId,
+        decision,
+        sideOf(decision),
+        activity.actionUser.userId,
+        reason,
+        text,
+        scopeTokens(apiKeyId, organizationId, documentId),
+        activity.timestamp,
+        judgeType,
+        contentType,
+        annotationId,
+      ]);
     }
     await this.sql.insert(manager, 'judgment', COLUMNS, rows, { target: ['api_key_id', 'organization_id', 'activity_id'], update: COLUMNS.slice(3) });
     for (const [organizationId, ids] of notDecisions) await this.activitiesDeleted(manager, apiKeyId, organizationId, ids);
@@ -74,7 +104,9 @@ export class JudgmentLog implements ActivityObserver, OnModuleInit {
       .equal('j.judge_type', filter.judgeType)
       .equal('j.content_type', filter.contentType)
       .equal('j.annotation_id', filter.annotationId);
-    const rows = await this.sql.rows<ActivityRow & { organization_id: string; decision: Decision; side: Side | null; reviewer_id: string; reason: string | null }>(
+    const rows = await this.sql.rows<
+      ActivityRow & { organization_id: string; decision: Decision; side: Side | null; reviewer_id: string; reason: string | null }
+    >(
       `SELECT j.organization_id, j.decision, j.side, j.reviewer_id, j.reason,
           a.id, a.document_id, a.feature_type, a.action_type, a.target_entity_id, a.timestamp, a.body
         FROM judgment j JOIN activity a ON a.api_key_id = j.api_key_id AND a.organization_id = j.organization_id AND a.id = j.activity_id
@@ -103,14 +135,30 @@ export class JudgmentLog implements ActivityObserver, OnModuleInit {
    */
   async judgmentsBy(apiKeyId: string, organizationId: string, reviewerId: string, after: string | undefined, limit: number): Promise<JudgmentFields[]> {
     // Plain SQL: a keyset page (`Sql.rowsAfter`), numbers converted here.
-    const rows = await this.sql.rowsAfter<{ activity_id: string; document_id: string; decision: Decision; side: Side | null; reason: string | null; timestamp: number | string }>(
+    const rows = await this.sql.rowsAfter<{
+      activity_id: string;
+      document_id: string;
+      decision: Decision;
+      side: Side | null;
+      reason: string | null;
+      timestamp: number | string;
+    }>(
       'SELECT activity_id, document_id, decision, side, reason, timestamp FROM judgment WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND reviewer_id = :userId',
       ['activity_id'],
       { apiKeyId, organizationId, userId: reviewerId },
       after === undefined ? undefined : [after],
       limit,
     );
-    return rows.map((row) => ({ id: row.activity_id, organizationId, documentId: row.document_id, decision: row.decision, recommendation: row.side, reviewerId, reason: row.reason, timestamp: Number(row.timestamp) }));
+    return rows.map((row) => ({
+      id: row.activity_id,
+      organizationId,
+      documentId: row.document_id,
+      decision: row.decision,
+      recommendation: row.side,
+      reviewerId,
+      reason: row.reason,
+      timestamp: Number(row.timestamp),
+    }));
   }
 
   /**
@@ -119,7 +167,10 @@ export class JudgmentLog implements ActivityObserver, OnModuleInit {
    * that deleted those has removed them already; this catches any left behind. One statement.
    */
   async forgetReviewers(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
-    const where = new Conditions().equal('api_key_id', apiKeyId).among('reviewer_id', userIds).among('organization_id', organizationIds ?? undefined);
+    const where = new Conditions()
+      .equal('api_key_id', apiKeyId)
+      .among('reviewer_id', userIds)
+      .among('organization_id', organizationIds ?? undefined);
     await this.sql.run(manager, `DELETE FROM judgment WHERE ${where}`, where.parameters);
   }
 

@@ -146,7 +146,9 @@ export function scopeTokens(apiKeyId: string, organizationId: string, documentId
  */
 function scopeToken(scope: SearchScope): string {
   const kind = scope.documentId !== undefined ? 'd' : scope.organizationId !== undefined ? 'g' : 'k';
-  const digest = createHash('sha256').update(JSON.stringify([scope.apiKeyId, scope.organizationId ?? null, scope.documentId ?? null])).digest();
+  const digest = createHash('sha256')
+    .update(JSON.stringify([scope.apiKeyId, scope.organizationId ?? null, scope.documentId ?? null]))
+    .digest();
   const letters = 'bcdfghjklmnpqrtv';
   let token = kind;
   for (const byte of digest.subarray(0, 16)) token += letters[byte >> 4]! + letters[byte & 15]!;

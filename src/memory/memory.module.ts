@@ -19,7 +19,8 @@ import { MemoryService } from './memory.service.js';
     {
       provide: JudgmentSearch,
       inject: [getDataSourceToken(), Sql],
-      useFactory: (dataSource: DataSource, sql: Sql) => (dataSource.options.type === 'postgres' ? new PostgresJudgmentSearch(sql) : new EmbeddedJudgmentSearch(sql)),
+      useFactory: (dataSource: DataSource, sql: Sql) =>
+        dataSource.options.type === 'postgres' ? new PostgresJudgmentSearch(sql) : new EmbeddedJudgmentSearch(sql),
     },
   ],
   exports: [JudgmentLog],

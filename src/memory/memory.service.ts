@@ -92,7 +92,15 @@ export class MemoryService {
     if (request.annotationId !== undefined && request.organizationId === undefined) throw MemoryErrors.annotationNeedsOrganization();
     const judged = await this.judgments.withActivities(
       apiKeyId,
-      { organizationId: request.organizationId, documentId: request.documentId, decision: request.decision, reviewerId: request.reviewerId, judgeType: request.judgeType, contentType: request.contentType, annotationId: request.annotationId },
+      {
+        organizationId: request.organizationId,
+        documentId: request.documentId,
+        decision: request.decision,
+        reviewerId: request.reviewerId,
+        judgeType: request.judgeType,
+        contentType: request.contentType,
+        annotationId: request.annotationId,
+      },
       request.limit ?? 20,
     );
     const records = judged.map(({ judgment, activity }): JudgmentRecord => {

@@ -43,7 +43,6 @@ const Z = 1.96;
 
 export const NO_EVIDENCE: SideEvidence = { count: 0, relevance: 0, weight: 0, reviewers: 0, stale: 0, recentCount: 0, recentRelevance: 0 };
 
-
 /** The side with more relevant judgments; on a tie the larger summed relevance; on a full tie, reject. */
 export function leadingSide(approve: { count: number; relevance: number }, reject: { count: number; relevance: number }): Side | null {
   if (approve.count === 0 && reject.count === 0) return null;
@@ -84,7 +83,10 @@ export function suggestionsFor(scope: Scope, evidence: Evidence, leading: Side):
     scopeLabel: SCOPES[scope],
     topReasons: [],
     uniqueReviewers: evidence[side].reviewers,
-    caveats: [...caveats, ...(evidence[side].stale > STALE_SHARE * evidence[side].count ? ['Stale pattern: >70% of supporting data is older than 6 months'] : [])],
+    caveats: [
+      ...caveats,
+      ...(evidence[side].stale > STALE_SHARE * evidence[side].count ? ['Stale pattern: >70% of supporting data is older than 6 months'] : []),
+    ],
   });
   const primaryCaveats = conflicting ? [conflictCaveat] : [];
   if (recentChangedBalance(evidence, leading)) primaryCaveats.push('Recent judgments in the last 48 hours changed the balance');
@@ -93,7 +95,10 @@ export function suggestionsFor(scope: Scope, evidence: Evidence, leading: Side):
 
 /** Whether leaving out the last 48 hours leads to another recommendation (nothing left: no). */
 function recentChangedBalance(evidence: Evidence, leading: Side): boolean {
-  const without = (side: Side) => ({ count: evidence[side].count - evidence[side].recentCount, relevance: evidence[side].relevance - evidence[side].recentRelevance });
+  const without = (side: Side) => ({
+    count: evidence[side].count - evidence[side].recentCount,
+    relevance: evidence[side].relevance - evidence[side].recentRelevance,
+  });
   const before = leadingSide(without('approve'), without('reject'));
   return before !== null && before !== leading;
 }

@@ -36,20 +36,41 @@ export class DeletionJobs {
   constructor(private readonly sql: Sql) {}
 
   /** A new job with every module's task left; its id. */
-  async create(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | undefined, now: number): Promise<{ jobId: string; tasksCount: number }> {
+  async create(
+    manager: EntityManager,
+    apiKeyId: string,
+    userIds: string[],
+    organizationIds: string[] | undefined,
+    now: number,
+  ): Promise<{ jobId: string; tasksCount: number }> {
     const jobId = newSortableId('job_');
     await this.sql.insert(
       manager,
       'user_data_job',
       ['api_key_id', 'id', 'user_ids', 'organization_ids', 'tasks_left', 'tasks_count', 'last_task_completed_at', 'created_at', 'completed_at'],
-      [[apiKeyId, jobId, JSON.stringify(userIds), organizationIds ? JSON.stringify(organizationIds) : null, JSON.stringify(ERASE_TASKS), ERASE_TASKS.length, null, now, null]],
+      [
+        [
+          apiKeyId,
+          jobId,
+          JSON.stringify(userIds),
+          organizationIds ? JSON.stringify(organizationIds) : null,
+          JSON.stringify(ERASE_TASKS),
+          ERASE_TASKS.length,
+          null,
+          now,
+          null,
+        ],
+      ],
     );
     return { jobId, tasksCount: ERASE_TASKS.length };
   }
 
   /** The job's progress, or undefined when the key has no such job. */
   async status(apiKeyId: string, jobId: string): Promise<DeletionStatus | undefined> {
-    const [row] = await this.sql.rows<JobRow>('SELECT tasks_left, last_task_completed_at, completed_at FROM user_data_job WHERE api_key_id = :apiKeyId AND id = :jobId', { apiKeyId, jobId });
+    const [row] = await this.sql.rows<JobRow>(
+      'SELECT tasks_left, last_task_completed_at, completed_at FROM user_data_job WHERE api_key_id = :apiKeyId AND id = :jobId',
+      { apiKeyId, jobId },
+    );
     if (!row) return undefined;
     return {
       isDeleteCompleted: row.completed_at !== null,
@@ -60,7 +81,10 @@ export class DeletionJobs {
 
   /** Unfinished jobs of every key, oldest first. */
   async unfinished(limit: number): Promise<{ apiKeyId: string; jobId: string }[]> {
-    const rows = await this.sql.rows<{ api_key_id: string; id: string }>('SELECT api_key_id, id FROM user_data_job WHERE completed_at IS NULL ORDER BY created_at, id LIMIT :limit', { limit });
+    const rows = await this.sql.rows<{ api_key_id: string; id: string }>(
+      'SELECT api_key_id, id FROM user_data_job WHERE completed_at IS NULL ORDER BY created_at, id LIMIT :limit',
+      { limit },
+    );
     return rows.map((row) => ({ apiKeyId: row.api_key_id, jobId: row.id }));
   }
 
@@ -72,12 +96,18 @@ export class DeletionJobs {
   async claim(manager: EntityManager, apiKeyId: string, jobId: string): Promise<ClaimedJob | undefined> {
     const [row] = await this.sql.run<JobRow>(
       manager,
-      this.sql.claimable('SELECT user_ids, organization_ids, tasks_left FROM user_data_job WHERE api_key_id = :apiKeyId AND id = :jobId AND completed_at IS NULL'),
+      this.sql.claimable(
+        'SELECT user_ids, organization_ids, tasks_left FROM user_data_job WHERE api_key_id = :apiKeyId AND id = :jobId AND completed_at IS NULL',
+      ),
       { apiKeyId, jobId },
     );
     if (!row) return undefined;
     return {
-      scope: { apiKeyId, userIds: JSON.parse(row.user_ids) as string[], organizationIds: row.organization_ids === null ? null : (JSON.parse(row.organization_ids) as string[]) },
+      scope: {
+        apiKeyId,
+        userIds: JSON.parse(row.user_ids) as string[],
+        organizationIds: row.organization_ids === null ? null : (JSON.parse(row.organization_ids) as string[]),
+      },
       tasksLeft: JSON.parse(row.tasks_left) as EraseTask[],
     };
   }

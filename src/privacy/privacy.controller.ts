@@ -27,12 +27,23 @@ export class PrivacyController {
     return this.privacy.get(caller, data).then((page) => withResultFields(page.data, { nextPageToken: page.nextPageToken }));
   }
 
-  @Operation('/v2/users/data/delete', { aliases: ['/v1/users/data/delete'], auth: 'apiKey', message: 'Data deletion process has been initiated.', response: DeletionJobResult })
+  @Operation('/v2/users/data/delete', {
+    aliases: ['/v1/users/data/delete'],
+    auth: 'apiKey',
+    message: 'Data deletion process has been initiated.',
+    response: DeletionJobResult,
+  })
   delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteUserDataRequest): Promise<{ jobId: string; tasksCount: number }> {
     return this.privacy.startDeletion(caller, data);
   }
 
-  @Operation('/v2/users/data/delete/status', { aliases: ['/v1/users/data/delete/status'], auth: 'apiKey', message: DATA_FETCHED, response: DeletionStatusResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/users/data/delete/status', {
+    aliases: ['/v1/users/data/delete/status'],
+    auth: 'apiKey',
+    message: DATA_FETCHED,
+    response: DeletionStatusResult,
+    errors: ['NOT_FOUND'],
+  })
   status(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteUserDataStatusRequest): Promise<DeletionStatus> {
     return this.privacy.status(caller, data);
   }

@@ -21,7 +21,14 @@ const SCAN_CHUNK = 500;
 const OPERATION = 'users/data/get';
 
 /** The user's profile: the named fields, then their metadata spread beside them (as users add kept it). */
-export type UserProfile = { userId: string; name: string | null; email: string | null; initial: string | null; createdAt: number; lastUpdated: number } & Record<string, unknown>;
+export type UserProfile = {
+  userId: string;
+  name: string | null;
+  email: string | null;
+  initial: string | null;
+  createdAt: number;
+  lastUpdated: number;
+} & Record<string, unknown>;
 
 /** A membership or permission: one grant on the organization, a folder or a document. */
 export interface GrantRecord {
@@ -119,7 +126,12 @@ export class UserDataReader {
 
     const activities = wanted('activities') ? await this.activityLists(apiKeyId, organizationId, userId, resume?.activities) : undefined;
     if (activities?.next) next.activities = activities.next;
-    const table = async <R, T>(list: TableList, read: (after: Cursors[TableList] | undefined) => Promise<R[]>, cursorOf: (row: R) => Cursors[TableList], view: (row: R) => T): Promise<T[]> => {
+    const table = async <R, T>(
+      list: TableList,
+      read: (after: Cursors[TableList] | undefined) => Promise<R[]>,
+      cursorOf: (row: R) => Cursors[TableList],
+      view: (row: R) => T,
+    ): Promise<T[]> => {
       if (!wanted(list)) return [];
       const rows = await read(resume?.[list]);
       if (rows.length > USER_DATA_PAGE) (next as Record<string, unknown>)[list] = cursorOf(rows[USER_DATA_PAGE - 1]!);
@@ -157,14 +169,25 @@ export class UserDataReader {
         'notificationPreferences',
         (after) => this.preferences.preferencesOf(apiKeyId, organizationId, userId, after as PreferenceCursor | undefined, USER_DATA_PAGE + 1),
         preferenceCursor,
-        (preference): PreferenceRecord => ({ documentId: preference.documentId, inbox: preference.inbox, email: preference.email, chat: preference.chat, updatedAt: preference.updatedAt }),
+        (preference): PreferenceRecord => ({
+          documentId: preference.documentId,
+          inbox: preference.inbox,
+          email: preference.email,
+          chat: preference.chat,
+          updatedAt: preference.updatedAt,
+        }),
       ),
       crdtEditors: await table(
         'crdtEditors',
         (after) => this.crdt.editorsLastWrittenBy(apiKeyId, organizationId, userId, after as [string, string] | undefined, USER_DATA_PAGE + 1),
         (editor) => [editor.documentId, editor.editorId],
         // The content is the document's, not the user's: the export names the editors they last wrote.
-        (editor): EditorAttribution => ({ documentId: editor.documentId, editorId: editor.editorId, type: editor.type, lastUpdate: new Date(editor.lastUpdate).toISOString() }),
+        (editor): EditorAttribution => ({
+          documentId: editor.documentId,
+          editorId: editor.editorId,
+          type: editor.type,
+          lastUpdate: new Date(editor.lastUpdate).toISOString(),
+        }),
       ),
       judgments: await table(
         'judgments',
@@ -175,7 +198,13 @@ export class UserDataReader {
       commentAnnotations: [],
       inboxNotifications: [],
     };
-    const scanned = async <T>(list: ScannedList, read: (after: string | undefined, limit: number) => Promise<T[]>, idOf: (item: T) => string, names: (item: T) => boolean, view: (item: T) => Record<string, unknown>) => {
+    const scanned = async <T>(
+      list: ScannedList,
+      read: (after: string | undefined, limit: number) => Promise<T[]>,
+      idOf: (item: T) => string,
+      names: (item: T) => boolean,
+      view: (item: T) => Record<string, unknown>,
+    ) => {
       if (!wanted(list)) return [];
       const found = await scan(read, idOf, names, (item) => view(item), resume?.[list]);
       if (found.next !== undefined) next[list] = found.next;
@@ -205,7 +234,12 @@ export class UserDataReader {
    * that name them, until a list holds a page (or the page its size bound, as activities get
    * has): then the position of the last record taken continues them all.
    */
-  private async activityLists(apiKeyId: string, organizationId: string, userId: string, after: Cursor | undefined): Promise<{ lists: Record<ActivityList | 'notifications', Activity[]>; next?: Cursor }> {
+  private async activityLists(
+    apiKeyId: string,
+    organizationId: string,
+    userId: string,
+    after: Cursor | undefined,
+  ): Promise<{ lists: Record<ActivityList | 'notifications', Activity[]>; next?: Cursor }> {
     const lists: Record<ActivityList | 'notifications', Activity[]> = { comments: [], reactions: [], recordings: [], otherActivities: [], notifications: [] };
     let position = after;
     let taken: Cursor | undefined;
@@ -234,7 +268,15 @@ export class UserDataReader {
     const details = await this.users.profileOf(apiKeyId, userId);
     if (!details) return null;
     // Named fields win over metadata keys of the same name, as users get answers them.
-    return { ...details.metadata, userId, name: details.name, email: details.email, initial: details.initial, createdAt: details.createdAt, lastUpdated: details.lastUpdated };
+    return {
+      ...details.metadata,
+      userId,
+      name: details.name,
+      email: details.email,
+      initial: details.initial,
+      createdAt: details.createdAt,
+      lastUpdated: details.lastUpdated,
+    };
   }
 }
 

@@ -136,7 +136,12 @@ export class UserErasure {
           .filter((notification) => !users.has(notification.actionUser.userId))
           .map((notification) => withoutUsersIn(notification, users, ['actionUser']))
           .filter((notification): notification is InboxNotification => notification !== undefined);
-        for (const [organizationId, ids] of groupBy(made, (n) => n.organizationId, (n) => n.id)) await this.inbox.delete(manager, apiKeyId, organizationId, ids);
+        for (const [organizationId, ids] of groupBy(
+          made,
+          (n) => n.organizationId,
+          (n) => n.id,
+        ))
+          await this.inbox.delete(manager, apiKeyId, organizationId, ids);
         await this.inbox.rewrite(manager, apiKeyId, changed);
       },
     );
@@ -148,7 +153,11 @@ export class UserErasure {
  * previous chunk's last), chunk by chunk, until a chunk comes back short: memory stays bounded
  * whatever a key holds.
  */
-async function inChunks<T>(read: (after: [string, string] | undefined) => Promise<T[]>, keyOf: (last: T) => [string, string], each: (chunk: T[]) => Promise<void>): Promise<void> {
+async function inChunks<T>(
+  read: (after: [string, string] | undefined) => Promise<T[]>,
+  keyOf: (last: T) => [string, string],
+  each: (chunk: T[]) => Promise<void>,
+): Promise<void> {
   let after: [string, string] | undefined;
   for (;;) {
     const chunk = await read(after);

@@ -12,7 +12,8 @@ export type ActivityList = 'comments' | 'reactions' | 'recordings' | 'otherActiv
  * every record naming the user is somewhere in the export.
  */
 export function activityListOf(activity: Activity): ActivityList {
-  if (activity.featureType === 'reaction' || activity.actionType.startsWith('reaction.') || activity.actionType.startsWith('comment.reaction_')) return 'reactions';
+  if (activity.featureType === 'reaction' || activity.actionType.startsWith('reaction.') || activity.actionType.startsWith('comment.reaction_'))
+    return 'reactions';
   if (activity.featureType === 'recorder') return 'recordings';
   if (activity.featureType === 'comment') return 'comments';
   return 'otherActivities';

@@ -15,7 +15,9 @@ export class AllowedDomainRepository {
 
   /** The key's domains, oldest first. */
   async ofKey(apiKeyId: string): Promise<string[]> {
-    const rows = await this.sql.rows<{ domain: string }>('SELECT domain FROM allowed_domain WHERE api_key_id = :apiKeyId ORDER BY created_at, domain', { apiKeyId });
+    const rows = await this.sql.rows<{ domain: string }>('SELECT domain FROM allowed_domain WHERE api_key_id = :apiKeyId ORDER BY created_at, domain', {
+      apiKeyId,
+    });
     return rows.map((row) => row.domain);
   }
 
@@ -23,7 +25,10 @@ export class AllowedDomainRepository {
   async ofKeys(apiKeyIds: readonly string[]): Promise<Map<string, string[]>> {
     const domains = new Map(apiKeyIds.map((id) => [id, [] as string[]]));
     if (!apiKeyIds.length) return domains;
-    const rows = await this.sql.rows<{ api_key_id: string; domain: string }>('SELECT api_key_id, domain FROM allowed_domain WHERE api_key_id IN (:...apiKeyIds)', { apiKeyIds: [...apiKeyIds] });
+    const rows = await this.sql.rows<{ api_key_id: string; domain: string }>(
+      'SELECT api_key_id, domain FROM allowed_domain WHERE api_key_id IN (:...apiKeyIds)',
+      { apiKeyIds: [...apiKeyIds] },
+    );
     for (const row of rows) domains.get(row.api_key_id)?.push(row.domain);
     return domains;
   }

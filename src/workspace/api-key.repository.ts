@@ -108,7 +108,15 @@ export class ApiKeyRepository {
   /** A key's auth tokens, oldest first. Entity: an operator's listing, not a hot path. */
   async tokensOf(apiKeyId: string): Promise<StoredAuthToken[]> {
     const tokens = await this.tokens.find({ where: { apiKeyId }, order: { createdAt: 'ASC', id: 'ASC' } });
-    return tokens.map((t) => ({ id: t.id, apiKeyId: t.apiKeyId, name: t.name, tokenHash: t.tokenHash, tokenEnc: t.tokenEnc, domains: t.domains, createdAt: t.createdAt }));
+    return tokens.map((t) => ({
+      id: t.id,
+      apiKeyId: t.apiKeyId,
+      name: t.name,
+      tokenHash: t.tokenHash,
+      tokenEnc: t.tokenEnc,
+      domains: t.domains,
+      createdAt: t.createdAt,
+    }));
   }
 
   /** Deletes every auth token of a key in the caller's unit of work: they stop working when it commits. */
@@ -219,9 +227,12 @@ export class ApiKeyRepository {
    */
   async configsByKey(apiKeyIds: readonly string[]): Promise<Map<string, KeyConfigs>> {
     if (!apiKeyIds.length) return new Map();
-    const rows = await this.sql.rows<ConfigColumns & { id: string }>('SELECT id, email_config, webhook_config, notification_config, advanced_webhook_config FROM api_key WHERE id IN (:...apiKeyIds)', {
-      apiKeyIds: [...apiKeyIds],
-    });
+    const rows = await this.sql.rows<ConfigColumns & { id: string }>(
+      'SELECT id, email_config, webhook_config, notification_config, advanced_webhook_config FROM api_key WHERE id IN (:...apiKeyIds)',
+      {
+        apiKeyIds: [...apiKeyIds],
+      },
+    );
     return new Map(rows.map((row) => [row.id, configsOf(row)]));
   }
 

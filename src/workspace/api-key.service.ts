@@ -87,7 +87,9 @@ export class ApiKeyService {
       persistenceDbRegion: type === 'production' ? (request.persistenceDBRegion ?? null) : null,
       realtimeDbRegion: type === 'production' ? (request.realtimeDBRegion ?? null) : null,
       configs: {
-        email: applyEmailConfigChange(neverConfiguredEmail(), this.codec.emailChange(request.useEmailService, request.emailServiceConfig), { seedTriggers: request.setDefaultEmailTriggers }),
+        email: applyEmailConfigChange(neverConfiguredEmail(), this.codec.emailChange(request.useEmailService, request.emailServiceConfig), {
+          seedTriggers: request.setDefaultEmailTriggers,
+        }),
         webhook: applyWebhookConfigChange(neverConfiguredWebhook(), this.codec.webhookChange(request.useWebhookService, request.webhookServiceConfig)),
         notification: applyNotificationConfigChange(
           neverConfiguredNotification(),
@@ -115,9 +117,7 @@ export class ApiKeyService {
   async list(principal: WorkspacePrincipal, request: ListApiKeysRequest): Promise<ApiKeyPage> {
     const pageSize = request.pageSize ?? 100;
     const filters = { apiKeys: request.apiKeys ?? null };
-    const after = request.pageToken
-      ? this.pageTokens.decode<[number, string]>(principal.workspaceId, 'apikeys/get', filters, request.pageToken)
-      : undefined;
+    const after = request.pageToken ? this.pageTokens.decode<[number, string]>(principal.workspaceId, 'apikeys/get', filters, request.pageToken) : undefined;
     const rows = await this.keys.page(principal.workspaceId, { ids: request.apiKeys, after, limit: pageSize + 1 });
     const page = this.pageTokens.page(rows, pageSize, principal.workspaceId, 'apikeys/get', filters, (last) => [last.createdAt, last.id]);
     return { keys: page.items.map((key) => ({ id: key.id, apiKeyName: key.name, type: key.type })), nextPageToken: page.next };

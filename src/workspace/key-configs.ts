@@ -182,7 +182,11 @@ export interface WebhookConfigChange {
 
 export interface NotificationConfigChange {
   useNotificationService?: boolean;
-  notificationServiceConfig?: { triggers?: Triggers; delayConfig?: Partial<DelayConfig>; batchConfig?: { document?: Partial<BatchWindow>; user?: Partial<BatchWindow> } };
+  notificationServiceConfig?: {
+    triggers?: Triggers;
+    delayConfig?: Partial<DelayConfig>;
+    batchConfig?: { document?: Partial<BatchWindow>; user?: Partial<BatchWindow> };
+  };
 }
 
 export interface ChangeOptions {
@@ -198,22 +202,35 @@ export interface ChangeOptions {
  */
 export function applyEmailConfigChange(stored: StoredEmailConfig, change: EmailConfigChange, options: ChangeOptions = {}): StoredEmailConfig {
   const firstEnable = change.useEmailService === true || change.emailServiceConfig?.type === 'custom';
-  const next = mergeServiceChange({ use: stored.useEmailService, config: stored.emailServiceConfig }, { use: change.useEmailService, config: change.emailServiceConfig }, firstEnable && options.seedTriggers !== false, (seeded) => {
-    seeded.use = true;
-    seeded.config.type = 'custom';
-  });
+  const next = mergeServiceChange(
+    { use: stored.useEmailService, config: stored.emailServiceConfig },
+    { use: change.useEmailService, config: change.emailServiceConfig },
+    firstEnable && options.seedTriggers !== false,
+    (seeded) => {
+      seeded.use = true;
+      seeded.config.type = 'custom';
+    },
+  );
   return { useEmailService: next.use, emailServiceConfig: next.config };
 }
 
 /** The same first-enable rule for the basic webhook config (contract part 3). */
 export function applyWebhookConfigChange(stored: StoredWebhookConfig, change: WebhookConfigChange, options: ChangeOptions = {}): StoredWebhookConfig {
   const seed = change.useWebhookService === true && options.seedTriggers !== false;
-  const next = mergeServiceChange({ use: stored.useWebhookService, config: stored.webhookServiceConfig }, { use: change.useWebhookService, config: change.webhookServiceConfig }, seed);
+  const next = mergeServiceChange(
+    { use: stored.useWebhookService, config: stored.webhookServiceConfig },
+    { use: change.useWebhookService, config: change.webhookServiceConfig },
+    seed,
+  );
   return { useWebhookService: next.use, webhookServiceConfig: next.config };
 }
 
 /** The same first-enable rule for the notification config (contract part 3). */
-export function applyNotificationConfigChange(stored: StoredNotificationConfig, change: NotificationConfigChange, options: ChangeOptions = {}): StoredNotificationConfig {
+export function applyNotificationConfigChange(
+  stored: StoredNotificationConfig,
+  change: NotificationConfigChange,
+  options: ChangeOptions = {},
+): StoredNotificationConfig {
   const seed = change.useNotificationService === true && options.seedTriggers !== false;
   // Delay and batching merge field by field (upstream: "omitted sub-fields are preserved").
   const { delayConfig, batchConfig, ...rest } = change.notificationServiceConfig ?? {};
@@ -222,7 +239,12 @@ export function applyNotificationConfigChange(stored: StoredNotificationConfig, 
     ...rest,
     ...(delayConfig ? { delayConfig: { ...current.delayConfig!, ...stripUndefined(delayConfig) } } : {}),
     ...(batchConfig
-      ? { batchConfig: { document: { ...current.batchConfig!.document, ...stripUndefined(batchConfig.document ?? {}) }, user: { ...current.batchConfig!.user, ...stripUndefined(batchConfig.user ?? {}) } } }
+      ? {
+          batchConfig: {
+            document: { ...current.batchConfig!.document, ...stripUndefined(batchConfig.document ?? {}) },
+            user: { ...current.batchConfig!.user, ...stripUndefined(batchConfig.user ?? {}) },
+          },
+        }
       : {}),
   };
   const next = mergeServiceChange(

@@ -42,7 +42,13 @@ export class LoginService {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
     await this.transactions.run((manager) =>
-      this.repository.addLoginToken(manager, { tokenHash: this.secrets.lookupHash(token), email, expiresAt: now + LOGIN_TOKEN_TTL_MS, usedAt: null, createdAt: now }),
+      this.repository.addLoginToken(manager, {
+        tokenHash: this.secrets.lookupHash(token),
+        email,
+        expiresAt: now + LOGIN_TOKEN_TTL_MS,
+        usedAt: null,
+        createdAt: now,
+      }),
     );
     const link = new URL(continueUrl);
     link.searchParams.set('token', token);

@@ -54,7 +54,12 @@ export class UserTokens {
 
   private async sign(caller: ApiKeyPrincipal, claims: Pick<UserTokenClaims, 'userId' | 'userProperties' | 'permissions'>): Promise<{ token: string }> {
     const now = Math.floor(this.clock.now() / 1000);
-    const token = await new SignJWT({ userId: claims.userId, apiKey: caller.apiKeyId, userProperties: claims.userProperties, ...(claims.permissions ? { permissions: claims.permissions } : {}) })
+    const token = await new SignJWT({
+      userId: claims.userId,
+      apiKey: caller.apiKeyId,
+      userProperties: claims.userProperties,
+      ...(claims.permissions ? { permissions: claims.permissions } : {}),
+    })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(ISSUER)
       .setAudience(caller.apiKeyId)

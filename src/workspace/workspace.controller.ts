@@ -78,17 +78,32 @@ export class WorkspaceController {
     return null;
   }
 
-  @Operation('/v2/workspace/authtokens/get', { auth: 'workspace', message: 'Auth tokens retrieved successfully.', response: AuthTokensResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/workspace/authtokens/get', {
+    auth: 'workspace',
+    message: 'Auth tokens retrieved successfully.',
+    response: AuthTokensResult,
+    errors: ['NOT_FOUND'],
+  })
   authTokens(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ApiKeyRequest): Promise<{ apiKey: string; authTokens: IssuedToken[] }> {
     return this.apiKeys.authTokens(caller, data.apiKey);
   }
 
-  @Operation('/v2/workspace/authtoken/reset', { auth: 'workspace', message: 'Auth token reset successfully.', response: AuthTokenResetResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/workspace/authtoken/reset', {
+    auth: 'workspace',
+    message: 'Auth token reset successfully.',
+    response: AuthTokenResetResult,
+    errors: ['NOT_FOUND'],
+  })
   resetAuthToken(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ApiKeyRequest): Promise<{ apiKey: string; newAuthToken: IssuedToken }> {
     return this.apiKeys.resetAuthToken(caller, data.apiKey);
   }
 
-  @Operation('/v2/workspace/domains/add', { aliases: ['/v1/workspace/domains/add'], auth: 'apiKey', message: DOMAINS_ADDED_MESSAGE, response: DomainsAddedResult })
+  @Operation('/v2/workspace/domains/add', {
+    aliases: ['/v1/workspace/domains/add'],
+    auth: 'apiKey',
+    message: DOMAINS_ADDED_MESSAGE,
+    response: DomainsAddedResult,
+  })
   addDomains(@ApiKeyPrincipal() caller: ApiKeyCaller, @RequestData() data: DomainsRequest): Promise<{ domainsAdded: string[] }> {
     return this.domains.add(caller, data.domains);
   }
@@ -98,7 +113,12 @@ export class WorkspaceController {
     return this.domains.list(caller);
   }
 
-  @Operation('/v2/workspace/domains/delete', { aliases: ['/v1/workspace/domains/delete'], auth: 'apiKey', message: DOMAINS_REMOVED_MESSAGE, response: DomainsRemovedResult })
+  @Operation('/v2/workspace/domains/delete', {
+    aliases: ['/v1/workspace/domains/delete'],
+    auth: 'apiKey',
+    message: DOMAINS_REMOVED_MESSAGE,
+    response: DomainsRemovedResult,
+  })
   deleteDomains(@ApiKeyPrincipal() caller: ApiKeyCaller, @RequestData() data: DomainsRequest): Promise<{ domainsRemoved: string[] }> {
     return this.domains.remove(caller, data.domains);
   }

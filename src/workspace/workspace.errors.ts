@@ -7,15 +7,13 @@ export const WorkspaceErrors = {
   disposableEmail: () => new ApiError('INVALID_ARGUMENT', 'This email domain is not supported.'),
   tooManyWorkspaces: (max: number) =>
     new ApiError('RESOURCE_EXHAUSTED', `An owner e-mail may own at most ${max} workspaces.`, undefined, { retryAfterSeconds: 3600 }),
-  productionNotEnabled: () =>
-    new ApiError('PERMISSION_DENIED', 'This workspace is not enabled for self-serve production API key creation.'),
+  productionNotEnabled: () => new ApiError('PERMISSION_DENIED', 'This workspace is not enabled for self-serve production API key creation.'),
   productionNeedsPaidPlan: () => new ApiError('FAILED_PRECONDITION', 'Production API keys require a workspace on a paid plan.'),
   productionKeyLimit: (max: number) =>
     new ApiError('RESOURCE_EXHAUSTED', `This workspace has reached its maximum of ${max} production API keys.`, undefined, {
       retryAfterSeconds: 3600,
     }),
-  invalidDomain: (path: string, value: string) =>
-    new ApiError('INVALID_ARGUMENT', `${path} is not a valid domain: ${JSON.stringify(value.slice(0, 100))}`),
+  invalidDomain: (path: string, value: string) => new ApiError('INVALID_ARGUMENT', `${path} is not a valid domain: ${JSON.stringify(value.slice(0, 100))}`),
   invalidContinueUrl: () => new ApiError('INVALID_ARGUMENT', 'Invalid url for continueUrl'),
   continueUrlNotAllowed: () => new ApiError('INVALID_ARGUMENT', 'The continueUrl domain is not allowed.'),
   invalidLoginToken: () => new ApiError('PERMISSION_DENIED', 'Invalid or expired login token.'),

@@ -19,11 +19,7 @@ import { UserTokensController } from './user-tokens.controller.js';
 import { UserTokens } from './user-tokens.service.js';
 
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([AccountEntity, WorkspaceEntity, AllowedDomainEntity, LoginTokenEntity]),
-    ApiKeysModule,
-    MailModule,
-  ],
+  imports: [TypeOrmModule.forFeature([AccountEntity, WorkspaceEntity, AllowedDomainEntity, LoginTokenEntity]), ApiKeysModule, MailModule],
   controllers: [WorkspaceController, UserTokensController],
   providers: [
     WorkspaceRepository,

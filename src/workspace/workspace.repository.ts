@@ -62,7 +62,13 @@ export class WorkspaceRepository {
   async accountFor(manager: EntityManager, email: string, now: number): Promise<AccountRecord> {
     const existing = await manager.findOneBy(AccountEntity, { email });
     if (existing) return accountOf(existing);
-    await manager.createQueryBuilder().insert().into(AccountEntity).values({ id: newSortableId('usr_'), email, createdAt: now }).orIgnore().execute();
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(AccountEntity)
+      .values({ id: newSortableId('usr_'), email, createdAt: now })
+      .orIgnore()
+      .execute();
     return accountOf(await manager.findOneByOrFail(AccountEntity, { email }));
   }
 

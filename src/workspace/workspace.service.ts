@@ -104,10 +104,7 @@ export class WorkspaceService {
   private async responsesFor(workspaces: WorkspaceRecord[]): Promise<WorkspaceView[]> {
     if (workspaces.length === 0) return [];
     const ids = workspaces.map((w) => w.id);
-    const [accounts, keys] = await Promise.all([
-      this.workspaces.accountsById([...new Set(workspaces.map((w) => w.accountId))]),
-      this.keys.ofWorkspaces(ids),
-    ]);
+    const [accounts, keys] = await Promise.all([this.workspaces.accountsById([...new Set(workspaces.map((w) => w.accountId))]), this.keys.ofWorkspaces(ids)]);
     return workspaces.map((workspace) =>
       this.toResponse(
         workspace,

@@ -82,7 +82,8 @@ let conformance: OpenApiConformance | undefined;
  */
 function send(test: request.Test, body: unknown, headers: Record<string, string>): request.Test {
   test.set(headers);
-  if (typeof body !== 'object' || body === null || Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) return test.send(body as string | object);
+  if (typeof body !== 'object' || body === null || Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
+    return test.send(body as string | object);
   return test.type('application/json').send(JSON.stringify(body));
 }
 

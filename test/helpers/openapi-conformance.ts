@@ -23,7 +23,9 @@ export class OpenApiConformance {
 
   /** What is wrong with this answer, or undefined when the document describes it. */
   problem(method: string, path: string, status: number, body: unknown): string | undefined {
-    const operation = (this.document.paths[path] as Record<string, { responses?: Record<string, { content?: Record<string, { schema?: Json }> }> }> | undefined)?.[method.toLowerCase()];
+    const operation = (
+      this.document.paths[path] as Record<string, { responses?: Record<string, { content?: Record<string, { schema?: Json }> }> }> | undefined
+    )?.[method.toLowerCase()];
     // Unknown operations answer 404 with the error envelope; nothing to compare with.
     if (!operation) return undefined;
     const responses = operation.responses ?? {};
@@ -49,7 +51,12 @@ function closed<T>(schema: T): T {
   if (schema === null || typeof schema !== 'object') return schema;
   const copy: Json = {};
   for (const [name, value] of Object.entries(schema as Json)) {
-    copy[name] = name === '$ref' && typeof value === 'string' ? `document${value}` : name === 'properties' || name === 'schemas' ? mapValues(value as Json, closed) : closed(value);
+    copy[name] =
+      name === '$ref' && typeof value === 'string'
+        ? `document${value}`
+        : name === 'properties' || name === 'schemas'
+          ? mapValues(value as Json, closed)
+          : closed(value);
   }
   if (copy.properties && copy.additionalProperties === undefined && !copy.allOf) copy.additionalProperties = false;
   return copy as T;

@@ -31,8 +31,19 @@ export function dumpSchema(dataSource: DataSource): Promise<SchemaDump> {
  * Index lists are sorted by name (their order otherwise follows creation order).
  */
 async function dumpSqlite(db: DataSource): Promise<SchemaDump> {
-  const objects = (await db.query(`SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name`)) as { type: string; name: string; tbl_name: string; sql: string | null }[];
-  const dump: SchemaDump = { objects: objects.map((o) => ({ ...o, sql: o.sql === null ? null : o.sql.replace(/\s+/g, ' ').trim() })), columns: [], indexes: [], indexColumns: [], foreignKeys: [] };
+  const objects = (await db.query(`SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name`)) as {
+    type: string;
+    name: string;
+    tbl_name: string;
+    sql: string | null;
+  }[];
+  const dump: SchemaDump = {
+    objects: objects.map((o) => ({ ...o, sql: o.sql === null ? null : o.sql.replace(/\s+/g, ' ').trim() })),
+    columns: [],
+    indexes: [],
+    indexColumns: [],
+    foreignKeys: [],
+  };
   for (const { name: table } of objects.filter((o) => o.type === 'table')) {
     const quoted = `"${table.replace(/"/g, '""')}"`;
     for (const column of await db.query(`PRAGMA table_xinfo(${quoted})`)) dump.columns.push({ table, ...column });
@@ -54,7 +65,8 @@ async function dumpSqlite(db: DataSource): Promise<SchemaDump> {
  */
 async function dumpPostgres(db: DataSource): Promise<SchemaDump> {
   return {
-    relations: await db.query(`SELECT c.relname AS name, c.relkind AS kind, c.reloptions AS options FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    relations:
+      await db.query(`SELECT c.relname AS name, c.relkind AS kind, c.reloptions AS options FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f') ORDER BY c.relname`),
     columns: await db.query(`SELECT table_name, column_name, data_type, udt_name, character_maximum_length, numeric_precision, numeric_scale, collation_name,
         is_nullable, column_default, is_identity, is_generated, generation_expression
@@ -79,7 +91,9 @@ async function migrationRows(db: DataSource): Promise<Record<string, unknown>[]>
 
 /** A dump as JSON with one row per line, so a change to the schema is a readable diff. */
 export function formatDump(dump: SchemaDump): string {
-  const lists = Object.entries(dump).map(([kind, rows]) => `  ${JSON.stringify(kind)}: [${rows.length === 0 ? '' : `\n${rows.map((row) => `    ${JSON.stringify(row)}`).join(',\n')}\n  `}]`);
+  const lists = Object.entries(dump).map(
+    ([kind, rows]) => `  ${JSON.stringify(kind)}: [${rows.length === 0 ? '' : `\n${rows.map((row) => `    ${JSON.stringify(row)}`).join(',\n')}\n  `}]`,
+  );
   return `{\n${lists.join(',\n')}\n}\n`;
 }
 
@@ -107,7 +121,9 @@ export async function emptyDatabase(engine: Engine): Promise<{ dataSource: DataS
 }
 
 /** A fresh database built by the service's migrations. */
-export async function migratedDatabase(engine: Engine): Promise<{ dataSource: DataSource; url: string | undefined; applied: string[]; close(): Promise<void> }> {
+export async function migratedDatabase(
+  engine: Engine,
+): Promise<{ dataSource: DataSource; url: string | undefined; applied: string[]; close(): Promise<void> }> {
   const database = await emptyDatabase(engine);
   try {
     return { ...database, applied: await runMigrations(database.dataSource) };
@@ -136,7 +152,9 @@ async function databaseSql(dataSource: DataSource, url: string | undefined): Pro
         .join('\n');
     return `${dump('--schema-only')}\n${dump('--data-only', '--inserts', '--table=migrations')}`;
   }
-  const shadow = new Set(((await dataSource.query(`PRAGMA table_list`)) as { name: string; type: string }[]).filter((t) => t.type === 'shadow').map((t) => t.name));
+  const shadow = new Set(
+    ((await dataSource.query(`PRAGMA table_list`)) as { name: string; type: string }[]).filter((t) => t.type === 'shadow').map((t) => t.name),
+  );
   const objects = (await dataSource.query(`SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid`)) as { name: string; sql: string }[];
   const statements = objects.filter((o) => !shadow.has(o.name) && o.name !== 'sqlite_sequence').map((o) => `${o.sql};`);
   for (const row of (await dataSource.query('SELECT id, timestamp, name FROM migrations ORDER BY id')) as { id: number; timestamp: number; name: string }[]) {

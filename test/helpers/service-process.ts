@@ -28,7 +28,13 @@ export function startService(env: Record<string, string>): ServiceProcess {
   let output = '';
   const child = spawn(process.execPath, [MAIN], {
     // The run's adapter (HTTP_ADAPTER), so process tests cover the one under test.
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-proc-')), ...(process.env.HTTP_ADAPTER ? { HTTP_ADAPTER: process.env.HTTP_ADAPTER } : {}), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-proc-')),
+      ...(process.env.HTTP_ADAPTER ? { HTTP_ADAPTER: process.env.HTTP_ADAPTER } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -52,7 +58,11 @@ export async function waitForHealth(port: number, timeoutMs = 15_000): Promise<v
 
 /** POSTs an operation to a service on a port; answers status and body. */
 export async function postTo(port: number, path: string, data: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const response = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ data }) });
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ data }),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -85,7 +95,12 @@ export async function addWhileKilled(
       for (let batch = 0; writing; batch++) {
         const ids = Array.from({ length: add.batchSize }, (_, i) => `r${round}-${name}-${batch}-${i}`);
         try {
-          const answer = await postTo(port, '/v2/activities/add', { organizationId: add.organizationId, documentId: 'doc', activities: ids.map((id) => ({ id, ...add.activity(id) })) }, add.headers);
+          const answer = await postTo(
+            port,
+            '/v2/activities/add',
+            { organizationId: add.organizationId, documentId: 'doc', activities: ids.map((id) => ({ id, ...add.activity(id) })) },
+            add.headers,
+          );
           if (answer.status === 200) ids.forEach((id) => acknowledged.add(id));
         } catch {
           return; // the process is gone: this batch was never acknowledged

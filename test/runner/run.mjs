@@ -140,7 +140,9 @@ function scopeOf(file) {
 
 /** The (combination, file) pairs to run, longest first by the last runs' times. */
 function plan(combinations) {
-  const files = testFiles().filter((file) => !patterns.length || patterns.some((pattern) => file === pattern || file.includes(pattern.replace(/^dist\//, '').replace(/\.js$/, ''))));
+  const files = testFiles().filter(
+    (file) => !patterns.length || patterns.some((pattern) => file === pattern || file.includes(pattern.replace(/^dist\//, '').replace(/\.js$/, ''))),
+  );
   if (!files.length) fail(`no test file matches ${patterns.join(', ')}`);
   const history = existsSync(DURATIONS) ? JSON.parse(readFileSync(DURATIONS, 'utf8')) : {};
   const pairs = [];
@@ -254,7 +256,15 @@ async function runPairs(pairs, environments) {
     };
     const start = async (pair) => {
       const worker = await workerFor(pair.combination);
-      const job = { ...pair, output: '', tests: { pass: 0, fail: 0, skip: 0, todo: 0 }, failures: [], begun: Date.now(), cpu: cpuOf(worker.child.pid), current: [] };
+      const job = {
+        ...pair,
+        output: '',
+        tests: { pass: 0, fail: 0, skip: 0, todo: 0 },
+        failures: [],
+        begun: Date.now(),
+        cpu: cpuOf(worker.child.pid),
+        current: [],
+      };
       worker.job = job;
       const outcome = await new Promise((settle) => {
         const timer = setTimeout(() => settle(`timed out after ${seconds(FILE_TIMEOUT_MS)}, in ${job.current.join(' › ')}`), FILE_TIMEOUT_MS);
@@ -263,7 +273,8 @@ async function runPairs(pairs, environments) {
             job.current = message.path;
             if (!message.suite) job.tests[message.outcome]++;
             if (message.outcome === 'fail' && message.error) job.failures.push({ path: message.path, error: message.error });
-            if (options.verbose && !message.suite) say(`   ${{ pass: '✔', fail: '✖', skip: '-', todo: '…' }[message.outcome]} ${message.path.join(' › ')} (${seconds(message.ms)})`);
+            if (options.verbose && !message.suite)
+              say(`   ${{ pass: '✔', fail: '✖', skip: '-', todo: '…' }[message.outcome]} ${message.path.join(' › ')} (${seconds(message.ms)})`);
           } else if (message.type === 'load-error') job.failures.push({ path: ['loading the file'], error: message.error });
           else if (message.type === 'file-end') settle(undefined);
         };
@@ -326,10 +337,19 @@ function summarize(results) {
     perCombination.set(job.combination.name, counts);
   }
   say('\n== slowest files');
-  for (const job of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)) say(`${seconds(job.ms).padStart(9)}  ${`${job.cpu.toFixed(1)} s CPU`.padStart(11)}  ${job.combination.name.padEnd(16)} ${job.file}`);
-  if (process.env.TEST_CPU_REPORT) writeFileSync(process.env.TEST_CPU_REPORT, results.map((job) => `${job.cpu.toFixed(1)} ${(job.ms / 1000).toFixed(1)} ${job.combination.name} ${job.file} ${((job.begun - started) / 1000).toFixed(1)}`).sort((a, b) => parseFloat(b) - parseFloat(a)).join('\n'));
+  for (const job of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10))
+    say(`${seconds(job.ms).padStart(9)}  ${`${job.cpu.toFixed(1)} s CPU`.padStart(11)}  ${job.combination.name.padEnd(16)} ${job.file}`);
+  if (process.env.TEST_CPU_REPORT)
+    writeFileSync(
+      process.env.TEST_CPU_REPORT,
+      results
+        .map((job) => `${job.cpu.toFixed(1)} ${(job.ms / 1000).toFixed(1)} ${job.combination.name} ${job.file} ${((job.begun - started) / 1000).toFixed(1)}`)
+        .sort((a, b) => parseFloat(b) - parseFloat(a))
+        .join('\n'),
+    );
   say('\n== tests');
-  for (const [name, counts] of perCombination) say(`   ${name.padEnd(16)} ${counts.files} files, ${counts.pass} passed, ${counts.fail} failed, ${counts.skip} skipped`);
+  for (const [name, counts] of perCombination)
+    say(`   ${name.padEnd(16)} ${counts.files} files, ${counts.pass} passed, ${counts.fail} failed, ${counts.skip} skipped`);
   const failedFiles = results.filter((job) => job.failures.length);
   if (failedFiles.length) {
     say(`\n== ${failedFiles.length} files failed`);

@@ -28,7 +28,12 @@ function tableAfter(markdown: string, heading: string, firstColumn: string): str
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
-    rows.push(line.split('|').slice(1, -1).map((cell) => cell.trim()));
+    rows.push(
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }
@@ -140,7 +145,8 @@ export function importProblems(architecture: Architecture, files: SourceFile[]):
       const [fromLayer, toLayer] = [layerOf(from), layerOf(to)];
       if (fromLayer === undefined || toLayer === undefined) continue;
       if (toLayer < fromLayer) problems.push(`${file.path} imports ${target}: ${to}/ is in a layer above ${from}/`);
-      else if (toLayer === fromLayer && !architecture.beside.has(`${from} → ${to}`)) problems.push(`${file.path} imports ${target}: ${to}/ is beside ${from}/ in its layer, and ARCHITECTURE.md allows no such import`);
+      else if (toLayer === fromLayer && !architecture.beside.has(`${from} → ${to}`))
+        problems.push(`${file.path} imports ${target}: ${to}/ is beside ${from}/ in its layer, and ARCHITECTURE.md allows no such import`);
     }
   }
   return problems;
@@ -203,18 +209,29 @@ describe('ARCHITECTURE.md, checked against src/', () => {
   // The rules have teeth: each catches the mistake it exists for.
   it('fails on an upward import, a sideways import, a folder in no layer, and a foreign table', () => {
     const upward = { path: 'common/errors.ts', text: "import { X } from '../comments/comment-store.js';" };
-    assert.match(importProblems(architecture, [upward]).join('\n'), /common\/errors\.ts imports comments\/comment-store\.ts: comments\/ is in a layer above common\//);
+    assert.match(
+      importProblems(architecture, [upward]).join('\n'),
+      /common\/errors\.ts imports comments\/comment-store\.ts: comments\/ is in a layer above common\//,
+    );
     const sideways = { path: 'access/access.service.ts', text: "import { ActivityLog } from '../activity/activity-log.js';" };
     assert.match(importProblems(architecture, [sideways]).join('\n'), /activity\/ is beside access\/ in its layer/);
     assert.match(importProblems(architecture, [{ path: 'nowhere/x.ts', text: '' }]).join('\n'), /nowhere\/ is in no layer/);
-    const foreign = { path: 'comments/comment-store.ts', text: "const sql = `SELECT 1 FROM inbox_recipient r WHERE r.id = $1`;" };
-    assert.match(ownerProblems(architecture, [foreign]).join('\n'), /comments\/comment-store\.ts names the table inbox_recipient in SQL; its owner is inbox\/inbox-store\.ts/);
+    const foreign = { path: 'comments/comment-store.ts', text: 'const sql = `SELECT 1 FROM inbox_recipient r WHERE r.id = $1`;' };
+    assert.match(
+      ownerProblems(architecture, [foreign]).join('\n'),
+      /comments\/comment-store\.ts names the table inbox_recipient in SQL; its owner is inbox\/inbox-store\.ts/,
+    );
     const entity = [
       { path: 'directory/entities/folder.entity.ts', text: "@Entity('folder')\nexport class FolderEntity {}" },
       { path: 'access/grant.repository.ts', text: "import { FolderEntity } from '../directory/entities/folder.entity.js';" },
     ];
     assert.match(ownerProblems(architecture, entity).join('\n'), /access\/grant\.repository\.ts uses the entity of folder/);
     // Prose is not SQL.
-    assert.deepEqual(ownerProblems(architecture, [{ path: 'comments/comment-store.ts', text: '// reads FROM inbox_recipient\n' }]).filter((problem) => problem.includes('in SQL')), []);
+    assert.deepEqual(
+      ownerProblems(architecture, [{ path: 'comments/comment-store.ts', text: '// reads FROM inbox_recipient\n' }]).filter((problem) =>
+        problem.includes('in SQL'),
+      ),
+      [],
+    );
   });
 });

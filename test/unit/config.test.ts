@@ -60,7 +60,10 @@ describe('configuration', () => {
   ];
   for (const [env, variable] of bad) {
     it(`refuses ${JSON.stringify(env)} naming ${variable}`, () => {
-      assert.throws(() => parseSettings(read(env)), (error: unknown) => error instanceof ConfigError && error.variable === variable && error.message.includes(variable));
+      assert.throws(
+        () => parseSettings(read(env)),
+        (error: unknown) => error instanceof ConfigError && error.variable === variable && error.message.includes(variable),
+      );
     });
   }
 

@@ -15,9 +15,12 @@ describe('memory: decisions and the text of a judgment (contract part 8)', () =>
       [{ featureType: 'custom', actionType: 'x', entityData: { decision: 'maybe' } }, undefined],
     ];
     for (const [activity, expected] of table) assert.equal(decisionOf(activity), expected, JSON.stringify(activity));
-    assert.deepEqual(['approved', 'agree', 'endorse', 'document_approved', 'rejected', 'disagree', 'document_rejected', 'comment', 'resolve', 'in_progress'].map((d) => sideOf(d as never)), [
-      'approve', 'approve', 'approve', 'approve', 'reject', 'reject', 'reject', null, null, null,
-    ]);
+    assert.deepEqual(
+      ['approved', 'agree', 'endorse', 'document_approved', 'rejected', 'disagree', 'document_rejected', 'comment', 'resolve', 'in_progress'].map((d) =>
+        sideOf(d as never),
+      ),
+      ['approve', 'approve', 'approve', 'approve', 'reject', 'reject', 'reject', null, null, null],
+    );
   });
 
   it('takes the reasoning, comment texts (own and in comments[]) and the rendered message', () => {

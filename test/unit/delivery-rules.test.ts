@@ -19,9 +19,18 @@ describe('retry schedule (contract 6.3)', () => {
     const expected = [5000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
     assert.deepEqual(ADVANCED_RETRY_DELAYS_MS, expected);
     expected.forEach((delay, i) => {
-      assert.equal(retryDelay(ADVANCED_RETRY_DELAYS_MS, i + 1, undefined, () => 0), delay * 0.8);
-      assert.equal(retryDelay(ADVANCED_RETRY_DELAYS_MS, i + 1, undefined, () => 0.5), delay);
-      assert.equal(retryDelay(ADVANCED_RETRY_DELAYS_MS, i + 1, undefined, () => 0.999999), Math.round(delay * 1.2 - delay * 0.4 * 0.000001));
+      assert.equal(
+        retryDelay(ADVANCED_RETRY_DELAYS_MS, i + 1, undefined, () => 0),
+        delay * 0.8,
+      );
+      assert.equal(
+        retryDelay(ADVANCED_RETRY_DELAYS_MS, i + 1, undefined, () => 0.5),
+        delay,
+      );
+      assert.equal(
+        retryDelay(ADVANCED_RETRY_DELAYS_MS, i + 1, undefined, () => 0.999999),
+        Math.round(delay * 1.2 - delay * 0.4 * 0.000001),
+      );
     });
     assert.equal(retryDelay(ADVANCED_RETRY_DELAYS_MS, 8, undefined), undefined);
   });
@@ -36,7 +45,12 @@ describe('retry schedule (contract 6.3)', () => {
       [2, 9 * MINUTE, 0.5, 9 * MINUTE],
       [2, HOUR, 0, 10 * MINUTE],
     ];
-    for (const [attempt, retryAfter, random, expected] of cases) assert.equal(retryDelay(ADVANCED_RETRY_DELAYS_MS, attempt, retryAfter, () => random), expected, `${attempt}, ${retryAfter}`);
+    for (const [attempt, retryAfter, random, expected] of cases)
+      assert.equal(
+        retryDelay(ADVANCED_RETRY_DELAYS_MS, attempt, retryAfter, () => random),
+        expected,
+        `${attempt}, ${retryAfter}`,
+      );
   });
 
   it('reads Retry-After as seconds or an HTTP date', () => {
@@ -56,7 +70,12 @@ describe('judging an attempt', () => {
 
   it('a 2xx succeeds, 410 fails for good, anything else is retried', () => {
     for (const statusCode of [200, 201, 204, 299]) assert.equal(judge(advanced, { sent: true, statusCode, durationMs: 1 }, now).status, 'succeeded');
-    assert.deepEqual(judge(advanced, { sent: true, statusCode: 410, durationMs: 1 }, now), { status: 'failed', nextAttemptAt: null, error: 'The receiver answered 410 Gone.', gone: true });
+    assert.deepEqual(judge(advanced, { sent: true, statusCode: 410, durationMs: 1 }, now), {
+      status: 'failed',
+      nextAttemptAt: null,
+      error: 'The receiver answered 410 Gone.',
+      gone: true,
+    });
     for (const [result, error] of [
       [{ sent: true, statusCode: 500, durationMs: 1 }, 'The receiver answered HTTP 500.'],
       [{ sent: true, statusCode: 301, durationMs: 1 }, 'Redirects are not followed (HTTP 301).'],
@@ -70,21 +89,34 @@ describe('judging an attempt', () => {
 
   it('the last allowed attempt settles as failed; basic webhooks allow four', () => {
     assert.equal(judge({ ...advanced, attempts: 7 }, { sent: true, statusCode: 500, durationMs: 1 }, now).status, 'failed');
-    assert.equal(judge({ channel: 'webhook', attempts: 2, maxAttempts: 4 }, { sent: true, statusCode: 500, durationMs: 1 }, now, half).nextAttemptAt, now + 30 * MINUTE);
+    assert.equal(
+      judge({ channel: 'webhook', attempts: 2, maxAttempts: 4 }, { sent: true, statusCode: 500, durationMs: 1 }, now, half).nextAttemptAt,
+      now + 30 * MINUTE,
+    );
     assert.equal(judge({ channel: 'webhook', attempts: 3, maxAttempts: 4 }, { sent: true, statusCode: 500, durationMs: 1 }, now).status, 'failed');
     // A manual replay is one attempt more than were made.
     assert.equal(judge({ ...advanced, attempts: 8, maxAttempts: 9 }, { sent: true, statusCode: 500, durationMs: 1 }, now).status, 'failed');
   });
 
   it('a destination gone or switched off settles without an attempt', () => {
-    assert.deepEqual(judge(advanced, { sent: false, status: 'cancelled', reason: 'The endpoint was deleted.' }, now), { status: 'cancelled', nextAttemptAt: null, error: 'The endpoint was deleted.', gone: false });
+    assert.deepEqual(judge(advanced, { sent: false, status: 'cancelled', reason: 'The endpoint was deleted.' }, now), {
+      status: 'cancelled',
+      nextAttemptAt: null,
+      error: 'The endpoint was deleted.',
+      gone: false,
+    });
   });
 });
 
 describe('where an event goes', () => {
   const on = (triggers = defaultTriggers()): RoutingConfig['webhook'] => ({
     useWebhookService: true,
-    webhookServiceConfig: { ...neverConfiguredWebhook().webhookServiceConfig, rawNotificationUrl: 'https://a.example/raw', processedNotificationUrl: 'https://a.example/processed', triggers },
+    webhookServiceConfig: {
+      ...neverConfiguredWebhook().webhookServiceConfig,
+      rawNotificationUrl: 'https://a.example/raw',
+      processedNotificationUrl: 'https://a.example/processed',
+      triggers,
+    },
   });
   const advancedOn = { isEnabled: true, encryptData: false, encodeData: false, publicKey: '', enableDataProtection: false };
   const targets = (type: string, routing: RoutingConfig) => destinationsOf('key', type, routing).map((d) => `${d.channel}:${d.target}:${d.maxAttempts}`);
@@ -100,7 +132,10 @@ describe('where an event goes', () => {
     assert.deepEqual(targets('invoice.paid', routing), ['advanced_webhook:ep_all:8']);
     assert.deepEqual(targets('comment.add', { ...routing, advanced: { ...advancedOn, isEnabled: false } }), ['webhook:raw:4', 'webhook:processed:4']);
     assert.deepEqual(targets('comment.add', { ...routing, advanced: null }), ['webhook:raw:4', 'webhook:processed:4']);
-    assert.deepEqual(targets('comment.add', { ...routing, webhook: { ...on(), useWebhookService: false } }), ['advanced_webhook:ep_all:8', 'advanced_webhook:ep_comments:8']);
+    assert.deepEqual(targets('comment.add', { ...routing, webhook: { ...on(), useWebhookService: false } }), [
+      'advanced_webhook:ep_all:8',
+      'advanced_webhook:ep_comments:8',
+    ]);
     assert.deepEqual(targets('comment.add', { ...routing, webhook: on({ 'comment.add': false }), endpoints: [] }), []);
     const rawOnly = on();
     rawOnly.webhookServiceConfig.processedNotificationUrl = '';
@@ -108,7 +143,10 @@ describe('where an event goes', () => {
   });
 
   it('an event is mailed (its audience worked out first) when the email service and its e-mail trigger are on', () => {
-    const email = (useEmailService: boolean, triggers = defaultTriggers()): RoutingConfig['email'] => ({ useEmailService, emailServiceConfig: { ...neverConfiguredEmail().emailServiceConfig, triggers } });
+    const email = (useEmailService: boolean, triggers = defaultTriggers()): RoutingConfig['email'] => ({
+      useEmailService,
+      emailServiceConfig: { ...neverConfiguredEmail().emailServiceConfig, triggers },
+    });
     const routing = (mail: RoutingConfig['email']): RoutingConfig => ({ email: mail, webhook: neverConfiguredWebhook(), advanced: null, endpoints: [] });
     assert.deepEqual(targets('comment.add', routing(email(true))), ['email_audience:audience:8']);
     assert.deepEqual(targets('comment.add', routing(email(false))), []);
@@ -120,13 +158,18 @@ describe('where an event goes', () => {
   });
 
   it('routes of one destination are one concurrency group', () => {
-    const [raw, processed, endpoint] = destinationsOf('key', 'comment.add', { email: neverConfiguredEmail(), webhook: on(), advanced: advancedOn, endpoints: [{ id: 'ep_1', filterTypes: null }] });
+    const [raw, processed, endpoint] = destinationsOf('key', 'comment.add', {
+      email: neverConfiguredEmail(),
+      webhook: on(),
+      advanced: advancedOn,
+      endpoints: [{ id: 'ep_1', filterTypes: null }],
+    });
     assert.deepEqual([raw!.route, processed!.route, endpoint!.route], ['webhook:key:raw', 'webhook:key:processed', 'advanced_webhook:ep_1']);
   });
 });
 
 describe('payloads', () => {
-  it('signs as Standard Webhooks do (the specification\'s example, and the reference library)', () => {
+  it("signs as Standard Webhooks do (the specification's example, and the reference library)", () => {
     const secret = 'whsec_plJ3nmyCDGBKInavdOK15jsl';
     const body = '{"event_type":"ping","data":{"success":true}}';
     assert.equal(signature(secret, 'msg_loFOjxBNrRLzqYUf', 1731705121, body), 'v1,rAvfW3dJ/X/qxhsaXPOyyCGmRKsaKWcsNccKXlIktD0=');
@@ -137,7 +180,12 @@ describe('payloads', () => {
   it('data protection drops every e-mail and the names of users, keeping ids and everything else', () => {
     const payload = {
       actionUser: { userId: 'u1', name: 'Ana', email: 'ana@example.com', color: 'red' },
-      data: { name: 'Quarterly plan', owner: { email: 'owner@example.com' }, to: [{ userId: 'u2', name: 'Bob' }], nested: [[{ userId: 'u3', name: 'Cy', initial: 'C' }]] },
+      data: {
+        name: 'Quarterly plan',
+        owner: { email: 'owner@example.com' },
+        to: [{ userId: 'u2', name: 'Bob' }],
+        nested: [[{ userId: 'u3', name: 'Cy', initial: 'C' }]],
+      },
     };
     assert.deepEqual(withoutPersonalData(payload), {
       actionUser: { userId: 'u1', color: 'red' },
@@ -148,7 +196,8 @@ describe('payloads', () => {
 
 describe('SSRF guard', () => {
   it('lets only global unicast addresses through', () => {
-    for (const allowed of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '::ffff:93.184.216.34']) assert.equal(refusedAddress(allowed), undefined, allowed);
+    for (const allowed of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '::ffff:93.184.216.34'])
+      assert.equal(refusedAddress(allowed), undefined, allowed);
     const refused: [string, string][] = [
       ['127.0.0.1', 'loopback'],
       ['10.1.2.3', 'private'],
@@ -203,6 +252,7 @@ describe('who an event involves (MINE)', () => {
       ['text', 42, []],
       [{ from: { userId: '' }, assignedTo: 'bob' }, undefined, []],
     ];
-    for (const [entityData, entityTargetData, expected] of cases) assert.deepEqual([...involvedUsers(event(entityData, entityTargetData))].sort(), expected.sort(), JSON.stringify(entityData));
+    for (const [entityData, entityTargetData, expected] of cases)
+      assert.deepEqual([...involvedUsers(event(entityData, entityTargetData))].sort(), expected.sort(), JSON.stringify(entityData));
   });
 });

@@ -19,8 +19,20 @@ describe('first-enable trigger seeding (contract part 3)', () => {
   const cases: { name: string; change: Parameters<typeof applyEmailConfigChange>[1]; seeded: boolean; type: string; use: boolean }[] = [
     { name: 'enabling seeds type custom and triggers', change: { useEmailService: true }, seeded: true, type: 'custom', use: true },
     { name: 'type custom seeds and enables', change: { emailServiceConfig: { type: 'custom' } }, seeded: true, type: 'custom', use: true },
-    { name: 'request values win over the seeded defaults', change: { useEmailService: true, emailServiceConfig: { type: 'thirdparty' } }, seeded: true, type: 'thirdparty', use: true },
-    { name: 'a change that does not enable seeds nothing', change: { emailServiceConfig: { fromCompany: 'Acme' } }, seeded: false, type: 'default', use: false },
+    {
+      name: 'request values win over the seeded defaults',
+      change: { useEmailService: true, emailServiceConfig: { type: 'thirdparty' } },
+      seeded: true,
+      type: 'thirdparty',
+      use: true,
+    },
+    {
+      name: 'a change that does not enable seeds nothing',
+      change: { emailServiceConfig: { fromCompany: 'Acme' } },
+      seeded: false,
+      type: 'default',
+      use: false,
+    },
     { name: 'disabling seeds nothing', change: { useEmailService: false }, seeded: false, type: 'default', use: false },
   ];
   for (const { name, change, seeded, type, use } of cases) {

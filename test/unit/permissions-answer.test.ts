@@ -6,7 +6,11 @@ const editor = { accessRole: 'editor', accessType: 'public' } as const;
 const denied = { accessType: 'restricted', error: 'User does not have access to this document', errorCode: 'permission_denied' } as const;
 const missing = { error: 'Document does not exist', errorCode: 'does_not_exist' } as const;
 const member: KindAnswer = { organization: { accessRole: 'viewer' }, folders: [editor], documents: [editor, denied, missing] };
-const outsider: KindAnswer = { organization: { error: 'User does not have access to organization', errorCode: 'permission_denied' }, folders: [denied], documents: [denied, denied, missing] };
+const outsider: KindAnswer = {
+  organization: { error: 'User does not have access to organization', errorCode: 'permission_denied' },
+  folders: [denied],
+  documents: [denied, denied, missing],
+};
 const layout: PermissionsLayout = { organizationId: 'o"rg', folderIds: ['f'], documentIds: ['d1', '__proto__', 'gone'] };
 const users: ResolvedUser[] = [
   { userId: 'a', answer: member },

@@ -37,7 +37,13 @@ const DOCUMENTS: [string, string | null, AccessType | null, boolean][] = [
   ['dMoved', 'p', null, false],
 ];
 
-const grant = (userId: string, resourceType: GrantRow['resourceType'], resourceId: string, accessRole: 'editor' | 'viewer', expiresAt: number | null = null): GrantRow => ({
+const grant = (
+  userId: string,
+  resourceType: GrantRow['resourceType'],
+  resourceId: string,
+  accessRole: 'editor' | 'viewer',
+  expiresAt: number | null = null,
+): GrantRow => ({
   userId,
   resourceType,
   resourceId,
@@ -85,7 +91,8 @@ function world(overrides: Partial<PermissionWorld> = {}): PermissionWorld {
 }
 
 type Expected = { accessRole: string; accessType: AccessType; expiresAt?: number } | { denied: string; accessType: AccessType };
-const allow = (accessRole: string, accessType: AccessType, expiresAt?: number): Expected => (expiresAt === undefined ? { accessRole, accessType } : { accessRole, accessType, expiresAt });
+const allow = (accessRole: string, accessType: AccessType, expiresAt?: number): Expected =>
+  expiresAt === undefined ? { accessRole, accessType } : { accessRole, accessType, expiresAt };
 const deny = (accessType: AccessType, denied = 'User does not have access'): Expected => ({ denied, accessType });
 
 const CASES: [string, string, 'document' | 'folder', string, Expected][] = [
@@ -175,7 +182,8 @@ describe('permission resolution (contract part 5)', () => {
 
   describe('organization entries', () => {
     it('give members their role', () => assert.deepEqual(resolver.organizationEntry('viewerMember'), { accessRole: 'viewer' }));
-    it('deny non-members', () => assert.deepEqual(resolver.organizationEntry('folderUser'), { error: 'User does not have access to organization', errorCode: 'permission_denied' }));
+    it('deny non-members', () =>
+      assert.deepEqual(resolver.organizationEntry('folderUser'), { error: 'User does not have access to organization', errorCode: 'permission_denied' }));
     it('deny expired temporary members', () => assert.equal('error' in resolver.organizationEntry('expiredMember'), true));
   });
 

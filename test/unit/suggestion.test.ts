@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { chooseScope, leadingSide, NO_EVIDENCE, suggestionsFor, wilsonLowerBound, type Evidence, type SideEvidence } from '../../src/memory/suggestion.js';
 
-const side = (count: number, fields: Partial<SideEvidence> = {}): SideEvidence => ({ ...NO_EVIDENCE, count, relevance: count, weight: count * 0.8, reviewers: count, ...fields });
+const side = (count: number, fields: Partial<SideEvidence> = {}): SideEvidence => ({
+  ...NO_EVIDENCE,
+  count,
+  relevance: count,
+  weight: count * 0.8,
+  reviewers: count,
+  ...fields,
+});
 
 /** A small deterministic generator, so a failing case can be replayed. */
 function random(seed: number): () => number {

@@ -15,7 +15,7 @@ const record = (fields: Partial<Activity>): Activity => ({
 const ana = { userId: 'ana', name: 'Ana', email: 'ana@example.com' };
 
 describe('privacy: which records name a user, and taking them out', () => {
-  it('sorts records into upstream\'s lists', () => {
+  it("sorts records into upstream's lists", () => {
     const table: [Partial<Activity>, string][] = [
       [{ featureType: 'comment', actionType: 'comment_annotation.add' }, 'comments'],
       [{ featureType: 'comment', actionType: 'comment.reaction_add' }, 'reactions'],
@@ -29,10 +29,22 @@ describe('privacy: which records name a user, and taking them out', () => {
 
   it('removes list items that are the user, nulls other values that are, and leaves the rest', () => {
     const table: [string, Partial<Activity>, Partial<Activity> | undefined][] = [
-      ['a tagged contact, as either shape', { entityData: { taggedUserContacts: [{ contact: ana }, ana, { userId: 'carl' }] } }, { entityData: { taggedUserContacts: [{ userId: 'carl' }] } }],
+      [
+        'a tagged contact, as either shape',
+        { entityData: { taggedUserContacts: [{ contact: ana }, ana, { userId: 'carl' }] } },
+        { entityData: { taggedUserContacts: [{ userId: 'carl' }] } },
+      ],
       ['an id in involvedUserIds', { entityData: { involvedUserIds: ['ana', 'carl'] } }, { entityData: { involvedUserIds: ['carl'] } }],
-      ['a thread author, deep in a snapshot', { entityTargetData: { comments: [{ from: ana, text: 'x' }] } }, { entityTargetData: { comments: [{ from: null, text: 'x' }] } }],
-      ['a change of assignee', { changes: { assignedTo: { from: ana, to: { userId: 'carl' } } } }, { changes: { assignedTo: { from: null, to: { userId: 'carl' } } } }],
+      [
+        'a thread author, deep in a snapshot',
+        { entityTargetData: { comments: [{ from: ana, text: 'x' }] } },
+        { entityTargetData: { comments: [{ from: null, text: 'x' }] } },
+      ],
+      [
+        'a change of assignee',
+        { changes: { assignedTo: { from: ana, to: { userId: 'carl' } } } },
+        { changes: { assignedTo: { from: null, to: { userId: 'carl' } } } },
+      ],
       ['a template value', { displayMessageTemplateData: { user: ana } }, { displayMessageTemplateData: { user: null } }],
       ['the id as text, or in another list of strings', { entityData: { text: 'ana', tags: ['ana'] } }, undefined],
       ['nothing of hers', { entityData: { from: { userId: 'carl' } } }, undefined],

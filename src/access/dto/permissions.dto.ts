@@ -1,5 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsId, IsIdArray, IsNestedArray, IsOneOf, IsOptionalId, IsOptionalIdArray, IsOptionalInteger, IsOptionalOneOf, IsTextArray, NestedObject, OptionalNestedObject } from '../../common/validation.js';
+import {
+  IsId,
+  IsIdArray,
+  IsNestedArray,
+  IsOneOf,
+  IsOptionalId,
+  IsOptionalIdArray,
+  IsOptionalInteger,
+  IsOptionalOneOf,
+  IsTextArray,
+  NestedObject,
+  OptionalNestedObject,
+} from '../../common/validation.js';
 import { MAX_BATCH } from '../../common/batch.js';
 
 /** Limits of contract 1.5 for permissions get. */

@@ -1,6 +1,26 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
-import { BatchIds, type Check, checkArrayOf, checkBoolean, checkId, checkInteger, checkOneOf, checkPlainObject, checkShape, checkString, IsId, IsOptionalId, IsOptionalIdArray, IsOptionalOneOf, IsOptionalTextArray, Optional, Satisfies, checkUser, within } from '../../common/validation.js';
+import {
+  BatchIds,
+  type Check,
+  checkArrayOf,
+  checkBoolean,
+  checkId,
+  checkInteger,
+  checkOneOf,
+  checkPlainObject,
+  checkShape,
+  checkString,
+  IsId,
+  IsOptionalId,
+  IsOptionalIdArray,
+  IsOptionalOneOf,
+  IsOptionalTextArray,
+  Optional,
+  Satisfies,
+  checkUser,
+  within,
+} from '../../common/validation.js';
 import { anyObject } from '../../common/openapi-responses.js';
 import { MAX_BATCH } from '../../common/batch.js';
 import type { Activity } from '../activity-log.js';
@@ -74,7 +94,13 @@ export const actionUserSchema = () => ({
 
 /** Any JSON value (OpenAPI), as `entityData` and `entityTargetData` hold: null is the nullable object. */
 export const anyJsonSchema = (description = 'Any JSON value, kept as sent.') => ({
-  anyOf: [{ type: 'object', additionalProperties: true, nullable: true }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+  anyOf: [
+    { type: 'object', additionalProperties: true, nullable: true },
+    { type: 'array', items: {} },
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+  ],
   description,
 });
 
@@ -102,7 +128,9 @@ class NewActivityFields {
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Milliseconds since the epoch; defaults to now.' }) timestamp?: number;
   @ApiPropertyOptional({ description: "True when the caller's activity resolver keeps this record's PII on its own servers; kept and returned as sent." })
   isActivityResolverUsed?: boolean;
-  @ApiPropertyOptional(anyObject('Keys of your own, returned in the record\'s `metadata`; `apiKey`, `documentId` and `organizationId` there are always the service\'s.'))
+  @ApiPropertyOptional(
+    anyObject("Keys of your own, returned in the record's `metadata`; `apiKey`, `documentId` and `organizationId` there are always the service's."),
+  )
   metadata?: Record<string, unknown>;
 }
 
@@ -122,7 +150,11 @@ export class AddActivitiesRequest {
 
   /** At most 500. `targetEntityId` is required for `featureType: custom`. */
   @ApiProperty({ type: [AddActivityItem], maxItems: MAX_BATCH })
-  @Satisfies(checkBatch(checkActivityInput, (record) => (record.featureType === 'custom' && record.targetEntityId === undefined ? '.targetEntityId is required for featureType custom' : undefined)))
+  @Satisfies(
+    checkBatch(checkActivityInput, (record) =>
+      record.featureType === 'custom' && record.targetEntityId === undefined ? '.targetEntityId is required for featureType custom' : undefined,
+    ),
+  )
   activities!: ActivityInput[];
 }
 

@@ -32,5 +32,5 @@ export class ActivityView {
 
 export class ActivitiesResult extends SuccessResult {
   @ApiProperty({ type: [ActivityView] }) data!: ActivityView[];
-  @ApiPropertyOptional({ description: 'Present when more records follow: the next page\'s `pageToken`.' }) pageToken?: string;
+  @ApiPropertyOptional({ description: "Present when more records follow: the next page's `pageToken`." }) pageToken?: string;
 }

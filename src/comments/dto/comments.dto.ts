@@ -27,7 +27,17 @@ import {
   type Check,
   type WireUser,
 } from '../../common/validation.js';
-import { AGENT_SOURCES, AGENT_TYPES, ANNOTATION_TYPES, STATUS_TYPES, SUGGESTION_STATUSES, VISIBILITY_TYPES, type AgentBlock, type Annotation, type Comment } from '../threads.js';
+import {
+  AGENT_SOURCES,
+  AGENT_TYPES,
+  ANNOTATION_TYPES,
+  STATUS_TYPES,
+  SUGGESTION_STATUSES,
+  VISIBILITY_TYPES,
+  type AgentBlock,
+  type Annotation,
+  type Comment,
+} from '../threads.js';
 
 const TEXT_MAX = 100_000;
 const MAX_ACTIONS = 20;
@@ -48,7 +58,9 @@ const checkProgress = openObject({ steps: checkArrayOf(checkPlainObject, { max: 
 const checkTagged = checkArrayOf(openObject({ userId: checkId, contact: checkUser, text: text(1000) }, ['userId']), { max: MAX_BATCH });
 const checkAttachments = checkArrayOf(openObject({ attachmentId: checkTimestamp }, ['attachmentId']), { max: MAX_BATCH });
 const checkVisibility: Check = (value) => {
-  const problem = openObject({ type: checkOneOf(VISIBILITY_TYPES), organizationId: checkId, userIds: checkArrayOf(checkId, { min: 1, max: MAX_BATCH }) }, ['type'])(value);
+  const problem = openObject({ type: checkOneOf(VISIBILITY_TYPES), organizationId: checkId, userIds: checkArrayOf(checkId, { min: 1, max: MAX_BATCH }) }, [
+    'type',
+  ])(value);
   if (problem) return problem;
   const visibility = value as { type: string; organizationId?: string; userIds?: string[] };
   if (visibility.type === 'organizationPrivate' && visibility.organizationId === undefined) return '.organizationId is required for type organizationPrivate';
@@ -63,12 +75,24 @@ const checkAgent: Check = (value) => {
       executionId: checkId,
       agentName: text(1000),
       url: text(2000),
-      reason: openObject({ title: text(1000), description: text(TEXT_MAX), severity: checkOneOf(['critical', 'high', 'medium', 'low', 'info']), findingType: checkOneOf(['text', 'pin', 'page']), confidence: checkInteger(0, 100), source: checkOneOf(['instructions', 'knowledge']) }, ['title', 'description', 'severity']),
+      reason: openObject(
+        {
+          title: text(1000),
+          description: text(TEXT_MAX),
+          severity: checkOneOf(['critical', 'high', 'medium', 'low', 'info']),
+          findingType: checkOneOf(['text', 'pin', 'page']),
+          confidence: checkInteger(0, 100),
+          source: checkOneOf(['instructions', 'knowledge']),
+        },
+        ['title', 'description', 'severity'],
+      ),
     },
     ['agentSource', 'agentId', 'reason'],
   )(value);
   if (problem) return problem;
-  return (value as AgentBlock).agentSource === 'external' && (value as AgentBlock).agentName === undefined ? '.agentName is required for agentSource external' : undefined;
+  return (value as AgentBlock).agentSource === 'external' && (value as AgentBlock).agentName === undefined
+    ? '.agentName is required for agentSource external'
+    : undefined;
 };
 
 /** Fields of a comment a caller sends (add) or changes (update). */
@@ -157,21 +181,72 @@ const checkAnnotations: Check = (value) => {
 };
 
 /** A comment as a caller sends it (annotations add, comments add). */
-export type CommentInput = Partial<Pick<Comment, 'commentId' | 'commentText' | 'commentHtml' | 'context' | 'isCommentResolverUsed' | 'isCommentTextAvailable' | 'taggedUserContacts' | 'attachments' | 'agent' | 'progress' | 'actions' | 'createdAt' | 'lastUpdated'>> & {
+export type CommentInput = Partial<
+  Pick<
+    Comment,
+    | 'commentId'
+    | 'commentText'
+    | 'commentHtml'
+    | 'context'
+    | 'isCommentResolverUsed'
+    | 'isCommentTextAvailable'
+    | 'taggedUserContacts'
+    | 'attachments'
+    | 'agent'
+    | 'progress'
+    | 'actions'
+    | 'createdAt'
+    | 'lastUpdated'
+  >
+> & {
   from: WireUser;
   triggerNotification?: boolean;
   triggerActivities?: boolean;
 };
 
-export type AnnotationInput = Partial<Pick<Annotation, 'annotationId' | 'location' | 'targetElement' | 'status' | 'assignedTo' | 'context' | 'createdAt' | 'lastUpdated' | 'priority' | 'type' | 'suggestion' | 'commentType' | 'actions'>> & {
+export type AnnotationInput = Partial<
+  Pick<
+    Annotation,
+    | 'annotationId'
+    | 'location'
+    | 'targetElement'
+    | 'status'
+    | 'assignedTo'
+    | 'context'
+    | 'createdAt'
+    | 'lastUpdated'
+    | 'priority'
+    | 'type'
+    | 'suggestion'
+    | 'commentType'
+    | 'actions'
+  >
+> & {
   commentData: CommentInput[];
   visibility?: Annotation['visibilityConfig'];
 };
 
-export type AnnotationUpdate = Partial<Pick<Annotation, 'location' | 'targetElement' | 'from' | 'status' | 'statusUpdatedByUserId' | 'resolvedByUserId' | 'assignedTo' | 'context' | 'priority' | 'suggestion' | 'actions'>>;
+export type AnnotationUpdate = Partial<
+  Pick<
+    Annotation,
+    | 'location'
+    | 'targetElement'
+    | 'from'
+    | 'status'
+    | 'statusUpdatedByUserId'
+    | 'resolvedByUserId'
+    | 'assignedTo'
+    | 'context'
+    | 'priority'
+    | 'suggestion'
+    | 'actions'
+  >
+>;
 export type CommentUpdate = Partial<Pick<Comment, keyof typeof COMMENT_FIELDS>>;
 
-const COMMENT_SCHEMA = anyObject('`from` (a user, required), `commentText`, `commentHtml`, `commentId`, `taggedUserContacts`, `attachments`, `context`, `agent`, `progress`, `actions`, `createdAt`, `lastUpdated`, `triggerNotification`, `triggerActivities`.');
+const COMMENT_SCHEMA = anyObject(
+  '`from` (a user, required), `commentText`, `commentHtml`, `commentId`, `taggedUserContacts`, `attachments`, `context`, `agent`, `progress`, `actions`, `createdAt`, `lastUpdated`, `triggerNotification`, `triggerActivities`.',
+);
 const TRIGGER_NOTE = 'Default false, as upstream: ';
 
 /** Where a write names its thread. */
@@ -182,7 +257,7 @@ class ThreadPlace {
 
 /** The service's own additions to the update and delete operations: who acts, and whether the change is an event. */
 class EventOptions extends ThreadPlace {
-  @ApiPropertyOptional({ description: 'Who made the change, for its activity (default: the thread\'s author, or `statusUpdatedByUserId` for a status change).' })
+  @ApiPropertyOptional({ description: "Who made the change, for its activity (default: the thread's author, or `statusUpdatedByUserId` for a status change)." })
   @IsOptionalUser()
   actionUser?: WireUser;
   @ApiPropertyOptional({ description: `${TRIGGER_NOTE}record the change in the activity log.` }) @IsOptionalBool() triggerActivities?: boolean;
@@ -192,8 +267,16 @@ class EventOptions extends ThreadPlace {
 export class AddAnnotationsRequest extends ThreadPlace {
   @ApiPropertyOptional() @IsOptionalBool() createOrganization?: boolean;
   @ApiPropertyOptional() @IsOptionalBool() createDocument?: boolean;
-  @ApiPropertyOptional({ description: "Each thread's author (its first comment's `from`) must be able to see the document." }) @IsOptionalBool() verifyUserPermissions?: boolean;
-  @ApiProperty({ type: 'array', items: anyObject('`commentData` (required), `annotationId`, `location`, `targetElement`, `status`, `assignedTo`, `priority`, `context`, `type`, `suggestion`, `commentType`, `visibility`, `actions`, `createdAt`, `lastUpdated`.'), maxItems: MAX_BATCH })
+  @ApiPropertyOptional({ description: "Each thread's author (its first comment's `from`) must be able to see the document." })
+  @IsOptionalBool()
+  verifyUserPermissions?: boolean;
+  @ApiProperty({
+    type: 'array',
+    items: anyObject(
+      '`commentData` (required), `annotationId`, `location`, `targetElement`, `status`, `assignedTo`, `priority`, `context`, `type`, `suggestion`, `commentType`, `visibility`, `actions`, `createdAt`, `lastUpdated`.',
+    ),
+    maxItems: MAX_BATCH,
+  })
   @Satisfies(checkAnnotations)
   commentAnnotations!: AnnotationInput[];
 }
@@ -218,7 +301,13 @@ export class GetAnnotationsRequest {
   @ApiPropertyOptional({ enum: AGENT_SOURCES }) @IsOptionalOneOf(AGENT_SOURCES) agentSource?: string;
   @ApiPropertyOptional() @IsOptionalBool() agentSuggestions?: boolean;
   @ApiPropertyOptional() @IsOptionalBool() agentComments?: boolean;
-  @ApiPropertyOptional({ type: [String], description: 'Agent threads matching any of the tokens `agent:<agentId>`, `execution:<executionId>`, `source:<velt|external>`; another token is INVALID_ARGUMENT.' }) @IsOptionalTextArray(300, { max: MAX_FILTER_IDS }) agentFields?: string[];
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      'Agent threads matching any of the tokens `agent:<agentId>`, `execution:<executionId>`, `source:<velt|external>`; another token is INVALID_ARGUMENT.',
+  })
+  @IsOptionalTextArray(300, { max: MAX_FILTER_IDS })
+  agentFields?: string[];
   @ApiPropertyOptional({ enum: ['asc', 'desc'], description: 'By `lastUpdated`; default `desc`.' }) @IsOptionalOneOf(['asc', 'desc']) order?: 'asc' | 'desc';
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) statusIds?: string[];
   @ApiPropertyOptional() @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) updatedAfter?: number;
@@ -233,7 +322,11 @@ export class UpdateAnnotationsRequest extends EventOptions {
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) locationIds?: string[];
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH, description: 'Thread authors.' }) @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) annotationIds?: string[];
-  @ApiPropertyOptional(anyObject('Any of `location`, `targetElement`, `from`, `status`, `statusUpdatedByUserId`, `resolvedByUserId`, `assignedTo`, `context`, `priority`, `suggestion`, `actions`.'))
+  @ApiPropertyOptional(
+    anyObject(
+      'Any of `location`, `targetElement`, `from`, `status`, `statusUpdatedByUserId`, `resolvedByUserId`, `assignedTo`, `context`, `priority`, `suggestion`, `actions`.',
+    ),
+  )
   @Optional()
   @Satisfies(checkShape(ANNOTATION_UPDATE_FIELDS))
   updatedData?: AnnotationUpdate;
@@ -244,7 +337,9 @@ export class UpdateAnnotationsRequest extends EventOptions {
 }
 
 export class DeleteAnnotationsRequest extends EventOptions {
-  @ApiPropertyOptional({ description: 'Without it, the document is looked for in every organization of the key.' }) @IsOptionalId() declare organizationId: string;
+  @ApiPropertyOptional({ description: 'Without it, the document is looked for in every organization of the key.' })
+  @IsOptionalId()
+  declare organizationId: string;
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) locationIds?: string[];
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) annotationIds?: string[];
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
@@ -272,12 +367,21 @@ export class AddCommentsRequest extends CommentThreadPlace {
 
 export class GetCommentsRequest extends CommentThreadPlace {
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH, description: 'Comment authors.' }) @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
-  @ApiPropertyOptional({ type: [Number], maxItems: MAX_BATCH }) @Optional() @Satisfies(checkArrayOf(checkCommentId, { min: 1, max: MAX_BATCH })) commentIds?: number[];
+  @ApiPropertyOptional({ type: [Number], maxItems: MAX_BATCH })
+  @Optional()
+  @Satisfies(checkArrayOf(checkCommentId, { min: 1, max: MAX_BATCH }))
+  commentIds?: number[];
 }
 
 export class UpdateCommentsRequest extends CommentThreadPlace {
-  @ApiProperty({ type: [Number], maxItems: MAX_BATCH }) @Satisfies(checkArrayOf(checkCommentId, { min: 1, max: MAX_BATCH, unique: true })) commentIds!: number[];
-  @ApiProperty(anyObject('Any of `commentText`, `commentHtml`, `context`, `isCommentResolverUsed`, `isCommentTextAvailable`, `from`, `taggedUserContacts`, `attachments`.'))
+  @ApiProperty({ type: [Number], maxItems: MAX_BATCH })
+  @Satisfies(checkArrayOf(checkCommentId, { min: 1, max: MAX_BATCH, unique: true }))
+  commentIds!: number[];
+  @ApiProperty(
+    anyObject(
+      'Any of `commentText`, `commentHtml`, `context`, `isCommentResolverUsed`, `isCommentTextAvailable`, `from`, `taggedUserContacts`, `attachments`.',
+    ),
+  )
   @Satisfies(checkShape(COMMENT_FIELDS))
   updatedData!: CommentUpdate;
   @ApiPropertyOptional({ description: `${TRIGGER_NOTE}record \`comment.update\` in the activity log.` }) @IsOptionalBool() triggerActivities?: boolean;
@@ -285,8 +389,11 @@ export class UpdateCommentsRequest extends CommentThreadPlace {
 }
 
 export class DeleteCommentsRequest extends CommentThreadPlace {
-  @ApiPropertyOptional({ type: [Number], maxItems: MAX_BATCH }) @Optional() @Satisfies(checkArrayOf(checkCommentId, { min: 1, max: MAX_BATCH })) commentIds?: number[];
-  @ApiPropertyOptional(anyObject('Who deleted them, for the activity (default: each comment\'s author).')) @IsOptionalUser() actionUser?: WireUser;
+  @ApiPropertyOptional({ type: [Number], maxItems: MAX_BATCH })
+  @Optional()
+  @Satisfies(checkArrayOf(checkCommentId, { min: 1, max: MAX_BATCH }))
+  commentIds?: number[];
+  @ApiPropertyOptional(anyObject("Who deleted them, for the activity (default: each comment's author).")) @IsOptionalUser() actionUser?: WireUser;
   @ApiPropertyOptional() @IsOptionalBool() triggerActivities?: boolean;
   @ApiPropertyOptional() @IsOptionalBool() triggerNotification?: boolean;
 }
@@ -301,12 +408,16 @@ export class AnnotationAdded {
 }
 
 export class AnnotationsAddedResult extends SuccessResult {
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true }, description: 'By annotation id: `AnnotationAdded`.' }) data!: Record<string, AnnotationAdded>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true }, description: 'By annotation id: `AnnotationAdded`.' })
+  data!: Record<string, AnnotationAdded>;
 }
 
 export class AnnotationsResult extends SuccessResult {
   @ApiProperty({
-    oneOf: [{ type: 'array', items: { type: 'object', additionalProperties: true, nullable: true } }, { type: 'object', additionalProperties: { type: 'array', items: { type: 'object', additionalProperties: true } } }],
+    oneOf: [
+      { type: 'array', items: { type: 'object', additionalProperties: true, nullable: true } },
+      { type: 'object', additionalProperties: { type: 'array', items: { type: 'object', additionalProperties: true } } },
+    ],
     description: 'Threads (each with its `comments`), or by document id with `groupByDocumentId`; `null` for a requested annotation id that does not exist.',
   })
   data!: unknown;
@@ -314,7 +425,11 @@ export class AnnotationsResult extends SuccessResult {
 }
 
 export class AnnotationCountsResult extends SuccessResult {
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', properties: { total: { type: 'integer' }, unread: { type: 'integer' } }, required: ['total', 'unread'] } }) data!: Record<string, { total: number; unread: number }>;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'object', properties: { total: { type: 'integer' }, unread: { type: 'integer' } }, required: ['total', 'unread'] },
+  })
+  data!: Record<string, { total: number; unread: number }>;
 }
 
 export class CommentIdsResult extends SuccessResult {
@@ -326,6 +441,13 @@ export class CommentsResult extends SuccessResult {
 }
 
 export class CommentOutcomesResult extends SuccessResult {
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', properties: { success: { type: 'boolean' }, id: { type: 'number' }, message: { type: 'string' } }, required: ['success', 'id', 'message'] } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: {
+      type: 'object',
+      properties: { success: { type: 'boolean' }, id: { type: 'number' }, message: { type: 'string' } },
+      required: ['success', 'id', 'message'],
+    },
+  })
   data!: Record<string, { success: boolean; id: number; message: string }>;
 }

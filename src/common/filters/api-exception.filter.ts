@@ -43,7 +43,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const code = codeForStatus(status);
       if (code !== 'INTERNAL') return new ApiError(code, exception.message);
       // Any other refusal of the request by the framework (415, say) is still the caller's input.
-      if (status >= 400 && status < 500) return new ApiError('INVALID_ARGUMENT', /[.!]$/.test(exception.message) ? exception.message : `${exception.message}.`, undefined, { httpStatus: status });
+      if (status >= 400 && status < 500)
+        return new ApiError('INVALID_ARGUMENT', /[.!]$/.test(exception.message) ? exception.message : `${exception.message}.`, undefined, {
+          httpStatus: status,
+        });
     }
     const requestId = String(request.id ?? '');
     const driverCode = (exception as { code?: unknown } | null)?.code;

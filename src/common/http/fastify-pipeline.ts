@@ -63,7 +63,14 @@ export function fastifyPipeline(config: AppConfig): HttpPipeline {
         readServiceBody(payload, request as ServiceRequest, dependencies.config, done);
       });
       fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-        recordCompletedRequest(dependencies, { id: request.id, method: request.method, url: request.url, route: request.routeOptions.url, status: reply.statusCode, elapsedMs: reply.elapsedTime });
+        recordCompletedRequest(dependencies, {
+          id: request.id,
+          method: request.method,
+          url: request.url,
+          route: request.routeOptions.url,
+          status: reply.statusCode,
+          elapsedMs: reply.elapsedTime,
+        });
         done();
       });
     },

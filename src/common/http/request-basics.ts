@@ -47,7 +47,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
         : [400, 'The request is not valid HTTP.'];
   const body = JSON.stringify(errorEnvelope('INVALID_ARGUMENT', message));
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy();
 }
@@ -76,7 +78,11 @@ export function recordCompletedRequest({ logger, metrics }: PipelineDependencies
   const level = request.status >= 500 ? 'error' : 'info';
   if (logger.isLevelEnabled(level)) {
     logger[level](
-      { req: { id: request.id, method: request.method, path: request.url.split('?')[0] }, res: { statusCode: request.status }, responseTimeMs: request.elapsedMs },
+      {
+        req: { id: request.id, method: request.method, path: request.url.split('?')[0] },
+        res: { statusCode: request.status },
+        responseTimeMs: request.elapsedMs,
+      },
       'request completed',
     );
   }

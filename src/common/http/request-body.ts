@@ -10,7 +10,12 @@ import { bodyDeadlineMs } from './request-basics.js';
  * at once. A body that is too large or does not parse is not an error here: it is noted on
  * `holder.bodyProblem`, so credentials are checked first and `@RequestData()` reports it.
  */
-export function readServiceBody(payload: IncomingMessage, holder: { bodyProblem?: BodyProblem }, config: AppConfig, done: (error: ApiError | null, body?: unknown) => void): void {
+export function readServiceBody(
+  payload: IncomingMessage,
+  holder: { bodyProblem?: BodyProblem },
+  config: AppConfig,
+  done: (error: ApiError | null, body?: unknown) => void,
+): void {
   readJsonBody(payload, config.bodyLimitBytes, bodyDeadlineMs(payload, config.headerProduct), (result) => {
     if ('refused' in result) return done(new ApiError('INVALID_ARGUMENT', result.message, undefined, { httpStatus: result.refused }));
     if ('problem' in result) holder.bodyProblem = result.problem;

@@ -1,6 +1,14 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerModuleOptions, type ThrottlerOptions, type ThrottlerStorage } from '@nestjs/throttler';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerLimitDetail,
+  type ThrottlerModuleOptions,
+  type ThrottlerOptions,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
 import { Metrics } from '../metrics.js';
 import { limitsOf, OPERATION_METADATA, type OperationOptions, type RateLimitName } from '../decorators/operation.decorator.js';
 import { ApiError } from '../errors.js';
@@ -25,7 +33,12 @@ export function operationOf(context: ExecutionContext): OperationOptions | undef
 export class RateLimitGuard extends ThrottlerGuard {
   private readonly limitsByHandler = new WeakMap<object, ThrottlerOptions[]>();
 
-  constructor(@InjectThrottlerOptions() options: ThrottlerModuleOptions, @InjectThrottlerStorage() storage: ThrottlerStorage, reflector: Reflector, private readonly metrics: Metrics) {
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    private readonly metrics: Metrics,
+  ) {
     super(options, storage, reflector);
   }
 

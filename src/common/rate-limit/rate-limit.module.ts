@@ -56,8 +56,7 @@ function throttlersFor(config: AppConfig): ThrottlerOptions[] {
     {
       provide: RATE_LIMIT_STORE,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) =>
-        config.redisUrl ? new RedisRateLimitStore(config.redisUrl, config.redisKeyPrefix) : new MemoryRateLimitStore(),
+      useFactory: (config: AppConfig) => (config.redisUrl ? new RedisRateLimitStore(config.redisUrl, config.redisKeyPrefix) : new MemoryRateLimitStore()),
     },
   ],
   exports: [RATE_LIMIT_STORE],

@@ -90,7 +90,9 @@ export class RedisRateLimitStore implements ThrottlerStorage {
   }
 
   state(): LimiterState {
-    return this.outageSince === undefined ? { store: 'redis', degraded: false } : { store: 'redis', degraded: true, countedIn: 'process', since: new Date(this.outageSince).toISOString() };
+    return this.outageSince === undefined
+      ? { store: 'redis', degraded: false }
+      : { store: 'redis', degraded: true, countedIn: 'process', since: new Date(this.outageSince).toISOString() };
   }
 
   async close(): Promise<void> {

@@ -41,7 +41,10 @@ function checkGroupedTriggers(value: unknown): string | undefined {
     const events = TRIGGER_GROUPS[key];
     if (!events || typeof group === 'boolean') {
       const problem = checkTriggers({ [key]: group });
-      if (problem) return events ? `.${key} must be an object of ${key} event types to booleans` : problem.replace('of the catalogue', 'of the catalogue nor a feature group');
+      if (problem)
+        return events
+          ? `.${key} must be an object of ${key} event types to booleans`
+          : problem.replace('of the catalogue', 'of the catalogue nor a feature group');
       continue;
     }
     if (checkPlainObject(group)) return `.${key} must be an object of ${key} event types to booleans`;
@@ -137,7 +140,10 @@ export class UpdateNotificationConfigRequest {
   notificationServiceConfig?: NotificationServiceConfigUpdate;
 }
 
-const checkAiKeys = checkArrayOf(checkShape({ provider: checkOneOf(AI_PROVIDERS), customerApiKey: checkString({ max: 1000 }) }, ['provider', 'customerApiKey']), { min: 1, max: AI_PROVIDERS.length });
+const checkAiKeys = checkArrayOf(
+  checkShape({ provider: checkOneOf(AI_PROVIDERS), customerApiKey: checkString({ max: 1000 }) }, ['provider', 'customerApiKey']),
+  { min: 1, max: AI_PROVIDERS.length },
+);
 
 class AiModelApiKey {
   @ApiProperty({ enum: AI_PROVIDERS }) provider!: AiProvider;

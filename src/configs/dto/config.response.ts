@@ -97,7 +97,8 @@ export class AiModelKeyView {
 /** The key's owner, plan and settings (upstream's apikeyconfig). */
 export class ApiKeyConfigView {
   @ApiProperty() ownerEmail!: string;
-  @ApiProperty({ type: 'object', properties: { type: { type: 'string', description: 'The workspace plan (`free`, `paid`).' } }, required: ['type'] }) planInfo!: { type: string };
+  @ApiProperty({ type: 'object', properties: { type: { type: 'string', description: 'The workspace plan (`free`, `paid`).' } }, required: ['type'] })
+  planInfo!: { type: string };
   @ApiProperty({ enum: ['public', 'organizationPrivate', 'restricted'] }) defaultDocumentAccessType!: string;
   @ApiProperty() isPrivateCommentsEnabled!: boolean;
   @ApiProperty() requireJwtToken!: boolean;

@@ -1,9 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { type Check, checkHttpUrl, checkPlainObject, IsId, IsInteger, IsOptionalBool, IsOptionalInteger, IsOptionalText, IsOptionalTextArray, IsText, IsTextArray, Optional, Satisfies } from '../../common/validation.js';
-
+import {
+  type Check,
+  checkHttpUrl,
+  checkPlainObject,
+  IsId,
+  IsInteger,
+  IsOptionalBool,
+  IsOptionalInteger,
+  IsOptionalText,
+  IsOptionalTextArray,
+  IsText,
+  IsTextArray,
+  Optional,
+  Satisfies,
+} from '../../common/validation.js';
 
 const checkUrl: Check = (value) => (value === '' ? 'must be an http(s) URL' : checkHttpUrl(2000)(value));
-const checkUid: Check = (value) => (typeof value === 'string' && /^[A-Za-z0-9._-]{1,256}$/.test(value) ? undefined : 'must be 1–256 letters, digits, ".", "_" or "-"');
+const checkUid: Check = (value) =>
+  typeof value === 'string' && /^[A-Za-z0-9._-]{1,256}$/.test(value) ? undefined : 'must be 1–256 letters, digits, ".", "_" or "-"';
 const checkMetadata: Check = (value) => {
   const shape = checkPlainObject(value);
   if (shape) return shape;
@@ -44,8 +58,10 @@ export class UpdateEndpointRequest {
   @ApiProperty() @IsId() endpointId!: string;
   @ApiPropertyOptional({ nullable: false }) @Optional() @Satisfies(checkUrl) url?: string;
   @ApiPropertyOptional({ nullable: true, ...DESCRIPTION_DOC }) @Optional({ nullable: true }) @IsText(1000, { allowEmpty: true }) description?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: [String] }) @Optional({ nullable: true }) @IsTextArray(256, { min: 1, max: 100, unique: true }) filterTypes?: string[] | null;
-  @ApiPropertyOptional({ nullable: true, type: [String] }) @Optional({ nullable: true }) @IsTextArray(128, { min: 1, max: 50, unique: true }) channels?: string[] | null;
+  @ApiPropertyOptional({ nullable: true, type: [String] }) @Optional({ nullable: true }) @IsTextArray(256, { min: 1, max: 100, unique: true }) filterTypes?:
+    string[] | null;
+  @ApiPropertyOptional({ nullable: true, type: [String] }) @Optional({ nullable: true }) @IsTextArray(128, { min: 1, max: 50, unique: true }) channels?:
+    string[] | null;
   @ApiPropertyOptional({ nullable: false }) @IsOptionalBool() disabled?: boolean;
   @ApiPropertyOptional({ nullable: true, ...RATE_LIMIT_DOC }) @Optional({ nullable: true }) @IsInteger(1, MAX_RATE_LIMIT) rateLimit?: number | null;
   @ApiPropertyOptional({ nullable: true, ...METADATA_DOC }) @Optional({ nullable: true }) @Satisfies(checkMetadata) metadata?: Record<string, string> | null;

@@ -16,7 +16,7 @@ export const crdtDataSchema = () => ({
 });
 
 /** OpenAPI of `sessionId` of the writes (up to 256 characters). */
-const sessionIdSchema = () => ({ maxLength: 256, description: 'The writer\'s session; `crdt/get` answers it as `sessionId` until the next write.' });
+const sessionIdSchema = () => ({ maxLength: 256, description: "The writer's session; `crdt/get` answers it as `sessionId` until the next write." });
 
 class EditorRequest {
   @ApiProperty() @IsId() organizationId!: string;

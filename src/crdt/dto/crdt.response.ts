@@ -8,12 +8,17 @@ export class CrdtRecordView {
   @ApiProperty(crdtDataSchema()) data!: unknown;
   @ApiProperty({ format: 'date-time', description: 'ISO 8601.' }) lastUpdate!: string;
   @ApiProperty({ type: 'string', nullable: true, description: 'The `userId` of the last write, null when it named none.' }) lastUpdatedBy!: string | null;
-  @ApiProperty({ type: 'string', nullable: true, description: 'The session the last write sent (`sessionId` of add, update or state update); null when it sent none.' }) sessionId!: string | null;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'The session the last write sent (`sessionId` of add, update or state update); null when it sent none.',
+  })
+  sessionId!: string | null;
 }
 
 export class CrdtRecordsResult extends SuccessResult {
   @ApiProperty({ type: [CrdtRecordView] }) data!: CrdtRecordView[];
-  @ApiPropertyOptional({ description: 'Present when more editors follow: the next page\'s `pageToken`.' }) pageToken?: string;
+  @ApiPropertyOptional({ description: "Present when more editors follow: the next page's `pageToken`." }) pageToken?: string;
 }
 
 /** An editor's Yjs state. */

@@ -37,7 +37,9 @@ export class Memory1763830000000 implements MigrationInterface {
       await db.query("ALTER TABLE judgment ADD COLUMN text_vector tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED");
       await db.query('CREATE INDEX judgment_text_idx ON judgment USING GIN (text_vector)');
     } else {
-      await db.query(`CREATE VIRTUAL TABLE judgment_fts USING fts5(text, scope_tokens, content='judgment', content_rowid='rowid', tokenize='porter unicode61')`);
+      await db.query(
+        `CREATE VIRTUAL TABLE judgment_fts USING fts5(text, scope_tokens, content='judgment', content_rowid='rowid', tokenize='porter unicode61')`,
+      );
       await db.query(`CREATE TRIGGER judgment_fts_insert AFTER INSERT ON judgment BEGIN
         INSERT INTO judgment_fts(rowid, text, scope_tokens) VALUES (new.rowid, new.text, new.scope_tokens);
       END`);

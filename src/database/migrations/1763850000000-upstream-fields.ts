@@ -27,14 +27,10 @@ export class UpstreamFields1763850000000 implements MigrationInterface {
       const facets = facetsOf(row.body, row.target_entity_id);
       // The column defaults already say this much.
       if (facets.judgeType === 'human' && facets.contentType === null && facets.annotationId === null) continue;
-      await db.query(`UPDATE judgment SET judge_type = ${a}, content_type = ${b}, annotation_id = ${c} WHERE api_key_id = ${d} AND organization_id = ${e} AND activity_id = ${f}`, [
-        facets.judgeType,
-        facets.contentType,
-        facets.annotationId,
-        row.api_key_id,
-        row.organization_id,
-        row.activity_id,
-      ]);
+      await db.query(
+        `UPDATE judgment SET judge_type = ${a}, content_type = ${b}, annotation_id = ${c} WHERE api_key_id = ${d} AND organization_id = ${e} AND activity_id = ${f}`,
+        [facets.judgeType, facets.contentType, facets.annotationId, row.api_key_id, row.organization_id, row.activity_id],
+      );
     }
   }
 
@@ -47,7 +43,10 @@ export class UpstreamFields1763850000000 implements MigrationInterface {
 
 function facetsOf(body: string, targetEntityId: string | null): { judgeType: string; contentType: string | null; annotationId: string | null } {
   const parsed = JSON.parse(body) as { entityData?: unknown };
-  const data = typeof parsed.entityData === 'object' && parsed.entityData !== null && !Array.isArray(parsed.entityData) ? (parsed.entityData as Record<string, unknown>) : {};
+  const data =
+    typeof parsed.entityData === 'object' && parsed.entityData !== null && !Array.isArray(parsed.entityData)
+      ? (parsed.entityData as Record<string, unknown>)
+      : {};
   const agent = typeof data.agent === 'object' && data.agent !== null && !Array.isArray(data.agent);
   const judgeType = data.judgeType === 'human' || data.judgeType === 'agent' ? data.judgeType : agent ? 'agent' : 'human';
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value.slice(0, 256) : null);

@@ -37,7 +37,9 @@ export class CommentsAndInbox1763870000000 implements MigrationInterface {
       last_updated ${d.bigint} NOT NULL,
       body text NOT NULL,
       PRIMARY KEY (api_key_id, organization_id, annotation_id))`);
-    await db.query('CREATE INDEX comment_annotation_document_idx ON comment_annotation (api_key_id, organization_id, document_id, last_updated, annotation_id)');
+    await db.query(
+      'CREATE INDEX comment_annotation_document_idx ON comment_annotation (api_key_id, organization_id, document_id, last_updated, annotation_id)',
+    );
     await db.query('CREATE INDEX comment_annotation_updated_idx ON comment_annotation (api_key_id, organization_id, last_updated, annotation_id)');
     await db.query(`CREATE TABLE comment (
       api_key_id varchar(24) NOT NULL,

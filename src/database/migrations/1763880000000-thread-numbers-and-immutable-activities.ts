@@ -33,11 +33,15 @@ export class ThreadNumbersAndImmutableActivities1763880000000 implements Migrati
     await db.query('ALTER TABLE activity ADD COLUMN immutable integer NOT NULL DEFAULT 0');
 
     for (const table of ORGANIZATION_TABLES) {
-      await db.query(`DELETE FROM ${table} WHERE NOT EXISTS (SELECT 1 FROM organization o WHERE o.api_key_id = ${table}.api_key_id AND o.id = ${table}.organization_id)`);
+      await db.query(
+        `DELETE FROM ${table} WHERE NOT EXISTS (SELECT 1 FROM organization o WHERE o.api_key_id = ${table}.api_key_id AND o.id = ${table}.organization_id)`,
+      );
     }
     if (d.postgres) {
       for (const table of ['comment_annotation', 'inbox_notification']) {
-        await db.query(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_organization_fk FOREIGN KEY (api_key_id, organization_id) REFERENCES organization(api_key_id, id) ON DELETE CASCADE`);
+        await db.query(
+          `ALTER TABLE ${table} ADD CONSTRAINT ${table}_organization_fk FOREIGN KEY (api_key_id, organization_id) REFERENCES organization(api_key_id, id) ON DELETE CASCADE`,
+        );
       }
       return;
     }
@@ -87,7 +91,8 @@ export class ThreadNumbersAndImmutableActivities1763880000000 implements Migrati
   }
 
   async down(db: QueryRunner): Promise<void> {
-    if (dialectOf(db).postgres) for (const table of ['comment_annotation', 'inbox_notification']) await db.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_organization_fk`);
+    if (dialectOf(db).postgres)
+      for (const table of ['comment_annotation', 'inbox_notification']) await db.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_organization_fk`);
     await db.query('ALTER TABLE activity DROP COLUMN immutable');
     await db.query('DROP TABLE comment_counter');
   }

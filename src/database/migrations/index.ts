@@ -16,4 +16,16 @@ import { Workspaces1763780000000 } from './1763780000000-workspaces.js';
  * `name` never change: TypeORM's `migrations` table records the names, and a database that ran
  * a step under its name (per-dialect files until this set) does not run it again.
  */
-export const MIGRATIONS = [Workspaces1763780000000, Directory1763790000000, Activities1763800000000, Crdt1763810000000, DeliverySettings1763820000000, Memory1763830000000, Outbox1763840000000, UpstreamFields1763850000000, UserDataJobs1763860000000, CommentsAndInbox1763870000000, ThreadNumbersAndImmutableActivities1763880000000];
+export const MIGRATIONS = [
+  Workspaces1763780000000,
+  Directory1763790000000,
+  Activities1763800000000,
+  Crdt1763810000000,
+  DeliverySettings1763820000000,
+  Memory1763830000000,
+  Outbox1763840000000,
+  UpstreamFields1763850000000,
+  UserDataJobs1763860000000,
+  CommentsAndInbox1763870000000,
+  ThreadNumbersAndImmutableActivities1763880000000,
+];

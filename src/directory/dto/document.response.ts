@@ -21,7 +21,8 @@ export class MissingDocumentView {
 }
 
 export class DocumentsResult extends SuccessResult {
-  @ApiProperty({ type: [DocumentView], description: 'The documents found; ids that name none are left out here and listed in `notFound`.' }) data!: DocumentView[];
+  @ApiProperty({ type: [DocumentView], description: 'The documents found; ids that name none are left out here and listed in `notFound`.' })
+  data!: DocumentView[];
   @ApiPropertyOptional({ description: 'Token of the next page; absent on the last page.' }) pageToken?: string;
   @ApiPropertyOptional(
     mapOf(

@@ -76,4 +76,3 @@ export class UpdateFolderAccessRequest {
   /** `true` clears the folders' own type so they inherit again. */
   @ApiPropertyOptional() @IsOptionalBool() inheritFromParent?: boolean;
 }
-

@@ -30,7 +30,8 @@ export class FolderAccessItemResult extends ItemResult {
     type: 'string',
     enum: [...ACCESS_TYPES, null],
     nullable: true,
-    description: "The folder's own access type now: the type sent; null with `inheritFromParent: true`; with `inheritFromParent: false`, the type the folder kept as its own. Absent when the folder does not exist.",
+    description:
+      "The folder's own access type now: the type sent; null with `inheritFromParent: true`; with `inheritFromParent: false`, the type the folder kept as its own. Absent when the folder does not exist.",
   })
   accessType?: string | null;
   @ApiPropertyOptional({ description: 'Present when the request sent `inheritFromParent`: its value.' }) inheritFromParent?: boolean;

@@ -41,4 +41,3 @@ export class DeleteGroupUsersRequest {
 
   @ApiPropertyOptional() @IsOptionalBool() deleteAll?: boolean;
 }
-

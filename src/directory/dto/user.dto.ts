@@ -29,7 +29,8 @@ export class UserV1Input {
 /** A user of v2 `users/add` and `users/update`: the v1 fields and `accessRole` (documentation; `v2UserFields` validates). */
 @WithMetadata()
 export class UserInput extends UserV1Input {
-  @ApiPropertyOptional({ enum: ACCESS_ROLES, description: 'The role in the scope; absent: editor when added, unchanged when updated.' }) accessRole?: 'editor' | 'viewer';
+  @ApiPropertyOptional({ enum: ACCESS_ROLES, description: 'The role in the scope; absent: editor when added, unchanged when updated.' }) accessRole?:
+    'editor' | 'viewer';
 }
 
 /** Where users are added, read, updated or removed: the organization, or one folder or document in it. */
@@ -56,12 +57,16 @@ export class AddUsersV2Request extends UserScopeRequest {
   createOrganization?: boolean;
 
   /** With folderId: true creates the folder at top level when missing; default false (it must exist). */
-  @ApiPropertyOptional({ description: 'With folderId: true creates the folder (top level) when missing. Default false: the folder must exist (NOT_FOUND `Folder not found.`).' })
+  @ApiPropertyOptional({
+    description: 'With folderId: true creates the folder (top level) when missing. Default false: the folder must exist (NOT_FOUND `Folder not found.`).',
+  })
   @IsOptionalBool()
   createFolder?: boolean;
 
   /** With documentId: default true, a missing document is created at top level; false: it must exist. */
-  @ApiPropertyOptional({ description: 'With documentId: default true, a missing document is created (top level). false: it must exist (NOT_FOUND `Document does not exist`).' })
+  @ApiPropertyOptional({
+    description: 'With documentId: default true, a missing document is created (top level). false: it must exist (NOT_FOUND `Document does not exist`).',
+  })
   @IsOptionalBool()
   createDocument?: boolean;
 }

@@ -48,6 +48,13 @@ export function toMessageEntry(record: DeliveryRecord): MessageEntry {
     lastError: record.lastError,
     createdAt: iso(record.createdAt)!,
     updatedAt: iso(record.updatedAt)!,
-    attemptLog: record.attemptLog.map((a) => ({ attempt: a.attempt, timestamp: iso(a.attemptedAt)!, statusCode: a.statusCode, durationMs: a.durationMs, error: a.error, nextAttemptAt: iso(a.nextAttemptAt) })),
+    attemptLog: record.attemptLog.map((a) => ({
+      attempt: a.attempt,
+      timestamp: iso(a.attemptedAt)!,
+      statusCode: a.statusCode,
+      durationMs: a.durationMs,
+      error: a.error,
+      nextAttemptAt: iso(a.nextAttemptAt),
+    })),
   };
 }

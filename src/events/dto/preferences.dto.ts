@@ -43,7 +43,10 @@ class SetPreferencesRequest {
   @ApiProperty({ type: [String], maxItems: MAX_BATCH }) @IsIdArray(MAX_BATCH, { min: 1, unique: true }) userIds!: string[];
   @ApiProperty({
     type: 'object',
-    properties: { ...Object.fromEntries(CHANNELS.map((c) => [c, { enum: PREFERENCE_VALUES }])), slack: { enum: PREFERENCE_VALUES, description: 'Upstream name of `chat`; the same channel.' } },
+    properties: {
+      ...Object.fromEntries(CHANNELS.map((c) => [c, { enum: PREFERENCE_VALUES }])),
+      slack: { enum: PREFERENCE_VALUES, description: 'Upstream name of `chat`; the same channel.' },
+    },
   })
   @Satisfies(checkConfig)
   config!: SentPreferenceConfig;
@@ -59,6 +62,8 @@ export class SetPreferencesV2Request extends SetPreferencesRequest {
 }
 
 /** v1 answers only the inbox and email channels (rest-interface part 4). */
-export function toV1Entries<T extends { config: Record<Channel, PreferenceValue> }>(entries: T[]): (Omit<T, 'config'> & { config: { inbox: PreferenceValue; email: PreferenceValue } })[] {
+export function toV1Entries<T extends { config: Record<Channel, PreferenceValue> }>(
+  entries: T[],
+): (Omit<T, 'config'> & { config: { inbox: PreferenceValue; email: PreferenceValue } })[] {
   return entries.map(({ config, ...rest }) => ({ ...rest, config: { inbox: config.inbox, email: config.email } }));
 }

@@ -27,7 +27,8 @@ import {
 import { actionUserSchema } from '../../activity/dto/activity.dto.js';
 
 /** Upstream's notification ids: letters, digits, `_` and `-`. */
-const checkNotificationId: Check = (value) => checkId(value) ?? (/^[A-Za-z0-9_-]+$/.test(value as string) ? undefined : 'may only contain letters, digits, _ and -');
+const checkNotificationId: Check = (value) =>
+  checkId(value) ?? (/^[A-Za-z0-9_-]+$/.test(value as string) ? undefined : 'may only contain letters, digits, _ and -');
 
 const TEMPLATE_MAX = 10_000;
 
@@ -46,9 +47,16 @@ export class AddNotificationRequest {
   @Satisfies(checkNotificationId)
   notificationId?: string;
   @ApiPropertyOptional() @IsOptionalBool() isNotificationResolverUsed?: boolean;
-  @ApiPropertyOptional({ maxLength: TEMPLATE_MAX, description: 'Required unless `isNotificationResolverUsed`.' }) @IsOptionalText(TEMPLATE_MAX, { allowEmpty: true }) displayHeadlineMessageTemplate?: string;
-  @ApiPropertyOptional(anyObject('Values for the headline placeholders.')) @IsOptionalPlainObject() displayHeadlineMessageTemplateData?: Record<string, unknown>;
-  @ApiPropertyOptional({ maxLength: TEMPLATE_MAX, description: 'Required unless `isNotificationResolverUsed`.' }) @IsOptionalText(TEMPLATE_MAX, { allowEmpty: true }) displayBodyMessage?: string;
+  @ApiPropertyOptional({ maxLength: TEMPLATE_MAX, description: 'Required unless `isNotificationResolverUsed`.' })
+  @IsOptionalText(TEMPLATE_MAX, { allowEmpty: true })
+  displayHeadlineMessageTemplate?: string;
+  @ApiPropertyOptional(anyObject('Values for the headline placeholders.')) @IsOptionalPlainObject() displayHeadlineMessageTemplateData?: Record<
+    string,
+    unknown
+  >;
+  @ApiPropertyOptional({ maxLength: TEMPLATE_MAX, description: 'Required unless `isNotificationResolverUsed`.' })
+  @IsOptionalText(TEMPLATE_MAX, { allowEmpty: true })
+  displayBodyMessage?: string;
   @ApiProperty({ type: 'array', items: userItemSchema, maxItems: MAX_BATCH })
   @Satisfies(checkArrayOf(checkUser, { max: MAX_BATCH }))
   notifyUsers!: WireUser[];
@@ -104,7 +112,8 @@ class NotificationUpdateItem {
   @ApiPropertyOptional({ maxLength: TEMPLATE_MAX }) displayBodyMessage?: string;
   @ApiPropertyOptional(anyObject()) notificationSourceData?: Record<string, unknown>;
   @ApiPropertyOptional({ type: [String], description: 'Users for whom it is now read.' }) readByUserIds?: string[];
-  @ApiPropertyOptional({ description: 'Accepted for compatibility: read notifications always stay in the inbox, after the unread ones.' }) persistReadForUsers?: boolean;
+  @ApiPropertyOptional({ description: 'Accepted for compatibility: read notifications always stay in the inbox, after the unread ones.' })
+  persistReadForUsers?: boolean;
 }
 
 export class UpdateNotificationsRequest {

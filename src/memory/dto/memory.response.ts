@@ -9,7 +9,7 @@ const SIDES = ['approve', 'reject'];
 /** A suggested decision (rest-interface part 2, contract part 8). */
 export class SuggestionView {
   @ApiProperty({ enum: SIDES }) recommendation!: string;
-  @ApiProperty({ minimum: 0, maximum: 1, description: 'Wilson lower bound of the side\'s weighted share.' }) confidence!: number;
+  @ApiProperty({ minimum: 0, maximum: 1, description: "Wilson lower bound of the side's weighted share." }) confidence!: number;
   @ApiProperty({ type: 'integer', description: 'Judgments counted.' }) basedOn!: number;
   @ApiProperty({ enum: Object.keys(SCOPES) }) scope!: string;
   @ApiProperty({ enum: Object.values(SCOPES) }) scopeLabel!: string;
@@ -33,7 +33,8 @@ export class JudgmentFieldsView {
   @ApiProperty() organizationId!: string;
   @ApiProperty() documentId!: string;
   @ApiProperty({ enum: DECISIONS }) decision!: string;
-  @ApiProperty({ type: 'string', enum: [...SIDES, null], nullable: true, description: 'The side the decision counts for; null for neither.' }) recommendation!: string | null;
+  @ApiProperty({ type: 'string', enum: [...SIDES, null], nullable: true, description: 'The side the decision counts for; null for neither.' }) recommendation!:
+    string | null;
   @ApiProperty() reviewerId!: string;
   @ApiProperty({ type: 'string', nullable: true }) reason!: string | null;
   @ApiProperty({ description: 'Milliseconds since the epoch.' }) timestamp!: number;
@@ -43,18 +44,23 @@ export class JudgmentFieldsView {
 export class JudgmentView extends JudgmentFieldsView {
   @ApiProperty({ description: 'Upstream name of `id`.' }) recordId!: string;
   @ApiProperty({ type: 'string', nullable: true, description: 'Upstream name of `reason`.' }) reasoning!: string | null;
-  @ApiProperty({ type: 'number', minimum: 0, maximum: 1, nullable: true, description: '`entityData.confidence` of the decision activity.' }) confidence!: number | null;
+  @ApiProperty({ type: 'number', minimum: 0, maximum: 1, nullable: true, description: '`entityData.confidence` of the decision activity.' }) confidence!:
+    number | null;
   @ApiProperty({ enum: JUDGE_TYPES }) judgeType!: string;
   @ApiProperty({ type: 'string', nullable: true, description: '`entityData.contentType` of the decision activity.' }) contentType!: string | null;
-  @ApiProperty({ type: 'string', nullable: true, description: 'The comment thread: `entityData.annotationId`, else the activity\'s `targetEntityId`.' }) annotationId!: string | null;
+  @ApiProperty({ type: 'string', nullable: true, description: "The comment thread: `entityData.annotationId`, else the activity's `targetEntityId`." })
+  annotationId!: string | null;
   @ApiProperty({ ...actionUserSchema(), description: 'The reviewer, as the activity named them.' }) actionUser!: Record<string, unknown>;
   @ApiProperty({ description: 'Upstream name of `timestamp`.' }) createdAt!: number;
-  @ApiProperty({ ...anyObject('`entityData.agent` of the decision activity: the AI agent that decided.'), nullable: true }) agent!: Record<string, unknown> | null;
+  @ApiProperty({ ...anyObject('`entityData.agent` of the decision activity: the AI agent that decided.'), nullable: true }) agent!: Record<
+    string,
+    unknown
+  > | null;
 }
 
 /** The judgments in `data` (the contract), and again as upstream reads them: `results` and `total`. */
 export class JudgmentsResult extends SuccessResult {
   @ApiProperty({ type: [JudgmentView] }) data!: JudgmentView[];
-  @ApiProperty({ type: [JudgmentView], description: 'The same judgments as `data` (upstream\'s name).' }) results!: JudgmentView[];
+  @ApiProperty({ type: [JudgmentView], description: "The same judgments as `data` (upstream's name)." }) results!: JudgmentView[];
   @ApiProperty({ type: 'integer', description: 'How many judgments this answer holds (at most `limit`).' }) total!: number;
 }

@@ -19,7 +19,13 @@ export class DeleteUserDataRequest {
   userIds!: string[];
 
   /** Erase only within these organizations; absent: everywhere under the key. */
-  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: MAX_DELETE_ORGANIZATIONS, uniqueItems: true, description: 'Erase only within these organizations; absent: in all of them.' })
+  @ApiPropertyOptional({
+    type: [String],
+    minItems: 1,
+    maxItems: MAX_DELETE_ORGANIZATIONS,
+    uniqueItems: true,
+    description: 'Erase only within these organizations; absent: in all of them.',
+  })
   @IsOptionalIdArray(MAX_DELETE_ORGANIZATIONS, { min: 1, unique: true })
   organizationIds?: string[];
 }

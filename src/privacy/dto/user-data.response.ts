@@ -51,11 +51,19 @@ export class EditorAttributionView {
 
 /** Everything held about a user in one organization; every list holds at most 100 items per page. */
 export class UserDataView {
-  @ApiProperty({ type: [ActivityView], description: 'Comment activities the user made or is named in (reactions on comments are under `reactions`).' }) comments!: ActivityView[];
-  @ApiProperty({ type: [ActivityView], description: 'Reaction activities (`reaction.*`, `comment.reaction_*`) the user made or is named in.' }) reactions!: ActivityView[];
+  @ApiProperty({ type: [ActivityView], description: 'Comment activities the user made or is named in (reactions on comments are under `reactions`).' })
+  comments!: ActivityView[];
+  @ApiProperty({ type: [ActivityView], description: 'Reaction activities (`reaction.*`, `comment.reaction_*`) the user made or is named in.' })
+  reactions!: ActivityView[];
   @ApiProperty({ type: [ActivityView], description: 'Recorder activities the user made or is named in.' }) recordings!: ActivityView[];
-  @ApiProperty({ type: [ActivityView], description: 'Activities the user is involved in and so notified of (mentioned, assigned, thread author, `involvedUserIds`); they also appear in their own list.' }) notifications!: ActivityView[];
-  @ApiProperty({ type: [ActivityView], description: 'The other activities (CRDT, custom, huddle) the user made or is named in.' }) otherActivities!: ActivityView[];
+  @ApiProperty({
+    type: [ActivityView],
+    description:
+      'Activities the user is involved in and so notified of (mentioned, assigned, thread author, `involvedUserIds`); they also appear in their own list.',
+  })
+  notifications!: ActivityView[];
+  @ApiProperty({ type: [ActivityView], description: 'The other activities (CRDT, custom, huddle) the user made or is named in.' })
+  otherActivities!: ActivityView[];
   @ApiProperty(nullableRef(UserProfileView, 'The user as users add stored it (kept per API key); null when never added.')) user!: UserProfileView | null;
   @ApiProperty({ type: [String], description: 'Access fields given with permissions add in this organization.' }) accessFields!: string[];
   @ApiProperty({ type: [GrantView], description: 'Organization, folder and document memberships and permissions.' }) grants!: GrantView[];
@@ -66,16 +74,21 @@ export class UserDataView {
   @ApiProperty({
     type: 'array',
     items: { type: 'object', additionalProperties: true },
-    description: 'Comment threads the user started, wrote in, or that name them (mentioned, assigned, resolver), each with its comments, as annotations get answers them.',
+    description:
+      'Comment threads the user started, wrote in, or that name them (mentioned, assigned, resolver), each with its comments, as annotations get answers them.',
   })
   commentAnnotations!: Record<string, unknown>[];
-  @ApiProperty({ type: [NotificationView], description: "In-app notifications in the user's inbox, that they made, or that name them; `notifyUsers` and `readByUserIds` show only the user's own delivery." })
+  @ApiProperty({
+    type: [NotificationView],
+    description:
+      "In-app notifications in the user's inbox, that they made, or that name them; `notifyUsers` and `readByUserIds` show only the user's own delivery.",
+  })
   inboxNotifications!: NotificationView[];
 }
 
 export class UserDataResult extends SuccessResult {
   @ApiProperty({ type: UserDataView }) data!: UserDataView;
-  @ApiPropertyOptional({ description: 'Present when a list has more: the next page\'s `pageToken`, which continues every such list.' }) nextPageToken?: string;
+  @ApiPropertyOptional({ description: "Present when a list has more: the next page's `pageToken`, which continues every such list." }) nextPageToken?: string;
 }
 
 export class DeletionJobView {
@@ -90,7 +103,8 @@ export class DeletionJobResult extends SuccessResult {
 export class DeletionStatusView {
   @ApiProperty() isDeleteCompleted!: boolean;
   @ApiProperty({ type: 'integer' }) tasksLeft!: number;
-  @ApiProperty({ type: 'integer', nullable: true, description: 'Milliseconds since the epoch; null before the first task completed.' }) lastTaskCompletedTime!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Milliseconds since the epoch; null before the first task completed.' }) lastTaskCompletedTime!:
+    number | null;
 }
 
 export class DeletionStatusResult extends SuccessResult {

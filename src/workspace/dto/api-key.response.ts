@@ -5,7 +5,7 @@ import { ApiKeyView } from './workspace.response.js';
 /** A new API key, with its auth token when `createAuthToken` was set. */
 export class CreatedApiKeyView {
   @ApiProperty() apiKey!: string;
-  @ApiPropertyOptional({ description: 'With `createAuthToken`: the key\'s first auth token (secret).' }) authToken?: string;
+  @ApiPropertyOptional({ description: "With `createAuthToken`: the key's first auth token (secret)." }) authToken?: string;
 }
 
 export class CreatedApiKeyResult extends SuccessResult {

@@ -1,5 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkArrayOf, checkBoolean, checkEmail, checkId, checkInteger, checkOneOf, checkShape, checkString, IsId, IsText, Optional, Satisfies } from '../../common/validation.js';
+import {
+  checkArrayOf,
+  checkBoolean,
+  checkEmail,
+  checkId,
+  checkInteger,
+  checkOneOf,
+  checkShape,
+  checkString,
+  IsId,
+  IsText,
+  Optional,
+  Satisfies,
+} from '../../common/validation.js';
 import { MAX_BATCH } from '../../common/batch.js';
 
 /** A resource a user token grants (upstream's generate_token). */
