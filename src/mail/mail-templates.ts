@@ -20,12 +20,11 @@ type Part = (typeof PARTS)[number];
  * (the bundled `templates/mail` by default), read and compiled once at start-up, so a broken
  * template stops the service at once rather than a mail later. `partials/*.hbs` are shared by
  * all of them (`{{> headline}}`); helpers: `eq` and `line` (folds its block onto one line). The
- * HTML part escapes values; the subject and the plain-text part do not (they are not HTML), and
- * the subject is folded onto one line.
+ * HTML part escapes every value, in its partials too; the subject and the plain-text part do not
+ * (they are not HTML), and the subject is folded onto one line.
  */
 @Injectable()
 export class MailTemplates {
-  private readonly handlebars = Handlebars.create();
   private readonly templates = new Map<string, Record<Part, Handlebars.TemplateDelegate>>();
 
   constructor(config: AppConfig) {
@@ -36,15 +35,16 @@ export class MailTemplates {
     } catch (error) {
       throw new Error(`MAIL_TEMPLATES_DIR: cannot read ${dir} (${(error as Error).message})`);
     }
-    this.handlebars.registerHelper('eq', (a: unknown, b: unknown) => a === b);
-    // `{{#line}}...{{/line}}`: the block's text folded onto one line (a partial written over several).
-    this.handlebars.registerHelper('line', function (this: unknown, options: Handlebars.HelperOptions) {
-      return options.fn(this).replace(/\s+/g, ' ').trim();
-    });
     const partials = join(dir, 'partials');
-    for (const file of safeList(partials).filter((name) => name.endsWith('.hbs'))) {
-      this.handlebars.registerPartial(file.slice(0, -'.hbs'.length), readFileSync(join(partials, file), 'utf8'));
-    }
+    const partialSources = new Map(
+      safeList(partials)
+        .filter((name) => name.endsWith('.hbs'))
+        .map((file) => [file.slice(0, -'.hbs'.length), readFileSync(join(partials, file), 'utf8')] as const),
+    );
+    // One environment per escaping: Handlebars compiles a partial given as text once, with the
+    // options of the first template that uses it, and keeps it; shared between the subject (no
+    // escaping) and the HTML part, the partial then escaped nothing in the HTML either.
+    const environments = { escaping: environment(partialSources, false), plain: environment(partialSources, true) };
     const kinds = new Set(files.filter((name) => name.endsWith('.subject.hbs')).map((name) => name.slice(0, -'.subject.hbs'.length)));
     for (const kind of kinds) {
       const compiled = {} as Record<Part, Handlebars.TemplateDelegate>;
@@ -56,7 +56,8 @@ export class MailTemplates {
         } catch {
           throw new Error(`MAIL_TEMPLATES_DIR: ${file} is missing (each kind of mail has a subject, text and html template)`);
         }
-        const template = this.handlebars.compile(source, { noEscape: part !== 'html', strict: false });
+        const noEscape = part !== 'html';
+        const template = (noEscape ? environments.plain : environments.escaping).compile(source, { noEscape, strict: false });
         // Compiling is lazy: render once now, so a syntax error shows at start-up with its file.
         try {
           template({});
@@ -88,6 +89,18 @@ export class MailTemplates {
       html: templates.html(model),
     };
   }
+}
+
+/** A Handlebars environment with the helpers, and the partials compiled with this escaping. */
+function environment(partials: Map<string, string>, noEscape: boolean): typeof Handlebars {
+  const handlebars = Handlebars.create();
+  handlebars.registerHelper('eq', (a: unknown, b: unknown) => a === b);
+  // `{{#line}}...{{/line}}`: the block's text folded onto one line (a partial written over several).
+  handlebars.registerHelper('line', function (this: unknown, options: Handlebars.HelperOptions) {
+    return options.fn(this).replace(/\s+/g, ' ').trim();
+  });
+  for (const [name, source] of partials) handlebars.registerPartial(name, handlebars.compile(source, { noEscape, strict: false }));
+  return handlebars;
 }
 
 function safeList(dir: string): string[] {
