@@ -102,6 +102,29 @@ describe('concurrent writes', () => {
     }
   });
 
+  it('40 identical commentannotations/add with a mention: every answer a success, one thread with one set of comments', async () => {
+    const thread = {
+      annotationId: 'same-thread',
+      commentData: [{ commentText: 'Hey {{bob}}, look', taggedUserContacts: [{ userId: 'bob', contact: { userId: 'bob' } }], from: { userId: 'ana' } }],
+    };
+    // The document exists, so nothing else (its creation takes the organization's row lock) queues the adds.
+    expectSuccess(await call('/v2/organizations/add', { organizations: [{ organizationId: 'org-threads' }] }));
+    expectSuccess(await call('/v2/organizations/documents/add', { organizationId: 'org-threads', documents: [{ documentId: 'doc' }] }));
+    const answers = await at(40, () => call('/v2/commentannotations/add', { organizationId: 'org-threads', documentId: 'doc', commentAnnotations: [thread] }));
+    for (const answer of answers) assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const threads = expectSuccess(await call('/v2/commentannotations/get', { organizationId: 'org-threads', documentId: 'doc' })).data as {
+      annotationId: string;
+      annotationNumber: number;
+      comments: unknown[];
+    }[];
+    assert.deepEqual(
+      threads.map((t) => [t.annotationId, t.annotationNumber, t.comments.length]),
+      [['same-thread', 1, 1]],
+    );
+    const mentioned = expectSuccess(await call('/v2/commentannotations/get', { organizationId: 'org-threads', mentionedUserIds: ['bob'] })).data as unknown[];
+    assert.equal(mentioned.length, 1);
+  });
+
   it("a read while another request's transaction is open sees only committed rows (no ghost of a write that rolls back)", async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -63,6 +63,7 @@ export class CommentAnnotationsService {
     let denied = false;
     await this.transactions.run(async (manager) => {
       await this.documents.requirePlace(manager, apiKeyId, request);
+      await this.store.lockCounter(manager, apiKeyId, organizationId, documentId);
       const audience =
         request.verifyUserPermissions === true
           ? new Set((await this.access.documentAudience(apiKeyId, organizationId, documentId)).map((entry) => entry.userId))

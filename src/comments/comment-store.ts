@@ -147,6 +147,22 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
   }
 
   /**
+   * Locks a document's counter row (made when missing) until the unit of work ends: thread adds to
+   * one document take it before they read which of their threads exist, so identical adds sent at
+   * once run one after the other, and the later one finds the earlier one's thread and overwrites
+   * it (on PostgreSQL both had found none, and the second failed on the first's mention rows).
+   * Adds to a document take thread numbers from this row anyway, so they queued on it already.
+   */
+  async lockCounter(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string): Promise<void> {
+    await this.sql.run(
+      manager,
+      `INSERT INTO comment_counter (api_key_id, organization_id, document_id, last_number) VALUES (:apiKeyId, :organizationId, :documentId, 0)
+        ON CONFLICT (api_key_id, organization_id, document_id) DO UPDATE SET last_number = comment_counter.last_number`,
+      { apiKeyId, organizationId, documentId },
+    );
+  }
+
+  /**
    * Takes the next `count` thread numbers of a document and answers the last of them. One upsert
    * of the document's counter row, which PostgreSQL keeps locked until the unit of work ends, so
    * concurrent adds to one document never take the same number.
