@@ -13,7 +13,7 @@ import { countQueries } from './helpers/query-counter.js';
 import { addWhileKilled, apiKeyHeadersOn, freePort, postTo, startService, waitForHealth } from './helpers/service-process.js';
 import { SmtpReceiver, type ReceivedMail } from './helpers/smtp-receiver.js';
 import { addActivities, commentActivity, deliverySuite, type Call } from './helpers/webhooks.js';
-import { agentFor, createKey, expectSuccess, type TestKey } from './factories/workspace.js';
+import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
 
 /** Waits until none of the key's deliveries is pending: every mail of what was added so far is settled. */
 async function settled(app: TestApp, apiKeyId: string, timeoutMs = 10_000): Promise<void> {
@@ -247,6 +247,40 @@ describe('e-mail notifications (contract 6.4)', () => {
       ],
     );
     assert.match(deliveries[0]!.last_error!, /^SMTP: .*550/);
+  });
+
+  it('a user e-mail is one address: lists and line breaks are refused, and one stored before that check is never mailed', async () => {
+    const { key, call } = await mailingKey();
+    for (const email of [
+      'hal@example.com, mallory@evil.test',
+      'hal@example.com\r\nBcc: mallory@evil.test',
+      'hal@example.com\nmallory@evil.test',
+      '<hal@example.com>',
+    ]) {
+      expectError(
+        await call('/v2/users/add', { organizationId: 'org-mail', users: [{ userId: 'hal', email }] }),
+        400,
+        'INVALID_ARGUMENT',
+        /data\.users\[0\]\.email must be a valid e-mail address/,
+      );
+    }
+    // As a row written before users' addresses were checked.
+    const param = app.config.dialect === 'postgres' ? ['$1', '$2'] : ['?', '?'];
+    await app.dataSource.query(`UPDATE directory_user SET email = ${param[0]} WHERE api_key_id = ${param[1]} AND id = 'bob'`, [
+      'bob@example.com, mallory@evil.test',
+      key.apiKey,
+    ]);
+    await addActivities(call, 'org-mail', 'doc-list', [commentActivity('comment.add', 'ana', { entityData: { involvedUserIds: ['bob', 'cara'] } })]);
+    await settled(app, key.apiKey);
+    const deliveries = await mailDeliveries(app, key.apiKey);
+    assert.deepEqual(
+      deliveries.map((d) => [d.target, d.status]),
+      [
+        ['bob', 'failed'],
+        ['cara', 'succeeded'],
+      ],
+    );
+    assert.ok(!smtp.mails.some((mail) => mail.to.some((to) => to.includes('evil.test'))), 'no mail reached the added address');
   });
 
   it('works out an audience in a fixed number of statements, whatever its size', async () => {

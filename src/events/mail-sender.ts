@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { checkEmail } from '../common/validation.js';
 import { AppConfig } from '../config/app-config.js';
 import { ConfigCodec } from '../workspace/config-codec.js';
 import type { KeyConfigs, StoredEmailConfig } from '../workspace/key-configs.js';
@@ -43,6 +44,8 @@ export class MailSender {
     const recipient = context?.recipient;
     if (!context || !recipient) return { sent: false, status: 'cancelled', reason: 'The user no longer exists.' };
     if (!recipient.email) return { sent: false, status: 'cancelled', reason: 'The user has no e-mail address.' };
+    // Stored before users' addresses were checked: a list or a line break would add recipients.
+    if (checkEmail(recipient.email)) return { sent: false, status: 'failed', reason: "The user's e-mail address is not one valid address." };
     const { emailServiceConfig } = this.codec.emailView(configs.email);
     const model = notificationMailModel(
       delivery.event,

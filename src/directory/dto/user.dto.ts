@@ -1,6 +1,16 @@
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkOneOf, checkString, IsBatchWithMetadata, IsId, IsIdArray, IsOptionalBool, IsOptionalId, IsOptionalIdArray } from '../../common/validation.js';
+import {
+  checkEmail,
+  checkOneOf,
+  checkString,
+  IsBatchWithMetadata,
+  IsId,
+  IsIdArray,
+  IsOptionalBool,
+  IsOptionalId,
+  IsOptionalIdArray,
+} from '../../common/validation.js';
 import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
 import { WithMetadata } from '../../common/openapi-responses.js';
 
@@ -9,7 +19,9 @@ export const USER_FIELDS = ['userId', 'name', 'email', 'initial', 'accessRole'] 
 
 const userFields = {
   name: checkString({ max: 1000, allowEmpty: true }),
-  email: checkString({ max: 320, allowEmpty: true }),
+  // One address, or "" for none: mail goes to it, so a list ("a@x.com, b@y.com") or a line break
+  // would add recipients.
+  email: (value: unknown) => (value === '' ? undefined : checkEmail(value)),
   initial: checkString({ max: 10, allowEmpty: true }),
 };
 /** v1 users: no accessRole (it would be metadata there, so it is refused to avoid surprises). */
@@ -21,7 +33,7 @@ const v2UserFields = { ...userFields, accessRole: checkOneOf(ACCESS_ROLES) };
 export class UserV1Input {
   @ApiProperty() userId!: string;
   @ApiPropertyOptional({ maxLength: 1000 }) name?: string;
-  @ApiPropertyOptional({ maxLength: 320 }) email?: string;
+  @ApiPropertyOptional({ maxLength: 320, description: 'One e-mail address, or an empty string for none.' }) email?: string;
   @ApiPropertyOptional({ maxLength: 10, description: 'Absent: the first letter of the name, else of the e-mail.' }) initial?: string;
   [metadata: string]: unknown;
 }
