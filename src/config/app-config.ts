@@ -28,6 +28,12 @@ export class AppConfig {
   readonly database!: string;
   /** Run pending migrations at start-up (`MIGRATIONS_RUN`). */
   readonly migrationsRun!: boolean;
+  /** PostgreSQL: longest wait for a connection of the pool, in ms (`DATABASE_POOL_WAIT_MS`); longer answers 503 UNAVAILABLE. */
+  readonly databasePoolWaitMs!: number;
+  /** PostgreSQL: longest run of one statement, in ms (`DATABASE_STATEMENT_TIMEOUT_MS`; 0: none); longer answers 503 UNAVAILABLE. Migrations are not bounded. */
+  readonly databaseStatementTimeoutMs!: number;
+  /** PostgreSQL: longest wait for a row or table lock, in ms (`DATABASE_LOCK_TIMEOUT_MS`; 0: none); longer answers 503 UNAVAILABLE. */
+  readonly databaseLockTimeoutMs!: number;
   /** Shared rate-limit counters (`REDIS_URL`); unset: in-process counters. */
   readonly redisUrl!: string | undefined;
   /** Prefix of every Redis key, so deployments can share one Redis (`REDIS_KEY_PREFIX`). */
@@ -122,6 +128,9 @@ export const CONFIG_VARIABLES = [
   'DATABASE_URL',
   'SQLITE_FILE',
   'MIGRATIONS_RUN',
+  'DATABASE_POOL_WAIT_MS',
+  'DATABASE_STATEMENT_TIMEOUT_MS',
+  'DATABASE_LOCK_TIMEOUT_MS',
   'REDIS_URL',
   'REDIS_KEY_PREFIX',
   'MASTER_KEY',
@@ -171,6 +180,10 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     dialect: databaseUrl ? 'postgres' : 'sqlite',
     database: databaseUrl ?? sqliteFile,
     migrationsRun: parseBool(read, 'MIGRATIONS_RUN', true),
+    // Below the 30 s a client gets to send its request, so a stuck database answers before the client gives up.
+    databasePoolWaitMs: parseInteger(read, 'DATABASE_POOL_WAIT_MS', 5_000, 1, 60_000),
+    databaseStatementTimeoutMs: parseInteger(read, 'DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 0, 3_600_000),
+    databaseLockTimeoutMs: parseInteger(read, 'DATABASE_LOCK_TIMEOUT_MS', 5_000, 0, 3_600_000),
     redisUrl: parseUrl(read, 'REDIS_URL', undefined, ['redis:', 'rediss:']),
     redisKeyPrefix: parseString(read, 'REDIS_KEY_PREFIX', 'svc:rl:'),
     masterKeyBase64: read('MASTER_KEY') || undefined,

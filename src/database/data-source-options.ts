@@ -9,7 +9,12 @@ import { MIGRATIONS } from './migrations/index.js';
  * the schema (`synchronize` stays off): one set for both engines, each step choosing its
  * dialect's words itself (migrations/dialect.ts).
  */
-export function dataSourceOptions(config: Pick<AppConfig, 'dialect' | 'database'>): DataSourceOptions {
+/** Connections of the PostgreSQL pool: ten for requests, and two the delivery worker holds for its claims and outcomes. */
+export const POSTGRES_POOL_SIZE = 12;
+
+export function dataSourceOptions(
+  config: Pick<AppConfig, 'dialect' | 'database'> & Partial<Pick<AppConfig, 'databasePoolWaitMs' | 'databaseStatementTimeoutMs' | 'databaseLockTimeoutMs'>>,
+): DataSourceOptions {
   const shared = {
     synchronize: false,
     // Run by `runMigrations` (under a lock on PostgreSQL), not by TypeORM at initialise.
@@ -24,9 +29,15 @@ export function dataSourceOptions(config: Pick<AppConfig, 'dialect' | 'database'
       type: 'postgres',
       url: config.database,
       parseInt8: true,
-      connectTimeoutMS: 5000,
-      // Ten for requests, and two the delivery worker holds for its claims and outcomes.
-      extra: { max: 12 },
+      // Also the longest wait for a free connection of the pool: then the request answers 503.
+      connectTimeoutMS: config.databasePoolWaitMs ?? 5000,
+      extra: {
+        max: POSTGRES_POOL_SIZE,
+        // Every session of the pool: no statement nor lock wait outlives the request that made it
+        // (both end as 503 UNAVAILABLE, with Retry-After). Migrations run on a session of their own.
+        statement_timeout: config.databaseStatementTimeoutMs ?? 0,
+        lock_timeout: config.databaseLockTimeoutMs ?? 0,
+      },
     };
   }
   return {

@@ -271,7 +271,7 @@ async function runPairs(pairs, environments) {
         const onMessage = (message) => {
           if (message.type === 'result') {
             job.current = message.path;
-            if (!message.suite) job.tests[message.outcome]++;
+            if (!message.suite || message.outcome === 'skip') job.tests[message.outcome]++;
             if (message.outcome === 'fail' && message.error) job.failures.push({ path: message.path, error: message.error });
             if (options.verbose && !message.suite)
               say(`   ${{ pass: '✔', fail: '✖', skip: '-', todo: '…' }[message.outcome]} ${message.path.join(' › ')} (${seconds(message.ms)})`);
@@ -384,7 +384,11 @@ async function main() {
 
   const postgres = combinations.some((c) => c.engine === 'postgres') ? await postgresDatabase() : undefined;
   const cleanUp = async () => postgres?.drop().catch((error) => console.error(`could not drop the test database: ${error.message}`));
-  process.once('SIGINT', () => cleanUp().then(() => process.exit(130)));
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ])
+    process.once(signal, () => cleanUp().then(() => process.exit(code)));
   const environments = new Map(
     combinations.map((combination) => {
       const environment = { ...process.env, HTTP_ADAPTER: combination.adapter, TEST_COMBINATION: combination.name };

@@ -8,8 +8,33 @@ export const OPERATION_NOT_FOUND_MESSAGE = 'Operation not found.';
 export const INTERNAL_MESSAGE = 'An internal error occurred.';
 export const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable. Try again later.';
 
-/** Driver error codes meaning "the database is not there right now" rather than a bug. */
-const UNAVAILABLE_DRIVER_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300', 'SQLITE_BUSY']);
+/**
+ * Driver error codes meaning "the database is not there, or too busy, right now" rather than a
+ * bug: connections refused or lost, the server shutting down or full, SQLite's writer lock, and
+ * PostgreSQL's statement time limit (57014) and lock wait limit (55P03).
+ */
+const UNAVAILABLE_DRIVER_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '57014',
+  '55P03',
+  'SQLITE_BUSY',
+]);
+/** What node-postgres's pool says when no connection came free within `DATABASE_POOL_WAIT_MS` (it sets no code). */
+const POOL_WAIT_MESSAGE = 'timeout exceeded when trying to connect';
+/** When a client may try again after a busy database, in seconds. */
+const DATABASE_RETRY_AFTER_SECONDS = 1;
+
+function databaseUnavailable(exception: unknown): boolean {
+  const { code, message } = (exception ?? {}) as { code?: unknown; message?: unknown };
+  return (typeof code === 'string' && UNAVAILABLE_DRIVER_CODES.has(code)) || (typeof message === 'string' && message.includes(POOL_WAIT_MESSAGE));
+}
 
 /**
  * The one place errors become responses: every exception, from any layer, leaves as the
@@ -49,10 +74,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
         });
     }
     const requestId = String(request.id ?? '');
-    const driverCode = (exception as { code?: unknown } | null)?.code;
-    if (typeof driverCode === 'string' && UNAVAILABLE_DRIVER_CODES.has(driverCode)) {
+    if (databaseUnavailable(exception)) {
       this.logger.warn({ err: exception, requestId }, 'Database unavailable');
-      return new ApiError('UNAVAILABLE', UNAVAILABLE_MESSAGE, { requestId });
+      return new ApiError('UNAVAILABLE', UNAVAILABLE_MESSAGE, { requestId }, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS });
     }
     this.logger.error({ err: exception, requestId }, 'Unexpected error');
     return new ApiError('INTERNAL', INTERNAL_MESSAGE, { requestId });
