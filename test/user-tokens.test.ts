@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SignJWT } from 'jose';
+import { Secrets } from '../src/common/secrets.js';
 import { ManualClock, startApp, type TestApp } from './helpers/app.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
 
@@ -78,6 +80,108 @@ describe('user tokens for front ends (upstream generate_token and token/get)', (
     expectError(await call('/v2/auth/token/verify', { token: 'not a jwt' }), 403, 'PERMISSION_DENIED');
     clock.advance(48 * 3600 * 1000 + 1000);
     expectError(await call('/v2/auth/token/verify', { token }), 403, 'PERMISSION_DENIED', 'Invalid or expired token.');
+  });
+
+  it('verifies strictly: only the spelling minted, every claim the service writes, a lifetime of at most 48 hours begun by now', async () => {
+    const token = expectSuccess(await call('/v2/auth/token/get', { userId: 'u4' })).data.token as string;
+    expectSuccess(await call('/v2/auth/token/verify', { token }));
+    const refused = async (variant: string, why: string) => {
+      const answer = await call('/v2/auth/token/verify', { token: variant });
+      assert.equal(answer.status, 403, `${why} (${JSON.stringify(variant)}): ${JSON.stringify(answer.body)}`);
+      expectError(answer, 403, 'PERMISSION_DENIED', 'Invalid or expired token.');
+    };
+    // Other spellings of the same token.
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const lastBitsFlipped = (segment: string) => {
+      // The last character of a segment whose length is not a multiple of 4 carries unused bits.
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const last = alphabet.indexOf(segment.at(-1)!);
+      return segment.slice(0, -1) + alphabet[last ^ 1];
+    };
+    for (const variant of [
+      `${token}\n`,
+      `${token}\t`,
+      ` ${token}`,
+      `${token}=`,
+      `${header}.${payload}.${signature}==`,
+      `${header}.${payload}.${lastBitsFlipped(signature)}`,
+    ]) {
+      await refused(variant, 'a respelling');
+    }
+    // Signed with the real key, but not as the service mints.
+    const key32 = app.app.get(Secrets).userTokenKey;
+    const now = Math.floor(clock.now() / 1000);
+    const claims = { userId: 'u4', apiKey: key.apiKey, userProperties: { isAdmin: false } };
+    const signed = (body: Record<string, unknown>, build: (jwt: SignJWT) => SignJWT) =>
+      build(new SignJWT(body).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuer('collab-backend')).sign(key32);
+    const minted = (jwt: SignJWT) => jwt.setAudience(key.apiKey).setSubject('u4');
+    assert.ok(
+      (
+        await call('/v2/auth/token/verify', {
+          token: await signed(claims, (jwt) =>
+            minted(jwt)
+              .setIssuedAt(now)
+              .setExpirationTime(now + 3600),
+          ),
+        })
+      ).status === 200,
+      'the well-formed control verifies',
+    );
+    const cases: [string, Promise<string>][] = [
+      ['no exp', signed(claims, (jwt) => minted(jwt).setIssuedAt(now))],
+      [
+        'exp centuries ahead',
+        signed(claims, (jwt) =>
+          minted(jwt)
+            .setIssuedAt(now)
+            .setExpirationTime(now + 300 * 365 * 86400),
+        ),
+      ],
+      ['no iat', signed(claims, (jwt) => minted(jwt).setExpirationTime(now + 3600))],
+      [
+        'iat in the future',
+        signed(claims, (jwt) =>
+          minted(jwt)
+            .setIssuedAt(now + 3600)
+            .setExpirationTime(now + 7200),
+        ),
+      ],
+      [
+        'an aud array',
+        signed(claims, (jwt) =>
+          jwt
+            .setAudience([key.apiKey, 'other'])
+            .setSubject('u4')
+            .setIssuedAt(now)
+            .setExpirationTime(now + 3600),
+        ),
+      ],
+      [
+        'no userId',
+        signed({ apiKey: key.apiKey, userProperties: { isAdmin: false } }, (jwt) =>
+          minted(jwt)
+            .setIssuedAt(now)
+            .setExpirationTime(now + 3600),
+        ),
+      ],
+      [
+        'a userId other than sub',
+        signed({ ...claims, userId: 'admin' }, (jwt) =>
+          minted(jwt)
+            .setIssuedAt(now)
+            .setExpirationTime(now + 3600),
+        ),
+      ],
+      [
+        'no userProperties',
+        signed({ userId: 'u4', apiKey: key.apiKey }, (jwt) =>
+          minted(jwt)
+            .setIssuedAt(now)
+            .setExpirationTime(now + 3600),
+        ),
+      ],
+    ];
+    for (const [why, variant] of cases) await refused(await variant, why);
   });
 
   it('refuses bad requests naming the field', async () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { base64url, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { Clock } from '../common/clock.js';
 import { ApiError } from '../common/errors.js';
 import { Secrets } from '../common/secrets.js';
@@ -23,6 +23,10 @@ export interface UserTokenClaims {
 }
 
 export const USER_TOKEN_INVALID_MESSAGE = 'Invalid or expired token.';
+
+/** How far ahead of this instance's clock another instance's may be when it minted a token, in seconds. */
+const CLOCK_SKEW_SECONDS = 60;
+const BASE64URL_SEGMENT = /^[A-Za-z0-9_-]+$/;
 
 /**
  * Signed, expiring JWTs (HS256, `jose`) for a product's front end: the back end asks for one with
@@ -70,21 +74,51 @@ export class UserTokens {
     return { token };
   }
 
-  /** The claims of a token this service minted for `caller`'s key and that has not expired; PERMISSION_DENIED otherwise. */
+  /**
+   * The claims of a token this service minted for `caller`'s key and that has not expired;
+   * PERMISSION_DENIED otherwise. Strict: exactly the spelling minted (no padding, white space or
+   * other base64url spelling of the same bytes), every claim the service writes present and of its
+   * type, the audience this one key, and a lifetime of at most 48 hours that started no later than
+   * now (give or take a minute between instances' clocks).
+   */
   async verify(caller: ApiKeyPrincipal, token: string): Promise<UserTokenClaims> {
+    const invalid = () => new ApiError('PERMISSION_DENIED', USER_TOKEN_INVALID_MESSAGE);
+    if (!isCanonical(token)) throw invalid();
+    const now = this.clock.now();
+    let payload: JWTPayload;
     try {
-      const { payload } = await jwtVerify(token, this.secrets.userTokenKey, {
+      ({ payload } = await jwtVerify(token, this.secrets.userTokenKey, {
         algorithms: ['HS256'],
         issuer: ISSUER,
         audience: caller.apiKeyId,
-        currentDate: new Date(this.clock.now()),
-      });
-      return claimsOf(payload);
+        currentDate: new Date(now),
+        requiredClaims: ['iss', 'aud', 'sub', 'iat', 'exp'],
+      }));
     } catch (error) {
-      if (error instanceof joseErrors.JOSEError) throw new ApiError('PERMISSION_DENIED', USER_TOKEN_INVALID_MESSAGE);
+      if (error instanceof joseErrors.JOSEError) throw invalid();
       throw error;
     }
+    const claims = wellFormed(payload, caller, Math.floor(now / 1000));
+    if (!claims) throw invalid();
+    return claims;
   }
+}
+
+/** Three base64url segments, each the one spelling its bytes encode to. */
+function isCanonical(token: string): boolean {
+  const segments = token.split('.');
+  return segments.length === 3 && segments.every((segment) => BASE64URL_SEGMENT.test(segment) && base64url.encode(base64url.decode(segment)) === segment);
+}
+
+/** The claims, when each is what `sign` writes: else undefined. */
+function wellFormed(payload: JWTPayload, caller: ApiKeyPrincipal, nowSeconds: number): UserTokenClaims | undefined {
+  const { aud, sub, iat, exp, userId, apiKey, userProperties } = payload as JWTPayload & Record<string, unknown>;
+  if (typeof aud !== 'string' || aud !== caller.apiKeyId || apiKey !== caller.apiKeyId) return undefined;
+  if (typeof userId !== 'string' || userId === '' || userId !== sub) return undefined;
+  if (typeof userProperties !== 'object' || userProperties === null || typeof (userProperties as { isAdmin?: unknown }).isAdmin !== 'boolean') return undefined;
+  if (!Number.isInteger(iat) || !Number.isInteger(exp)) return undefined;
+  if (iat! > nowSeconds + CLOCK_SKEW_SECONDS || exp! <= iat! || exp! - iat! > USER_TOKEN_TTL_SECONDS) return undefined;
+  return claimsOf(payload);
 }
 
 function claimsOf(payload: JWTPayload): UserTokenClaims {
