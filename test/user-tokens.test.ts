@@ -184,6 +184,25 @@ describe('user tokens for front ends (upstream generate_token and token/get)', (
     for (const [why, variant] of cases) await refused(await variant, why);
   });
 
+  it('v1 token/get counts wrong credentials per client address: past the limit every attempt is refused with 429 until the minute ends', async () => {
+    // Counted in Redis when the run has one (CI's), shared by instances; else in this process.
+    const limited = await startApp({ RATE_LIMIT_TOKEN_FAILURES: '3', REDIS_URL: process.env.REDIS_URL }, { clock });
+    try {
+      const owner = await createKey(limited);
+      const attempt = (authToken: string) => limited.post('/v1/auth/token/get', { data: { apiKey: owner.apiKey, authToken, userId: 'u1' } });
+      // Right credentials are never counted.
+      for (let i = 0; i < 5; i++) expectSuccess(await attempt(owner.authToken));
+      for (let i = 0; i < 3; i++) expectError(await attempt(`wrong-${i}`), 403, 'PERMISSION_DENIED', 'Invalid API key or auth token.');
+      const refused = await attempt('wrong-3');
+      expectError(refused, 429, 'RESOURCE_EXHAUSTED', 'Rate limit exceeded for this endpoint. Try again later.');
+      assert.equal(refused.headers['retry-after'], '60');
+      // Right ones too, while the window lasts: a guess that hits learns nothing.
+      expectError(await attempt(owner.authToken), 429, 'RESOURCE_EXHAUSTED');
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('refuses bad requests naming the field', async () => {
     expectError(
       await call('/v2/auth/generate_token', {

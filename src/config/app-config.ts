@@ -106,6 +106,8 @@ export interface RateLimitSettings {
   readonly workspaceGetPerMinute: number;
   /** All API-key-level operations together, per API key, per minute (`RATE_LIMIT_API_KEY`). */
   readonly apiKeyPerMinute: number;
+  /** Wrong credentials at v1 `auth/token/get` (public), per client address, per minute (`RATE_LIMIT_TOKEN_FAILURES`). */
+  readonly tokenFailuresPerMinute: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -158,6 +160,7 @@ export const CONFIG_VARIABLES = [
   'RATE_LIMIT_EMAIL_STATUS',
   'RATE_LIMIT_WORKSPACE_GET',
   'RATE_LIMIT_API_KEY',
+  'RATE_LIMIT_TOKEN_FAILURES',
 ] as const;
 
 /**
@@ -212,6 +215,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
       emailStatusPerMinute: parseInteger(read, 'RATE_LIMIT_EMAIL_STATUS', 30, 0),
       workspaceGetPerMinute: parseInteger(read, 'RATE_LIMIT_WORKSPACE_GET', 60, 0),
       apiKeyPerMinute: parseInteger(read, 'RATE_LIMIT_API_KEY', 6000, 0),
+      tokenFailuresPerMinute: parseInteger(read, 'RATE_LIMIT_TOKEN_FAILURES', 20, 0),
     },
   };
 }

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Operation } from '../common/decorators/operation.decorator.js';
-import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
+import { ApiKeyPrincipal, ClientIp } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { GenerateTokenRequest, UserTokenRequest, UserTokenV1Request, VerifyUserTokenRequest } from './dto/user-token.dto.js';
@@ -27,9 +27,9 @@ export class UserTokensController {
   }
 
   /** v1 sends the key's credentials in the body ("not headers", upstream). */
-  @Operation('/v1/auth/token/get', { auth: 'public', message: GENERATED, response: UserTokenResult, errors: ['PERMISSION_DENIED'] })
-  getV1(@RequestData() data: UserTokenV1Request): Promise<{ token: string }> {
-    return this.tokens.mintV1(data);
+  @Operation('/v1/auth/token/get', { auth: 'public', message: GENERATED, response: UserTokenResult, errors: ['PERMISSION_DENIED', 'RESOURCE_EXHAUSTED'] })
+  getV1(@RequestData() data: UserTokenV1Request, @ClientIp() clientIp: string): Promise<{ token: string }> {
+    return this.tokens.mintV1(data, clientIp);
   }
 
   /** For back ends and gateways: what a token presented by a front end says, if it is valid for this key. */

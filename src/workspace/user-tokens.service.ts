@@ -1,4 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { LIMIT_MESSAGE } from '../common/rate-limit/rate-limit.guard.js';
+import { RATE_LIMIT_STORE, type RateLimitStore } from '../common/rate-limit/rate-limit.module.js';
+import { AppConfig } from '../config/app-config.js';
 import { base64url, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { Clock } from '../common/clock.js';
 import { ApiError } from '../common/errors.js';
@@ -27,6 +30,8 @@ export const USER_TOKEN_INVALID_MESSAGE = 'Invalid or expired token.';
 /** How far ahead of this instance's clock another instance's may be when it minted a token, in seconds. */
 const CLOCK_SKEW_SECONDS = 60;
 const BASE64URL_SEGMENT = /^[A-Za-z0-9_-]+$/;
+/** The window of the failed-credentials counter of v1 token/get. */
+const FAILURE_WINDOW_MS = 60_000;
 
 /**
  * Signed, expiring JWTs (HS256, `jose`) for a product's front end: the back end asks for one with
@@ -40,6 +45,8 @@ export class UserTokens {
     private readonly secrets: Secrets,
     private readonly clock: Clock,
     private readonly credentials: CredentialVerifier,
+    private readonly config: AppConfig,
+    @Inject(RATE_LIMIT_STORE) private readonly limits: RateLimitStore,
   ) {}
 
   /** A token for a user of `caller`'s key, with the resources sent (generate_token); `isAdmin` is false unless sent. */
@@ -48,10 +55,24 @@ export class UserTokens {
     return this.sign(caller, { userId: request.userId, userProperties: { isAdmin: false, ...request.userProperties }, ...permissions });
   }
 
-  /** v1's token/get: the key's credentials come in the body, and are checked as the headers would be. */
-  async mintV1(request: UserTokenV1Request): Promise<{ token: string }> {
+  /**
+   * v1's token/get: the key's credentials come in the body, and are checked as the headers would
+   * be. The operation is public, so wrong credentials are counted per client address: past
+   * `RATE_LIMIT_TOKEN_FAILURES` in a minute, every attempt from there is refused (429) until the
+   * minute ends, right ones too, so guessing learns nothing; a back end that sends right ones is
+   * never slowed.
+   */
+  async mintV1(request: UserTokenV1Request, clientIp: string): Promise<{ token: string }> {
+    const limit = this.config.rateLimits.tokenFailuresPerMinute;
+    const counter = `tokenFailures:${clientIp}`;
+    if (limit > 0 && (await this.limits.peek(counter)) >= limit) {
+      throw new ApiError('RESOURCE_EXHAUSTED', LIMIT_MESSAGE, undefined, { retryAfterSeconds: FAILURE_WINDOW_MS / 1000 });
+    }
     const caller = await this.credentials.verifyApiKey(request.apiKey, request.authToken);
-    if (!caller) throw new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.');
+    if (!caller) {
+      if (limit > 0) await this.limits.increment(counter, FAILURE_WINDOW_MS, limit);
+      throw new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.');
+    }
     const { apiKey: _apiKey, authToken: _authToken, ...userRequest } = request;
     return this.mint(caller, userRequest);
   }

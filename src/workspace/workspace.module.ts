@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RateLimitStoreModule } from '../common/rate-limit/rate-limit.module.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CredentialVerifier } from '../common/guards/credential-verifier.js';
 import { MailModule } from '../mail/mail.module.js';
@@ -19,7 +20,7 @@ import { UserTokensController } from './user-tokens.controller.js';
 import { UserTokens } from './user-tokens.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([AccountEntity, WorkspaceEntity, AllowedDomainEntity, LoginTokenEntity]), ApiKeysModule, MailModule],
+  imports: [TypeOrmModule.forFeature([AccountEntity, WorkspaceEntity, AllowedDomainEntity, LoginTokenEntity]), ApiKeysModule, MailModule, RateLimitStoreModule],
   controllers: [WorkspaceController, UserTokensController],
   providers: [
     WorkspaceRepository,

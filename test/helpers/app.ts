@@ -54,6 +54,7 @@ export function testEnvironment(overrides: Record<string, string | undefined> = 
     RATE_LIMIT_EMAIL_STATUS: '0',
     RATE_LIMIT_WORKSPACE_GET: '0',
     RATE_LIMIT_API_KEY: '0',
+    RATE_LIMIT_TOKEN_FAILURES: '0',
     // Suites that test delivery start the worker; the others keep the database to themselves.
     DELIVERY_CONCURRENCY: '0',
     ...overrides,

@@ -28,6 +28,7 @@ describe('configuration', () => {
       emailStatusPerMinute: 30,
       workspaceGetPerMinute: 60,
       apiKeyPerMinute: 6000,
+      tokenFailuresPerMinute: 20,
     });
   });
 

@@ -14,3 +14,8 @@ export const WorkspacePrincipal = createParamDecorator((_: unknown, context: Exe
   if (!principal) throw new Error('WorkspacePrincipal used on an operation that is not auth: workspace.');
   return principal;
 });
+
+/** The client's address (behind `TRUST_PROXY`, the nearest untrusted one): what per-address limits count by. */
+export const ClientIp = createParamDecorator((_: unknown, context: ExecutionContext): string =>
+  String(context.switchToHttp().getRequest<ServiceRequest>().ip ?? ''),
+);

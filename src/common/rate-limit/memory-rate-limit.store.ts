@@ -37,6 +37,12 @@ export class MemoryRateLimitStore implements ThrottlerStorage {
     return toRecord(window.hits, window.resetsAt - now, limit);
   }
 
+  /** Hits of the open window of `key` (0 when none is open), without counting one. */
+  async peek(key: string): Promise<number> {
+    const window = this.windows.get(key);
+    return window && window.resetsAt > Date.now() ? window.hits : 0;
+  }
+
   state(): LimiterState {
     return { store: 'memory', degraded: false };
   }

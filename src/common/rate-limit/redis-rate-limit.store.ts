@@ -74,6 +74,16 @@ export class RedisRateLimitStore implements ThrottlerStorage {
     }
   }
 
+  /** Hits of the open window of `key` (0 when none is open), without counting one; in this process while Redis is out. */
+  async peek(key: string): Promise<number> {
+    if (Date.now() < this.openUntil || this.redis.status !== 'ready') return this.fallback.peek(key);
+    try {
+      return Number((await this.redis.get(`${this.keyPrefix}${key}`)) ?? 0);
+    } catch {
+      return this.fallback.peek(key);
+    }
+  }
+
   /** Resolves once connected, or rejects after `COMMAND_TIMEOUT_MS`. */
   private ready(): Promise<void> {
     return new Promise((resolve, reject) => {
