@@ -2,6 +2,9 @@ import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { MIGRATIONS } from './migrations/index.js';
 
+/** Connections of the PostgreSQL pool: ten for requests, and two the delivery worker holds for its claims and outcomes. */
+export const POSTGRES_POOL_SIZE = 12;
+
 /**
  * DataSource options for either engine; used by the app and by `ormconfig.ts`. Entities are not
  * listed here: each module registers its own (`TypeOrmModule.forFeature`) and the app's data
@@ -9,9 +12,6 @@ import { MIGRATIONS } from './migrations/index.js';
  * the schema (`synchronize` stays off): one set for both engines, each step choosing its
  * dialect's words itself (migrations/dialect.ts).
  */
-/** Connections of the PostgreSQL pool: ten for requests, and two the delivery worker holds for its claims and outcomes. */
-export const POSTGRES_POOL_SIZE = 12;
-
 export function dataSourceOptions(
   config: Pick<AppConfig, 'dialect' | 'database'> & Partial<Pick<AppConfig, 'databasePoolWaitMs' | 'databaseStatementTimeoutMs' | 'databaseLockTimeoutMs'>>,
 ): DataSourceOptions {

@@ -65,8 +65,10 @@ export class UserTokens {
   async mintV1(request: UserTokenV1Request, clientIp: string): Promise<{ token: string }> {
     const limit = this.config.rateLimits.tokenFailuresPerMinute;
     const counter = `tokenFailures:${clientIp}`;
-    if (limit > 0 && (await this.limits.peek(counter)) >= limit) {
-      throw new ApiError('RESOURCE_EXHAUSTED', LIMIT_MESSAGE, undefined, { retryAfterSeconds: FAILURE_WINDOW_MS / 1000 });
+    if (limit > 0) {
+      // At the limit, the next attempt would be one over it: refused until the window ends.
+      const window = await this.limits.peek(counter, limit - 1);
+      if (window.isBlocked) throw new ApiError('RESOURCE_EXHAUSTED', LIMIT_MESSAGE, undefined, { retryAfterSeconds: window.timeToBlockExpire });
     }
     const caller = await this.credentials.verifyApiKey(request.apiKey, request.authToken);
     if (!caller) {

@@ -206,13 +206,12 @@ function spawnWorker(combination, environment) {
   const execArgv = ['--enable-source-maps', `--test-reporter=${join(ROOT, 'test/runner/report-to-runner.mjs')}`, '--test-reporter-destination=stdout'];
   if (options.name) execArgv.push(`--test-name-pattern=${options.name}`);
   const child = fork(join(ROOT, 'test/runner/worker.mjs'), [], { cwd: ROOT, execArgv, env: environment, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
-  const worker = { combination, child, job: undefined, ready: new Promise((resolve) => child.once('message', resolve)), exited: false };
+  const worker = { combination, child, job: undefined, ready: new Promise((resolve) => child.once('message', resolve)) };
   const capture = (chunk) => {
     if (worker.job) worker.job.output += chunk;
   };
   child.stdout.on('data', capture);
   child.stderr.on('data', capture);
-  child.on('exit', () => (worker.exited = true));
   return worker;
 }
 
@@ -242,13 +241,9 @@ async function runPairs(pairs, environments) {
     const workerFor = async (combination) => {
       const index = idle.findIndex((worker) => worker.combination === combination);
       if (index >= 0) return idle.splice(index, 1)[0];
-      // Up to `jobs` workers per combination stay alive (a few hundred MB each): a worker spawned
-      // for one small file would pay the module loading the pool exists to save.
-      if (idle.length >= jobs * environments.size) {
-        const retired = idle.shift();
-        live.delete(retired);
-        retired.child.send({ exit: true });
-      }
+      // A worker is spawned only while every worker of its combination is busy, so a combination
+      // never has more than `jobs` (a few hundred MB each), and none is retired for another's file:
+      // that would pay again the module loading the pool exists to save.
       const worker = spawnWorker(combination, environments.get(combination));
       live.add(worker);
       await worker.ready;
@@ -325,28 +320,16 @@ function report(job) {
 }
 
 function summarize(results) {
-  const total = { pass: 0, fail: 0, skip: 0, todo: 0 };
   const perCombination = new Map();
   for (const job of results) {
-    const counts = perCombination.get(job.combination.name) ?? { pass: 0, fail: 0, skip: 0, files: 0 };
+    const counts = perCombination.get(job.combination.name) ?? { files: 0, pass: 0, fail: 0, skip: 0, todo: 0 };
     counts.files++;
-    for (const outcome of Object.keys(total)) {
-      total[outcome] += job.tests[outcome];
-      counts[outcome] = (counts[outcome] ?? 0) + job.tests[outcome];
-    }
+    for (const outcome of Object.keys(job.tests)) counts[outcome] += job.tests[outcome];
     perCombination.set(job.combination.name, counts);
   }
   say('\n== slowest files');
   for (const job of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10))
     say(`${seconds(job.ms).padStart(9)}  ${`${job.cpu.toFixed(1)} s CPU`.padStart(11)}  ${job.combination.name.padEnd(16)} ${job.file}`);
-  if (process.env.TEST_CPU_REPORT)
-    writeFileSync(
-      process.env.TEST_CPU_REPORT,
-      results
-        .map((job) => `${job.cpu.toFixed(1)} ${(job.ms / 1000).toFixed(1)} ${job.combination.name} ${job.file} ${((job.begun - started) / 1000).toFixed(1)}`)
-        .sort((a, b) => parseFloat(b) - parseFloat(a))
-        .join('\n'),
-    );
   say('\n== tests');
   for (const [name, counts] of perCombination)
     say(`   ${name.padEnd(16)} ${counts.files} files, ${counts.pass} passed, ${counts.fail} failed, ${counts.skip} skipped`);

@@ -37,10 +37,11 @@ export class MemoryRateLimitStore implements ThrottlerStorage {
     return toRecord(window.hits, window.resetsAt - now, limit);
   }
 
-  /** Hits of the open window of `key` (0 when none is open), without counting one. */
-  async peek(key: string): Promise<number> {
+  /** The open window of `key` (no hits when none is open), read without counting a hit. */
+  async peek(key: string, limit: number): Promise<ThrottlerStorageRecord> {
+    const now = Date.now();
     const window = this.windows.get(key);
-    return window && window.resetsAt > Date.now() ? window.hits : 0;
+    return window && window.resetsAt > now ? toRecord(window.hits, window.resetsAt - now, limit) : toRecord(0, 0, limit);
   }
 
   state(): LimiterState {

@@ -74,13 +74,17 @@ export class RedisRateLimitStore implements ThrottlerStorage {
     }
   }
 
-  /** Hits of the open window of `key` (0 when none is open), without counting one; in this process while Redis is out. */
-  async peek(key: string): Promise<number> {
-    if (Date.now() < this.openUntil || this.redis.status !== 'ready') return this.fallback.peek(key);
+  /** The open window of `key` (no hits when none is open), read without counting a hit; in this process while Redis is out. */
+  async peek(key: string, limit: number): Promise<ThrottlerStorageRecord> {
+    if (Date.now() < this.openUntil || this.redis.status !== 'ready') return this.fallback.peek(key, limit);
     try {
-      return Number((await this.redis.get(`${this.keyPrefix}${key}`)) ?? 0);
+      const [[, hits], [, msLeft]] = (await this.redis.multi().get(`${this.keyPrefix}${key}`).pttl(`${this.keyPrefix}${key}`).exec()) as [
+        [null, string | null],
+        [null, number],
+      ];
+      return toRecord(Number(hits ?? 0), Math.max(0, msLeft), limit);
     } catch {
-      return this.fallback.peek(key);
+      return this.fallback.peek(key, limit);
     }
   }
 
