@@ -120,7 +120,8 @@ export interface SizedActivity {
   size: number;
 }
 
-const SELECT_ROW = 'SELECT id, document_id, feature_type, action_type, target_entity_id, timestamp, body FROM activity';
+const ROW_COLUMNS = 'id, document_id, feature_type, action_type, target_entity_id, timestamp, body';
+const SELECT_ROW = `SELECT ${ROW_COLUMNS} FROM activity`;
 
 /**
  * The owner of the `activity` table: every statement on it is a method here, and answers typed
@@ -218,12 +219,15 @@ export class ActivityLog {
       .among('id', filter.activityIds);
     if (after) where.add(`(timestamp, id) ${order === 'desc' ? '<' : '>'} (:afterTimestamp, :afterId)`, { afterTimestamp: after[0], afterId: after[1] });
     const direction = order === 'desc' ? 'DESC' : 'ASC';
-    const { rows, cut } = await this.sql.rowsWithinBytes<ActivityRow>(
-      `${SELECT_ROW} WHERE ${where} ORDER BY timestamp ${direction}, id ${direction} LIMIT :limit`,
-      { ...where.parameters, limit },
-      PAGE_BYTES,
-      (row) => row.body.length,
-    );
+    const { rows, cut } = await this.sql.rowsWithinBytes<ActivityRow>({
+      select: ROW_COLUMNS,
+      from: `activity WHERE ${where}`,
+      orderBy: `timestamp ${direction}, id ${direction}`,
+      size: 'LENGTH(body)',
+      parameters: where.parameters,
+      limit,
+      maxBytes: PAGE_BYTES,
+    });
     return { records: rows.map((row) => ({ json: rowJson(apiKeyId, organizationId, row), timestamp: Number(row.timestamp), id: row.id })), cut };
   }
 

@@ -10,7 +10,8 @@ import type { WireUser } from '../common/validation.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
 import { InboxStore } from '../inbox/inbox-store.js';
-import { CommentEvents, threadActivity, triggersOf, type Triggers } from './comment-events.js';
+import { CommentEvents, commentActivity, threadActivity, triggersOf, type Triggers } from './comment-events.js';
+import { CommentsService } from './comments.service.js';
 import { CommentStore, type ThreadFilter } from './comment-store.js';
 import {
   AGENT_FILTERS,
@@ -47,6 +48,7 @@ export class CommentAnnotationsService {
     private readonly documents: DocumentsService,
     private readonly access: AccessService,
     private readonly inbox: InboxStore,
+    private readonly comments: CommentsService,
   ) {}
 
   /**
@@ -101,7 +103,15 @@ export class CommentAnnotationsService {
           const activity = () =>
             c === 0
               ? threadActivity(apiKeyId, 'comment_annotation.add', comment.from, thread, now)
-              : threadActivity(apiKeyId, 'comment.add', comment.from, { ...thread, comments: thread.comments.slice(0, c) }, now, comment);
+              : commentActivity(
+                  apiKeyId,
+                  'comment.add',
+                  comment.from,
+                  thread,
+                  thread.comments.slice(0, c).map((earlier) => earlier.from.userId),
+                  now,
+                  comment,
+                );
           events.push({ activity, triggers: triggersOf(sent) });
         });
         const findingId = (thread.agent?.reason as { findingId?: unknown } | undefined)?.findingId;
@@ -170,12 +180,22 @@ export class CommentAnnotationsService {
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
     const tokenFilters = { organizationId, ...filter, order };
     const after = request.pageToken ? this.pageTokens.decode<[number, string]>(apiKeyId, OPERATION_GET, tokenFilters, request.pageToken) : undefined;
-    const threads = await this.store.page(apiKeyId, organizationId, filter, order, after, pageSize + 1);
-    const page = this.pageTokens.page(threads, pageSize, apiKeyId, OPERATION_GET, tokenFilters, (last): [number, string] => [
-      last.lastUpdated,
-      last.annotationId,
-    ]);
-    const answered = page.items.map((thread) => threadJson(apiKeyId, thread));
+    const { threads, cut, partial } = await this.store.page(apiKeyId, organizationId, filter, order, after, pageSize + 1);
+    const page = this.pageTokens.page(
+      threads,
+      pageSize,
+      apiKeyId,
+      OPERATION_GET,
+      tokenFilters,
+      (last): [number, string] => [last.lastUpdated, last.annotationId],
+      cut,
+    );
+    const answered = page.items.map((thread) => {
+      const json = threadJson(apiKeyId, thread);
+      const cursor = partial.get(thread.annotationId);
+      // A thread with more comments than a page holds: comments/get continues them.
+      return cursor ? { ...json, commentsPageToken: this.comments.pageToken({ apiKeyId, ...thread }, thread.documentId, cursor) } : json;
+    });
     if (request.groupByDocumentId === true) {
       const grouped: Record<string, unknown[]> = {};
       page.items.forEach((thread, i) => (grouped[thread.documentId] ??= []).push(answered[i]));
@@ -280,7 +300,7 @@ function agentFieldTokens(tokens: string[]): { agentIds: string[]; executionIds:
 
 /** A new thread from what add sent: defaults filled, the root comment's agent lifted to the annotation. */
 function newThread(organizationId: string, documentId: string, input: AnnotationInput, now: number): Thread {
-  const comments = newComments(input.commentData, [], now);
+  const comments = newComments(input.commentData, 0, now);
   const root = comments[0]!;
   const type = input.type ?? 'comment';
   const annotation: Annotation = {

@@ -5,7 +5,7 @@ import { newSortableId } from '../common/ids.js';
 import type { WireUser } from '../common/validation.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { InboxService } from '../inbox/inbox.service.js';
-import type { Comment, Thread } from './threads.js';
+import type { Annotation, Comment, Thread } from './threads.js';
 
 /** What a comment write asks for (upstream's flags, both off by default). */
 export interface Triggers {
@@ -83,31 +83,59 @@ export function triggersOf(sent: { triggerActivities?: boolean; triggerNotificat
   return { activities: sent.triggerActivities === true, notification: sent.triggerNotification === true };
 }
 
-function asksAnything(triggers: Triggers): boolean {
+/** Whether the triggers ask for anything (without one, no event is built). */
+export function asksAnything(triggers: Triggers): boolean {
   return triggers.activities || triggers.notification;
 }
 
+/** The activity of an event on a whole thread: its `entityData` is the thread with its comments. */
+export function threadActivity(apiKeyId: string, actionType: string, actor: WireUser, thread: Thread, timestamp: number): Activity {
+  return eventOn(apiKeyId, actionType, actor, thread, timestamp, { entityData: thread });
+}
+
 /**
- * The activity of an event on a thread. A thread event's `entityData` is the thread with its
- * comments; a comment event's is the comment (with `annotationId`, and the thread's author and
- * earlier commenters as `involvedUserIds`), its `entityTargetData` the annotation alone, so
- * only that comment's mentions count as involving someone.
+ * The activity of an event on one comment: its `entityData` is the comment (with `annotationId`,
+ * and as `involvedUserIds` the thread's author and `commenterIds`, those who commented in it
+ * besides, but not the actor), its `entityTargetData` the annotation alone, so only that
+ * comment's mentions count as involving someone. The thread's other comments are not read for it.
  */
-export function threadActivity(apiKeyId: string, actionType: string, actor: WireUser, thread: Thread, timestamp: number, comment?: Comment): Activity {
-  const { comments, ...annotation } = thread;
-  const participants = [...new Set([thread.from.userId, ...comments.map((c) => c.from.userId)])].filter((userId) => userId !== actor.userId);
+export function commentActivity(
+  apiKeyId: string,
+  actionType: string,
+  actor: WireUser,
+  annotation: Annotation,
+  commenterIds: string[],
+  timestamp: number,
+  comment: Comment,
+): Activity {
+  const { comments: _comments, ...annotationAlone } = annotation as Annotation & { comments?: unknown };
+  const involvedUserIds = [...new Set([annotation.from.userId, ...commenterIds])].filter((userId) => userId !== actor.userId);
+  return eventOn(apiKeyId, actionType, actor, annotation, timestamp, {
+    targetSubEntityId: String(comment.commentId),
+    entityData: { ...comment, annotationId: annotation.annotationId, involvedUserIds },
+    entityTargetData: annotationAlone,
+  });
+}
+
+/** An event on a thread: ids, the actor, what it is about (`about`), the display message and the place. */
+function eventOn(
+  apiKeyId: string,
+  actionType: string,
+  actor: WireUser,
+  annotation: Annotation,
+  timestamp: number,
+  about: Pick<Activity, 'targetSubEntityId' | 'entityData' | 'entityTargetData'>,
+): Activity {
   return {
     id: newSortableId('act_'),
     featureType: 'comment',
     actionType,
-    targetEntityId: thread.annotationId,
-    ...(comment ? { targetSubEntityId: String(comment.commentId) } : {}),
+    targetEntityId: annotation.annotationId,
+    ...about,
     actionUser: actor,
-    entityData: comment ? { ...comment, annotationId: thread.annotationId, involvedUserIds: participants } : thread,
-    ...(comment ? { entityTargetData: annotation } : {}),
     displayMessageTemplate: `{{actionUser}} ${VERBS[actionType] ?? actionType}`,
     displayMessageTemplateData: { actionUser: typeof actor.name === 'string' ? actor.name : actor.userId },
-    metadata: { apiKey: apiKeyId, organizationId: thread.organizationId, documentId: thread.documentId },
+    metadata: { apiKey: apiKeyId, organizationId: annotation.organizationId, documentId: annotation.documentId },
     timestamp,
   };
 }

@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { PAGE_BYTES } from '../common/paging.js';
 import { Conditions, namingFilter, Sql, type Parameters } from '../database/sql.js';
 import { mentionsOf, type Annotation, type Comment, type Thread } from './threads.js';
 import { chunksOf, groupBy } from '../common/collections.js';
@@ -55,6 +56,13 @@ export interface ThreadFilter {
 
 interface BodyRow {
   body: string;
+}
+
+/** One thread of one key. */
+export interface ThreadPlace {
+  apiKeyId: string;
+  organizationId: string;
+  annotationId: string;
 }
 
 /**
@@ -186,14 +194,61 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
     });
   }
 
-  /** Deletes comments of a thread (all of them without `commentIds`); returns the ids deleted. */
-  async deleteComments(manager: EntityManager, apiKeyId: string, organizationId: string, annotationId: string, commentIds?: number[]): Promise<number[]> {
-    const where = withCommentIds(
-      new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', organizationId).equal('annotation_id', annotationId),
-      commentIds,
+  /**
+   * Deletes comments of a thread (all of them without `commentIds`); answers the ids deleted, and
+   * the comments themselves when `withComments` (for their events: only then are bodies read).
+   */
+  async deleteComments(
+    manager: EntityManager,
+    place: ThreadPlace,
+    commentIds: number[] | undefined,
+    withComments: boolean,
+  ): Promise<{ ids: number[]; comments: Comment[] }> {
+    const where = withCommentIds(this.threadConditions(place), commentIds);
+    const rows = await this.sql.run<{ comment_id: number | string; body?: string }>(
+      manager,
+      `DELETE FROM comment WHERE ${where} RETURNING comment_id${withComments ? ', body' : ''}`,
+      where.parameters,
     );
-    const rows = await this.sql.run<{ comment_id: number | string }>(manager, `DELETE FROM comment WHERE ${where} RETURNING comment_id`, where.parameters);
-    return rows.map((row) => Number(row.comment_id));
+    return { ids: rows.map((row) => Number(row.comment_id)), comments: withComments ? rows.map((row) => JSON.parse(row.body!) as Comment) : [] };
+  }
+
+  /**
+   * A thread's annotation (without its comments) when it sits in `documentId`, its row locked
+   * until the unit of work ends, so two writes to one thread queue and a comment id is given
+   * out once. Comment writes read this and the comments they name, never the whole thread.
+   */
+  async lockAnnotation(manager: EntityManager, place: ThreadPlace & { documentId: string }): Promise<Annotation | undefined> {
+    const where = new Conditions()
+      .equal('api_key_id', place.apiKeyId)
+      .equal('organization_id', place.organizationId)
+      .equal('annotation_id', place.annotationId)
+      .equal('document_id', place.documentId);
+    const [row] = await this.sql.lockRows<BodyRow>(manager, `SELECT body FROM comment_annotation WHERE ${where}`, where.parameters);
+    if (!row) return undefined;
+    const { comments: _copy, ...annotation } = annotationOf(row) as Annotation & { comments?: unknown };
+    return annotation;
+  }
+
+  /** The highest comment id of a thread, 0 when it has none (from the primary key). */
+  async lastCommentId(manager: EntityManager, place: ThreadPlace): Promise<number> {
+    const where = this.threadConditions(place);
+    const [row] = await this.sql.run<{ last: number | string | null }>(manager, `SELECT MAX(comment_id) AS last FROM comment WHERE ${where}`, where.parameters);
+    return Number(row?.last ?? 0);
+  }
+
+  /** Who has commented in a thread (from `comment_author_idx`, without reading comments). */
+  async commenters(manager: EntityManager, place: ThreadPlace): Promise<string[]> {
+    const where = this.threadConditions(place);
+    const rows = await this.sql.run<{ from_user_id: string }>(manager, `SELECT DISTINCT from_user_id FROM comment WHERE ${where}`, where.parameters);
+    return rows.map((row) => row.from_user_id);
+  }
+
+  /** A thread's comments of these ids, oldest first, as the caller's unit of work sees them. */
+  async commentsOf(manager: EntityManager, place: ThreadPlace, commentIds: number[]): Promise<Comment[]> {
+    const where = withCommentIds(this.threadConditions(place), commentIds);
+    const rows = await this.sql.run<BodyRow>(manager, `SELECT body FROM comment WHERE ${where} ORDER BY created_at, comment_id`, where.parameters);
+    return rows.map((row) => JSON.parse(row.body) as Comment);
   }
 
   /**
@@ -277,8 +332,12 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
   }
 
   /**
-   * One keyset page of threads over (last_updated, annotation_id) in `order`, with their comments:
-   * two statements whatever the page size.
+   * One keyset page of threads over (last_updated, annotation_id) in `order`, with their
+   * comments, cut short once the threads before (annotation and comments) pass `PAGE_BYTES`.
+   * A thread whose comments alone pass it (only the page's last can) comes with its first
+   * `PAGE_BYTES` of them, and the cursor of the last one given in `partial`, to continue with a
+   * thread's comment pages. So a page holds at most about three times `PAGE_BYTES`, whatever
+   * the threads' sizes.
    */
   async page(
     apiKeyId: string,
@@ -287,31 +346,76 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
     order: 'asc' | 'desc',
     after: [number, string] | undefined,
     limit: number,
-  ): Promise<Thread[]> {
+  ): Promise<{ threads: Thread[]; cut: boolean; partial: Map<string, [createdAt: number, commentId: number]> }> {
     const where = this.where(apiKeyId, organizationId, filter);
     if (after)
       where.add(`(last_updated, annotation_id) ${order === 'desc' ? '<' : '>'} (:afterUpdated, :afterId)`, { afterUpdated: after[0], afterId: after[1] });
     const direction = order === 'desc' ? 'DESC' : 'ASC';
-    const rows = await this.sql.rows<BodyRow>(
-      `SELECT body FROM comment_annotation WHERE ${where} ORDER BY last_updated ${direction}, annotation_id ${direction} LIMIT :limit`,
-      { ...where.parameters, limit },
+    const commentBytes = `(SELECT COALESCE(SUM(LENGTH(c.body)), 0) FROM comment c
+      WHERE c.api_key_id = comment_annotation.api_key_id AND c.organization_id = comment_annotation.organization_id AND c.annotation_id = comment_annotation.annotation_id)`;
+    const { rows, cut } = await this.sql.rowsWithinBytes<BodyRow & { comment_bytes: number | string }>({
+      select: 'body, comment_bytes',
+      from: `(SELECT body, last_updated, annotation_id, ${commentBytes} AS comment_bytes FROM comment_annotation WHERE ${where}) thread`,
+      orderBy: `last_updated ${direction}, annotation_id ${direction}`,
+      size: 'LENGTH(body) + comment_bytes',
+      parameters: where.parameters,
+      limit,
+      maxBytes: PAGE_BYTES,
+    });
+    const annotations = rows.map(annotationOf);
+    const large = new Set(annotations.filter((_, i) => Number(rows[i]!.comment_bytes) > PAGE_BYTES).map((a) => a.annotationId));
+    const threads = await this.withComments(
+      apiKeyId,
+      annotations.filter((a) => !large.has(a.annotationId)),
+      (sql, parameters) => this.sql.rows<CommentRow>(sql, parameters),
     );
-    return this.withComments(apiKeyId, rows.map(annotationOf), (sql, parameters) => this.sql.rows<CommentRow>(sql, parameters));
+    const partial = new Map<string, [number, number]>();
+    for (const annotation of annotations.filter((a) => large.has(a.annotationId))) {
+      const first = await this.commentPage({ apiKeyId, ...annotation }, {}, undefined, Number.MAX_SAFE_INTEGER);
+      const comments = first?.comments ?? [];
+      const last = comments[comments.length - 1];
+      if (first?.cut && last) partial.set(annotation.annotationId, [last.createdAt, last.commentId]);
+      threads.push({ ...annotation, comments });
+    }
+    const byId = new Map(threads.map((t) => [t.annotationId, t]));
+    return { threads: annotations.map((a) => byId.get(a.annotationId)!), cut, partial };
   }
 
-  /** Comments of one thread (all, or those of `commentIds`), oldest first. */
-  async comments(apiKeyId: string, organizationId: string, documentId: string, annotationId: string, commentIds?: number[]): Promise<Comment[] | undefined> {
+  /**
+   * One keyset page of a thread's comments over (created_at, comment_id), of `commentIds` and by
+   * `userIds` when given, cut short past `PAGE_BYTES`; undefined when the thread is not in
+   * `documentId`.
+   */
+  async commentPage(
+    place: ThreadPlace & { documentId: string },
+    filter: { commentIds?: number[]; userIds?: string[] },
+    after: [createdAt: number, commentId: number] | undefined,
+    limit: number,
+  ): Promise<{ comments: Comment[]; cut: boolean } | undefined> {
     const [annotation] = await this.sql.rows<{ document_id: string }>(
       'SELECT document_id FROM comment_annotation WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id = :annotationId',
-      { apiKeyId, organizationId, annotationId },
+      { apiKeyId: place.apiKeyId, organizationId: place.organizationId, annotationId: place.annotationId },
     );
-    if (!annotation || annotation.document_id !== documentId) return undefined;
-    const where = withCommentIds(
-      new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', organizationId).equal('annotation_id', annotationId),
-      commentIds,
-    );
-    const rows = await this.sql.rows<BodyRow>(`SELECT body FROM comment WHERE ${where} ORDER BY created_at, comment_id`, where.parameters);
-    return rows.map((row) => JSON.parse(row.body) as Comment);
+    if (!annotation || annotation.document_id !== place.documentId) return undefined;
+    const where = withCommentIds(this.threadConditions(place), filter.commentIds).among('from_user_id', filter.userIds);
+    if (after) where.add('(created_at, comment_id) > (:afterCreated, :afterComment)', { afterCreated: after[0], afterComment: after[1] });
+    const { rows, cut } = await this.sql.rowsWithinBytes<BodyRow>({
+      select: 'body',
+      from: `comment WHERE ${where}`,
+      orderBy: 'created_at, comment_id',
+      size: 'LENGTH(body)',
+      parameters: where.parameters,
+      limit,
+      maxBytes: PAGE_BYTES,
+    });
+    return { comments: rows.map((row) => JSON.parse(row.body) as Comment), cut };
+  }
+
+  /** Which of these comment ids the thread holds. */
+  async existingCommentIds(place: ThreadPlace, commentIds: number[]): Promise<Set<number>> {
+    const where = withCommentIds(this.threadConditions(place), commentIds);
+    const rows = await this.sql.rows<{ comment_id: number | string }>(`SELECT comment_id FROM comment WHERE ${where}`, where.parameters);
+    return new Set(rows.map((row) => Number(row.comment_id)));
   }
 
   /**
@@ -360,6 +464,10 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
           OR annotation_id IN (SELECT m.annotation_id FROM comment_mention m WHERE ${sameThread('m')} AND m.user_id IN (:...mentionedUsers)))`,
       { ...annotationText.parameters, ...commentText.parameters, mentionedUsers: userIds },
     );
+  }
+
+  private threadConditions(place: ThreadPlace): Conditions {
+    return new Conditions().equal('api_key_id', place.apiKeyId).equal('organization_id', place.organizationId).equal('annotation_id', place.annotationId);
   }
 
   private where(apiKeyId: string, organizationId: string | undefined, filter: ThreadFilter): Conditions {

@@ -81,8 +81,8 @@ export class CommentsController {
     response: CommentsResult,
     errors: ['NOT_FOUND'],
   })
-  getComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCommentsRequest): Promise<unknown> {
-    return this.comments.get(caller, data);
+  getComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCommentsRequest): Promise<ResultFields> {
+    return this.comments.get(caller, data).then((page) => withResultFields(page.data, { nextPageToken: page.nextPageToken }));
   }
 
   @Operation('/v2/commentannotations/comments/update', {

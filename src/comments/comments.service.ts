@@ -4,11 +4,14 @@ import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
-import { CommentEvents, threadActivity, triggersOf } from './comment-events.js';
-import { CommentStore } from './comment-store.js';
+import { asksAnything, CommentEvents, commentActivity, triggersOf } from './comment-events.js';
+import { CommentStore, type ThreadPlace } from './comment-store.js';
 import type { AddCommentsRequest, DeleteCommentsRequest, GetCommentsRequest, UpdateCommentsRequest } from './dto/comments.dto.js';
 import { newComments } from './new-comments.js';
-import { commentJson, type Thread } from './threads.js';
+import { commentJson, type Annotation } from './threads.js';
+import { PageTokens, PAGE_SIZE } from '../common/paging.js';
+
+const OPERATION_GET = 'commentannotations/comments/get';
 
 export const CommentMessages = {
   updated: 'Updated successfully',
@@ -27,91 +30,126 @@ export class CommentsService {
     private readonly events: CommentEvents,
     private readonly transactions: Transactions,
     private readonly documents: DocumentsService,
+    private readonly pageTokens: PageTokens,
   ) {}
 
-  /** Adds comments to a thread; its row is locked meanwhile, so concurrent adds never hand out one id twice. */
+  /**
+   * Adds comments to a thread; its annotation row is locked meanwhile, so concurrent adds never
+   * hand out one id twice. Reads the annotation, the thread's highest comment id and, when an
+   * event is asked for, who has commented: the same work whatever the thread's size.
+   */
   async add(principal: ApiKeyPrincipal, request: AddCommentsRequest): Promise<number[]> {
-    const { apiKeyId } = principal;
-    const { organizationId } = request;
+    const place = this.placeOf(principal, request);
     const now = Date.now();
     return this.transactions.run(async (manager) => {
-      await this.documents.requirePlace(manager, apiKeyId, request);
-      const thread = await this.thread(manager, apiKeyId, request);
-      const comments = newComments(
-        request.commentData,
-        thread.comments.map((c) => c.commentId),
-        now,
-      );
-      await this.store.putComments(manager, apiKeyId, organizationId, thread.annotationId, comments, { fresh: false });
-      const after: Thread = {
-        ...thread,
-        comments: [...thread.comments.filter((c) => !comments.some((n) => n.commentId === c.commentId)), ...comments],
-        lastUpdated: now,
-      };
-      await this.store.putAnnotations(manager, apiKeyId, [after]);
+      await this.documents.requirePlace(manager, place.apiKeyId, request);
+      const annotation = await this.annotation(manager, place, request.documentId);
+      const comments = newComments(request.commentData, await this.store.lastCommentId(manager, place), now);
+      const triggers = request.commentData.map(triggersOf);
+      const commenters = triggers.some(asksAnything) ? await this.store.commenters(manager, place) : [];
+      await this.store.putComments(manager, place.apiKeyId, place.organizationId, place.annotationId, comments, { fresh: false });
+      await this.store.putAnnotations(manager, place.apiKeyId, [{ ...annotation, lastUpdated: now }]);
       const events = comments.map((comment, i) => ({
         activity: () =>
-          threadActivity(apiKeyId, 'comment.add', comment.from, { ...thread, comments: [...thread.comments, ...comments.slice(0, i)] }, now, comment),
-        triggers: triggersOf(request.commentData[i]!),
+          commentActivity(
+            place.apiKeyId,
+            'comment.add',
+            comment.from,
+            annotation,
+            [...commenters, ...comments.slice(0, i).map((c) => c.from.userId)],
+            now,
+            comment,
+          ),
+        triggers: triggers[i]!,
       }));
-      await this.events.publishEach(manager, apiKeyId, events);
+      await this.events.publishEach(manager, place.apiKeyId, events);
       return comments.map((c) => c.commentId);
     });
   }
 
-  /** A thread's comments (those of `commentIds` and by `userIds` when given); null for each requested id that does not exist. */
-  async get(principal: ApiKeyPrincipal, request: GetCommentsRequest): Promise<unknown[]> {
-    const comments = await this.store.comments(principal.apiKeyId, request.organizationId, request.documentId, request.annotationId, request.commentIds);
-    if (!comments) throw new ApiError('NOT_FOUND', CommentMessages.threadNotFound);
-    const kept = request.userIds ? comments.filter((c) => request.userIds!.includes(c.from.userId)) : comments;
-    const found = new Set(comments.map((c) => c.commentId));
-    return [...kept.map(commentJson), ...(request.commentIds ?? []).filter((id) => !found.has(id)).map(() => null)];
+  /**
+   * One page of a thread's comments (those of `commentIds` and by `userIds` when given), oldest
+   * first, cut short by `pageSize` or `PAGE_BYTES`; the last page ends with null for each
+   * requested id that does not exist.
+   */
+  async get(principal: ApiKeyPrincipal, request: GetCommentsRequest): Promise<{ data: unknown[]; nextPageToken?: string }> {
+    const place = this.placeOf(principal, request);
+    const pageSize = request.pageSize ?? PAGE_SIZE.default;
+    const filters = pageFilters(place, request.documentId, request);
+    const after = request.pageToken ? this.pageTokens.decode<[number, number]>(place.apiKeyId, OPERATION_GET, filters, request.pageToken) : undefined;
+    const found = await this.store.commentPage({ ...place, documentId: request.documentId }, request, after, pageSize + 1);
+    if (!found) throw new ApiError('NOT_FOUND', CommentMessages.threadNotFound);
+    const page = this.pageTokens.page(found.comments, pageSize, place.apiKeyId, OPERATION_GET, filters, (last) => [last.createdAt, last.commentId], found.cut);
+    const missing = page.next === undefined && request.commentIds ? await this.missingIds(place, request.commentIds) : [];
+    return { data: [...page.items.map(commentJson), ...missing.map(() => null)], nextPageToken: page.next };
+  }
+
+  /** The `pageToken` of the page after the comment at `cursor`, of all the thread's comments (annotations get hands it out for a thread it cut short). */
+  pageToken(place: ThreadPlace, documentId: string, cursor: [createdAt: number, commentId: number]): string {
+    return this.pageTokens.encode(place.apiKeyId, OPERATION_GET, pageFilters(place, documentId, {}), cursor);
   }
 
   /** Changes the named comments' fields; each id not in the thread fails as its item. */
   async update(principal: ApiKeyPrincipal, request: UpdateCommentsRequest): Promise<Record<string, CommentOutcome>> {
-    const { apiKeyId } = principal;
+    const place = this.placeOf(principal, request);
     const now = Date.now();
     return this.transactions.run(async (manager) => {
-      const thread = await this.thread(manager, apiKeyId, request);
-      const changed = thread.comments
-        .filter((c) => request.commentIds.includes(c.commentId))
-        .map((c) => ({ ...c, ...request.updatedData, edited: true, lastUpdated: now }));
-      await this.store.putComments(manager, apiKeyId, request.organizationId, thread.annotationId, changed, { fresh: false });
-      const after: Thread = { ...thread, comments: thread.comments.map((c) => changed.find((n) => n.commentId === c.commentId) ?? c), lastUpdated: now };
-      if (changed.length) await this.store.putAnnotations(manager, apiKeyId, [after]);
-      const activities = changed.map((comment) => threadActivity(apiKeyId, 'comment.update', comment.from, after, now, comment));
-      await this.events.publish(manager, apiKeyId, activities, triggersOf(request));
+      const annotation = await this.annotation(manager, place, request.documentId);
+      const changed = (await this.store.commentsOf(manager, place, request.commentIds)).map((c) => ({
+        ...c,
+        ...request.updatedData,
+        edited: true,
+        lastUpdated: now,
+      }));
+      await this.store.putComments(manager, place.apiKeyId, place.organizationId, place.annotationId, changed, { fresh: false });
+      if (changed.length) await this.store.putAnnotations(manager, place.apiKeyId, [{ ...annotation, lastUpdated: now }]);
+      const triggers = triggersOf(request);
+      const commenters = changed.length && asksAnything(triggers) ? await this.store.commenters(manager, place) : [];
+      const activities = changed.map((comment) => commentActivity(place.apiKeyId, 'comment.update', comment.from, annotation, commenters, now, comment));
+      await this.events.publish(manager, place.apiKeyId, activities, triggers);
       return outcomes(request.commentIds, new Set(changed.map((c) => c.commentId)), CommentMessages.updated);
     });
   }
 
   /** Deletes the named comments (all of the thread's without `commentIds`); the thread itself stays. */
   async delete(principal: ApiKeyPrincipal, request: DeleteCommentsRequest): Promise<Record<string, CommentOutcome>> {
-    const { apiKeyId } = principal;
+    const place = this.placeOf(principal, request);
     const now = Date.now();
     return this.transactions.run(async (manager) => {
-      const thread = await this.thread(manager, apiKeyId, request);
-      const deleted = new Set(await this.store.deleteComments(manager, apiKeyId, request.organizationId, thread.annotationId, request.commentIds));
-      const after: Thread = { ...thread, comments: thread.comments.filter((c) => !deleted.has(c.commentId)), lastUpdated: now };
-      if (deleted.size) await this.store.putAnnotations(manager, apiKeyId, [after]);
-      const activities = thread.comments
-        .filter((c) => deleted.has(c.commentId))
-        .map((comment) => threadActivity(apiKeyId, 'comment.delete', request.actionUser ?? comment.from, after, now, comment));
-      await this.events.publish(manager, apiKeyId, activities, triggersOf(request));
-      return outcomes(request.commentIds ?? [...deleted], deleted, CommentMessages.deleted);
+      const annotation = await this.annotation(manager, place, request.documentId);
+      const triggers = triggersOf(request);
+      const deleted = await this.store.deleteComments(manager, place, request.commentIds, asksAnything(triggers));
+      if (deleted.ids.length) await this.store.putAnnotations(manager, place.apiKeyId, [{ ...annotation, lastUpdated: now }]);
+      const commenters = deleted.comments.length ? await this.store.commenters(manager, place) : [];
+      const activities = deleted.comments.map((comment) =>
+        commentActivity(place.apiKeyId, 'comment.delete', request.actionUser ?? comment.from, annotation, commenters, now, comment),
+      );
+      await this.events.publish(manager, place.apiKeyId, activities, triggers);
+      return outcomes(request.commentIds ?? deleted.ids, new Set(deleted.ids), CommentMessages.deleted);
     });
   }
 
-  /** The named thread of the named document, locked; NOT_FOUND when there is none. */
-  private async thread(manager: EntityManager, apiKeyId: string, place: { organizationId: string; documentId: string; annotationId: string }): Promise<Thread> {
-    const [thread] = await this.store.lockThreads(manager, apiKeyId, place.organizationId, {
-      documentIds: [place.documentId],
-      annotationIds: [place.annotationId],
-    });
-    if (!thread) throw new ApiError('NOT_FOUND', CommentMessages.threadNotFound);
-    return thread;
+  /** The named thread's annotation, locked; NOT_FOUND when the document holds no such thread. */
+  private async annotation(manager: EntityManager, place: ThreadPlace, documentId: string): Promise<Annotation> {
+    const annotation = await this.store.lockAnnotation(manager, { ...place, documentId });
+    if (!annotation) throw new ApiError('NOT_FOUND', CommentMessages.threadNotFound);
+    return annotation;
   }
+
+  private placeOf(principal: ApiKeyPrincipal, request: { organizationId: string; annotationId: string }): ThreadPlace {
+    return { apiKeyId: principal.apiKeyId, organizationId: request.organizationId, annotationId: request.annotationId };
+  }
+
+  private async missingIds(place: ThreadPlace, commentIds: number[]): Promise<number[]> {
+    const existing = await this.store.existingCommentIds(place, commentIds);
+    return commentIds.filter((id) => !existing.has(id));
+  }
+}
+
+/** What a comment page token is bound to: the thread and the filters of the pages it continues. */
+function pageFilters(place: ThreadPlace, documentId: string, request: { commentIds?: number[]; userIds?: string[] }): unknown {
+  const { apiKeyId, organizationId, annotationId } = place;
+  return { apiKeyId, organizationId, annotationId, documentId, commentIds: request.commentIds ?? null, userIds: request.userIds ?? null };
 }
 
 function outcomes(ids: number[], done: Set<number>, message: string): Record<string, CommentOutcome> {

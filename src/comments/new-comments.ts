@@ -3,10 +3,11 @@ import type { AgentBlock, Comment } from './threads.js';
 
 /**
  * Comments from what a caller sent, each given an id: the caller's, else the next number after
- * every id the thread already holds or the batch names (ids are per thread, from 1).
+ * `lastId` (the highest id the thread holds, 0 for none) and every id the batch names (ids are
+ * per thread, from 1).
  */
-export function newComments(inputs: CommentInput[], existingIds: number[], now: number): Comment[] {
-  let next = Math.max(0, ...existingIds, ...inputs.map((c) => c.commentId ?? 0)) + 1;
+export function newComments(inputs: CommentInput[], lastId: number, now: number): Comment[] {
+  let next = Math.max(lastId, ...inputs.map((c) => c.commentId ?? 0)) + 1;
   return inputs.map(({ triggerActivities: _a, triggerNotification: _n, commentId, agent, createdAt, lastUpdated, ...fields }) => ({
     ...fields,
     commentId: commentId ?? next++,

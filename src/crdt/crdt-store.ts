@@ -114,12 +114,15 @@ export class CrdtStore {
       .equal('document_id', place.documentId)
       .equal('editor_id', place.editorId);
     if (after) where.add('(created_at, editor_id) > (:afterCreated, :afterEditor)', { afterCreated: after[0], afterEditor: after[1] });
-    const { rows, cut } = await this.sql.rowsWithinBytes(
-      `SELECT editor_id, data, last_update, last_updated_by, session_id, created_at FROM crdt_editor WHERE ${where} ORDER BY created_at, editor_id LIMIT :limit`,
-      { ...where.parameters, limit },
-      PAGE_BYTES,
-      (row: EditorRecordRow) => row.data.length,
-    );
+    const { rows, cut } = await this.sql.rowsWithinBytes<EditorRecordRow>({
+      select: 'editor_id, data, last_update, last_updated_by, session_id, created_at',
+      from: `crdt_editor WHERE ${where}`,
+      orderBy: 'created_at, editor_id',
+      size: 'LENGTH(data)',
+      parameters: where.parameters,
+      limit,
+      maxBytes: PAGE_BYTES,
+    });
     const records = rows.map((row) => ({
       json: `{"id":${JSON.stringify(row.editor_id)},"data":${row.data},"lastUpdate":"${new Date(Number(row.last_update)).toISOString()}","lastUpdatedBy":${JSON.stringify(row.last_updated_by)},"sessionId":${JSON.stringify(row.session_id)}}`,
       createdAt: Number(row.created_at),

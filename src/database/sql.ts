@@ -7,6 +7,13 @@ import { inUnitOfWork, unitManager } from './unit-of-work.js';
 type Scalar = string | number | boolean | null | Uint8Array;
 export type Parameters = Record<string, Scalar | readonly Scalar[]>;
 
+/** The running sums `rowsWithinBytes` adds to each row. */
+interface SizedRow {
+  page_bytes_before: number | string;
+  page_bytes_before_previous: number | string;
+  page_position: number | string;
+}
+
 /** A column of `Sql.updateRows`, with its PostgreSQL type. */
 export interface Column {
   name: string;
@@ -86,18 +93,40 @@ export class Sql implements OnApplicationShutdown {
   }
 
   /**
-   * Rows of a page query, in order, while the sizes (`sizeOf`) of the rows before stay under
-   * `maxBytes` (the first row always comes): a page of large records ends early. `cut`: rows the
-   * query found were left out for their size.
+   * Up to `limit` rows of a page query, in `orderBy` order, while the sizes (`size`, an SQL
+   * expression, e.g. `LENGTH(body)`) of the rows before stay under `maxBytes` (the first row
+   * always comes): a page of large records ends early. The database counts the bytes (a running
+   * sum) and sends only the rows that fit, plus the first that does not, stripped here, which
+   * tells that more follow (`cut`); so a page never loads more than `maxBytes` and one record,
+   * however large the records or `limit`.
    */
-  async rowsWithinBytes<T>(sql: string, parameters: Parameters, maxBytes: number, sizeOf: (row: T) => number): Promise<{ rows: T[]; cut: boolean }> {
-    const found = await this.rows<T>(sql, parameters);
-    let before = 0;
-    for (let i = 0; i < found.length; i++) {
-      if (i > 0 && before >= maxBytes) return { rows: found.slice(0, i), cut: true };
-      before += sizeOf(found[i]!);
+  async rowsWithinBytes<T>(query: {
+    /** The columns, without `SELECT`. */
+    select: string;
+    /** `FROM` (with joins) and `WHERE`, without `FROM`. */
+    from: string;
+    orderBy: string;
+    size: string;
+    parameters: Parameters;
+    limit: number;
+    maxBytes: number;
+  }): Promise<{ rows: T[]; cut: boolean }> {
+    const { select, from, orderBy, size, parameters, limit, maxBytes } = query;
+    const running = (upTo: number) => `COALESCE(SUM(${size}) OVER (ORDER BY ${orderBy} ROWS BETWEEN UNBOUNDED PRECEDING AND ${upTo} PRECEDING), 0)`;
+    const found = await this.rows<T & SizedRow>(
+      `SELECT * FROM (
+        SELECT ${select}, ${running(1)} AS page_bytes_before, ${running(2)} AS page_bytes_before_previous, ROW_NUMBER() OVER (ORDER BY ${orderBy}) AS page_position
+        FROM ${from} ORDER BY ${orderBy} LIMIT :pageLimit
+      ) page WHERE page_bytes_before_previous < :pageMaxBytes ORDER BY page_position`,
+      { ...parameters, pageLimit: limit, pageMaxBytes: maxBytes },
+    );
+    let cut = false;
+    const rows: T[] = [];
+    for (const { page_bytes_before: before, page_bytes_before_previous: _previous, page_position: position, ...row } of found) {
+      if (Number(position) > 1 && Number(before) >= maxBytes) cut = true;
+      else rows.push(row as T);
     }
-    return { rows: found, cut: false };
+    return { rows, cut };
   }
 
   /**

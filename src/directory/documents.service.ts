@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, type EntityManager, type Repository } from 'typeorm';
 import { effectiveDocumentAccess } from './effective-access.js';
-import { PageTokens, PAGE_SIZE } from '../common/paging.js';
+import { PageTokens, PAGE_BYTES, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { AccessType } from '../common/access-types.js';
 import { ApiKeyRepository } from '../workspace/api-key.repository.js';
@@ -148,13 +148,24 @@ export class DocumentsService {
     if (request.folderId === ROOT) where.add('folder_id IS NULL');
     else where.equal('folder_id', request.folderId);
     if (after) where.add('(created_at, id) > (:afterCreatedAt, :afterId)', { afterCreatedAt: after[0], afterId: after[1] });
-    const rows = (
-      await this.sql.rows<DocumentRow>(
-        `SELECT id, name, folder_id, access_type, disabled, metadata, created_at, last_updated FROM document WHERE ${where} ORDER BY created_at, id LIMIT :limit`,
-        { ...where.parameters, limit: pageSize + 1 },
-      )
-    ).map(toDocument);
-    const { items: page, next } = this.pageTokens.page(rows, pageSize, apiKeyId, 'documents/get', filters, (last) => [last.createdAt, last.id]);
+    const { rows, cut } = await this.sql.rowsWithinBytes<DocumentRow>({
+      select: 'id, name, folder_id, access_type, disabled, metadata, created_at, last_updated',
+      from: `document WHERE ${where}`,
+      orderBy: 'created_at, id',
+      size: 'LENGTH(metadata) + COALESCE(LENGTH(name), 0)',
+      parameters: where.parameters,
+      limit: pageSize + 1,
+      maxBytes: PAGE_BYTES,
+    });
+    const { items: page, next } = this.pageTokens.page(
+      rows.map(toDocument),
+      pageSize,
+      apiKeyId,
+      'documents/get',
+      filters,
+      (last) => [last.createdAt, last.id],
+      cut,
+    );
     const keyDefault = (await this.apiKeys.settings(apiKeyId)).defaultDocumentAccessType;
     const folderAccess = await this.folders.effectiveAccess(
       this.documents.manager,

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, type EntityManager, type Repository } from 'typeorm';
-import { PageTokens, PAGE_SIZE } from '../common/paging.js';
+import { PageTokens, PAGE_BYTES, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import { Sql } from '../database/sql.js';
+import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, splitMetadata, type ItemResults } from '../common/batch.js';
 import { DirectoryMessages } from './directory.errors.js';
@@ -19,8 +19,28 @@ export type OrganizationRecord = Record<string, unknown> & {
   lastUpdated: number;
 };
 
-export function toOrganizationRecord(row: OrganizationEntity): OrganizationRecord {
+export function toOrganizationRecord(row: Omit<OrganizationEntity, 'apiKeyId'>): OrganizationRecord {
   return { ...row.metadata, id: row.id, organizationName: row.name, disabled: row.disabled, createdAt: row.createdAt, lastUpdated: row.lastUpdated };
+}
+
+interface OrganizationRow {
+  id: string;
+  name: string | null;
+  disabled: boolean | number;
+  metadata: string;
+  created_at: number | string;
+  last_updated: number | string;
+}
+
+function organizationOf(row: OrganizationRow): Omit<OrganizationEntity, 'apiKeyId'> {
+  return {
+    id: row.id,
+    name: row.name,
+    disabled: Boolean(row.disabled),
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    createdAt: Number(row.created_at),
+    lastUpdated: Number(row.last_updated),
+  };
 }
 
 @Injectable()
@@ -88,16 +108,26 @@ export class OrganizationsService {
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
     const filters = { organizationIds: request.organizationIds ?? null };
     const after = request.pageToken ? this.pageTokens.decode<[number, string]>(principal.apiKeyId, 'organizations/get', filters, request.pageToken) : undefined;
-    const query = this.organizations
-      .createQueryBuilder('o')
-      .where('o.api_key_id = :apiKeyId', { apiKeyId: principal.apiKeyId })
-      .orderBy('o.created_at', 'ASC')
-      .addOrderBy('o.id', 'ASC')
-      .limit(pageSize + 1);
-    if (request.organizationIds) query.andWhere('o.id IN (:...ids)', { ids: request.organizationIds.length ? request.organizationIds : [''] });
-    if (after) query.andWhere('(o.created_at, o.id) > (:t, :id)', { t: after[0], id: after[1] });
-    const rows = await query.getMany();
-    const page = this.pageTokens.page(rows, pageSize, principal.apiKeyId, 'organizations/get', filters, (last) => [last.createdAt, last.id]);
+    const where = new Conditions().equal('api_key_id', principal.apiKeyId).among('id', request.organizationIds);
+    if (after) where.add('(created_at, id) > (:afterCreatedAt, :afterId)', { afterCreatedAt: after[0], afterId: after[1] });
+    const { rows, cut } = await this.sql.rowsWithinBytes<OrganizationRow>({
+      select: 'id, name, disabled, metadata, created_at, last_updated',
+      from: `organization WHERE ${where}`,
+      orderBy: 'created_at, id',
+      size: 'LENGTH(metadata) + COALESCE(LENGTH(name), 0)',
+      parameters: where.parameters,
+      limit: pageSize + 1,
+      maxBytes: PAGE_BYTES,
+    });
+    const page = this.pageTokens.page(
+      rows.map(organizationOf),
+      pageSize,
+      principal.apiKeyId,
+      'organizations/get',
+      filters,
+      (last) => [last.createdAt, last.id],
+      cut,
+    );
     return { organizations: page.items.map(toOrganizationRecord), nextPageToken: page.next };
   }
 

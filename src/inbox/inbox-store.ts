@@ -1,6 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Conditions, namingFilter, Sql } from '../database/sql.js';
+import { PAGE_BYTES } from '../common/paging.js';
 import type { Delivered, InboxNotification } from './notifications.js';
 import { chunksOf, groupBy } from '../common/collections.js';
 import { DirectoryDeletes, type DeletedPlaces, type DirectoryObserver } from '../directory/directory-deletes.js';
@@ -86,7 +87,8 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
 
   /**
    * One keyset page. With a user: their inbox, unread first, then by timestamp in `order`; else
-   * the organization's (or document's) notifications by timestamp. Two statements.
+   * the organization's (or document's) notifications by timestamp; cut short past `PAGE_BYTES`.
+   * Two statements.
    */
   async page(
     apiKeyId: string,
@@ -95,11 +97,11 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
     order: 'asc' | 'desc',
     after: InboxCursor | undefined,
     limit: number,
-  ): Promise<{ items: Delivered[]; cursorOf: (item: Delivered) => InboxCursor }> {
+  ): Promise<{ items: Delivered[]; cut: boolean; cursorOf: (item: Delivered) => InboxCursor }> {
     const comparison = order === 'desc' ? '<' : '>';
     const direction = order === 'desc' ? 'DESC' : 'ASC';
     const where = this.where(apiKeyId, organizationId, filter, 'n');
-    let rows: NotificationRow[];
+    let page: { rows: NotificationRow[]; cut: boolean };
     if (filter.userId !== undefined) {
       where.equal('r.user_id', filter.userId);
       if (after?.length === 3) {
@@ -109,19 +111,30 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
           afterId: after[2],
         });
       }
-      rows = await this.sql.rows<NotificationRow>(
-        `SELECT n.body, r.is_read FROM inbox_recipient r
+      page = await this.sql.rowsWithinBytes<NotificationRow>({
+        select: 'n.body, r.is_read',
+        from: `inbox_recipient r
           JOIN inbox_notification n ON n.api_key_id = r.api_key_id AND n.organization_id = r.organization_id AND n.id = r.notification_id
-          WHERE ${where} ORDER BY r.is_read, r.timestamp ${direction}, r.notification_id ${direction} LIMIT :limit`,
-        { ...where.parameters, limit },
-      );
+          WHERE ${where}`,
+        orderBy: `r.is_read, r.timestamp ${direction}, r.notification_id ${direction}`,
+        size: 'LENGTH(n.body)',
+        parameters: where.parameters,
+        limit,
+        maxBytes: PAGE_BYTES,
+      });
     } else {
       if (after?.length === 2) where.add(`(n.timestamp, n.id) ${comparison} (:afterTimestamp, :afterId)`, { afterTimestamp: after[0], afterId: after[1] });
-      rows = await this.sql.rows<NotificationRow>(
-        `SELECT n.body FROM inbox_notification n WHERE ${where} ORDER BY n.timestamp ${direction}, n.id ${direction} LIMIT :limit`,
-        { ...where.parameters, limit },
-      );
+      page = await this.sql.rowsWithinBytes<NotificationRow>({
+        select: 'n.body',
+        from: `inbox_notification n WHERE ${where}`,
+        orderBy: `n.timestamp ${direction}, n.id ${direction}`,
+        size: 'LENGTH(n.body)',
+        parameters: where.parameters,
+        limit,
+        maxBytes: PAGE_BYTES,
+      });
     }
+    const { rows, cut } = page;
     const notifications = rows.map((row) => JSON.parse(row.body) as InboxNotification);
     const recipients = await this.recipientsOf(
       apiKeyId,
@@ -134,7 +147,7 @@ export class InboxStore implements DirectoryObserver, OnModuleInit {
       filter.userId !== undefined
         ? [readOf.get(item.notification.id)!, item.notification.timestamp, item.notification.id]
         : [item.notification.timestamp, item.notification.id];
-    return { items, cursorOf };
+    return { items, cut, cursorOf };
   }
 
   /** The notifications matching `filter`, locked until the transaction ends, with their recipients. */

@@ -111,8 +111,8 @@ export class InboxService {
     const filter = { documentId: request.documentId, locationId: request.locationId, userId: request.userId, notificationIds: request.notificationIds };
     const filters = { organizationId, ...filter, order };
     const after = request.pageToken ? this.pageTokens.decode<InboxCursor>(apiKeyId, OPERATION_GET, filters, request.pageToken) : undefined;
-    const { items, cursorOf } = await this.store.page(apiKeyId, organizationId, filter, order, after, pageSize + 1);
-    const page = this.pageTokens.page(items, pageSize, apiKeyId, OPERATION_GET, filters, cursorOf);
+    const { items, cut, cursorOf } = await this.store.page(apiKeyId, organizationId, filter, order, after, pageSize + 1);
+    const page = this.pageTokens.page(items, pageSize, apiKeyId, OPERATION_GET, filters, cursorOf, cut);
     return { notifications: page.items.map((item) => notificationJson(apiKeyId, item)), pageToken: page.next };
   }
 

@@ -371,6 +371,8 @@ export class GetCommentsRequest extends CommentThreadPlace {
   @Optional()
   @Satisfies(checkArrayOf(checkCommentId, { min: 1, max: MAX_BATCH }))
   commentIds?: number[];
+  @PageSizeField() pageSize?: number;
+  @PageTokenField() pageToken?: string;
 }
 
 export class UpdateCommentsRequest extends CommentThreadPlace {
@@ -418,7 +420,8 @@ export class AnnotationsResult extends SuccessResult {
       { type: 'array', items: { type: 'object', additionalProperties: true, nullable: true } },
       { type: 'object', additionalProperties: { type: 'array', items: { type: 'object', additionalProperties: true } } },
     ],
-    description: 'Threads (each with its `comments`), or by document id with `groupByDocumentId`; `null` for a requested annotation id that does not exist.',
+    description:
+      'Threads (each with its `comments`), or by document id with `groupByDocumentId`; `null` for a requested annotation id that does not exist. A thread whose comments pass a page (8 MiB) carries the first of them and `commentsPageToken`, the `pageToken` of comments get for the rest.',
   })
   data!: unknown;
   @ApiPropertyOptional() nextPageToken?: string;
@@ -437,7 +440,13 @@ export class CommentIdsResult extends SuccessResult {
 }
 
 export class CommentsResult extends SuccessResult {
-  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true, nullable: true } }) data!: unknown[];
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true, nullable: true },
+    description: 'Oldest first; on the last page, `null` for each requested comment id that does not exist.',
+  })
+  data!: unknown[];
+  @ApiPropertyOptional({ description: 'Set when more comments follow: send it as `pageToken` for the next page.' }) nextPageToken?: string;
 }
 
 export class CommentOutcomesResult extends SuccessResult {
