@@ -10,10 +10,15 @@ interface RawAnswer {
   head: string;
   body: string;
   reset: boolean;
+  /** The connection was reset at any point (while still writing, say), answer or not. */
+  errored: boolean;
 }
 
-/** Writes `chunks` to the port (a function in the list waits), and reads until the server closes. */
-function exchange(port: number, chunks: (string | Buffer | (() => Promise<void>))[], timeoutMs = 15_000): Promise<RawAnswer> {
+/**
+ * Writes `chunks` to the port (a function in the list waits), and reads until the server closes;
+ * with `readLast`, reads only once everything is written, as a client busy sending does.
+ */
+function exchange(port: number, chunks: (string | Buffer | (() => Promise<void>))[], timeoutMs = 15_000, readLast = false): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const received: Buffer[] = [];
@@ -30,13 +35,15 @@ function exchange(port: number, chunks: (string | Buffer | (() => Promise<void>)
       clearTimeout(timer);
       const text = Buffer.concat(received).toString('utf8');
       const [head = '', body = ''] = text.split('\r\n\r\n');
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), head, body, reset: reset && !text });
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), head, body, reset: reset && !text, errored: reset });
     });
+    if (readLast) socket.pause();
     socket.on('connect', async () => {
       for (const chunk of chunks) {
         if (typeof chunk === 'function') await chunk();
         else if (!socket.destroyed) socket.write(chunk);
       }
+      if (readLast) setTimeout(() => socket.resume(), 200);
     });
   });
 }
@@ -96,8 +103,22 @@ describe('the wire contract at the HTTP layer', () => {
 
   it('a body far over the limit is answered 413 with the envelope, not reset', async () => {
     const body = JSON.stringify({ data: { organizationIds: ['x'.repeat(64 * 1024)] } });
-    const head = `POST /v2/organizations/get HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${headersOf(key.headers)}Content-Length: ${body.length}\r\n\r\n`;
+    const head = `POST /v2/organizations/get HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n${headersOf(key.headers)}Content-Length: ${body.length}\r\n\r\n`;
     const answer = await exchange(port, [head, body]);
+    assert.equal(answer.status, 413, answer.head);
+    assert.deepEqual(envelope(answer).error, { status: 'INVALID_ARGUMENT', message: 'Request body exceeds the limit of 4096 bytes.' });
+  });
+
+  it('a body far over the limit that is still arriving when it is judged gets 413, not a reset', async () => {
+    // Judged past four times the limit: the answer came at once and the connection closed while
+    // the client still sent, so its next bytes met a closed socket and the kernel reset the
+    // connection, discarding the answer (seen under parallel load with 10 MB bodies).
+    const total = 20 * 4096;
+    const head = `POST /v2/organizations/get HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n${headersOf(key.headers)}Content-Length: ${total}\r\n\r\n`;
+    const rest = Array.from({ length: 15 }, () => [wait(20), Buffer.alloc(4096, 'x')]).flat();
+    const answer = await exchange(port, [head, Buffer.alloc(5 * 4096, 'x'), wait(300), ...rest], 15_000, true);
+    // A client such as Node's http or fetch fails the request when its write meets a reset.
+    assert.equal(answer.errored, false, 'the connection was reset while the client sent');
     assert.equal(answer.status, 413, answer.head);
     assert.deepEqual(envelope(answer).error, { status: 'INVALID_ARGUMENT', message: 'Request body exceeds the limit of 4096 bytes.' });
   });

@@ -79,7 +79,7 @@ export function expressPipeline(config: AppConfig): HttpPipeline {
         // A refusal goes to Nest's error handler, which answers with the exception filter.
         readServiceBody(request, request, dependencies.config, (error, body) => {
           if (error) {
-            // The body was cut short (too slow, or far too large): this connection ends with the answer.
+            // The body did not arrive in time: this connection ends with the answer.
             response.setHeader('connection', 'close');
             return next(error);
           }
