@@ -431,7 +431,7 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
       'her comment goes',
     );
     assert.deepEqual(byId['t-bob'].comments[0].taggedUserContacts, [{ userId: 'carl', contact: carl }]);
-    assert.equal(byId['t-bob'].comments[1].commentText, 'ping {{ana}}', "the text is its author's");
+    assert.equal(byId['t-bob'].comments[1].commentText, 'ping @(deleted user)', "the text is its author's, but a mention of her is hers");
     // Nothing she wrote is left in a stored body either (an annotation's row keeps no copy of its comments).
     const stored = await storedBodies(['comment_annotation', 'comment']);
     assert.ok(

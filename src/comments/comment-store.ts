@@ -278,8 +278,8 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
 
   /**
    * Removes what the users wrote (user-data erasure): the threads they started, whole, and their
-   * comments in other threads; and their mentions everywhere (the text that tags them is its
-   * author's, and stays).
+   * comments in other threads; and their mentions everywhere (the text that tags them is
+   * rewritten by the erasure's scrub, `withoutUsersIn`).
    */
   async forgetWriters(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
     for (const [table, column] of [

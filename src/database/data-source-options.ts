@@ -57,6 +57,11 @@ export function dataSourceOptions(
       // 171 µs. Temporary sorts of this connection stay in memory too; the ones it makes (in
       // user-data erasure) are bounded by their chunks of 500.
       db.pragma('temp_store = MEMORY');
+      // Deleted and overwritten content is zeroed in the file, not left in free space where a
+      // copy of the disk would still show it: user-data erasure must reach the bytes (the log's
+      // copies go with the checkpoint after each erasure job). It costs little: SQLite writes the
+      // pages it changes anyway, and zeroes what it frees on them.
+      db.pragma('secure_delete = ON');
     },
   };
 }

@@ -15,6 +15,8 @@ export class DatabaseModule {
   static forConfig(config: AppConfig): DynamicModule {
     return {
       module: DatabaseModule,
+      // The app's one data source: every module may ask for its checkpointer.
+      global: true,
       imports: [
         TypeOrmModule.forRootAsync({
           // Each module's `forFeature` entities, and no others: no list here to keep in step.

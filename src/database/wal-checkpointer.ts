@@ -76,6 +76,20 @@ export class WalCheckpointer implements OnModuleInit, OnApplicationShutdown {
     clearTimeout(timeout);
   }
 
+  /**
+   * Copies the whole log into the database file and empties it (SQLite's TRUNCATE checkpoint),
+   * so that rows erased from the database (their bytes zeroed there by `secure_delete`) are not
+   * still in the log's older page images: run after each user-data erasure job. On the
+   * connection the service writes with, between units of work (no snapshot of its own is open),
+   * waiting for other readers up to its busy timeout; false when one still held an older
+   * snapshot, and a later checkpoint empties the log. Nothing to do on PostgreSQL or in memory.
+   */
+  truncateLog(): boolean {
+    if (this.config.dialect !== 'sqlite' || this.config.database === ':memory:') return true;
+    const [result] = embeddedConnection(this.dataSource)!.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    return result?.busy === 0;
+  }
+
   private setAutomaticCheckpoint(pages: number): void {
     embeddedConnection(this.dataSource)!.pragma(`wal_autocheckpoint = ${pages}`);
   }

@@ -1,6 +1,7 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../database/transactions.js';
+import { WalCheckpointer } from '../database/wal-checkpointer.js';
 import { DeletionJobs } from './deletion-jobs.js';
 import { UserErasure } from './user-erasure.js';
 
@@ -29,6 +30,7 @@ export class DeletionWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly jobs: DeletionJobs,
     private readonly erasure: UserErasure,
     private readonly transactions: Transactions,
+    private readonly checkpointer: WalCheckpointer,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -83,15 +85,22 @@ export class DeletionWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   /** Runs the job's next task; false when the job is finished or another instance holds it. */
-  private runTask(apiKeyId: string, jobId: string): Promise<boolean> {
-    return this.transactions.run(async (manager) => {
+  private async runTask(apiKeyId: string, jobId: string): Promise<boolean> {
+    const ran = await this.transactions.run(async (manager) => {
       const job = await this.jobs.claim(manager, apiKeyId, jobId);
-      if (!job) return false;
+      if (!job) return undefined;
       const [task, ...left] = job.tasksLeft;
       if (task) await this.erasure.run(task, manager, job.scope);
       await this.jobs.taskDone(manager, apiKeyId, jobId, left, Date.now());
-      if (!left.length) this.logger.log({ jobId }, 'Data deletion job completed');
-      return true;
+      return { finished: !left.length };
     });
+    if (!ran) return false;
+    if (ran.finished) {
+      // The embedded database's log still holds page images from before the erasure.
+      if (!this.checkpointer.truncateLog())
+        this.logger.warn({ jobId }, 'The log could not be emptied after a data deletion job; a later checkpoint empties it');
+      this.logger.log({ jobId }, 'Data deletion job completed');
+    }
+    return true;
   }
 }

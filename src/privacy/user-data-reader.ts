@@ -12,7 +12,7 @@ import { InboxStore } from '../inbox/inbox-store.js';
 import { notificationJson, type Delivered } from '../inbox/notifications.js';
 import { JudgmentLog } from '../memory/judgment-log.js';
 import type { JudgmentFields } from '../memory/memory.service.js';
-import { activityListOf, namesUser, notifies, withoutUsersIn, withoutUsersInThread, type ActivityList } from './user-mentions.js';
+import { activityListOf, namesUser, notifies, withoutUsersIn, type ActivityList } from './user-mentions.js';
 
 /** Items per list and page (upstream's page of the export). */
 export const USER_DATA_PAGE = 100;
@@ -215,7 +215,7 @@ export class UserDataReader {
       'commentAnnotations',
       (after, limit) => this.comments.naming(apiKeyId, organizationId, userId, after, limit),
       (thread: Thread) => thread.annotationId,
-      (thread) => withoutUsersInThread(thread, user) !== undefined || thread.comments.some((comment) => mentionsOf(comment).includes(userId)),
+      (thread) => withoutUsersIn(thread, user) !== undefined || thread.comments.some((comment) => mentionsOf(comment).includes(userId)),
       (thread) => threadJson(apiKeyId, thread),
     );
     data.inboxNotifications = await scanned(

@@ -10,7 +10,7 @@ import { NotificationPreferencesService } from '../events/notification-preferenc
 import { InboxStore } from '../inbox/inbox-store.js';
 import type { InboxNotification } from '../inbox/notifications.js';
 import { JudgmentLog } from '../memory/judgment-log.js';
-import { withoutUsers, withoutUsersIn, withoutUsersInThread } from './user-mentions.js';
+import { withoutUsers, withoutUsersIn } from './user-mentions.js';
 import { groupBy } from '../common/collections.js';
 
 /**
@@ -113,7 +113,7 @@ export class UserErasure {
         for (const { comments, ...annotation } of naming) {
           // Each is rewritten, changed or not: rows written before annotations stopped keeping a
           // copy of their comments may hold the users' words there. Not an edit: `lastUpdated` stays.
-          annotations.push(withoutUsersInThread({ ...annotation, comments: [] }, users) ?? annotation);
+          annotations.push(withoutUsersIn(annotation, users) ?? annotation);
           const changed = comments.map((comment) => withoutUsersIn(comment, users)).filter((comment): comment is Comment => comment !== undefined);
           await this.comments.putComments(manager, apiKeyId, annotation.organizationId, annotation.annotationId, changed, { fresh: false });
         }

@@ -34,25 +34,41 @@ export function namesUser(activity: Activity, userId: string): boolean {
  * names none of them. Erasure keeps other people's records (they are theirs) but not the erased
  * users in them:
  * - an item of a list that is such a user (an object with their `userId`, or one whose
- *   `contact` is, as in `taggedUserContacts`), or their id in `involvedUserIds`, is removed;
+ *   `contact` is, as in `taggedUserContacts`), or their id in a list of ids (`userIds`,
+ *   `involvedUserIds`, any `…UserIds`, as a restricted thread's `visibilityConfig.userIds`), is
+ *   removed;
  * - any other value that is such a user (`from`, `assignedTo`, a template's user object,
- *   `changes.*.from/to`) becomes null.
+ *   `changes.*.from/to`), or their bare id in a field of one (`resolvedByUserId`, any
+ *   `…UserId`), becomes null;
+ * - a mention of them in text (`{{userId}}`, which tags them) reads `ERASED_MENTION`; text that
+ *   merely contains their id is the writer's and stays.
  * The top-level `actionUser` is left alone: records made by the erased users are deleted whole.
  */
 export function withoutUsers(activity: Activity, users: ReadonlySet<string>): Activity | undefined {
   return withoutUsersIn(activity, users, ['actionUser']);
 }
 
-/** `withoutUsers` for any record, leaving the top-level fields named in `kept` alone. */
+/** What a mention of an erased user reads in others' text. */
+export const ERASED_MENTION = '@(deleted user)';
+
+/** `withoutUsers` for any record (activities, comments, threads, notifications), leaving the top-level fields named in `kept` alone. */
 export function withoutUsersIn<T extends object>(record: T, users: ReadonlySet<string>, kept: readonly (keyof T & string)[] = []): T | undefined {
   let changed = false;
+  const mention = new RegExp(`\\{\\{(${[...users].map(escapeRegExp).join('|')})\\}\\}`, 'g');
   const isUser = (value: unknown): boolean => {
     const entry = asObject(value);
     return entry !== undefined && (users.has(entry.userId as string) || users.has(asObject(entry.contact)?.userId as string));
   };
+  const isIdOf = (key: string | undefined, value: unknown, suffix: 'UserId' | 'UserIds'): boolean =>
+    key !== undefined && (key === suffix.charAt(0).toLowerCase() + suffix.slice(1) || key.endsWith(suffix)) && users.has(value as string);
   const scrub = (value: unknown, key: string | undefined, top: boolean): unknown => {
+    if (typeof value === 'string') {
+      const text = value.replace(mention, ERASED_MENTION);
+      if (text !== value) changed = true;
+      return text;
+    }
     if (Array.isArray(value)) {
-      const keptItems = value.filter((item) => !(isUser(item) || (key === 'involvedUserIds' && users.has(item as string))));
+      const keptItems = value.filter((item) => !(isUser(item) || isIdOf(key, item, 'UserIds')));
       if (keptItems.length !== value.length) changed = true;
       return keptItems.map((item) => scrub(item, undefined, false));
     }
@@ -61,7 +77,7 @@ export function withoutUsersIn<T extends object>(record: T, users: ReadonlySet<s
     return Object.fromEntries(
       Object.entries(entries).map(([name, entry]) => {
         if (top && (kept as readonly string[]).includes(name)) return [name, entry];
-        if (isUser(entry)) {
+        if (isUser(entry) || isIdOf(name, entry, 'UserId')) {
           changed = true;
           return [name, null];
         }
@@ -73,28 +89,8 @@ export function withoutUsersIn<T extends object>(record: T, users: ReadonlySet<s
   return changed ? scrubbed : undefined;
 }
 
-/**
- * A comment thread (annotation and comments) without `users`, as `withoutUsersIn` takes them out,
- * plus the annotation's fields that hold a bare user id (who resolved it or last changed its
- * status, who a restricted thread is visible to); undefined when it names none of them.
- */
-export function withoutUsersInThread<T extends { comments: object[] }>(thread: T, users: ReadonlySet<string>): T | undefined {
-  const scrubbed = withoutUsersIn(thread, users) ?? thread;
-  const fields = scrubbed as unknown as Record<string, unknown> & { visibilityConfig?: { userIds?: string[] } };
-  let changed = scrubbed !== thread;
-  const result: Record<string, unknown> = { ...fields };
-  for (const field of ['resolvedByUserId', 'statusUpdatedByUserId']) {
-    if (typeof fields[field] === 'string' && users.has(fields[field] as string)) {
-      result[field] = null;
-      changed = true;
-    }
-  }
-  const visibleTo = fields.visibilityConfig?.userIds;
-  if (visibleTo?.some((userId) => users.has(userId))) {
-    result.visibilityConfig = { ...fields.visibilityConfig, userIds: visibleTo.filter((userId) => !users.has(userId)) };
-    changed = true;
-  }
-  return changed ? (result as unknown as T) : undefined;
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {
