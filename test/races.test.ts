@@ -125,6 +125,38 @@ describe('concurrent writes', () => {
     assert.equal(mentioned.length, 1);
   });
 
+  it('40 comments/add to one thread at once, with mentions and events: every answer a success, 40 distinct ids, one mention row each', async () => {
+    const place = { organizationId: 'org-threads', documentId: 'doc', annotationId: 'busy-thread' };
+    expectSuccess(
+      await call('/v2/commentannotations/add', {
+        organizationId: place.organizationId,
+        documentId: place.documentId,
+        commentAnnotations: [{ annotationId: place.annotationId, commentData: [{ commentText: 'start', from: { userId: 'ana' } }] }],
+      }),
+    );
+    // Each add reads only the thread's highest id and its commenters, under the annotation's lock.
+    const answers = await at(40, (i) =>
+      call('/v2/commentannotations/comments/add', {
+        ...place,
+        commentData: [{ commentText: `reply ${i} {{bob}}`, from: { userId: `writer-${i % 4}` }, triggerActivities: true, triggerNotification: true }],
+      }),
+    );
+    const ids = answers.map((answer) => {
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      return (answer.body as { result: { data: number[] } }).result.data[0]!;
+    });
+    assert.deepEqual(
+      [...ids].sort((a, b) => a - b),
+      Array.from({ length: 40 }, (_, i) => i + 2),
+    );
+    const comments = expectSuccess(await call('/v2/commentannotations/comments/get', place)).data as { commentId: number }[];
+    assert.equal(comments.length, 41);
+    const [row] = await app.dataSource.query(
+      `SELECT COUNT(*) AS mentions FROM comment_mention WHERE api_key_id = '${key.apiKey}' AND annotation_id = 'busy-thread' AND user_id = 'bob'`,
+    );
+    assert.equal(Number(row.mentions), 40);
+  });
+
   it("a read while another request's transaction is open sees only committed rows (no ghost of a write that rolls back)", async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -51,6 +51,11 @@ const ODD_VALUES: unknown[] = [
   [{ constructor: 'x' }],
   nested(5000, 'object'),
   nested(5000, 'array'),
+  // Shapes the third attack used: an address list, a header injection, markup, a mention.
+  'a@x.com, b@evil.test',
+  'a@x.com\r\nBcc: b@evil.test',
+  '<img src=x onerror=alert(1)><b>X</b>',
+  '{{someone}}',
 ];
 
 /** Content types that do not parse as a media type; bodies are JSON whatever they say. */
