@@ -245,6 +245,25 @@ export class WebhookEndpointsService {
   }
 
   /**
+   * Locks the rows of endpoints whose health an outcome writer is about to record, in id order,
+   * before it touches their deliveries. Deleting an endpoint locks its row, then cancels its
+   * deliveries; a writer holding deliveries and waiting for the endpoint row would close a cycle
+   * (PostgreSQL deadlock, and the delete answered 500). Endpoint rows first, deliveries after, is
+   * the one lock order. Ids are unique across keys, so the keys' and ids' lists select exactly
+   * these rows.
+   */
+  async lockForHealth(manager: EntityManager, endpoints: readonly { apiKeyId: string; endpointId: string }[]): Promise<void> {
+    if (!endpoints.length) return;
+    await this.sql.lockRows(
+      manager,
+      'SELECT id FROM webhook_endpoint WHERE api_key_id IN (:...apiKeyIds) AND id IN (:...ids) ORDER BY id',
+      { apiKeyIds: [...new Set(endpoints.map((e) => e.apiKeyId))], ids: [...new Set(endpoints.map((e) => e.endpointId))] },
+      // Health columns only: rows referring to the endpoint's key are not held up.
+      { keysKept: true },
+    );
+  }
+
+  /**
    * Keeps an endpoint's health from its latest attempt: a success clears its failing streak; a
    * failure starts one, and disables the endpoint when the receiver answered 410 Gone or the
    * streak has lasted `FAILING_ENDPOINT_DISABLED_AFTER_MS`. Returns whether it was disabled now.

@@ -487,9 +487,17 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private async write(batch: DeliveryOutcome[]): Promise<void> {
     try {
       const { disabled, followUpRoutes } = await this.transactions.run(async (manager) => {
+        // One lock order with endpoint writes: the rows of the endpoints whose health this batch
+        // may record (in id order, so instances settling at once cannot deadlock on them either),
+        // then the deliveries. Deleting an endpoint locks its row before its deliveries; taken
+        // the other way round here, the two deadlocked.
+        const attempted = batch.filter((outcome) => outcome.attempted && outcome.delivery.channel === 'advanced_webhook');
+        await this.endpoints.lockForHealth(
+          manager,
+          attempted.map((outcome) => ({ apiKeyId: outcome.delivery.apiKeyId, endpointId: outcome.delivery.target })),
+        );
         const written = await this.store.settle(manager, batch, this.clock.now());
-        // An endpoint's health follows its latest attempt in the batch; endpoints are written in
-        // id order, so instances settling at once cannot deadlock on them.
+        // An endpoint's health follows its latest attempt in the batch.
         const latest = new Map<string, DeliveryOutcome>();
         for (const outcome of written) if (outcome.attempted && outcome.delivery.channel === 'advanced_webhook') latest.set(outcome.delivery.target, outcome);
         const disabledNow: string[] = [];
