@@ -17,12 +17,8 @@ import { Cancellation } from './webhook-http.js';
 const POLL_MS = 1000;
 /** How long wake-ups wait to be claimed together. */
 const WAKE_DELAY_MS = 2;
-/** Outcomes are written together: after this long, or as soon as this many wait. */
-const SETTLE_DELAY_MS = 10;
-const SETTLE_BATCH = 128;
-/** Claiming pauses while claimed events take this much memory, or this many outcomes wait to be written. */
+/** Claiming pauses while claimed events take this much memory. */
 const HELD_BYTES_LIMIT = 64 * 1024 * 1024;
-const UNWRITTEN_OUTCOMES_LIMIT = 4096;
 /**
  * A queued delivery starts only if its claim was known to hold this recently; older ones wait for
  * the next check, so a delivery cancelled through another instance is not sent after it.
@@ -64,7 +60,8 @@ interface Queued {
  * to start (`startAllowanceMs`), the attempt and a margin to write its outcome: a live worker
  * settles first, and a dead worker's claims are taken again when they end. At-least-once: a
  * crash between a receiver's answer and its record means one more attempt, with the same
- * `webhook-id`.
+ * `webhook-id`. An attempt keeps its slot (of the worker's and of its route's concurrency) until
+ * its outcome is written, so what a crash sends again is at most the attempts in flight then.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -98,7 +95,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly attempts = new Set<Promise<void>>();
   /** Attempts stopped by shutdown, to be handed back unjudged. */
   private readonly abandoned: ClaimedDelivery[] = [];
-  private readonly toSettle: DeliveryOutcome[] = [];
+  /** Outcomes waiting to be written, each with what frees its attempt's slot once it is. */
+  private readonly toSettle: { outcome: DeliveryOutcome; recorded: () => void }[] = [];
   private settling: Promise<void> | undefined;
   private readonly timers: {
     wake?: NodeJS.Timeout;
@@ -267,7 +265,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
    * a slot frees), while what it holds stays within memory bounds.
    */
   private room(): number {
-    if (this.heldBytes > HELD_BYTES_LIMIT || this.toSettle.length > UNWRITTEN_OUTCOMES_LIMIT) return 0;
+    if (this.heldBytes > HELD_BYTES_LIMIT) return 0;
     return 2 * this.capacity - this.inFlightCount - this.queuedCount;
   }
 
@@ -428,6 +426,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.inFlightCount++;
     const ended = this.pacing.started(delivery.route);
     const attemptedAt = this.clock.now();
+    let recorded: Promise<void> = Promise.resolve();
     const attempt = this.senders
       .attempt(delivery, context, startBy, cancellation)
       .catch((error: unknown): AttemptResult => ({ sent: true, error: `Delivery failed: ${(error as Error).message}`, durationMs: 0 }))
@@ -439,7 +438,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         if (cancellation.reason === 'stopping') return void this.abandoned.push(delivery);
         if (!cancellation.cancelled) this.pacing.noteSpeed(delivery.route, result);
         const judged = judge(delivery, result, this.clock.now());
-        this.settleSoon({
+        recorded = this.settleSoon({
           delivery,
           attempted: result.sent,
           attemptedAt,
@@ -453,23 +452,36 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         });
       })
       .finally(() => {
-        ended();
-        running.delete(cancellation);
-        if (!running.size) this.inFlight.delete(delivery.route);
-        this.inFlightCount--;
         this.attempts.delete(attempt);
-        this.drain();
-        // Refill a route with more due once half its room is free: claims stay batches rather
-        // than one per finished attempt, and come before the route runs dry.
-        if (this.active.has(delivery.route) && this.routeLoad(delivery.route) <= this.pacing.roomOf(delivery.route) / 2) this.wake([]);
+        // The slot frees once the outcome is written, not when the receiver answers: a request
+        // sent is sent again after a crash until its outcome is recorded, so the attempts a crash
+        // repeats stay within the concurrency (an outcome writer falling behind, or failing,
+        // holds back new attempts instead of piling up answered ones to be sent again).
+        void recorded.finally(() => {
+          ended();
+          running.delete(cancellation);
+          if (!running.size) this.inFlight.delete(delivery.route);
+          this.inFlightCount--;
+          this.drain();
+          // Refill a route with more due once half its room is free: claims stay batches rather
+          // than one per finished attempt, and come before the route runs dry.
+          if (this.active.has(delivery.route) && this.routeLoad(delivery.route) <= this.pacing.roomOf(delivery.route) / 2) this.wake([]);
+        });
       });
     this.attempts.add(attempt);
   }
 
-  private settleSoon(outcome: DeliveryOutcome): void {
-    this.toSettle.push(outcome);
-    if (this.toSettle.length >= SETTLE_BATCH) void this.settleNow();
-    else this.timers.settle ??= setTimeout(() => void this.settleNow(), SETTLE_DELAY_MS);
+  /**
+   * Queues an outcome to be written; resolves once it is. The write starts at once when none is
+   * under way (on the next turn of the event loop, so outcomes arriving together share it);
+   * outcomes arriving during a write share the next one. No waiting for company: every
+   * millisecond an answered attempt waits for its record, it holds its slot.
+   */
+  private settleSoon(outcome: DeliveryOutcome): Promise<void> {
+    return new Promise((recorded) => {
+      this.toSettle.push({ outcome, recorded });
+      this.timers.settle ??= setTimeout(() => void this.settleNow(), 0);
+    });
   }
 
   /** Writes the waiting outcomes in one unit of work; on failure they wait for the next try. */
@@ -484,7 +496,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     await this.settling;
   }
 
-  private async write(batch: DeliveryOutcome[]): Promise<void> {
+  private async write(waiting: { outcome: DeliveryOutcome; recorded: () => void }[]): Promise<void> {
+    const batch = waiting.map((item) => item.outcome);
     try {
       const { disabled, followUpRoutes } = await this.transactions.run(async (manager) => {
         // One lock order with endpoint writes: the rows of the endpoints whose health this batch
@@ -515,7 +528,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         const routes = new Set(written.flatMap((outcome) => (outcome.followUps ?? []).map((destination) => destination.route)));
         return { disabled: disabledNow, followUpRoutes: routes };
       }, this.outcomes);
-      for (const outcome of batch) this.unhold(outcome.delivery);
+      for (const { outcome, recorded } of waiting) {
+        this.unhold(outcome.delivery);
+        recorded();
+      }
       if (followUpRoutes.size) this.wake(followUpRoutes);
       for (const endpointId of disabled) {
         this.counters.endpointsDisabled++;
@@ -528,7 +544,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       }
     } catch (error) {
       this.logger.warn({ err: error, outcomes: batch.length }, 'Writing delivery outcomes failed; trying again shortly');
-      this.toSettle.unshift(...batch);
+      this.toSettle.unshift(...waiting);
       this.timers.settle ??= setTimeout(() => void this.settleNow(), POLL_MS);
     }
   }

@@ -75,9 +75,12 @@ export async function apiKeyHeadersOn(port: number, ownerEmail: string): Promise
   return { 'x-svc-api-key': apiKey, 'x-svc-auth-token': token };
 }
 
+/** How many times `addWhileKilled` kills the service. */
+export const KILLS = 2;
+
 /**
  * Two writers add activities (batches of `batchSize`, ids `r<round>-<writer>-<batch>-<i>`) while
- * the service is killed with SIGKILL, twice, and started again after each kill (`running.service`
+ * the service is killed with SIGKILL, `KILLS` times, and started again after each kill (`running.service`
  * is the one running at the end). Each writer waits `pauseMs` between batches (a test whose every
  * event fans out keeps the flow, and the wait for its deliveries, small). Answers the ids whose
  * add was acknowledged.
@@ -89,7 +92,7 @@ export async function addWhileKilled(
   add: { headers: Record<string, string>; organizationId: string; batchSize: number; pauseMs?: number; activity: (id: string) => Record<string, unknown> },
 ): Promise<Set<string>> {
   const acknowledged = new Set<string>();
-  for (let round = 0; round < 2; round++) {
+  for (let round = 0; round < KILLS; round++) {
     let writing = true;
     const writer = async (name: string) => {
       for (let batch = 0; writing; batch++) {
