@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from './helpers/app.js';
+import { ownDatabase, type OwnDatabase } from './helpers/database.js';
 import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
 
 /**
@@ -10,8 +11,17 @@ import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
  */
 describe('migrating a database forward', () => {
   let app: TestApp;
-  before(async () => (app = await startApp()));
-  after(() => app.close());
+  let database: OwnDatabase;
+  // A database of its own on PostgreSQL: undoing migrations on the run's shared one raced the
+  // other files' starts, which ran the undone migrations again ("relation already exists").
+  before(async () => {
+    database = await ownDatabase();
+    app = await startApp(database.url ? { DATABASE_URL: database.url } : {});
+  });
+  after(async () => {
+    await app.close();
+    await database.drop();
+  });
 
   it('UpstreamFields fills in the facets of judgments recorded before it, from their activities', async () => {
     const call = agentFor(app, await createKey(app));
