@@ -20,6 +20,7 @@ import { CrdtModule } from './crdt/crdt.module.js';
 import { EventsModule } from './events/events.module.js';
 import { CommentsModule } from './comments/comments.module.js';
 import { InboxModule } from './inbox/inbox.module.js';
+import { LiveModule } from './live/live.module.js';
 import { MemoryModule } from './memory/memory.module.js';
 import { DirectoryModule } from './directory/directory.module.js';
 import { PrivacyModule } from './privacy/privacy.module.js';
@@ -48,6 +49,7 @@ export class AppModule {
         AccessModule,
         ActivityModule,
         CrdtModule,
+        LiveModule,
         EventsModule,
         InboxModule,
         CommentsModule,

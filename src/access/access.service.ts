@@ -149,6 +149,24 @@ export class AccessService {
   }
 
   /**
+   * The role one user holds on one document, as permissions get resolves it (stored grants,
+   * folders, the organization, the document's access type); undefined when they may not see it,
+   * or the organization or document does not exist.
+   */
+  async documentRole(apiKeyId: string, organizationId: string, documentId: string, userId: string): Promise<AccessRole | undefined> {
+    let world: PermissionWorld;
+    try {
+      ({ world } = await this.loadWorld(apiKeyId, organizationId, [userId], [], [documentId]));
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'NOT_FOUND') return undefined;
+      throw error;
+    }
+    if (!world.documents.has(documentId)) return undefined;
+    const entry = new PermissionResolver(world).permission(userId, { type: 'document', id: documentId });
+    return 'accessRole' in entry ? entry.accessRole : undefined;
+  }
+
+  /**
    * Grants a user access (the same grants users add makes). An `expiresAt` makes the grant
    * temporary, a row of its own beside any regular one; re-adding replaces role and expiry.
    * Missing organizations and documents are created (documents at top level); folders must exist.

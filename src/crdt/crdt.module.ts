@@ -9,6 +9,6 @@ import { CrdtStore } from './crdt-store.js';
   imports: [DirectoryModule],
   controllers: [CrdtController],
   providers: [CrdtService, CrdtStore],
-  exports: [CrdtStore],
+  exports: [CrdtStore, CrdtService],
 })
 export class CrdtModule {}

@@ -32,7 +32,7 @@ export const CrdtErrors = {
 const OPERATION_GET = 'crdt/get';
 
 /** Who writes: recorded as the editor's `lastUpdatedBy` and `sessionId` (null when not sent). */
-interface Writer {
+export interface Writer {
   userId: string | null;
   sessionId: string | null;
 }
@@ -75,8 +75,12 @@ export class CrdtService {
 
   /** Applies a Yjs client's update. */
   async updateState(principal: ApiKeyPrincipal, request: UpdateCrdtStateRequest): Promise<void> {
-    const update = Buffer.from(request.update, 'base64');
-    await this.change(principal.apiKeyId, request, writerOf(request), (_stored, content) => {
+    await this.applyUpdate(principal.apiKeyId, request, Buffer.from(request.update, 'base64'), writerOf(request));
+  }
+
+  /** Applies a Yjs update to the stored editor (a REST client's, or a live room's whole state), merged with what is stored. */
+  async applyUpdate(apiKeyId: string, place: EditorPlace, update: Uint8Array, writer: Writer): Promise<void> {
+    await this.change(apiKeyId, place, writer, (_stored, content) => {
       try {
         content.applyUpdate(update);
       } catch (error) {

@@ -33,6 +33,6 @@ import { UserTokens } from './user-tokens.service.js';
     LoginService,
     UserTokens,
   ],
-  exports: [CredentialVerifier, WorkspaceService, ApiKeyService, AllowedDomainRepository],
+  exports: [CredentialVerifier, WorkspaceService, ApiKeyService, AllowedDomainRepository, UserTokens],
 })
 export class WorkspaceModule {}

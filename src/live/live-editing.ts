@@ -1,0 +1,176 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { Hocuspocus, type Document, type onAuthenticatePayload } from '@hocuspocus/server';
+import type { EntityManager } from 'typeorm';
+import { WebSocketServer } from 'ws';
+import * as Y from 'yjs';
+import { AccessService } from '../access/access.service.js';
+import type { AccessRole } from '../access/entities/grant.entity.js';
+import { ApiError } from '../common/errors.js';
+import { AppConfig } from '../config/app-config.js';
+import { CrdtService } from '../crdt/crdt.service.js';
+import { CrdtStore, type CrdtObserver, type StoredEditor } from '../crdt/crdt-store.js';
+import { Transactions } from '../database/transactions.js';
+import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import { UserTokens, type UserTokenClaims } from '../workspace/user-tokens.service.js';
+import { parseRoom, roomName, type Room } from './room-names.js';
+
+/** The path of the Hocuspocus protocol's endpoint (`@hocuspocus/provider`, Tiptap's collaboration extension). */
+export const LIVE_PATH = '/v2/live';
+
+/**
+ * Why a connection is refused: Hocuspocus sends `reason` to the client (its provider's
+ * `onAuthenticationFailed`); an empty message keeps Hocuspocus from printing it to the console.
+ */
+class Refusal extends Error {
+  constructor(readonly reason: string) {
+    super();
+  }
+}
+
+/** A room is an editor `crdt/add` made: clients cannot make one. */
+const MISSING_EDITOR = 'No CRDT data found for this editor ID.';
+
+/** Who is connected, as `onAuthenticate` found: each connection's Hocuspocus context. */
+interface LiveContext {
+  room: Room;
+  userId: string;
+  role: AccessRole;
+}
+
+/**
+ * Live shared editing over WebSocket, on the service's own port: `@hocuspocus/server` speaks the
+ * Hocuspocus protocol (sync, awareness, auth, stateless messages), so `@hocuspocus/provider`
+ * connects unchanged; this class binds it to the service:
+ * - a room is a stored editor (`room-names.ts`), loaded from `CrdtStore` when its first client
+ *   comes and written back through `CrdtService` (under the editor's row lock, merged with what
+ *   REST wrote meanwhile, size-checked, observed like every write: `crdt.update_data` events)
+ *   2 s after typing stops, at most every 10 s while it goes on, when the last client leaves and
+ *   when the service stops;
+ * - a client presents a user token (`auth/generate_token`), checked as `auth/token/verify`
+ *   checks it for the room's key; its role on the document is the token's own `permissions`
+ *   when it carries them, else what `auth/permissions/get` resolves: none is refused, a viewer
+ *   may read but not write (Hocuspocus drops its updates);
+ * - a REST write to an editor reaches the clients of its room once it commits.
+ */
+@Injectable()
+export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShutdown, CrdtObserver {
+  private readonly logger = new Logger('LiveEditing');
+  private readonly sockets: WebSocketServer;
+  readonly hocuspocus: Hocuspocus;
+  /** Who changed each loaded room last: the stored editor's `lastUpdatedBy`. */
+  private readonly lastWriters = new Map<string, string>();
+  private stopping = false;
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly tokens: UserTokens,
+    private readonly apiKeys: ApiKeyRepository,
+    private readonly access: AccessService,
+    private readonly crdt: CrdtService,
+    private readonly store: CrdtStore,
+    private readonly transactions: Transactions,
+    config: AppConfig,
+  ) {
+    this.sockets = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes });
+    this.hocuspocus = new Hocuspocus({
+      quiet: true,
+      debounce: 2000,
+      maxDebounce: 10_000,
+      onAuthenticate: (payload) => this.authenticate(payload),
+      onLoadDocument: ({ document, documentName }) => this.load(documentName, document),
+      onChange: async ({ documentName, context }) => {
+        if ((context as Partial<LiveContext>).userId !== undefined) this.lastWriters.set(documentName, (context as LiveContext).userId);
+      },
+      onStoreDocument: ({ document, documentName }) => this.persist(documentName, document),
+      afterUnloadDocument: async ({ documentName }) => {
+        this.lastWriters.delete(documentName);
+      },
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.store.observers.add(this);
+    const server = this.adapterHost.httpAdapter.getHttpServer() as import('node:http').Server;
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head));
+  }
+
+  /**
+   * Takes no more clients, stores every room, and closes its clients (their providers reconnect,
+   * to another instance or to this one once it is back).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    const documents = [...this.hocuspocus.documents.entries()];
+    await Promise.all(documents.map(([name, document]) => this.persist(name, document)));
+    this.hocuspocus.closeConnections();
+    for (const websocket of this.sockets.clients) websocket.terminate();
+    this.sockets.close();
+  }
+
+  /** A REST write (or another room's store) reaches the room's clients once it commits. */
+  async crdtWritten(manager: EntityManager, apiKeyId: string, editor: StoredEditor): Promise<void> {
+    const name = roomName({ apiKeyId, organizationId: editor.organizationId, documentId: editor.documentId, editorId: editor.editorId });
+    if (!this.hocuspocus.documents.has(name)) return;
+    this.transactions.afterCommit(manager, () => {
+      // No origin: Hocuspocus sends it to every client and does not store it again.
+      const document = this.hocuspocus.documents.get(name);
+      if (document) Y.applyUpdate(document, editor.state);
+    });
+  }
+
+  private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== LIVE_PATH || this.stopping) {
+      socket.end(`HTTP/1.1 ${this.stopping ? '503 Service Unavailable' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    this.sockets.handleUpgrade(request, socket, head, (websocket) => this.hocuspocus.handleConnection(websocket, request));
+  }
+
+  private async authenticate({ token, documentName, connectionConfig }: onAuthenticatePayload): Promise<LiveContext> {
+    const room = parseRoom(documentName);
+    if (!room) throw new Refusal('Unknown room: a room is <apiKey>/<organizationId>/<documentId>/<editorId>, each percent-encoded.');
+    if (!(await this.apiKeys.profile(room.apiKeyId))) throw new Refusal('Unknown API key.');
+    let claims: UserTokenClaims;
+    try {
+      claims = await this.tokens.verify({ apiKeyId: room.apiKeyId, workspaceId: '' }, token);
+    } catch (error) {
+      if (error instanceof ApiError) throw new Refusal(error.message);
+      throw error;
+    }
+    const role = roleInToken(claims, room) ?? (await this.access.documentRole(room.apiKeyId, room.organizationId, room.documentId, claims.userId));
+    if (!role) throw new Refusal('No access to this document.');
+    if (!(await this.store.find(room.apiKeyId, room))) throw new Refusal(MISSING_EDITOR);
+    if (role === 'viewer') connectionConfig.readOnly = true;
+    return { room, userId: claims.userId, role };
+  }
+
+  private async load(name: string, document: Document): Promise<void> {
+    const room = parseRoom(name)!;
+    const stored = await this.store.find(room.apiKeyId, room);
+    if (!stored) throw new Error(MISSING_EDITOR);
+    Y.applyUpdate(document, stored.state);
+  }
+
+  /** Writes the room's document into its stored editor, merged with what is stored. */
+  private async persist(name: string, document: Document): Promise<void> {
+    const room = parseRoom(name)!;
+    try {
+      await this.crdt.applyUpdate(room.apiKeyId, room, Y.encodeStateAsUpdate(document), { userId: this.lastWriters.get(name) ?? null, sessionId: null });
+    } catch (error) {
+      this.logger.warn({ room: name, error: (error as Error).message }, 'a live room could not be stored');
+    }
+  }
+}
+
+/** The role a token's own `permissions` give on the room's document, when they name it (else the stored grants decide). */
+function roleInToken(claims: UserTokenClaims, room: Room): AccessRole | undefined {
+  const now = Math.floor(Date.now() / 1000);
+  const resource = claims.permissions?.resources.find(
+    (r) => r.type === 'document' && r.id === room.documentId && r.organizationId === room.organizationId && (r.expiresAt === undefined || r.expiresAt > now),
+  );
+  return resource ? (resource.accessRole ?? 'editor') : undefined;
+}

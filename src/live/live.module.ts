@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { AccessModule } from '../access/access.module.js';
+import { CrdtModule } from '../crdt/crdt.module.js';
+import { ApiKeysModule } from '../workspace/api-keys.module.js';
+import { WorkspaceModule } from '../workspace/workspace.module.js';
+import { LiveEditing } from './live-editing.js';
+
+/** Live shared editing over WebSocket (`LiveEditing`), on the stored editors of `crdt/`. */
+@Module({
+  imports: [CrdtModule, AccessModule, WorkspaceModule, ApiKeysModule],
+  providers: [LiveEditing],
+  exports: [LiveEditing],
+})
+export class LiveModule {}

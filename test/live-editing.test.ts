@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import WebSocket from 'ws';
+import * as Y from 'yjs';
+import { LiveEditing } from '../src/live/live-editing.js';
+import { roomName } from '../src/live/room-names.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { agentFor, createKey, expectSuccess, type TestKey } from './factories/workspace.js';
+
+/** Polls `check` until it holds (or fails the test after `timeoutMs`). */
+async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 8000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** A Hocuspocus client (as Tiptap's collaboration extension runs one), with what happened to it. */
+interface Client {
+  provider: HocuspocusProvider;
+  text: Y.Text;
+  synced: Promise<void>;
+  failed: Promise<string>;
+  close(): void;
+}
+
+describe('live editing over WebSocket (Hocuspocus protocol)', () => {
+  let app: TestApp;
+  let key: TestKey;
+  let call: ReturnType<typeof agentFor>;
+  const clients: Client[] = [];
+  before(async () => {
+    app = await startApp();
+    key = await createKey(app);
+    call = agentFor(app, key);
+  });
+  after(async () => {
+    for (const client of clients) client.close();
+    await app.close();
+  });
+
+  const place = { organizationId: 'org-live', documentId: 'doc', editorId: 'body' };
+  const room = (editorId = place.editorId, apiKeyId = key.apiKey) => roomName({ apiKeyId, ...place, editorId });
+  const tokenFor = async (userId: string, extra: Record<string, unknown> = {}, caller = call) =>
+    expectSuccess(await caller('/v2/auth/token/get', { userId, ...extra })).data.token as string;
+
+  function connect(name: string, token: string): Client {
+    const socket = new HocuspocusProviderWebsocket({ url: `ws://127.0.0.1:${app.port}/v2/live`, WebSocketPolyfill: WebSocket });
+    let failed!: (reason: string) => void;
+    let synced!: () => void;
+    const client: Client = {
+      synced: new Promise((resolve) => (synced = resolve)),
+      failed: new Promise((resolve) => (failed = resolve)),
+      provider: new HocuspocusProvider({
+        websocketProvider: socket,
+        name,
+        token,
+        onSynced: () => synced(),
+        onAuthenticationFailed: ({ reason }) => failed(reason),
+      }),
+      text: undefined as unknown as Y.Text,
+      close: () => {
+        client.provider.destroy();
+        socket.destroy();
+      },
+    };
+    client.text = client.provider.document.getText('content');
+    client.provider.attach();
+    clients.push(client);
+    return client;
+  }
+
+  const storedText = async (editorId = place.editorId) =>
+    (expectSuccess(await call('/v2/crdt/get', { ...place, editorId })).data as { data: string }[])[0]?.data;
+
+  before(async () => {
+    expectSuccess(await call('/v2/users/add', { organizationId: place.organizationId, users: [{ userId: 'ana' }, { userId: 'bob' }] }));
+    expectSuccess(await call('/v2/crdt/add', { ...place, type: 'text', data: 'Hello' }));
+  });
+
+  it('two clients converge both ways; crdt/get shows their text once stored; a REST update reaches both', async () => {
+    const ana = connect(room(), await tokenFor('ana'));
+    const bob = connect(room(), await tokenFor('bob'));
+    await Promise.all([ana.synced, bob.synced]);
+    assert.equal(ana.text.toString(), 'Hello', 'the stored content is loaded');
+    ana.text.insert(5, ', world');
+    await eventually(() => bob.text.toString() === 'Hello, world', "ana's edit at bob's");
+    bob.text.insert(0, '> ');
+    await eventually(() => ana.text.toString() === '> Hello, world', "bob's edit at ana's");
+    // Stored within the debounce (2 s after typing stops), with the last writer.
+    await eventually(async () => (await storedText()) === '> Hello, world', 'the text stored', 6000);
+    const [stored] = expectSuccess(await call('/v2/crdt/get', place)).data as { lastUpdatedBy: string }[];
+    assert.equal(stored!.lastUpdatedBy, 'bob');
+    expectSuccess(await call('/v2/crdt/update', { ...place, type: 'text', data: '> Hello, REST world' }));
+    await eventually(() => ana.text.toString() === '> Hello, REST world' && bob.text.toString() === '> Hello, REST world', 'the REST write at both');
+    ana.close();
+    bob.close();
+  });
+
+  it('a viewer reads but its edits are neither sent on nor stored', async () => {
+    expectSuccess(await call('/v2/crdt/add', { ...place, editorId: 'viewed', type: 'text', data: 'Fixed' }));
+    const viewerToken = expectSuccess(
+      await call('/v2/auth/generate_token', {
+        userId: 'vic',
+        userProperties: { name: 'Vic', email: 'vic@example.com' },
+        permissions: { resources: [{ type: 'document', id: 'doc', organizationId: 'org-live', accessRole: 'viewer' }] },
+      }),
+    ).data.token as string;
+    const viewer = connect(room('viewed'), viewerToken);
+    const editor = connect(room('viewed'), await tokenFor('ana'));
+    await Promise.all([viewer.synced, editor.synced]);
+    assert.equal(viewer.text.toString(), 'Fixed');
+    viewer.text.insert(0, 'Not ');
+    editor.text.insert(5, '!');
+    await eventually(() => viewer.text.toString().includes('Fixed!'), "the editor's edit reaches the viewer");
+    await new Promise((resolve) => setTimeout(resolve, 2600));
+    assert.equal(editor.text.toString(), 'Fixed!', "the viewer's edit never reaches the editor");
+    assert.equal(await storedText('viewed'), 'Fixed!');
+  });
+
+  it('refuses a user without access, a token of another key, a tampered token and an unknown room', async () => {
+    expectSuccess(
+      await call('/v2/organizations/documents/add', { organizationId: place.organizationId, documents: [{ documentId: 'private', accessType: 'restricted' }] }),
+    );
+    expectSuccess(await call('/v2/crdt/add', { ...place, documentId: 'private', type: 'text', data: 'secret' }));
+    const other = await createKey(app);
+    const otherCall = agentFor(app, other);
+    const genuine = await tokenFor('ana');
+    const refusals = [
+      ['no access', roomName({ apiKeyId: key.apiKey, ...place, documentId: 'private' }), await tokenFor('outsider')],
+      ["another key's token", room(), await tokenFor('ana', {}, otherCall)],
+      ['a tampered token', room(), `${genuine.slice(0, -2)}${genuine.endsWith('AA') ? 'AB' : 'AA'}`],
+      ['an unknown room', `${key.apiKey}/org-live/doc`, genuine],
+      ['a missing editor', room('missing'), genuine],
+    ] as const;
+    const reasons: string[] = [];
+    for (const [what, name, token] of refusals) {
+      const client = connect(name, token);
+      const outcome = await Promise.race([client.failed.then((reason) => `refused: ${reason}`), client.synced.then(() => 'synced')]);
+      assert.match(outcome, /^refused/, what);
+      reasons.push(outcome);
+      client.close();
+    }
+    assert.deepEqual(reasons, [
+      'refused: No access to this document.',
+      'refused: Invalid or expired token.',
+      'refused: Invalid or expired token.',
+      'refused: Unknown room: a room is <apiKey>/<organizationId>/<documentId>/<editorId>, each percent-encoded.',
+      'refused: No CRDT data found for this editor ID.',
+    ]);
+  });
+
+  it('stopping the service stores what was typed just before, before the debounce', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-live-'));
+    const env = { DATA_DIR: dataDir, SQLITE_FILE: join(dataDir, 'svc.sqlite'), MASTER_KEY: randomBytes(32).toString('base64') };
+    const first = await startApp(env);
+    const ownKey = await createKey(first);
+    const ownCall = agentFor(first, ownKey);
+    expectSuccess(await ownCall('/v2/crdt/add', { ...place, type: 'text', data: 'Draft' }));
+    const token = expectSuccess(await ownCall('/v2/auth/token/get', { userId: 'ana' })).data.token as string;
+    const socket = new HocuspocusProviderWebsocket({ url: `ws://127.0.0.1:${first.port}/v2/live`, WebSocketPolyfill: WebSocket });
+    const provider = new HocuspocusProvider({ websocketProvider: socket, name: room(place.editorId, ownKey.apiKey), token });
+    provider.attach();
+    const serverDoc = () => first.app.get(LiveEditing).hocuspocus.documents.get(room(place.editorId, ownKey.apiKey));
+    await eventually(() => provider.isSynced, 'synced');
+    provider.document.getText('content').insert(5, ' typed');
+    await eventually(() => serverDoc()?.getText('content').toString() === 'Draft typed', 'the edit at the server');
+    const closing = Date.now();
+    await first.close();
+    // Its clients are closed, not waited for (their providers would reconnect for ever).
+    assert.ok(Date.now() - closing < 5000, `closing took ${Date.now() - closing} ms`);
+    provider.destroy();
+    socket.destroy();
+    const second = await startApp(env);
+    try {
+      const [editor] = expectSuccess(await agentFor(second, ownKey)('/v2/crdt/get', place)).data as { data: string; lastUpdatedBy: string }[];
+      assert.deepEqual([editor!.data, editor!.lastUpdatedBy], ['Draft typed', 'ana']);
+    } finally {
+      await second.close();
+    }
+  });
+});
