@@ -10,7 +10,7 @@ import * as Y from 'yjs';
 import { LiveEditing } from '../src/live/live-editing.js';
 import { roomName } from '../src/live/room-names.js';
 import { startApp, type TestApp } from './helpers/app.js';
-import { agentFor, createKey, expectSuccess, type TestKey } from './factories/workspace.js';
+import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
 
 /** Polls `check` until it holds (or fails the test after `timeoutMs`). */
 async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 8000): Promise<void> {
@@ -27,6 +27,8 @@ interface Client {
   text: Y.Text;
   synced: Promise<void>;
   failed: Promise<string>;
+  /** Stateless messages received (parsed JSON). */
+  stateless: unknown[];
   close(): void;
 }
 
@@ -63,7 +65,9 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
         token,
         onSynced: () => synced(),
         onAuthenticationFailed: ({ reason }) => failed(reason),
+        onStateless: ({ payload }) => client.stateless.push(JSON.parse(payload)),
       }),
+      stateless: [],
       text: undefined as unknown as Y.Text,
       close: () => {
         client.provider.destroy();
@@ -154,6 +158,31 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
       'refused: Unknown room: a room is <apiKey>/<organizationId>/<documentId>/<editorId>, each percent-encoded.',
       'refused: No CRDT data found for this editor ID.',
     ]);
+  });
+
+  it('livestate/broadcast (and its v1 path) reaches every client of the document, merged when asked', async () => {
+    expectSuccess(await call('/v2/crdt/add', { ...place, editorId: 'second', type: 'text', data: '' }));
+    const one = connect(room(), await tokenFor('ana'));
+    const two = connect(room('second'), await tokenFor('bob'));
+    expectSuccess(await call('/v2/crdt/add', { ...place, documentId: 'other-doc', type: 'text', data: '' }));
+    const elsewhere = connect(roomName({ apiKeyId: key.apiKey, ...place, documentId: 'other-doc' }), await tokenFor('ana'));
+    await Promise.all([one.synced, two.synced, elsewhere.synced]);
+    const sent = { organizationId: place.organizationId, documentId: place.documentId, liveStateDataId: 'cursor-mode' };
+    assert.deepEqual(
+      expectSuccess(await call('/v2/livestate/broadcast', { ...sent, data: { mode: 'draw', color: 'red' } }), 'Event broadcasted successfully.').data,
+      { success: true },
+    );
+    expectSuccess(await call('/v1/livestate/broadcast', { ...sent, data: { color: 'blue' }, merge: true }));
+    const expected = [
+      { type: 'livestate', liveStateDataId: 'cursor-mode', data: { mode: 'draw', color: 'red' } },
+      { type: 'livestate', liveStateDataId: 'cursor-mode', data: { mode: 'draw', color: 'blue' } },
+    ];
+    await eventually(() => one.stateless.length === 2 && two.stateless.length === 2, 'both broadcasts at both clients');
+    assert.deepEqual(one.stateless, expected);
+    assert.deepEqual(two.stateless, expected);
+    assert.deepEqual(elsewhere.stateless, [], 'another document hears nothing');
+    expectError(await call('/v2/livestate/broadcast', { ...sent, data: 'text' }), 400, 'INVALID_ARGUMENT', 'data.data must be an object');
+    for (const client of [one, two, elsewhere]) client.close();
   });
 
   it('stopping the service stores what was typed just before, before the debounce', async () => {

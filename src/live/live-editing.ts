@@ -30,6 +30,9 @@ class Refusal extends Error {
   }
 }
 
+/** Live state ids whose last data is kept for `merge`; the least recently broadcast go first. */
+const MAX_LIVE_STATES = 10_000;
+
 /** A room is an editor `crdt/add` made: clients cannot make one. */
 const MISSING_EDITOR = 'No CRDT data found for this editor ID.';
 
@@ -63,6 +66,8 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   /** Who changed each loaded room last: the stored editor's `lastUpdatedBy`. */
   private readonly lastWriters = new Map<string, string>();
   private stopping = false;
+  /** The last data broadcast per live state id (what `merge` merges into), the most recent `MAX_LIVE_STATES`. */
+  private readonly liveStates = new Map<string, Record<string, unknown>>();
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -95,6 +100,26 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     this.store.observers.add(this);
     const server = this.adapterHost.httpAdapter.getHttpServer() as import('node:http').Server;
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head));
+  }
+
+  /**
+   * Sends a live state event (`livestate/broadcast`) as a stateless message to every client of
+   * the document on this instance (every editor's room): `{"type":"livestate","liveStateDataId",
+   * "data"}`, `data` merged into the last of its id first when `merge` is set.
+   */
+  broadcast(
+    apiKeyId: string,
+    event: { organizationId: string; documentId: string; liveStateDataId: string; data: Record<string, unknown>; merge?: boolean },
+  ): void {
+    const key = JSON.stringify([apiKeyId, event.organizationId, event.documentId, event.liveStateDataId]);
+    const data = event.merge ? { ...this.liveStates.get(key), ...event.data } : event.data;
+    this.liveStates.delete(key);
+    this.liveStates.set(key, data);
+    if (this.liveStates.size > MAX_LIVE_STATES) this.liveStates.delete(this.liveStates.keys().next().value!);
+    const payload = JSON.stringify({ type: 'livestate', liveStateDataId: event.liveStateDataId, data });
+    // The rooms of a document share its name up to the editor id.
+    const prefix = roomName({ apiKeyId, organizationId: event.organizationId, documentId: event.documentId, editorId: '' });
+    for (const [name, document] of this.hocuspocus.documents) if (name.startsWith(prefix)) document.broadcastStateless(payload);
   }
 
   /**
