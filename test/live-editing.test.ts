@@ -160,6 +160,38 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
     ]);
   });
 
+  it('a grant removed while connected takes the room from its user within 5 s', async () => {
+    const secret = { ...place, documentId: 'secret' };
+    expectSuccess(
+      await call('/v2/organizations/documents/add', { organizationId: place.organizationId, documents: [{ documentId: 'secret', accessType: 'restricted' }] }),
+    );
+    expectSuccess(await call('/v2/crdt/add', { ...secret, type: 'text', data: 'shh' }));
+    const resources = [{ type: 'document', id: 'secret', organizationId: place.organizationId, accessRole: 'editor' }];
+    for (const userId of ['carl', 'dora']) expectSuccess(await call('/v2/auth/permissions/add', { user: { userId }, permissions: { resources } }));
+    const name = roomName({ apiKeyId: key.apiKey, ...secret });
+    const carl = connect(name, await tokenFor('carl'));
+    const dora = connect(name, await tokenFor('dora'));
+    await Promise.all([carl.synced, dora.synced]);
+    dora.text.insert(3, '!');
+    await eventually(() => carl.text.toString() === 'shh!', "dora's edit at carl's");
+    const usersInRoom = () =>
+      (app.app.get(LiveEditing).hocuspocus.documents.get(name)?.getConnections() ?? []).map((c) => (c.context as { userId: string }).userId).sort();
+    assert.deepEqual(usersInRoom(), ['carl', 'dora']);
+    const removed = Date.now();
+    expectSuccess(
+      await call('/v2/auth/permissions/remove', {
+        userId: 'carl',
+        permissions: { resources: [{ type: 'document', id: 'secret', organizationId: place.organizationId }] },
+      }),
+    );
+    await eventually(() => usersInRoom().join() === 'dora', 'carl out of the room', 5000);
+    assert.ok(Date.now() - removed < 5000);
+    dora.text.insert(0, '> ');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(carl.text.toString(), 'shh!', 'nothing reaches carl any more');
+    for (const client of [carl, dora]) client.close();
+  });
+
   it('livestate/broadcast (and its v1 path) reaches every client of the document, merged when asked', async () => {
     expectSuccess(await call('/v2/crdt/add', { ...place, editorId: 'second', type: 'text', data: '' }));
     const one = connect(room(), await tokenFor('ana'));

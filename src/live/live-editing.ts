@@ -40,8 +40,17 @@ const MISSING_EDITOR = 'No CRDT data found for this editor ID.';
 interface LiveContext {
   room: Room;
   userId: string;
-  role: AccessRole;
+  /** The token's claims: its expiry, and the permissions it carries. */
+  claims: UserTokenClaims;
 }
+
+/**
+ * How often open connections' access is checked again: a grant removed or expired, a document
+ * or user deleted, or a token expired reaches them within this and one check's time (the 5 s the
+ * issue asks). Each instance checks its own connections against the database, so it holds
+ * across instances; the cost is one resolution per room and user each time.
+ */
+const ACCESS_RECHECK_MS = 2500;
 
 /**
  * Live shared editing over WebSocket, on the service's own port: `@hocuspocus/server` speaks the
@@ -55,7 +64,8 @@ interface LiveContext {
  * - a client presents a user token (`auth/generate_token`), checked as `auth/token/verify`
  *   checks it for the room's key; its role on the document is the token's own `permissions`
  *   when it carries them, else what `auth/permissions/get` resolves: none is refused, a viewer
- *   may read but not write (Hocuspocus drops its updates);
+ *   may read but not write (Hocuspocus drops its updates); the role is resolved again every
+ *   `ACCESS_RECHECK_MS` while the connection lasts;
  * - a REST write to an editor reaches the clients of its room once it commits.
  */
 @Injectable()
@@ -66,6 +76,8 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   /** Who changed each loaded room last: the stored editor's `lastUpdatedBy`. */
   private readonly lastWriters = new Map<string, string>();
   private stopping = false;
+  private accessTimer: NodeJS.Timeout | undefined;
+  private recheckingAccess = false;
   /** The last data broadcast per live state id (what `merge` merges into), the most recent `MAX_LIVE_STATES`. */
   private readonly liveStates = new Map<string, Record<string, unknown>>();
 
@@ -98,6 +110,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
 
   onApplicationBootstrap(): void {
     this.store.observers.add(this);
+    this.accessTimer = setInterval(() => void this.recheckAccess(), ACCESS_RECHECK_MS).unref();
     const server = this.adapterHost.httpAdapter.getHttpServer() as import('node:http').Server;
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head));
   }
@@ -128,6 +141,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    clearInterval(this.accessTimer);
     const documents = [...this.hocuspocus.documents.entries()];
     await Promise.all(documents.map(([name, document]) => this.persist(name, document)));
     this.hocuspocus.closeConnections();
@@ -144,6 +158,39 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       const document = this.hocuspocus.documents.get(name);
       if (document) Y.applyUpdate(document, editor.state);
     });
+  }
+
+  /**
+   * Resolves every open connection's role again: one that lost access (or whose token expired)
+   * is closed with the reason, one that became a viewer stops writing, one that became an
+   * editor may write. One resolution per room and user, however many connections they hold.
+   */
+  private async recheckAccess(): Promise<void> {
+    if (this.recheckingAccess) return;
+    this.recheckingAccess = true;
+    try {
+      const resolved = new Map<string, Promise<AccessRole | undefined>>();
+      const now = Math.floor(Date.now() / 1000);
+      for (const document of [...this.hocuspocus.documents.values()]) {
+        for (const connection of document.getConnections()) {
+          const { room, userId, claims } = connection.context as Partial<LiveContext>;
+          if (!room || !userId || !claims) continue;
+          if (claims.exp <= now) {
+            connection.close({ code: 4401, reason: 'Invalid or expired token.' });
+            continue;
+          }
+          const key = `${document.name}\n${userId}`;
+          if (!resolved.has(key)) resolved.set(key, this.access.documentRole(room.apiKeyId, room.organizationId, room.documentId, userId));
+          const role = roleInToken(claims, room) ?? (await resolved.get(key));
+          if (!role) connection.close({ code: 4403, reason: 'No access to this document.' });
+          else connection.readOnly = role === 'viewer';
+        }
+      }
+    } catch (error) {
+      this.logger.warn({ error: (error as Error).message }, 'live access could not be checked again; the next check tries');
+    } finally {
+      this.recheckingAccess = false;
+    }
   }
 
   private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -170,7 +217,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     if (!role) throw new Refusal('No access to this document.');
     if (!(await this.store.find(room.apiKeyId, room))) throw new Refusal(MISSING_EDITOR);
     if (role === 'viewer') connectionConfig.readOnly = true;
-    return { room, userId: claims.userId, role };
+    return { room, userId: claims.userId, claims };
   }
 
   private async load(name: string, document: Document): Promise<void> {
