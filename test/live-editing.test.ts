@@ -52,8 +52,10 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
   const tokenFor = async (userId: string, extra: Record<string, unknown> = {}, caller = call) =>
     expectSuccess(await caller('/v2/auth/token/get', { userId, ...extra })).data.token as string;
 
-  function connect(name: string, token: string): Client {
-    const socket = new HocuspocusProviderWebsocket({ url: `ws://127.0.0.1:${app.port}/v2/live`, WebSocketPolyfill: WebSocket });
+  const connect = (name: string, token: string): Client => connectTo(app, name, token);
+
+  function connectTo(target: TestApp, name: string, token: string): Client {
+    const socket = new HocuspocusProviderWebsocket({ url: `ws://127.0.0.1:${target.port}/v2/live`, WebSocketPolyfill: WebSocket });
     let failed!: (reason: string) => void;
     let synced!: () => void;
     const client: Client = {
@@ -246,4 +248,52 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
       await second.close();
     }
   });
+
+  it(
+    'two instances on one PostgreSQL and Redis: their clients converge, REST writes and broadcasts reach both, one row results',
+    { skip: process.env.DATABASE_URL ? false : 'needs PostgreSQL (the embedded database has one process)' },
+    async () => {
+      const shared = {
+        MASTER_KEY: randomBytes(32).toString('base64'),
+        REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        REDIS_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
+      };
+      const [a, b] = [await startApp(shared), await startApp(shared)];
+      try {
+        const ownKey = await createKey(a);
+        const [callA, callB] = [agentFor(a, ownKey), agentFor(b, ownKey)];
+        expectSuccess(await callA('/v2/crdt/add', { ...place, type: 'text', data: 'Shared' }));
+        const token = expectSuccess(await callA('/v2/auth/token/get', { userId: 'ana' })).data.token as string;
+        const name = room(place.editorId, ownKey.apiKey);
+        const onA = connectTo(a, name, token);
+        const onB = connectTo(b, name, token);
+        await Promise.all([onA.synced, onB.synced]);
+        onA.text.insert(6, ' by A');
+        await eventually(() => onB.text.toString() === 'Shared by A', "A's edit at B's client");
+        onB.text.insert(0, 'B: ');
+        await eventually(() => onA.text.toString() === 'B: Shared by A', "B's edit at A's client");
+        // A REST update is a diff from what is stored: it waits for the rooms' edits to be stored.
+        await eventually(async () => (await callB('/v2/crdt/get', place)).body.result?.data?.[0]?.data === 'B: Shared by A', 'stored', 8000);
+        expectSuccess(await callB('/v2/crdt/update', { ...place, type: 'text', data: 'Rewritten through B' }));
+        await eventually(() => onA.text.toString() === 'Rewritten through B' && onB.text.toString() === 'Rewritten through B', 'the REST write at both');
+        expectSuccess(
+          await callA('/v2/livestate/broadcast', { organizationId: place.organizationId, documentId: place.documentId, liveStateDataId: 'x', data: { n: 1 } }),
+        );
+        await eventually(() => onA.stateless.length === 1 && onB.stateless.length === 1, 'the broadcast at both, once');
+        onA.text.insert(0, '# ');
+        await eventually(async () => (await callB('/v2/crdt/get', place)).body.result?.data?.[0]?.data === '# Rewritten through B', 'stored', 8000);
+        const [row] = await a.dataSource.query(`SELECT COUNT(*) AS n FROM crdt_editor WHERE api_key_id = '${ownKey.apiKey}'`);
+        assert.equal(Number(row.n), 1);
+        assert.deepEqual(onA.stateless, [{ type: 'livestate', liveStateDataId: 'x', data: { n: 1 } }]);
+        // A REST write through an instance where the room is not open reaches the other's clients.
+        onA.close();
+        await eventually(() => a.app.get(LiveEditing).hocuspocus.documents.size === 0, "A's room closed");
+        expectSuccess(await callA('/v2/crdt/update', { ...place, type: 'text', data: 'Written through A' }));
+        await eventually(() => onB.text.toString() === 'Written through A', 'the REST write at B');
+        onB.close();
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    },
+  );
 });

@@ -2,7 +2,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { Hocuspocus, type Document, type onAuthenticatePayload } from '@hocuspocus/server';
+import { Redis as RedisExtension } from '@hocuspocus/extension-redis';
+import { Hocuspocus, type Document, type Extension, type onAuthenticatePayload } from '@hocuspocus/server';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import type { EntityManager } from 'typeorm';
 import { WebSocketServer } from 'ws';
 import * as Y from 'yjs';
@@ -28,6 +31,17 @@ class Refusal extends Error {
   constructor(readonly reason: string) {
     super();
   }
+}
+
+/** What instances tell each other through Redis. */
+type SignalBody = { kind: 'written'; room: string } | { kind: 'broadcast'; prefix: string; payload: string };
+type Signal = SignalBody & { from: string };
+
+/** A Redis connection of the live rooms: it reconnects by itself, and its errors are logged by whoever uses it. */
+function liveRedis(url: string): Redis {
+  const client = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (attempt) => Math.min(attempt * 200, 2000) });
+  client.on('error', () => undefined);
+  return client;
 }
 
 /** Live state ids whose last data is kept for `merge`; the least recently broadcast go first. */
@@ -76,6 +90,9 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   /** Who changed each loaded room last: the stored editor's `lastUpdatedBy`. */
   private readonly lastWriters = new Map<string, string>();
   private stopping = false;
+  private readonly instanceId = `live-${randomUUID()}`;
+  /** With `REDIS_URL`: what other instances must hear of (REST writes, broadcasts), on a channel of their own. */
+  private readonly signals: { publisher: Redis; subscriber: Redis; channel: string } | undefined;
   private accessTimer: NodeJS.Timeout | undefined;
   private recheckingAccess = false;
   /** The last data broadcast per live state id (what `merge` merges into), the most recent `MAX_LIVE_STATES`. */
@@ -92,8 +109,17 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     config: AppConfig,
   ) {
     this.sockets = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes });
+    const extensions: Extension[] = [];
+    if (config.redisUrl) {
+      // Rooms open on several instances converge through Redis (updates and awareness), and one
+      // instance at a time stores a room (a Redis lock): @hocuspocus/extension-redis.
+      const prefix = `${config.redisKeyPrefix}live`;
+      extensions.push(new RedisExtension({ createClient: () => liveRedis(config.redisUrl!), prefix, identifier: this.instanceId }));
+      this.signals = { publisher: liveRedis(config.redisUrl), subscriber: liveRedis(config.redisUrl), channel: `${prefix}:signals` };
+    }
     this.hocuspocus = new Hocuspocus({
       quiet: true,
+      extensions,
       debounce: 2000,
       maxDebounce: 10_000,
       onAuthenticate: (payload) => this.authenticate(payload),
@@ -108,8 +134,13 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     });
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     this.store.observers.add(this);
+    if (this.signals) {
+      const { subscriber, channel } = this.signals;
+      subscriber.on('message', (_channel: string, message: string) => void this.onSignal(JSON.parse(message) as Signal));
+      await subscriber.subscribe(channel);
+    }
     this.accessTimer = setInterval(() => void this.recheckAccess(), ACCESS_RECHECK_MS).unref();
     const server = this.adapterHost.httpAdapter.getHttpServer() as import('node:http').Server;
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head));
@@ -132,7 +163,38 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     const payload = JSON.stringify({ type: 'livestate', liveStateDataId: event.liveStateDataId, data });
     // The rooms of a document share its name up to the editor id.
     const prefix = roomName({ apiKeyId, organizationId: event.organizationId, documentId: event.documentId, editorId: '' });
-    for (const [name, document] of this.hocuspocus.documents) if (name.startsWith(prefix)) document.broadcastStateless(payload);
+    this.sendStateless(prefix, payload);
+    this.signal({ kind: 'broadcast', prefix, payload });
+  }
+
+  /**
+   * Sends to this instance's clients of the rooms whose names start with `prefix`, one by one:
+   * `Document.broadcastStateless` would also hand it to the Redis extension, and every instance
+   * the signal reached would send it on again.
+   */
+  private sendStateless(prefix: string, payload: string): void {
+    for (const [name, document] of this.hocuspocus.documents) {
+      if (name.startsWith(prefix)) for (const connection of document.getConnections()) connection.sendStateless(payload);
+    }
+  }
+
+  /** Tells the other instances (none without `REDIS_URL`). */
+  private signal(signal: SignalBody): void {
+    if (!this.signals) return;
+    this.signals.publisher.publish(this.signals.channel, JSON.stringify({ ...signal, from: this.instanceId })).catch((error: Error) => {
+      this.logger.warn({ error: error.message }, 'a live signal could not be published');
+    });
+  }
+
+  /** Another instance wrote an editor (its room here loads the stored state) or broadcast to a document. */
+  private async onSignal(signal: Signal): Promise<void> {
+    if (signal.from === this.instanceId) return;
+    if (signal.kind === 'broadcast') return this.sendStateless(signal.prefix, signal.payload);
+    const document = this.hocuspocus.documents.get(signal.room);
+    const room = parseRoom(signal.room);
+    if (!document || !room) return;
+    const stored = await this.store.find(room.apiKeyId, room);
+    if (stored) Y.applyUpdate(document, stored.state);
   }
 
   /**
@@ -147,16 +209,18 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     this.hocuspocus.closeConnections();
     for (const websocket of this.sockets.clients) websocket.terminate();
     this.sockets.close();
+    await this.hocuspocus.hooks('onDestroy', { instance: this.hocuspocus });
+    if (this.signals) for (const client of [this.signals.publisher, this.signals.subscriber]) client.disconnect();
   }
 
   /** A REST write (or another room's store) reaches the room's clients once it commits. */
   async crdtWritten(manager: EntityManager, apiKeyId: string, editor: StoredEditor): Promise<void> {
     const name = roomName({ apiKeyId, organizationId: editor.organizationId, documentId: editor.documentId, editorId: editor.editorId });
-    if (!this.hocuspocus.documents.has(name)) return;
     this.transactions.afterCommit(manager, () => {
       // No origin: Hocuspocus sends it to every client and does not store it again.
       const document = this.hocuspocus.documents.get(name);
       if (document) Y.applyUpdate(document, editor.state);
+      this.signal({ kind: 'written', room: name });
     });
   }
 
