@@ -29,6 +29,8 @@ interface Client {
   failed: Promise<string>;
   /** Stateless messages received (parsed JSON). */
   stateless: unknown[];
+  /** Reasons the server gave for closing the room's connection. */
+  closes: string[];
   close(): void;
 }
 
@@ -68,8 +70,10 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
         onSynced: () => synced(),
         onAuthenticationFailed: ({ reason }) => failed(reason),
         onStateless: ({ payload }) => client.stateless.push(JSON.parse(payload)),
+        onClose: ({ event }) => client.closes.push(String(event.reason)),
       }),
       stateless: [],
+      closes: [],
       text: undefined as unknown as Y.Text,
       close: () => {
         client.provider.destroy();
@@ -192,6 +196,31 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal(carl.text.toString(), 'shh!', 'nothing reaches carl any more');
     for (const client of [carl, dora]) client.close();
+  });
+
+  it('an update that would take the editor past CRDT_MAX_BYTES is refused with the reason, and neither the room nor the stored editor changes', async () => {
+    const small = await startApp({ CRDT_MAX_BYTES: '1kb' });
+    try {
+      const smallKey = await createKey(small);
+      const smallCall = agentFor(small, smallKey);
+      expectSuccess(await smallCall('/v2/crdt/add', { ...place, type: 'text', data: 'Small' }));
+      const token = expectSuccess(await smallCall('/v2/auth/token/get', { userId: 'ana' })).data.token as string;
+      const name = room(place.editorId, smallKey.apiKey);
+      const [writer, reader] = [connectTo(small, name, token), connectTo(small, name, token)];
+      await Promise.all([writer.synced, reader.synced]);
+      writer.text.insert(5, ' and fine'.repeat(50));
+      await eventually(() => reader.text.length === 5 + 450, 'an edit under the limit arrives');
+      writer.text.insert(0, 'x'.repeat(2000));
+      await eventually(() => writer.closes.includes('CRDT data must be at most 1024 bytes as JSON per editor.'), 'the writer told why');
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      assert.equal(reader.text.length, 455, 'the refused edit never spread');
+      const [stored] = expectSuccess(await smallCall('/v2/crdt/get', place)).data as { data: string }[];
+      assert.equal(stored!.data.length, 455);
+      writer.close();
+      reader.close();
+    } finally {
+      await small.close();
+    }
   });
 
   it('livestate/broadcast (and its v1 path) reaches every client of the document, merged when asked', async () => {

@@ -8,12 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { EntityManager } from 'typeorm';
 import { WebSocketServer } from 'ws';
+import * as decoding from 'lib0/decoding';
 import * as Y from 'yjs';
 import { AccessService } from '../access/access.service.js';
 import type { AccessRole } from '../access/entities/grant.entity.js';
 import { ApiError } from '../common/errors.js';
 import { AppConfig } from '../config/app-config.js';
-import { CrdtService } from '../crdt/crdt.service.js';
+import { CrdtErrors, CrdtService } from '../crdt/crdt.service.js';
+import { EditorContent, type CrdtType } from '../crdt/yjs-content.js';
 import { CrdtStore, type CrdtObserver, type StoredEditor } from '../crdt/crdt-store.js';
 import { Transactions } from '../database/transactions.js';
 import { ApiKeyRepository } from '../workspace/api-key.repository.js';
@@ -89,6 +91,8 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   readonly hocuspocus: Hocuspocus;
   /** Who changed each loaded room last: the stored editor's `lastUpdatedBy`. */
   private readonly lastWriters = new Map<string, string>();
+  /** Each loaded room's shape and how large its view may be by now (see `checkSize`). */
+  private readonly sizes = new Map<string, RoomSize>();
   private stopping = false;
   private readonly instanceId = `live-${randomUUID()}`;
   /** With `REDIS_URL`: what other instances must hear of (REST writes, broadcasts), on a channel of their own. */
@@ -106,7 +110,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly crdt: CrdtService,
     private readonly store: CrdtStore,
     private readonly transactions: Transactions,
-    config: AppConfig,
+    private readonly config: AppConfig,
   ) {
     this.sockets = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes });
     const extensions: Extension[] = [];
@@ -124,12 +128,14 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       maxDebounce: 10_000,
       onAuthenticate: (payload) => this.authenticate(payload),
       onLoadDocument: ({ document, documentName }) => this.load(documentName, document),
+      beforeHandleMessage: async ({ documentName, document, update }) => this.checkSize(documentName, document, update),
       onChange: async ({ documentName, context }) => {
         if ((context as Partial<LiveContext>).userId !== undefined) this.lastWriters.set(documentName, (context as LiveContext).userId);
       },
       onStoreDocument: ({ document, documentName }) => this.persist(documentName, document),
       afterUnloadDocument: async ({ documentName }) => {
         this.lastWriters.delete(documentName);
+        this.sizes.delete(documentName);
       },
     });
   }
@@ -289,6 +295,29 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     const stored = await this.store.find(room.apiKeyId, room);
     if (!stored) throw new Error(MISSING_EDITOR);
     Y.applyUpdate(document, stored.state);
+    this.sizes.set(name, { type: stored.type, contentKey: stored.contentKey, measured: Buffer.byteLength(stored.dataJson), since: 0 });
+  }
+
+  /**
+   * Refuses a client's update that would take the room's view past `CRDT_MAX_BYTES` before it
+   * is applied or sent on: Hocuspocus closes the connection with the reason, and neither the
+   * room nor the stored editor changes. Measuring the view costs a copy of the document, so it
+   * is measured only when the updates since the last measure could have crossed the limit: an
+   * update adds at most six bytes of JSON per byte of its own (a control character written as
+   * `\u00XX`), so small edits to a document well under the limit are let through unmeasured.
+   */
+  private checkSize(name: string, document: Document, message: Uint8Array): void {
+    const size = this.sizes.get(name);
+    const update = yjsUpdateIn(message);
+    if (!size || !update) return;
+    size.since += 6 * update.byteLength;
+    if (size.measured + size.since <= this.config.crdtMaxBytes) return;
+    const probe = EditorContent.load(size.type, size.contentKey, 0, Y.encodeStateAsUpdate(document));
+    probe.applyUpdate(update);
+    const bytes = Buffer.byteLength(JSON.stringify(probe.view()));
+    if (bytes > this.config.crdtMaxBytes) throw Object.assign(new Error(), { code: 4413, reason: CrdtErrors.tooLarge(this.config.crdtMaxBytes).message });
+    size.measured = bytes;
+    size.since = 0;
   }
 
   /** Writes the room's document into its stored editor, merged with what is stored. */
@@ -299,6 +328,30 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     } catch (error) {
       this.logger.warn({ room: name, error: (error as Error).message }, 'a live room could not be stored');
     }
+  }
+}
+
+/** A loaded room's editor shape, its view's bytes when last measured, and at most how many bytes updates added since. */
+interface RoomSize {
+  type: CrdtType;
+  contentKey: string;
+  measured: number;
+  since: number;
+}
+
+/**
+ * The Yjs update a Hocuspocus message carries, if it is a sync step 2 or an update (document
+ * name, message type 0 = sync, sync type 1 or 2, the update); undefined for any other message.
+ */
+function yjsUpdateIn(message: Uint8Array): Uint8Array | undefined {
+  try {
+    const decoder = decoding.createDecoder(message);
+    decoding.readVarString(decoder);
+    if (decoding.readVarUint(decoder) !== 0) return undefined;
+    const syncType = decoding.readVarUint(decoder);
+    return syncType === 1 || syncType === 2 ? decoding.readVarUint8Array(decoder) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
