@@ -109,6 +109,11 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
     assert.equal(stored!.lastUpdatedBy, 'bob');
     expectSuccess(await call('/v2/crdt/update', { ...place, type: 'text', data: '> Hello, REST world' }));
     await eventually(() => ana.text.toString() === '> Hello, REST world' && bob.text.toString() === '> Hello, REST world', 'the REST write at both');
+    const metrics = (await app.get('/metrics')).text;
+    assert.match(metrics, /^live_open\{kind="rooms"\} 1$/m);
+    assert.match(metrics, /^live_open\{kind="connections"\} 2$/m);
+    assert.match(metrics, /^live_messages_received_total [1-9]/m);
+    assert.match(metrics, /^live_store_duration_seconds_count [1-9]/m);
     ana.close();
     bob.close();
   });

@@ -13,6 +13,8 @@ import * as Y from 'yjs';
 import { AccessService } from '../access/access.service.js';
 import type { AccessRole } from '../access/entities/grant.entity.js';
 import { ApiError } from '../common/errors.js';
+import { Metrics } from '../common/metrics.js';
+import { Counter, Histogram } from 'prom-client';
 import { AppConfig } from '../config/app-config.js';
 import { CrdtErrors, CrdtService } from '../crdt/crdt.service.js';
 import { EditorContent, type CrdtType } from '../crdt/yjs-content.js';
@@ -91,6 +93,8 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   readonly hocuspocus: Hocuspocus;
   /** Who changed each loaded room last: the stored editor's `lastUpdatedBy`. */
   private readonly lastWriters = new Map<string, string>();
+  private readonly messages: Counter;
+  private readonly storeLatency: Histogram;
   /** Each loaded room's shape and how large its view may be by now (see `checkSize`). */
   private readonly sizes = new Map<string, RoomSize>();
   private stopping = false;
@@ -111,7 +115,19 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly store: CrdtStore,
     private readonly transactions: Transactions,
     private readonly config: AppConfig,
+    metrics: Metrics,
   ) {
+    metrics.gauge('live_open', 'Live editing on this instance: rooms loaded and connections open.', 'kind', () => ({
+      rooms: this.hocuspocus.getDocumentsCount(),
+      connections: this.hocuspocus.getConnectionsCount(),
+    }));
+    this.messages = new Counter({ name: 'live_messages_received_total', help: 'Messages live clients sent.', registers: [metrics.registry] });
+    this.storeLatency = new Histogram({
+      name: 'live_store_duration_seconds',
+      help: 'Time to store a live room into its editor.',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [metrics.registry],
+    });
     this.sockets = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes });
     const extensions: Extension[] = [];
     if (config.redisUrl) {
@@ -307,6 +323,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
    * `\u00XX`), so small edits to a document well under the limit are let through unmeasured.
    */
   private checkSize(name: string, document: Document, message: Uint8Array): void {
+    this.messages.inc();
     const size = this.sizes.get(name);
     const update = yjsUpdateIn(message);
     if (!size || !update) return;
@@ -323,8 +340,10 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   /** Writes the room's document into its stored editor, merged with what is stored. */
   private async persist(name: string, document: Document): Promise<void> {
     const room = parseRoom(name)!;
+    const stored = this.storeLatency.startTimer();
     try {
       await this.crdt.applyUpdate(room.apiKeyId, room, Y.encodeStateAsUpdate(document), { userId: this.lastWriters.get(name) ?? null, sessionId: null });
+      stored();
     } catch (error) {
       this.logger.warn({ room: name, error: (error as Error).message }, 'a live room could not be stored');
     }
