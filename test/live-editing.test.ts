@@ -70,7 +70,7 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
         onSynced: () => synced(),
         onAuthenticationFailed: ({ reason }) => failed(reason),
         onStateless: ({ payload }) => client.stateless.push(JSON.parse(payload)),
-        onClose: ({ event }) => client.closes.push(String(event.reason)),
+        onClose: ({ event }) => client.closes.push(`${event.code} ${String(event.reason)}`.trim()),
       }),
       stateless: [],
       closes: [],
@@ -216,7 +216,7 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
       writer.text.insert(5, ' and fine'.repeat(50));
       await eventually(() => reader.text.length === 5 + 450, 'an edit under the limit arrives');
       writer.text.insert(0, 'x'.repeat(2000));
-      await eventually(() => writer.closes.includes('CRDT data must be at most 1024 bytes as JSON per editor.'), 'the writer told why');
+      await eventually(() => writer.closes.some((c) => c.endsWith('CRDT data must be at most 1024 bytes as JSON per editor.')), 'the writer told why');
       await new Promise((resolve) => setTimeout(resolve, 2500));
       assert.equal(reader.text.length, 455, 'the refused edit never spread');
       const [stored] = expectSuccess(await smallCall('/v2/crdt/get', place)).data as { data: string }[];
@@ -225,6 +225,34 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
       reader.close();
     } finally {
       await small.close();
+    }
+  });
+
+  it('limits: connections per key, messages per second, the largest message', async () => {
+    const limited = await startApp({ LIVE_MAX_CONNECTIONS_PER_KEY: '2', LIVE_MAX_MESSAGES_PER_SECOND: '5', LIVE_MAX_MESSAGE_BYTES: '2kb' });
+    try {
+      const ownKey = await createKey(limited);
+      const ownCall = agentFor(limited, ownKey);
+      expectSuccess(await ownCall('/v2/crdt/add', { ...place, type: 'text', data: '' }));
+      const token = expectSuccess(await ownCall('/v2/auth/token/get', { userId: 'ana' })).data.token as string;
+      const name = room(place.editorId, ownKey.apiKey);
+      const [first, second] = [connectTo(limited, name, token), connectTo(limited, name, token)];
+      await Promise.all([first.synced, second.synced]);
+      const third = connectTo(limited, name, token);
+      assert.equal(await third.failed, 'Too many live connections for this API key: at most 2 on one instance.');
+      third.close();
+      second.close();
+      const again = connectTo(limited, name, token);
+      await eventually(() => again.provider.isSynced, 'a place freed by a client that left is taken');
+      // Each edit is one message: 30 in a moment pass five a second.
+      for (let i = 0; i < 30; i++) again.text.insert(0, 'x');
+      await eventually(() => again.closes.some((c) => c.endsWith('Too many messages: at most 5 a second.')), 'closed for its rate');
+      again.close();
+      first.text.insert(0, 'y'.repeat(10_000));
+      await eventually(() => first.closes.some((c) => c.startsWith('1009')), 'a message past 2 KiB closes the socket (1009)');
+      first.close();
+    } finally {
+      await limited.close();
     }
   });
 

@@ -83,12 +83,27 @@ export class AppConfig {
   readonly bodyLimitBytes!: number;
   /** Largest shared-editing content per editor, as JSON, in bytes (`CRDT_MAX_BYTES`). */
   readonly crdtMaxBytes!: number;
+  /** Limits of live editing over WebSocket. */
+  readonly live!: LiveLimits;
   /** Pino log level (`LOG_LEVEL`). */
   readonly logLevel!: LogLevel;
   /** How long graceful shutdown waits for in-flight requests (`SHUTDOWN_TIMEOUT_MS`). */
   readonly shutdownTimeoutMs!: number;
   /** Requests per window; 0 disables that limit. */
   readonly rateLimits!: RateLimitSettings;
+}
+
+export interface LiveLimits {
+  /** Open live connections per API key on one instance; 0: no limit (`LIVE_MAX_CONNECTIONS_PER_KEY`). */
+  readonly connectionsPerKey: number;
+  /** Messages a live connection may send per second before it is closed; 0: no limit (`LIVE_MAX_MESSAGES_PER_SECOND`). */
+  readonly messagesPerSecond: number;
+  /** Largest WebSocket message a live client may send, in bytes (`LIVE_MAX_MESSAGE_BYTES`). */
+  readonly messageBytes: number;
+  /** Bytes waiting to be sent to one client past which it is dropped as too slow a reader (`LIVE_MAX_BUFFERED_BYTES`). */
+  readonly bufferedBytes: number;
+  /** A client that answers no ping for this long is dropped (`LIVE_TIMEOUT_MS`). */
+  readonly timeoutMs: number;
 }
 
 export interface RateLimitSettings {
@@ -150,6 +165,11 @@ export const CONFIG_VARIABLES = [
   'DATA_DELETION_WORKER',
   'BODY_LIMIT',
   'CRDT_MAX_BYTES',
+  'LIVE_MAX_CONNECTIONS_PER_KEY',
+  'LIVE_MAX_MESSAGES_PER_SECOND',
+  'LIVE_MAX_MESSAGE_BYTES',
+  'LIVE_MAX_BUFFERED_BYTES',
+  'LIVE_TIMEOUT_MS',
   'TRUST_PROXY',
   'LOG_LEVEL',
   'SHUTDOWN_TIMEOUT_MS',
@@ -204,6 +224,13 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     dataDeletionWorker: parseBool(read, 'DATA_DELETION_WORKER', true),
     bodyLimitBytes: parseBytes(read, 'BODY_LIMIT', '1mb'),
     crdtMaxBytes: parseBytes(read, 'CRDT_MAX_BYTES', '1mb'),
+    live: {
+      connectionsPerKey: parseInteger(read, 'LIVE_MAX_CONNECTIONS_PER_KEY', 1000, 0, 1_000_000),
+      messagesPerSecond: parseInteger(read, 'LIVE_MAX_MESSAGES_PER_SECOND', 200, 0, 100_000),
+      messageBytes: parseBytes(read, 'LIVE_MAX_MESSAGE_BYTES', '1mb'),
+      bufferedBytes: parseBytes(read, 'LIVE_MAX_BUFFERED_BYTES', '16mb'),
+      timeoutMs: parseInteger(read, 'LIVE_TIMEOUT_MS', 30_000, 1000, 600_000),
+    },
     trustProxy: parseTrustProxy(read, 'TRUST_PROXY'),
     logLevel: parseEnum(read, 'LOG_LEVEL', 'info', LOG_LEVELS),
     shutdownTimeoutMs: parseInteger(read, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

@@ -93,6 +93,10 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   readonly hocuspocus: Hocuspocus;
   /** Who changed each loaded room last: the stored editor's `lastUpdatedBy`. */
   private readonly lastWriters = new Map<string, string>();
+  /** Open connections per API key (`LIVE_MAX_CONNECTIONS_PER_KEY`). */
+  private readonly connectionsPerKey = new Map<string, number>();
+  /** Each connection's messages in its current second (`LIVE_MAX_MESSAGES_PER_SECOND`). */
+  private readonly rates = new WeakMap<object, { second: number; count: number }>();
   private readonly messages: Counter;
   private readonly storeLatency: Histogram;
   /** Each loaded room's shape and how large its view may be by now (see `checkSize`). */
@@ -128,7 +132,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [metrics.registry],
     });
-    this.sockets = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes });
+    this.sockets = new WebSocketServer({ noServer: true, maxPayload: config.live.messageBytes });
     const extensions: Extension[] = [];
     if (config.redisUrl) {
       // Rooms open on several instances converge through Redis (updates and awareness), and one
@@ -140,11 +144,19 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     this.hocuspocus = new Hocuspocus({
       quiet: true,
       extensions,
+      timeout: config.live.timeoutMs,
       debounce: 2000,
       maxDebounce: 10_000,
       onAuthenticate: (payload) => this.authenticate(payload),
       onLoadDocument: ({ document, documentName }) => this.load(documentName, document),
-      beforeHandleMessage: async ({ documentName, document, update }) => this.checkSize(documentName, document, update),
+      beforeHandleMessage: async ({ documentName, document, update, connection }) => {
+        this.checkRate(connection);
+        this.checkSize(documentName, document, update);
+      },
+      onDisconnect: async ({ context }) => {
+        const apiKeyId = (context as Partial<LiveContext>).room?.apiKeyId;
+        if (apiKeyId) this.connectionsPerKey.set(apiKeyId, (this.connectionsPerKey.get(apiKeyId) ?? 1) - 1);
+      },
       onChange: async ({ documentName, context }) => {
         if ((context as Partial<LiveContext>).userId !== undefined) this.lastWriters.set(documentName, (context as LiveContext).userId);
       },
@@ -255,6 +267,8 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     if (this.recheckingAccess) return;
     this.recheckingAccess = true;
     try {
+      // A client that does not read what it is sent is dropped before its backlog grows further.
+      for (const websocket of this.sockets.clients) if (websocket.bufferedAmount > this.config.live.bufferedBytes) websocket.terminate();
       const resolved = new Map<string, Promise<AccessRole | undefined>>();
       const now = Math.floor(Date.now() / 1000);
       for (const document of [...this.hocuspocus.documents.values()]) {
@@ -285,7 +299,12 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       socket.end(`HTTP/1.1 ${this.stopping ? '503 Service Unavailable' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
-    this.sockets.handleUpgrade(request, socket, head, (websocket) => this.hocuspocus.handleConnection(websocket, request));
+    this.sockets.handleUpgrade(request, socket, head, (websocket) => {
+      // A message past LIVE_MAX_MESSAGE_BYTES (and any other protocol error) closes the socket
+      // (1009 and the like) and is reported here; unheard, it would stop the process.
+      websocket.on('error', (error) => this.logger.warn({ error: error.message }, 'a live connection failed'));
+      this.hocuspocus.handleConnection(websocket, request);
+    });
   }
 
   private async authenticate({ token, documentName, connectionConfig }: onAuthenticatePayload): Promise<LiveContext> {
@@ -302,6 +321,10 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     const role = roleInToken(claims, room) ?? (await this.access.documentRole(room.apiKeyId, room.organizationId, room.documentId, claims.userId));
     if (!role) throw new Refusal('No access to this document.');
     if (!(await this.store.find(room.apiKeyId, room))) throw new Refusal(MISSING_EDITOR);
+    const open = this.connectionsPerKey.get(room.apiKeyId) ?? 0;
+    const limit = this.config.live.connectionsPerKey;
+    if (limit && open >= limit) throw new Refusal(`Too many live connections for this API key: at most ${limit} on one instance.`);
+    this.connectionsPerKey.set(room.apiKeyId, open + 1);
     if (role === 'viewer') connectionConfig.readOnly = true;
     return { room, userId: claims.userId, claims };
   }
@@ -322,6 +345,16 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
    * update adds at most six bytes of JSON per byte of its own (a control character written as
    * `\u00XX`), so small edits to a document well under the limit are let through unmeasured.
    */
+  /** Closes a connection past `LIVE_MAX_MESSAGES_PER_SECOND` (counted per second). */
+  private checkRate(connection: object): void {
+    const limit = this.config.live.messagesPerSecond;
+    if (!limit) return;
+    const second = Math.floor(Date.now() / 1000);
+    const rate = this.rates.get(connection);
+    if (!rate || rate.second !== second) return void this.rates.set(connection, { second, count: 1 });
+    if (++rate.count > limit) throw Object.assign(new Error(), { code: 4429, reason: `Too many messages: at most ${limit} a second.` });
+  }
+
   private checkSize(name: string, document: Document, message: Uint8Array): void {
     this.messages.inc();
     const size = this.sizes.get(name);
