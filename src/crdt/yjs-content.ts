@@ -47,8 +47,11 @@ export class EditorContent {
     state?: Uint8Array,
   ) {
     this.doc = new Y.Doc({ gc: true });
-    this.doc.clientID = clientId;
+    // The stored state is applied first and the editor's client id taken after: Yjs takes
+    // operations of its own id arriving from outside for another client's, warns, and picks a
+    // new id (every load of an editor written before printed that warning).
     if (state) Y.applyUpdate(this.doc, state);
+    this.doc.clientID = clientId;
   }
 
   static create(type: CrdtType, contentKey: string, clientId: number, data: CrdtData): EditorContent {
