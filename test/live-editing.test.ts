@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import WebSocket from 'ws';
+import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { LiveEditing } from '../src/live/live-editing.js';
 import { roomName } from '../src/live/room-names.js';
@@ -116,6 +117,53 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
     assert.match(metrics, /^live_store_duration_seconds_count [1-9]/m);
     ana.close();
     bob.close();
+  });
+
+  it("a y-websocket client (WebsocketProvider) and a Hocuspocus client share a room; y-websocket's refusals carry the reason", async () => {
+    expectSuccess(await call('/v2/crdt/add', { ...place, editorId: 'mixed', type: 'text', data: 'Both' }));
+    const hocuspocus = connect(room('mixed'), await tokenFor('ana'));
+    const doc = new Y.Doc();
+    const yws = new WebsocketProvider(`ws://127.0.0.1:${app.port}/v2/live/yws`, room('mixed'), doc, {
+      params: { token: await tokenFor('bob') },
+      WebSocketPolyfill: WebSocket as never,
+      disableBc: true,
+    });
+    try {
+      await hocuspocus.synced;
+      await eventually(() => yws.synced && doc.getText('content').toString() === 'Both', 'the y-websocket client synced with the stored content');
+      doc.getText('content').insert(4, ' ways');
+      await eventually(() => hocuspocus.text.toString() === 'Both ways', 'the y-websocket edit at the Hocuspocus client');
+      hocuspocus.text.insert(0, '> ');
+      await eventually(() => doc.getText('content').toString() === '> Both ways', 'the Hocuspocus edit at the y-websocket client');
+      await eventually(async () => (await storedText('mixed')) === '> Both ways', 'stored', 6000);
+      // Awareness crosses protocols too.
+      yws.awareness.setLocalStateField('user', { name: 'Bob' });
+      await eventually(
+        () => [...hocuspocus.provider.awareness!.getStates().values()].some((state) => (state as { user?: { name: string } }).user?.name === 'Bob'),
+        "bob's presence at the Hocuspocus client",
+      );
+    } finally {
+      yws.destroy();
+      hocuspocus.close();
+    }
+    const refused = new WebsocketProvider(
+      `ws://127.0.0.1:${app.port}/v2/live/yws`,
+      roomName({ apiKeyId: key.apiKey, ...place, documentId: 'private' }),
+      new Y.Doc(),
+      {
+        params: { token: await tokenFor('outsider') },
+        WebSocketPolyfill: WebSocket as never,
+        disableBc: true,
+      },
+    );
+    try {
+      const closed = await new Promise<{ code: number; reason: string }>((resolve) =>
+        refused.on('connection-close', (event) => resolve({ code: event!.code, reason: String(event!.reason) })),
+      );
+      assert.deepEqual(closed, { code: 4403, reason: 'No access to this document.' });
+    } finally {
+      refused.destroy();
+    }
   });
 
   it('a viewer reads but its edits are neither sent on nor stored', async () => {

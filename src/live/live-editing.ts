@@ -7,7 +7,7 @@ import { Hocuspocus, type Document, type Extension, type onAuthenticatePayload }
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { EntityManager } from 'typeorm';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import * as decoding from 'lib0/decoding';
 import * as Y from 'yjs';
 import { AccessService } from '../access/access.service.js';
@@ -23,9 +23,12 @@ import { Transactions } from '../database/transactions.js';
 import { ApiKeyRepository } from '../workspace/api-key.repository.js';
 import { UserTokens, type UserTokenClaims } from '../workspace/user-tokens.service.js';
 import { parseRoom, roomName, type Room } from './room-names.js';
+import { serveYWebsocket, type YWebsocketSession } from './y-websocket-session.js';
 
 /** The path of the Hocuspocus protocol's endpoint (`@hocuspocus/provider`, Tiptap's collaboration extension). */
 export const LIVE_PATH = '/v2/live';
+/** The y-websocket protocol's endpoint (y-websocket's `WebsocketProvider`): the room name follows it in the path. */
+export const Y_WEBSOCKET_PATH = '/v2/live/yws';
 
 /**
  * Why a connection is refused: Hocuspocus sends `reason` to the client (its provider's
@@ -93,6 +96,8 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   readonly hocuspocus: Hocuspocus;
   /** Who changed each loaded room last: the stored editor's `lastUpdatedBy`. */
   private readonly lastWriters = new Map<string, string>();
+  /** The open y-websocket clients (Hocuspocus keeps its own). */
+  private readonly yWebsocketSessions = new Set<YWebsocketSession>();
   /** Open connections per API key (`LIVE_MAX_CONNECTIONS_PER_KEY`). */
   private readonly connectionsPerKey = new Map<string, number>();
   /** Each connection's messages in its current second (`LIVE_MAX_MESSAGES_PER_SECOND`). */
@@ -154,8 +159,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
         this.checkSize(documentName, document, update);
       },
       onDisconnect: async ({ context }) => {
-        const apiKeyId = (context as Partial<LiveContext>).room?.apiKeyId;
-        if (apiKeyId) this.connectionsPerKey.set(apiKeyId, (this.connectionsPerKey.get(apiKeyId) ?? 1) - 1);
+        if ((context as Partial<LiveContext>).room) this.released(context as LiveContext);
       },
       onChange: async ({ documentName, context }) => {
         if ((context as Partial<LiveContext>).userId !== undefined) this.lastWriters.set(documentName, (context as LiveContext).userId);
@@ -286,6 +290,16 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
           else connection.readOnly = role === 'viewer';
         }
       }
+      for (const session of [...this.yWebsocketSessions]) {
+        const { room, userId, claims } = session.context as LiveContext;
+        if (claims.exp <= now) {
+          session.close(4401, 'Invalid or expired token.');
+          continue;
+        }
+        const role = roleInToken(claims, room) ?? (await this.access.documentRole(room.apiKeyId, room.organizationId, room.documentId, userId));
+        if (!role) session.close(4403, 'No access to this document.');
+        else session.readOnly = role === 'viewer';
+      }
     } catch (error) {
       this.logger.warn({ error: (error as Error).message }, 'live access could not be checked again; the next check tries');
     } finally {
@@ -294,7 +308,14 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const path = (request.url ?? '').split('?')[0];
+    const path = (request.url ?? '').split('?')[0]!;
+    if (path.startsWith(`${Y_WEBSOCKET_PATH}/`) && !this.stopping) {
+      this.sockets.handleUpgrade(request, socket, head, (websocket) => {
+        websocket.on('error', (error) => this.logger.warn({ error: error.message }, 'a live connection failed'));
+        void this.serveYWebsocketClient(websocket, request);
+      });
+      return;
+    }
     if (path !== LIVE_PATH || this.stopping) {
       socket.end(`HTTP/1.1 ${this.stopping ? '503 Service Unavailable' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
@@ -308,6 +329,16 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   private async authenticate({ token, documentName, connectionConfig }: onAuthenticatePayload): Promise<LiveContext> {
+    const { context, role } = await this.authorize(documentName, token);
+    if (role === 'viewer') connectionConfig.readOnly = true;
+    return context;
+  }
+
+  /**
+   * Who may join a room with this token, and with which role, for either protocol; counts the
+   * connection against its key's limit. A refusal's reason is what the client is told.
+   */
+  private async authorize(documentName: string, token: string): Promise<{ context: LiveContext; role: AccessRole }> {
     const room = parseRoom(documentName);
     if (!room) throw new Refusal('Unknown room: a room is <apiKey>/<organizationId>/<documentId>/<editorId>, each percent-encoded.');
     if (!(await this.apiKeys.profile(room.apiKeyId))) throw new Refusal('Unknown API key.');
@@ -325,8 +356,50 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     const limit = this.config.live.connectionsPerKey;
     if (limit && open >= limit) throw new Refusal(`Too many live connections for this API key: at most ${limit} on one instance.`);
     this.connectionsPerKey.set(room.apiKeyId, open + 1);
-    if (role === 'viewer') connectionConfig.readOnly = true;
-    return { room, userId: claims.userId, claims };
+    return { context: { room, userId: claims.userId, claims }, role };
+  }
+
+  private released(context: LiveContext): void {
+    this.connectionsPerKey.set(context.room.apiKeyId, (this.connectionsPerKey.get(context.room.apiKeyId) ?? 1) - 1);
+  }
+
+  /**
+   * A y-websocket client (`WebsocketProvider` with `serverUrl` `…/v2/live/yws`, the room name as
+   * its room and `params: { token }`): authorized as a Hocuspocus client is, then served over the
+   * room's Hocuspocus document (a direct connection keeps it loaded), so both protocols' clients
+   * share the room. A refusal closes the socket with code 4403 and the reason.
+   */
+  private async serveYWebsocketClient(websocket: WebSocket, request: IncomingMessage): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://live');
+    const name = url.pathname.slice(`${Y_WEBSOCKET_PATH}/`.length);
+    // Messages that arrive while the client is authorized wait for it (y-websocket sends its first sync at once).
+    const early: Buffer[] = [];
+    const hold = (data: Buffer) => early.push(data);
+    websocket.on('message', hold);
+    let authorized: { context: LiveContext; role: AccessRole };
+    try {
+      authorized = await this.authorize(name, url.searchParams.get('token') ?? '');
+    } catch (error) {
+      websocket.close(4403, ((error as Refusal).reason ?? 'Refused').slice(0, 120));
+      return;
+    }
+    const connection = await this.hocuspocus.openDirectConnection(name, authorized.context);
+    const session = serveYWebsocket(websocket, connection.document!, {
+      context: authorized.context,
+      readOnly: authorized.role === 'viewer',
+      check: (update) => {
+        this.checkRate(websocket);
+        if (update) this.checkUpdateSize(name, connection.document!, update);
+      },
+      closed: () => {
+        this.yWebsocketSessions.delete(session);
+        this.released(authorized.context);
+        void connection.disconnect();
+      },
+    });
+    this.yWebsocketSessions.add(session);
+    websocket.off('message', hold);
+    for (const data of early) websocket.emit('message', data);
   }
 
   private async load(name: string, document: Document): Promise<void> {
@@ -357,9 +430,14 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
 
   private checkSize(name: string, document: Document, message: Uint8Array): void {
     this.messages.inc();
-    const size = this.sizes.get(name);
     const update = yjsUpdateIn(message);
-    if (!size || !update) return;
+    if (update) this.checkUpdateSize(name, document, update);
+  }
+
+  /** `checkSize` for one Yjs update, whichever protocol brought it. */
+  private checkUpdateSize(name: string, document: Document, update: Uint8Array): void {
+    const size = this.sizes.get(name);
+    if (!size) return;
     size.since += 6 * update.byteLength;
     if (size.measured + size.since <= this.config.crdtMaxBytes) return;
     const probe = EditorContent.load(size.type, size.contentKey, 0, Y.encodeStateAsUpdate(document));
