@@ -11,6 +11,7 @@ import * as Y from 'yjs';
 import { LiveEditing } from '../src/live/live-editing.js';
 import { roomName } from '../src/live/room-names.js';
 import { startApp, type TestApp } from './helpers/app.js';
+import { apiKeyHeadersOn, freePort, postTo, startService, waitForHealth } from './helpers/service-process.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
 
 /** Polls `check` until it holds (or fails the test after `timeoutMs`). */
@@ -406,4 +407,55 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
       }
     },
   );
+
+  it('kill -9 while typing loses at most what was typed in the last debounce window (2 s)', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-live-kill-'));
+    const env = {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      SQLITE_FILE: join(dataDir, 'svc.sqlite'),
+      ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+      MASTER_KEY: randomBytes(32).toString('base64'),
+      RATE_LIMIT_WORKSPACE_CREATE: '0',
+      RATE_LIMIT_API_KEY: '0',
+    };
+    let service = startService(env);
+    try {
+      await waitForHealth(port);
+      const headers = await apiKeyHeadersOn(port, `live.${randomBytes(4).toString('hex')}@example.com`);
+      const apiKeyId = headers['x-svc-api-key']!;
+      assert.equal((await postTo(port, '/v2/crdt/add', { ...place, type: 'text', data: '' }, headers)).status, 200);
+      const token = (await postTo(port, '/v2/auth/token/get', { userId: 'ana' }, headers)).body.result.data.token as string;
+      const socket = new HocuspocusProviderWebsocket({ url: `ws://127.0.0.1:${port}/v2/live`, WebSocketPolyfill: WebSocket });
+      const provider = new HocuspocusProvider({ websocketProvider: socket, name: room(place.editorId, apiKeyId), token });
+      provider.attach();
+      const text = provider.document.getText('content');
+      const stored = async () => (await postTo(port, '/v2/crdt/get', place, headers)).body.result?.data?.[0]?.data as string | undefined;
+      try {
+        await eventually(() => provider.isSynced, 'synced');
+        // Typing for 4 s, a character every 50 ms: stored at least every 10 s, 2 s after a pause.
+        for (let i = 0; i < 40; i++) {
+          text.insert(text.length, 'a');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await eventually(async () => (await stored()) === 'a'.repeat(40), 'the pause stored it', 6000);
+        text.insert(text.length, 'b'.repeat(10));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        service.child.kill('SIGKILL');
+        await service.exited;
+      } finally {
+        provider.destroy();
+        socket.destroy();
+      }
+      service = startService(env);
+      await waitForHealth(port);
+      // What was stored before the last window survives; the window's edit may be lost.
+      assert.equal(await stored(), 'a'.repeat(40));
+    } finally {
+      service.child.kill('SIGKILL');
+      await service.exited;
+    }
+  });
 });
