@@ -2,13 +2,14 @@ import { Global, Module } from '@nestjs/common';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { Clock } from './clock.js';
+import { HealthReports } from './health-reports.js';
 import { PageTokens } from './paging.js';
 import { Secrets } from './secrets.js';
 
 /** Shared services every feature module uses. */
 @Global()
 @Module({
-  providers: [Secrets, PageTokens, Transactions, Sql, Clock],
-  exports: [Secrets, PageTokens, Transactions, Sql, Clock],
+  providers: [Secrets, PageTokens, Transactions, Sql, Clock, HealthReports],
+  exports: [Secrets, PageTokens, Transactions, Sql, Clock, HealthReports],
 })
 export class CoreModule {}

@@ -2,12 +2,13 @@ import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Auth } from '../common/decorators/operation.decorator.js';
+import { HealthReports } from '../common/health-reports.js';
 import { RATE_LIMIT_STORE, type RateLimitStore } from '../common/rate-limit/rate-limit.module.js';
 
 /**
- * `GET /health`: liveness plus a database round trip, and where rate limits are counted (a
- * Redis outage shows as `rateLimiter.degraded`, still `up`: the service keeps serving with
- * counters of its own); outside the envelope convention.
+ * `GET /health`: liveness plus a database round trip, where rate limits are counted (a Redis
+ * outage shows as `rateLimiter.degraded`, still `up`: the service keeps serving with counters of
+ * its own), and the sections modules add (`HealthReports`); outside the envelope convention.
  */
 @ApiTags('health')
 @Controller()
@@ -16,6 +17,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     @Inject(RATE_LIMIT_STORE) private readonly limiter: RateLimitStore,
+    private readonly reports: HealthReports,
   ) {}
 
   @Get('health')
@@ -28,6 +30,8 @@ export class HealthController {
       return await this.health.check([
         () => this.database.pingCheck('database', { timeout: 2000 }),
         () => ({ rateLimiter: { status: 'up', ...this.limiter.state() } }),
+        // Sections other modules add (live editing: rooms and connections on this instance).
+        () => this.reports.read() as Record<string, { status: 'up' }>,
       ]);
     } catch (error) {
       response.status(503);

@@ -13,6 +13,7 @@ import * as Y from 'yjs';
 import { AccessService } from '../access/access.service.js';
 import type { AccessRole } from '../access/entities/grant.entity.js';
 import { ApiError } from '../common/errors.js';
+import { HealthReports } from '../common/health-reports.js';
 import { Metrics } from '../common/metrics.js';
 import { Counter, Histogram } from 'prom-client';
 import { AppConfig } from '../config/app-config.js';
@@ -125,7 +126,9 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly transactions: Transactions,
     private readonly config: AppConfig,
     metrics: Metrics,
+    health: HealthReports,
   ) {
+    health.add('live', () => ({ rooms: this.hocuspocus.getDocumentsCount(), connections: this.hocuspocus.getConnectionsCount() }));
     metrics.gauge('live_open', 'Live editing on this instance: rooms loaded and connections open.', 'kind', () => ({
       rooms: this.hocuspocus.getDocumentsCount(),
       connections: this.hocuspocus.getConnectionsCount(),
