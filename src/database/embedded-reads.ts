@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { DataSource } from 'typeorm';
 import { inUnitOfWork } from './unit-of-work.js';
+import { StatementCache } from './statement-cache.js';
 
 /** A statement that reads data (not a PRAGMA, whose answer belongs to its connection). */
 const DATA_QUERY = /^\s*(SELECT|WITH)\b/i;
@@ -21,7 +22,7 @@ interface Statement {
  * one connection (for throwaway use only; the default is a file).
  */
 export class EmbeddedReads {
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements = new StatementCache<Statement>(500);
 
   private constructor(private readonly reader: Database.Database) {}
 
@@ -44,11 +45,13 @@ export class EmbeddedReads {
     return reads;
   }
 
-  /** The statement on the reader connection (cached by text). */
-  prepared<T extends Statement>(text: string): T {
-    let statement = this.statements.get(text);
-    if (!statement) this.statements.set(text, (statement = this.reader.prepare(text)));
-    return statement as T;
+  /**
+   * The statement on the reader connection, kept by text unless `keep` is false (a statement
+   * with long lists, which `Sql` does not keep either). TypeORM's own reads come with their lists
+   * written out, one text per length; the cache holds the 500 used most recently.
+   */
+  prepared<T extends Statement>(text: string, keep = true): T {
+    return (keep ? this.statements.get(text, () => this.reader.prepare(text)) : this.reader.prepare(text)) as T;
   }
 
   close(): void {

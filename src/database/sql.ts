@@ -2,6 +2,7 @@ import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { EmbeddedReads } from './embedded-reads.js';
+import { MAX_KEPT_LIST_ITEMS, StatementCache } from './statement-cache.js';
 import { inUnitOfWork, unitManager } from './unit-of-work.js';
 
 type Scalar = string | number | boolean | null | Uint8Array;
@@ -22,8 +23,15 @@ export interface Column {
 
 interface PreparedText {
   text: string;
-  /** Parameter name (and list index) of each placeholder, in order. */
-  order: [name: string, index?: number][];
+  /** Whether it is kept for the next statement of the same text and list lengths (short lists only). */
+  kept: boolean;
+  /** The parameters' names, as they were listed when it was translated (the same for every statement of its key). */
+  names: string[];
+  /**
+   * Two numbers per placeholder, in order: the parameter (its place in `names`) and the list
+   * item (-1 for a scalar). Packed, a kept translation costs 8 bytes per placeholder.
+   */
+  slots: Int32Array;
 }
 
 /** A synchronous prepared statement of the embedded driver (better-sqlite3). */
@@ -62,8 +70,10 @@ export function embeddedConnection(dataSource: DataSource): EmbeddedConnection |
  */
 @Injectable()
 export class Sql implements OnApplicationShutdown {
-  private readonly prepared = new Map<string, PreparedText>();
-  private readonly statements = new Map<string, EmbeddedStatement>();
+  /** Translations by statement text and list lengths. */
+  private readonly prepared = new StatementCache<PreparedText>(1000);
+  /** Embedded: statements prepared on the driver's connection, by translated text. */
+  private readonly statements = new StatementCache<EmbeddedStatement>(500);
   private readonly embedded: EmbeddedConnection | undefined;
   /** Committed reads outside units of work (see `EmbeddedReads`); undefined on PostgreSQL and in memory. */
   private readonly reads: EmbeddedReads | undefined;
@@ -76,13 +86,14 @@ export class Sql implements OnApplicationShutdown {
   /**
    * Rows of a read, as committed (inside a unit of work: as that unit sees them, on its
    * connection). Scalar parameters are `:name`, lists `:...name`. The translation to the
-   * driver's placeholders is done once per statement text and list lengths.
+   * driver's placeholders is kept per statement text and list lengths, for lists of up to
+   * `MAX_KEPT_LIST_ITEMS` items together (longer ones are translated each time).
    */
   async rows<T>(sql: string, parameters: Parameters): Promise<T[]> {
-    const { text, values } = this.bind(sql, parameters);
+    const { text, values, kept } = this.bind(sql, parameters);
     if (this.embedded) {
-      if (this.reads && !inUnitOfWork()) return this.logged(text, values, this.reads.prepared<EmbeddedStatement>(text)).all(...values) as T[];
-      return this.cached(text, values).all(...values) as T[];
+      if (this.reads && !inUnitOfWork()) return this.logged(text, values, this.reads.prepared<EmbeddedStatement>(text, kept)).all(...values) as T[];
+      return this.cached(text, values, kept).all(...values) as T[];
     }
     // Inside a unit of work, on its own connection: a second one from the pool, asked for while
     // the unit holds the first, could wait forever once concurrent units hold them all.
@@ -117,11 +128,12 @@ export class Sql implements OnApplicationShutdown {
   }): Promise<{ rows: T[]; cut: boolean }> {
     const { select, from, orderBy, size, parameters, limit, maxBytes } = query;
     if (this.embedded) {
-      const { text, values } = this.bind(`SELECT ${select}, ${size} AS page_row_bytes FROM ${from} ORDER BY ${orderBy} LIMIT :pageLimit`, {
+      const { text, values, kept } = this.bind(`SELECT ${select}, ${size} AS page_row_bytes FROM ${from} ORDER BY ${orderBy} LIMIT :pageLimit`, {
         ...parameters,
         pageLimit: limit,
       });
-      const statement = this.reads && !inUnitOfWork() ? this.logged(text, values, this.reads.prepared<EmbeddedStatement>(text)) : this.cached(text, values);
+      const statement =
+        this.reads && !inUnitOfWork() ? this.logged(text, values, this.reads.prepared<EmbeddedStatement>(text, kept)) : this.cached(text, values, kept);
       const rows: T[] = [];
       let before = 0;
       // Leaving the loop early ends the statement's stepping (the iterator's return).
@@ -165,9 +177,9 @@ export class Sql implements OnApplicationShutdown {
    * embedded database the unit holds the one connection, so the cached statement runs inside it.
    */
   async run<T = never>(manager: EntityManager, sql: string, parameters: Parameters): Promise<T[]> {
-    const { text, values } = this.bind(sql, parameters);
+    const { text, values, kept } = this.bind(sql, parameters);
     if (this.embedded) {
-      const statement = this.cached(text, values);
+      const statement = this.cached(text, values, kept);
       if (statement.reader) return statement.all(...values) as T[];
       statement.run(...values);
       return [];
@@ -302,54 +314,60 @@ export class Sql implements OnApplicationShutdown {
     return inserted;
   }
 
-  private bind(sql: string, parameters: Parameters): { text: string; values: (string | number | null | Buffer)[] } {
-    const prepared = this.prepare(sql, parameters);
-    const values = prepared.order.map(([name, index]) => {
-      const value = parameters[name]!;
-      return toDriverValue(index === undefined ? (value as Scalar) : (value as readonly Scalar[])[index]!);
-    });
-    return { text: prepared.text, values };
+  private bind(sql: string, parameters: Parameters): { text: string; values: (string | number | null | Buffer)[]; kept: boolean } {
+    const { text, names, slots, kept } = this.prepare(sql, parameters);
+    const values: (string | number | null | Buffer)[] = new Array(slots.length / 2);
+    for (let i = 0; i < values.length; i++) {
+      const value = parameters[names[slots[2 * i]!]!]!;
+      const item = slots[2 * i + 1]!;
+      values[i] = toDriverValue(item < 0 ? (value as Scalar) : (value as readonly Scalar[])[item]!);
+    }
+    return { text, values, kept };
   }
 
-  /** The cached embedded statement, reported like TypeORM's own so query logging sees it. */
   /** A statement of the committed-reads connection, its query logged as `cached` logs its own. */
   private logged(text: string, values: unknown[], statement: EmbeddedStatement): EmbeddedStatement {
     this.dataSource.logger.logQuery(text, values);
     return statement;
   }
 
-  private cached(text: string, values: unknown[]): EmbeddedStatement {
+  /**
+   * The embedded statement of `text`, kept for the next time unless `keep` is false (a statement
+   * with long lists); reported like TypeORM's own so query logging sees it.
+   */
+  private cached(text: string, values: unknown[], keep = true): EmbeddedStatement {
     this.dataSource.logger.logQuery(text, values);
-    let statement = this.statements.get(text);
-    if (!statement) this.statements.set(text, (statement = this.embedded!.prepare(text)));
-    return statement;
+    return keep ? this.statements.get(text, () => this.embedded!.prepare(text)) : this.embedded!.prepare(text);
   }
 
   private prepare(sql: string, parameters: Parameters): PreparedText {
     const names = Object.keys(parameters);
+    let listItems = 0;
+    for (const name of names) if (Array.isArray(parameters[name])) listItems += (parameters[name] as unknown[]).length;
+    if (listItems > MAX_KEPT_LIST_ITEMS) return this.translate(sql, parameters, names, false);
     const shape = names.map((name) => (Array.isArray(parameters[name]) ? `${name}[${(parameters[name] as unknown[]).length}]` : name)).join(',');
-    const cacheKey = `${sql}\u0000${shape}`;
-    let prepared = this.prepared.get(cacheKey);
-    if (!prepared) {
-      // Each value (each list element) is replaced by a marker string naming it; strings always
-      // become placeholders (some drivers inline numbers), so the driver's output gives the order.
-      const markers = Object.fromEntries(
-        names.map((name) => {
-          const value = parameters[name];
-          return [name, Array.isArray(value) ? value.map((_, i) => `\u0000${name}\u0000${i}`) : `\u0000${name}`];
-        }),
-      );
-      const [text, placed] = this.dataSource.driver.escapeQueryWithParameters(sql, markers);
-      prepared = {
-        text,
-        order: (placed as string[]).map((marker) => {
-          const [, name, index] = marker.split('\u0000');
-          return index === undefined ? [name!] : [name!, Number(index)];
-        }),
-      };
-      this.prepared.set(cacheKey, prepared);
-    }
-    return prepared;
+    return this.prepared.get(`${sql}\u0000${shape}`, () => this.translate(sql, parameters, names, true));
+  }
+
+  /** `sql` in the driver's placeholders, and which parameter (list item) goes to each. */
+  private translate(sql: string, parameters: Parameters, names: string[], kept: boolean): PreparedText {
+    // Each value (each list element) is replaced by a marker string naming it (the parameter's
+    // place, and the item's); strings always become placeholders (some drivers inline numbers),
+    // so the driver's output gives the order.
+    const markers = Object.fromEntries(
+      names.map((name, n) => {
+        const value = parameters[name];
+        return [name, Array.isArray(value) ? value.map((_, i) => `\u0000${n}\u0000${i}`) : `\u0000${n}`];
+      }),
+    );
+    const [text, placed] = this.dataSource.driver.escapeQueryWithParameters(sql, markers);
+    const slots = new Int32Array((placed as string[]).length * 2);
+    (placed as string[]).forEach((marker, i) => {
+      const [, n, item] = marker.split('\u0000');
+      slots[2 * i] = Number(n);
+      slots[2 * i + 1] = item === undefined ? -1 : Number(item);
+    });
+    return { text, kept, names, slots };
   }
 }
 

@@ -1,0 +1,149 @@
+// @testScope once: the statement caches of the data layer on a PostgreSQL driver that never connects and on SQLite files of their own, whatever the run's engine; no HTTP.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { DataSource } from 'typeorm';
+import { EmbeddedReads } from '../../src/database/embedded-reads.js';
+import { Sql, type Parameters } from '../../src/database/sql.js';
+import { MAX_KEPT_LIST_ITEMS, StatementCache } from '../../src/database/statement-cache.js';
+
+/** Statements with two lists whose lengths combine: far more texts than any cache keeps. */
+function* manyShapes(): Generator<Parameters> {
+  for (let a = 1; a <= 40; a++)
+    for (let b = 1; b <= 40; b++) yield { key: 'k', ids: Array.from({ length: a }, (_, i) => `i${i}`), users: Array.from({ length: b }, (_, i) => `u${i}`) };
+}
+const LISTS = 'SELECT id FROM t WHERE api_key_id = :key AND id IN (:...ids) AND user_id IN (:...users)';
+
+describe('StatementCache', () => {
+  it('keeps at most its capacity, dropping the entry used least recently', () => {
+    const cache = new StatementCache<number>(3);
+    let made = 0;
+    const get = (key: string) => cache.get(key, () => ++made);
+    get('a');
+    get('b');
+    get('c');
+    assert.equal(get('a'), 1, 'a hit answers the kept value');
+    get('d'); // drops b, the least recently used (a was used after it)
+    assert.equal(cache.size, 3);
+    assert.equal(get('a'), 1);
+    assert.equal(get('c'), 3);
+    assert.equal(get('b'), 5, 'b was dropped and made again');
+    for (let i = 0; i < 1000; i++) get(`x${i}`);
+    assert.equal(cache.size, 3);
+  });
+});
+
+describe('Sql on PostgreSQL: translations to placeholders stay bounded', () => {
+  const dataSource = new DataSource({ type: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' });
+  const sent: { text: string; values: unknown[] }[] = [];
+  dataSource.query = (async (text: string, values: unknown[]) => {
+    sent.push({ text, values });
+    return [];
+  }) as DataSource['query'];
+  let translations = 0;
+  const escape = dataSource.driver.escapeQueryWithParameters.bind(dataSource.driver);
+  dataSource.driver.escapeQueryWithParameters = (...args) => {
+    translations++;
+    return escape(...args);
+  };
+  const sql = new Sql(dataSource);
+
+  it('binds scalars and list items in the placeholders’ order, the same when kept', async () => {
+    const parameters = { users: ['u1', 'u2'], key: 'k', ids: ['a', 'b', 'c'] };
+    await sql.rows(LISTS, parameters);
+    await sql.rows(LISTS, { users: ['v1', 'v2'], key: 'k2', ids: ['d', 'e', 'f'] });
+    assert.deepEqual(sent.at(-2), {
+      text: 'SELECT id FROM t WHERE api_key_id = $1 AND id IN ($2, $3, $4) AND user_id IN ($5, $6)',
+      values: ['k', 'a', 'b', 'c', 'u1', 'u2'],
+    });
+    assert.deepEqual(sent.at(-1)!.values, ['k2', 'd', 'e', 'f', 'v1', 'v2']);
+  });
+
+  it('translates a statement once while it is in use, however many other list lengths come between', async () => {
+    const hot = async () => sql.rows('SELECT id FROM api_key WHERE id = :id', { id: 'key' });
+    await hot();
+    const before = translations;
+    let shapes = 0;
+    for (const parameters of manyShapes()) {
+      await sql.rows(LISTS, parameters);
+      if (++shapes % 100 === 0) await hot();
+    }
+    assert.equal(translations - before, shapes, 'each new shape translated once; the hot statement never again');
+    // The first shapes were dropped: the cache did not keep all 1,600.
+    const first = manyShapes().next().value!;
+    const beforeFirst = translations;
+    await sql.rows(LISTS, first);
+    assert.equal(translations - beforeFirst, 1, 'the first shape, long unused, is translated again');
+  });
+
+  it('does not keep statements with long lists', async () => {
+    const long = { ids: Array.from({ length: MAX_KEPT_LIST_ITEMS + 1 }, (_, i) => `i${i}`) };
+    const before = translations;
+    await sql.rows('SELECT id FROM t WHERE id IN (:...ids)', long);
+    await sql.rows('SELECT id FROM t WHERE id IN (:...ids)', long);
+    assert.equal(translations - before, 2);
+    const short = { ids: long.ids.slice(1) };
+    await sql.rows('SELECT id FROM t WHERE id IN (:...ids)', short);
+    await sql.rows('SELECT id FROM t WHERE id IN (:...ids)', short);
+    assert.equal(translations - before, 3, `a list of ${MAX_KEPT_LIST_ITEMS} is kept`);
+    assert.equal(sent.at(-1)!.values.length, MAX_KEPT_LIST_ITEMS);
+  });
+});
+
+describe('the embedded database: prepared statements stay bounded', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'statement-cache-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const open = async (file: string) => {
+    const dataSource = new DataSource({ type: 'better-sqlite3', database: file });
+    await dataSource.initialize();
+    await dataSource.query('CREATE TABLE t (id TEXT, api_key_id TEXT, user_id TEXT)');
+    await dataSource.query("INSERT INTO t VALUES ('i0', 'k', 'u0'), ('i1', 'k', 'u1')");
+    return dataSource;
+  };
+
+  it('Sql keeps the statements in use and prepares the others again', async () => {
+    const dataSource = await open(':memory:');
+    const connection = (dataSource.driver as unknown as { databaseConnection: { prepare: (text: string) => unknown } }).databaseConnection;
+    const prepare = connection.prepare.bind(connection);
+    let prepared = 0;
+    connection.prepare = (text: string) => {
+      prepared++;
+      return prepare(text);
+    };
+    const sql = new Sql(dataSource);
+    const hot = () => sql.rows<{ id: string }>('SELECT id FROM t WHERE id = :id', { id: 'i1' });
+    assert.deepEqual(await hot(), [{ id: 'i1' }]);
+    const before = prepared;
+    let shapes = 0;
+    for (const parameters of manyShapes()) {
+      assert.deepEqual(
+        await sql.rows(LISTS, parameters),
+        [{ id: 'i0' }, { id: 'i1' }].slice(0, Math.min((parameters.ids as string[]).length, (parameters.users as string[]).length)),
+      );
+      if (++shapes % 100 === 0) await hot();
+    }
+    assert.equal(prepared - before, shapes, 'each new text prepared once; the hot statement never again');
+    const beforeFirst = prepared;
+    await sql.rows(LISTS, manyShapes().next().value!);
+    assert.equal(prepared - beforeFirst, 1, 'the first text, long unused, is prepared again');
+    await dataSource.destroy();
+  });
+
+  it('committed reads keep at most 500 statements on the reader connection', async () => {
+    const dataSource = await open(join(dir, 'reads.sqlite'));
+    const reads = EmbeddedReads.attach(dataSource)!;
+    const text = (n: number) => `SELECT id FROM t WHERE id IN (${Array.from({ length: n }, () => '?').join(', ')})`;
+    const first = reads.prepared(text(1));
+    const hot = reads.prepared('SELECT id FROM t');
+    for (let n = 2; n <= 1000; n++) {
+      reads.prepared(text(n));
+      if (n % 100 === 0) assert.equal(reads.prepared('SELECT id FROM t'), hot, 'a statement in use stays');
+    }
+    assert.notEqual(reads.prepared(text(1)), first, 'the first, long unused, was dropped');
+    reads.close();
+    await dataSource.destroy();
+  });
+});
