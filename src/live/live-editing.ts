@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { Redis as RedisExtension } from '@hocuspocus/extension-redis';
-import { Hocuspocus, type Document, type Extension, type onAuthenticatePayload } from '@hocuspocus/server';
+import { Hocuspocus, type Document, type onAuthenticatePayload } from '@hocuspocus/server';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { EntityManager } from 'typeorm';
@@ -110,7 +110,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   private stopping = false;
   private readonly instanceId = `live-${randomUUID()}`;
   /** With `REDIS_URL`: what other instances must hear of (REST writes, broadcasts), on a channel of their own. */
-  private readonly signals: { publisher: Redis; subscriber: Redis; channel: string } | undefined;
+  private signals: { publisher: Redis; subscriber: Redis; channel: string } | undefined;
   private accessTimer: NodeJS.Timeout | undefined;
   private recheckingAccess = false;
   /** The last data broadcast per live state id (what `merge` merges into), the most recent `MAX_LIVE_STATES`. */
@@ -141,17 +141,8 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       registers: [metrics.registry],
     });
     this.sockets = new WebSocketServer({ noServer: true, maxPayload: config.live.messageBytes });
-    const extensions: Extension[] = [];
-    if (config.redisUrl) {
-      // Rooms open on several instances converge through Redis (updates and awareness), and one
-      // instance at a time stores a room (a Redis lock): @hocuspocus/extension-redis.
-      const prefix = `${config.redisKeyPrefix}live`;
-      extensions.push(new RedisExtension({ createClient: () => liveRedis(config.redisUrl!), prefix, identifier: this.instanceId }));
-      this.signals = { publisher: liveRedis(config.redisUrl), subscriber: liveRedis(config.redisUrl), channel: `${prefix}:signals` };
-    }
     this.hocuspocus = new Hocuspocus({
       quiet: true,
-      extensions,
       timeout: config.live.timeoutMs,
       debounce: 2000,
       maxDebounce: 10_000,
@@ -175,12 +166,20 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     });
   }
 
+  /** Serves live editing once the app has an HTTP server (the CLI builds the app without one, and serves none). */
   async onApplicationBootstrap(): Promise<void> {
+    if (!this.adapterHost.httpAdapter) return;
     this.store.observers.add(this);
-    if (this.signals) {
-      const { subscriber, channel } = this.signals;
-      subscriber.on('message', (_channel: string, message: string) => void this.onSignal(JSON.parse(message) as Signal));
-      await subscriber.subscribe(channel);
+    if (this.config.redisUrl) {
+      // Rooms open on several instances converge through Redis (updates and awareness), and one
+      // instance at a time stores a room (a Redis lock): @hocuspocus/extension-redis.
+      const url = this.config.redisUrl;
+      const prefix = `${this.config.redisKeyPrefix}live`;
+      this.hocuspocus.configure({ extensions: [new RedisExtension({ createClient: () => liveRedis(url), prefix, identifier: this.instanceId })] });
+      const signals = { publisher: liveRedis(url), subscriber: liveRedis(url), channel: `${prefix}:signals` };
+      this.signals = signals;
+      signals.subscriber.on('message', (_channel: string, message: string) => void this.onSignal(JSON.parse(message) as Signal));
+      await signals.subscriber.subscribe(signals.channel);
     }
     this.accessTimer = setInterval(() => void this.recheckAccess(), ACCESS_RECHECK_MS).unref();
     const server = this.adapterHost.httpAdapter.getHttpServer() as import('node:http').Server;
