@@ -167,7 +167,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /** Serves live editing once the app has an HTTP server (the CLI builds the app without one, and serves none). */
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {
     if (!this.adapterHost.httpAdapter) return;
     this.store.observers.add(this);
     if (this.config.redisUrl) {
@@ -179,7 +179,8 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       const signals = { publisher: liveRedis(url), subscriber: liveRedis(url), channel: `${prefix}:signals` };
       this.signals = signals;
       signals.subscriber.on('message', (_channel: string, message: string) => void this.onSignal(JSON.parse(message) as Signal));
-      await signals.subscriber.subscribe(signals.channel);
+      // Not awaited: the service starts while Redis is down, and subscribes once it is back.
+      signals.subscriber.subscribe(signals.channel).catch((error: Error) => this.logger.warn({ error: error.message }, 'live signals not subscribed'));
     }
     this.accessTimer = setInterval(() => void this.recheckAccess(), ACCESS_RECHECK_MS).unref();
     const server = this.adapterHost.httpAdapter.getHttpServer() as import('node:http').Server;

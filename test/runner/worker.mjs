@@ -9,6 +9,9 @@ import { FILE_END } from './report-to-runner.mjs';
 process.on('message', async (message) => {
   if (message.exit) {
     process.disconnect();
+    // A file that left a handle open (a socket, a timer) must not keep the worker alive after
+    // the runner is gone: it would stay behind, one more process per run.
+    setTimeout(() => process.exit(0), 5000);
     return;
   }
   try {
