@@ -351,19 +351,32 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
     if (after)
       where.add(`(last_updated, annotation_id) ${order === 'desc' ? '<' : '>'} (:afterUpdated, :afterId)`, { afterUpdated: after[0], afterId: after[1] });
     const direction = order === 'desc' ? 'DESC' : 'ASC';
-    const commentBytes = `(SELECT COALESCE(SUM(LENGTH(c.body)), 0) FROM comment c
-      WHERE c.api_key_id = comment_annotation.api_key_id AND c.organization_id = comment_annotation.organization_id AND c.annotation_id = comment_annotation.annotation_id)`;
-    const { rows, cut } = await this.sql.rowsWithinBytes<BodyRow & { comment_bytes: number | string }>({
-      select: 'body, comment_bytes',
-      from: `(SELECT body, last_updated, annotation_id, ${commentBytes} AS comment_bytes FROM comment_annotation WHERE ${where}) thread`,
+    const found = await this.sql.rowsWithinBytes<BodyRow>({
+      select: 'body',
+      from: `comment_annotation WHERE ${where}`,
       orderBy: `last_updated ${direction}, annotation_id ${direction}`,
-      size: 'LENGTH(body) + comment_bytes',
+      size: 'LENGTH(body)',
       parameters: where.parameters,
       limit,
       maxBytes: PAGE_BYTES,
     });
-    const annotations = rows.map(annotationOf);
-    const large = new Set(annotations.filter((_, i) => Number(rows[i]!.comment_bytes) > PAGE_BYTES).map((a) => a.annotationId));
+    // The threads' comments count too: the page ends at the thread whose comments pass the budget.
+    // Summed for the page's threads only (grouped, from the comments' rows), after the page is
+    // chosen: a sum per thread inside the page query ran for every thread matching the filters.
+    const candidates = found.rows.map(annotationOf);
+    const commentBytes = await this.commentBytes(apiKeyId, candidates);
+    let before = 0;
+    let kept = candidates.length;
+    for (let i = 0; i < candidates.length; i++) {
+      if (i > 0 && before >= PAGE_BYTES) {
+        kept = i;
+        break;
+      }
+      before += Buffer.byteLength(found.rows[i]!.body) + (commentBytes.get(candidates[i]!.annotationId) ?? 0);
+    }
+    const annotations = candidates.slice(0, kept);
+    const cut = found.cut || kept < candidates.length;
+    const large = new Set(annotations.filter((a) => (commentBytes.get(a.annotationId) ?? 0) > PAGE_BYTES).map((a) => a.annotationId));
     const threads = await this.withComments(
       apiKeyId,
       annotations.filter((a) => !large.has(a.annotationId)),
@@ -379,6 +392,18 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
     }
     const byId = new Map(threads.map((t) => [t.annotationId, t]));
     return { threads: annotations.map((a) => byId.get(a.annotationId)!), cut, partial };
+  }
+
+  /** The bytes of each thread's comments (by annotation id), one grouped statement for them all. */
+  private async commentBytes(apiKeyId: string, annotations: Annotation[]): Promise<Map<string, number>> {
+    if (!annotations.length) return new Map();
+    const rows = await this.sql.rows<{ organization_id: string; annotation_id: string; bytes: number | string }>(
+      `SELECT organization_id, annotation_id, SUM(LENGTH(body)) AS bytes FROM comment
+        WHERE api_key_id = :apiKeyId AND organization_id IN (:...organizationIds) AND annotation_id IN (:...annotationIds)
+        GROUP BY organization_id, annotation_id`,
+      { apiKeyId, organizationIds: [...new Set(annotations.map((a) => a.organizationId))], annotationIds: annotations.map((a) => a.annotationId) },
+    );
+    return new Map(rows.map((row) => [row.annotation_id, Number(row.bytes)]));
   }
 
   /**
