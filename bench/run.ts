@@ -1,7 +1,6 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -10,6 +9,7 @@ import { SCENARIOS, type Scenario, type Seed } from './scenarios.js';
 import { openBareDatabase } from './bare-database.js';
 import { activitiesPageToken, seed, seedActivities, seedComments, seedCrdt, seedJudgments } from './seed.js';
 import { measureDeliveries } from './deliveries.js';
+import { freePort, waitForHealth } from '../test/helpers/service-process.js';
 import { SmtpReceiver } from '../test/helpers/smtp-receiver.js';
 import { measureMail } from './mail.js';
 
@@ -33,26 +33,6 @@ const MAIN = new URL('../src/main.js', import.meta.url).pathname;
 const BASELINE = new URL('./baseline-server.js', import.meta.url).pathname;
 
 const log = (message: string) => process.stdout.write(`${message}\n`);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function waitForHealth(port: number): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return;
-    } catch {
-      // not yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error('service did not become healthy');
-}
 
 async function post(port: number, path: string, data: unknown, headers: Record<string, string> = {}): Promise<any> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, {
@@ -194,12 +174,12 @@ async function main(): Promise<void> {
     });
   const service = startService(services[0]!, true);
   children.push(service);
-  await waitForHealth(servicePort);
+  await waitForHealth(servicePort, 10_000);
   const readyMs = Date.now() - started;
   log(`service (${services[0]!.adapter}) ready in ${readyMs} ms (migrations on a new database included)`);
   for (const other of services.slice(1)) {
     children.push(startService(other, false));
-    await waitForHealth(other.port);
+    await waitForHealth(other.port, 10_000);
     log(`service (${other.adapter}) ready on the same database`);
   }
 

@@ -1,11 +1,11 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort, waitForHealth } from '../test/helpers/service-process.js';
 import { SmtpReceiver } from '../test/helpers/smtp-receiver.js';
 
 /**
@@ -82,26 +82,6 @@ function parseOptions(argv: string[]): Options {
     sampleSeconds: number('sample-seconds', 'SOAK_SAMPLE_SECONDS', 10),
     heapSnapshotDir: flags.get('heap-snapshots') ?? process.env.SOAK_HEAPSNAPSHOT_DIR,
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function waitForHealth(port: number): Promise<void> {
-  for (let i = 0; i < 1200; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return;
-    } catch {
-      // not yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('service did not become healthy');
 }
 
 function residentMb(pid: number): number {
@@ -530,7 +510,7 @@ async function soakEngine(engine: Engine, options: Options): Promise<EngineRepor
   };
   cleanups.add(stop);
   try {
-    await waitForHealth(port);
+    await waitForHealth(port, 60_000);
     const post = poster(port);
     const headers = await seedWorkspace(post, receiver);
     log(`[${engine}] service ready on port ${port}, seeded; ${options.minutes} min at ${options.rate} requests/s (at most ${MAX_IN_FLIGHT} in flight)`);
