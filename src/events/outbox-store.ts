@@ -125,6 +125,10 @@ const DELIVERY_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
+/** A new delivery's row (in `DELIVERY_COLUMNS` order): pending, not yet attempted, due now. */
+function pendingDeliveryRow(apiKeyId: string, messageId: string, d: Destination, now: number): (string | number)[] {
+  return [newSortableId('dlv_'), apiKeyId, messageId, d.channel, d.target, d.route, 'pending', 0, d.maxAttempts, now, now, now];
+}
 const ATTEMPT_COLUMNS = ['delivery_id', 'attempt', 'attempted_at', 'status_code', 'duration_ms', 'error', 'next_attempt_at'] as const;
 /** Longest error text kept per attempt. */
 const MAX_ERROR_LENGTH = 1000;
@@ -168,22 +172,7 @@ export class OutboxStore {
     );
     const deliveries = messages
       .filter((message) => inserted.has(message.id))
-      .flatMap((message) =>
-        message.destinations.map((d) => [
-          newSortableId('dlv_'),
-          apiKeyId,
-          message.id,
-          d.channel,
-          d.target,
-          d.route,
-          'pending',
-          0,
-          d.maxAttempts,
-          now,
-          now,
-          now,
-        ]),
-      );
+      .flatMap((message) => message.destinations.map((d) => pendingDeliveryRow(apiKeyId, message.id, d, now)));
     await this.sql.insert(manager, 'outbox_delivery', DELIVERY_COLUMNS, deliveries);
     return deliveries.length;
   }
@@ -320,22 +309,7 @@ export class OutboxStore {
     );
     // In the same unit as the outcome that leads to them, so they exist exactly when it is
     // settled; a destination the message already has (an attempt made twice) is not added again.
-    const followUps = settled.flatMap((o) =>
-      (o.followUps ?? []).map((d) => [
-        newSortableId('dlv_'),
-        o.delivery.apiKeyId,
-        o.delivery.messageId,
-        d.channel,
-        d.target,
-        d.route,
-        'pending',
-        0,
-        d.maxAttempts,
-        now,
-        now,
-        now,
-      ]),
-    );
+    const followUps = settled.flatMap((o) => (o.followUps ?? []).map((d) => pendingDeliveryRow(o.delivery.apiKeyId, o.delivery.messageId, d, now)));
     await this.sql.insertNew(manager, 'outbox_delivery', DELIVERY_COLUMNS, followUps, ['api_key_id', 'channel', 'target', 'message_id'], 'id');
     return settled;
   }
