@@ -132,14 +132,8 @@ export class AccessService {
    * the document does not exist.
    */
   async documentAudience(apiKeyId: string, organizationId: string, documentId: string): Promise<{ userId: string; accessRole: AccessRole }[]> {
-    let world: PermissionWorld;
-    try {
-      ({ world } = await this.loadWorld(apiKeyId, organizationId, undefined, [], [documentId]));
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'NOT_FOUND') return [];
-      throw error;
-    }
-    if (!world.documents.has(documentId)) return [];
+    const world = await this.documentWorld(apiKeyId, organizationId, documentId, undefined);
+    if (!world) return [];
     const resolver = new PermissionResolver(world);
     const userIds = [...new Set(world.grants.map((grant) => grant.userId))].sort();
     return userIds.flatMap((userId) => {
@@ -154,16 +148,26 @@ export class AccessService {
    * or the organization or document does not exist.
    */
   async documentRole(apiKeyId: string, organizationId: string, documentId: string, userId: string): Promise<AccessRole | undefined> {
-    let world: PermissionWorld;
+    const world = await this.documentWorld(apiKeyId, organizationId, documentId, [userId]);
+    if (!world) return undefined;
+    const entry = new PermissionResolver(world).permission(userId, { type: 'document', id: documentId });
+    return 'accessRole' in entry ? entry.accessRole : undefined;
+  }
+
+  /** What resolution reads for one document (the grants of `userIds`, or of everyone); undefined when the organization or the document does not exist. */
+  private async documentWorld(
+    apiKeyId: string,
+    organizationId: string,
+    documentId: string,
+    userIds: string[] | undefined,
+  ): Promise<PermissionWorld | undefined> {
     try {
-      ({ world } = await this.loadWorld(apiKeyId, organizationId, [userId], [], [documentId]));
+      const { world } = await this.loadWorld(apiKeyId, organizationId, userIds, [], [documentId]);
+      return world.documents.has(documentId) ? world : undefined;
     } catch (error) {
       if (error instanceof ApiError && error.code === 'NOT_FOUND') return undefined;
       throw error;
     }
-    if (!world.documents.has(documentId)) return undefined;
-    const entry = new PermissionResolver(world).permission(userId, { type: 'document', id: documentId });
-    return 'accessRole' in entry ? entry.accessRole : undefined;
   }
 
   /**
