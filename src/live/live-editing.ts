@@ -278,30 +278,17 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       for (const websocket of this.sockets.clients) if (websocket.bufferedAmount > this.config.live.bufferedBytes) websocket.terminate();
       const resolved = new Map<string, Promise<AccessRole | undefined>>();
       const now = Math.floor(Date.now() / 1000);
-      for (const document of [...this.hocuspocus.documents.values()]) {
-        for (const connection of document.getConnections()) {
-          const { room, userId, claims } = connection.context as Partial<LiveContext>;
-          if (!room || !userId || !claims) continue;
-          if (claims.exp <= now) {
-            connection.close({ code: 4401, reason: 'Invalid or expired token.' });
-            continue;
-          }
-          const key = `${document.name}\n${userId}`;
-          if (!resolved.has(key)) resolved.set(key, this.access.documentRole(room.apiKeyId, room.organizationId, room.documentId, userId));
-          const role = roleInToken(claims, room) ?? (await resolved.get(key));
-          if (!role) connection.close({ code: 4403, reason: 'No access to this document.' });
-          else connection.readOnly = role === 'viewer';
-        }
-      }
-      for (const session of [...this.yWebsocketSessions]) {
-        const { room, userId, claims } = session.context as LiveContext;
+      for (const client of this.openClients()) {
+        const { room, userId, claims } = client.context;
         if (claims.exp <= now) {
-          session.close(4401, 'Invalid or expired token.');
+          client.close(4401, 'Invalid or expired token.');
           continue;
         }
-        const role = roleInToken(claims, room) ?? (await this.access.documentRole(room.apiKeyId, room.organizationId, room.documentId, userId));
-        if (!role) session.close(4403, 'No access to this document.');
-        else session.readOnly = role === 'viewer';
+        const key = `${roomName(room)}\n${userId}`;
+        if (!resolved.has(key)) resolved.set(key, this.access.documentRole(room.apiKeyId, room.organizationId, room.documentId, userId));
+        const role = roleInToken(claims, room) ?? (await resolved.get(key));
+        if (!role) client.close(4403, 'No access to this document.');
+        else client.setReadOnly(role === 'viewer');
       }
     } catch (error) {
       this.logger.warn({ error: (error as Error).message }, 'live access could not be checked again; the next check tries');
@@ -310,16 +297,34 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     }
   }
 
+  /** Every open client of either protocol, as the access check sees it. */
+  private openClients(): { context: LiveContext; close(code: number, reason: string): void; setReadOnly(readOnly: boolean): void }[] {
+    const hocuspocusClients = [...this.hocuspocus.documents.values()].flatMap((document) =>
+      document
+        .getConnections()
+        .filter((connection) => (connection.context as Partial<LiveContext>).claims !== undefined)
+        .map((connection) => ({
+          context: connection.context as LiveContext,
+          close: (code: number, reason: string) => connection.close({ code, reason }),
+          setReadOnly: (readOnly: boolean) => void (connection.readOnly = readOnly),
+        })),
+    );
+    const yWebsocketClients = [...this.yWebsocketSessions].map((session) => ({
+      context: session.context as LiveContext,
+      close: (code: number, reason: string) => session.close(code, reason),
+      setReadOnly: (readOnly: boolean) => void (session.readOnly = readOnly),
+    }));
+    return [...hocuspocusClients, ...yWebsocketClients];
+  }
+
   private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const path = (request.url ?? '').split('?')[0]!;
-    if (path.startsWith(`${Y_WEBSOCKET_PATH}/`) && !this.stopping) {
-      this.sockets.handleUpgrade(request, socket, head, (websocket) => {
-        websocket.on('error', (error) => this.logger.warn({ error: error.message }, 'a live connection failed'));
-        void this.serveYWebsocketClient(websocket, request);
-      });
-      return;
-    }
-    if (path !== LIVE_PATH || this.stopping) {
+    const serve: ((websocket: WebSocket) => void) | undefined = path.startsWith(`${Y_WEBSOCKET_PATH}/`)
+      ? (websocket) => void this.serveYWebsocketClient(websocket, request)
+      : path === LIVE_PATH
+        ? (websocket) => this.hocuspocus.handleConnection(websocket, request)
+        : undefined;
+    if (!serve || this.stopping) {
       socket.end(`HTTP/1.1 ${this.stopping ? '503 Service Unavailable' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
@@ -327,7 +332,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       // A message past LIVE_MAX_MESSAGE_BYTES (and any other protocol error) closes the socket
       // (1009 and the like) and is reported here; unheard, it would stop the process.
       websocket.on('error', (error) => this.logger.warn({ error: error.message }, 'a live connection failed'));
-      this.hocuspocus.handleConnection(websocket, request);
+      serve(websocket);
     });
   }
 
