@@ -92,6 +92,11 @@ export class CrdtStore {
     return row && fromRow(row);
   }
 
+  /** Whether the editor exists (without reading its content). */
+  async exists(apiKeyId: string, place: EditorPlace): Promise<boolean> {
+    return (await this.sql.rows(`SELECT 1 AS found FROM crdt_editor ${WHERE_EDITOR}`, { apiKeyId, ...place })).length > 0;
+  }
+
   /** The editor as stored now (no lock). */
   async find(apiKeyId: string, place: EditorPlace): Promise<StoredEditor | undefined> {
     const [row] = await this.sql.rows<EditorRow>(`${SELECT} ${WHERE_EDITOR}`, { apiKeyId, ...place });

@@ -359,7 +359,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     }
     const role = roleInToken(claims, room) ?? (await this.access.documentRole(room.apiKeyId, room.organizationId, room.documentId, claims.userId));
     if (!role) throw new Refusal('No access to this document.');
-    if (!(await this.store.find(room.apiKeyId, room))) throw new Refusal(MISSING_EDITOR);
+    if (!(await this.store.exists(room.apiKeyId, room))) throw new Refusal(MISSING_EDITOR);
     const open = this.connectionsPerKey.get(room.apiKeyId) ?? 0;
     const limit = this.config.live.connectionsPerKey;
     if (limit && open >= limit) throw new Refusal(`Too many live connections for this API key: at most ${limit} on one instance.`);
