@@ -74,6 +74,7 @@ describe('erasure leaves no trace (issue 31)', () => {
     expectSuccess(await call('/v2/organizations/usergroups/users/add', { organizationId, organizationUserGroupId: 'g', userIds: [zoe.userId, 'bob'] }));
     expectSuccess(await call('/v2/notifications/config/set', { organizationId, userIds: [zoe.userId], config: { email: 'NONE' } }));
     expectSuccess(await call('/v2/crdt/add', { organizationId, documentId: 'doc', editorId: 'e-zoe', type: 'text', data: 'hello', userId: zoe.userId }));
+    expectSuccess(await call('/v2/presence/add', { organizationId, documentId: 'doc', users: [{ ...zoe, status: 'online' }, { userId: 'bob' }] }));
     expectSuccess(
       await call('/v2/activities/add', {
         organizationId,

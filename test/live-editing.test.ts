@@ -9,6 +9,7 @@ import WebSocket from 'ws';
 import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { LiveEditing } from '../src/live/live-editing.js';
+import type { PresentUser } from '../src/live/dto/presence.dto.js';
 import { roomName } from '../src/live/room-names.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { apiKeyHeadersOn, freePort, postTo, startService, waitForHealth } from './helpers/service-process.js';
@@ -22,6 +23,13 @@ async function eventually(check: () => boolean | Promise<boolean>, what: string,
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** The `livestate/broadcast` events a client received (presence messages aside). */
+const liveStates = (client: Client) => client.stateless.filter((message) => (message as { type: string }).type === 'livestate');
+
+/** The users of the last presence message a client received. */
+const lastPresence = (client: Client) =>
+  (client.stateless.filter((message) => (message as { type: string }).type === 'presence').at(-1) as { users: PresentUser[] } | undefined)?.users;
 
 /** A Hocuspocus client (as Tiptap's collaboration extension runs one), with what happened to it. */
 interface Client {
@@ -323,12 +331,88 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
       { type: 'livestate', liveStateDataId: 'cursor-mode', data: { mode: 'draw', color: 'red' } },
       { type: 'livestate', liveStateDataId: 'cursor-mode', data: { mode: 'draw', color: 'blue' } },
     ];
-    await eventually(() => one.stateless.length === 2 && two.stateless.length === 2, 'both broadcasts at both clients');
-    assert.deepEqual(one.stateless, expected);
-    assert.deepEqual(two.stateless, expected);
-    assert.deepEqual(elsewhere.stateless, [], 'another document hears nothing');
+    await eventually(() => liveStates(one).length === 2 && liveStates(two).length === 2, 'both broadcasts at both clients');
+    assert.deepEqual(liveStates(one), expected);
+    assert.deepEqual(liveStates(two), expected);
+    assert.deepEqual(liveStates(elsewhere), [], 'another document hears nothing');
     expectError(await call('/v2/livestate/broadcast', { ...sent, data: 'text' }), 400, 'INVALID_ARGUMENT', 'data.data must be an object');
     for (const client of [one, two, elsewhere]) client.close();
+  });
+
+  it('presence: REST entries expire after LIVE_PRESENCE_TTL_SECONDS, live users come and go, and connected clients are told each change', async () => {
+    const own = await startApp({ LIVE_PRESENCE_TTL_SECONDS: '2' });
+    try {
+      const ownKey = await createKey(own);
+      const ownCall = agentFor(own, ownKey);
+      const doc = { organizationId: place.organizationId, documentId: place.documentId };
+      expectSuccess(await ownCall('/v2/crdt/add', { ...place, type: 'text', data: '' }));
+      const token = expectSuccess(
+        await ownCall('/v2/auth/generate_token', {
+          userId: 'ana',
+          userProperties: { name: 'Ana', email: 'ana@example.com' },
+          permissions: { resources: [{ type: 'document', id: place.documentId, organizationId: place.organizationId }] },
+        }),
+      ).data.token as string;
+      const present = async (caller = ownCall) =>
+        expectSuccess(await caller('/v2/presence/get', doc), 'Presence retrieved successfully.').data as PresentUser[];
+      const users = (list: PresentUser[] | undefined) => (list ?? []).map((user) => user.userId).join(',');
+      const ana = { userId: 'ana', name: 'Ana', email: 'ana@example.com', status: 'online', live: true };
+
+      const client = connectTo(own, room(place.editorId, ownKey.apiKey), token);
+      await client.synced;
+      await eventually(() => users(lastPresence(client)) === 'ana', 'the client told of its own user');
+      assert.deepEqual(lastPresence(client), [ana]);
+      assert.deepEqual(await present(), [ana]);
+
+      assert.deepEqual(
+        expectSuccess(await ownCall('/v2/presence/add', { ...doc, users: [{ userId: 'srv', name: 'Server', status: 'away' }] }), 'Presence added successfully.')
+          .data,
+        { success: true },
+      );
+      await eventually(() => users(lastPresence(client)) === 'ana,srv', 'the client told of the server entry');
+      const [, added] = await present();
+      assert.deepEqual({ ...added, expiresAt: undefined }, { userId: 'srv', name: 'Server', status: 'away', live: false, expiresAt: undefined });
+      assert.ok(Date.parse(added!.expiresAt!) - Date.now() <= 2000 && Date.parse(added!.expiresAt!) > Date.now(), added!.expiresAt);
+      // An update changes what it names; the rest stays.
+      expectSuccess(await ownCall('/v2/presence/update', { ...doc, users: [{ userId: 'srv', status: 'online' }] }), 'Presence updated successfully.');
+      assert.deepEqual((await present())[1]!.name, 'Server');
+      assert.deepEqual((await present())[1]!.status, 'online');
+      // Another key sees none of it.
+      const otherKey = await createKey(own);
+      assert.deepEqual(await present(agentFor(own, otherKey)), []);
+
+      // Not refreshed, the entry expires, and the client is told without a request.
+      await eventually(() => users(lastPresence(client)) === 'ana', 'the client told of the expiry', 5000);
+      assert.equal(users(await present()), 'ana');
+      // An update of a user with no entry adds one (a heartbeat after an expiry), as `online` but for what it sends.
+      expectSuccess(await ownCall('/v2/presence/update', { ...doc, users: [{ userId: 'srv', name: 'Back' }] }));
+      assert.deepEqual({ ...(await present())[1], expiresAt: undefined }, { userId: 'srv', name: 'Back', status: 'online', live: false, expiresAt: undefined });
+      assert.deepEqual(expectSuccess(await ownCall('/v2/presence/delete', { ...doc, userIds: ['srv', 'nobody'] }), 'Presence deleted successfully.').data, {
+        success: true,
+      });
+      await eventually(() => users(lastPresence(client)) === 'ana', 'the client told of the delete');
+      // A server entry for a connected user: its fields win, and the user is still live.
+      expectSuccess(await ownCall('/v2/presence/add', { ...doc, users: [{ userId: 'ana', name: 'Ana B.', status: 'busy' }] }));
+      assert.deepEqual({ ...(await present())[0], expiresAt: undefined }, { ...ana, name: 'Ana B.', status: 'busy', expiresAt: undefined });
+      expectSuccess(await ownCall('/v2/presence/delete', { ...doc, userIds: ['ana'] }));
+      assert.deepEqual(await present(), [ana]);
+
+      client.close();
+      await eventually(async () => (await present()).length === 0, 'the live user gone once disconnected');
+
+      expectError(await ownCall('/v2/presence/add', { ...doc, users: [] }), 400, 'INVALID_ARGUMENT', 'data.users must contain at least 1 item(s)');
+      expectError(
+        await ownCall('/v2/presence/add', { ...doc, users: [{ userId: 'x', email: 'not an address' }] }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.users[0].email must be a valid e-mail address',
+      );
+      expectError(await ownCall('/v2/presence/update', { ...doc, users: [{ name: 'No id' }] }), 400, 'INVALID_ARGUMENT', /data\.users\[0\]\.userId/);
+      expectError(await ownCall('/v2/presence/delete', doc), 400, 'INVALID_ARGUMENT', /data\.userIds/);
+      expectError(await ownCall('/v2/presence/get', { organizationId: place.organizationId }), 400, 'INVALID_ARGUMENT', /data\.documentId/);
+    } finally {
+      await own.close();
+    }
   });
 
   it('stopping the service stores what was typed just before, before the debounce', async () => {
@@ -391,12 +475,25 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
         expectSuccess(
           await callA('/v2/livestate/broadcast', { organizationId: place.organizationId, documentId: place.documentId, liveStateDataId: 'x', data: { n: 1 } }),
         );
-        await eventually(() => onA.stateless.length === 1 && onB.stateless.length === 1, 'the broadcast at both, once');
+        await eventually(() => liveStates(onA).length === 1 && liveStates(onB).length === 1, 'the broadcast at both, once');
+        // Presence crosses instances: a server entry put through B reaches A's client, and B answers who is connected to A.
+        const doc = { organizationId: place.organizationId, documentId: place.documentId };
+        expectSuccess(await callB('/v2/presence/add', { ...doc, users: [{ userId: 'srv' }] }));
+        const hasSrv = (client: Client) => lastPresence(client)?.some((user) => user.userId === 'srv') === true;
+        await eventually(() => hasSrv(onA) && hasSrv(onB), 'the server entry at both clients');
+        const bea = connectTo(a, name, expectSuccess(await callA('/v2/auth/token/get', { userId: 'bea' })).data.token as string);
+        await bea.synced;
+        const presentOnB = async () =>
+          (expectSuccess(await callB('/v2/presence/get', doc)).data as PresentUser[]).map((u) => `${u.userId}:${u.live}`).join(',');
+        await eventually(async () => (await presentOnB()) === 'ana:true,bea:true,srv:false', 'B answers who is connected to A');
+        await eventually(() => lastPresence(onB)?.some((user) => user.userId === 'bea') === true, "A's new user told to B's client");
+        bea.close();
+        await eventually(async () => (await presentOnB()) === 'ana:true,srv:false', "bea's leaving seen through B");
         onA.text.insert(0, '# ');
         await eventually(async () => (await callB('/v2/crdt/get', place)).body.result?.data?.[0]?.data === '# Rewritten through B', 'stored', 8000);
         const [row] = await a.dataSource.query(`SELECT COUNT(*) AS n FROM crdt_editor WHERE api_key_id = '${ownKey.apiKey}'`);
         assert.equal(Number(row.n), 1);
-        assert.deepEqual(onA.stateless, [{ type: 'livestate', liveStateDataId: 'x', data: { n: 1 } }]);
+        assert.deepEqual(liveStates(onA), [{ type: 'livestate', liveStateDataId: 'x', data: { n: 1 } }]);
         // A REST write through an instance where the room is not open reaches the other's clients.
         onA.close();
         await eventually(() => a.app.get(LiveEditing).hocuspocus.documents.size === 0, "A's room closed");

@@ -157,6 +157,20 @@ describe('concurrent writes', () => {
     assert.equal(Number(row.mentions), 40);
   });
 
+  it('20 presence/add and presence/update of one user at once, on a document they create: every answer a success, one entry', async () => {
+    const place = { organizationId: 'org-presence', documentId: 'doc-presence' };
+    const answers = await at(20, (i) =>
+      call(i % 2 ? '/v2/presence/update' : '/v2/presence/add', { ...place, users: [{ userId: 'ana', name: `Ana ${i}`, status: i % 2 ? 'away' : 'online' }] }),
+    );
+    for (const answer of answers) expectSuccess(answer);
+    const present = expectSuccess(await call('/v2/presence/get', place)).data as { userId: string; name: string }[];
+    assert.deepEqual(
+      present.map((user) => user.userId),
+      ['ana'],
+    );
+    assert.match(present[0]!.name, /^Ana \d+$/);
+  });
+
   it("a read while another request's transaction is open sees only committed rows (no ghost of a write that rolls back)", async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

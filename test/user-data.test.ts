@@ -7,6 +7,7 @@ import { before, describe, it } from 'node:test';
 import { DataSource } from 'typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startApp } from './helpers/app.js';
+import { ERASE_TASKS } from '../src/privacy/user-erasure.js';
 import { ownDatabase } from './helpers/database.js';
 import { agentFor, createKey, expectError, expectSuccess, withKeyedApp, type TestKey } from './factories/workspace.js';
 
@@ -263,7 +264,7 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
 
     const started = expectSuccess(await call('/v2/users/data/delete', { userIds: ['ana'] }), 'Data deletion process has been initiated.');
     assert.match(started.data.jobId, /^job_/);
-    assert.equal(started.data.tasksCount, 8);
+    assert.equal(started.data.tasksCount, ERASE_TASKS.length);
     const status = await completed(call, started.data.jobId);
     assert.equal(status.tasksLeft, 0);
     assert.equal(typeof status.lastTaskCompletedTime, 'number');
@@ -552,7 +553,7 @@ describe('user data: a deletion job survives a restart', () => {
       const started = expectSuccess(await agentFor(first, key)('/v2/users/data/delete', { userIds: ['ana'] }));
       await sleep(200);
       const waiting = expectSuccess(await agentFor(first, key)('/v2/users/data/delete/status', { jobId: started.data.jobId })).data;
-      assert.deepEqual(waiting, { isDeleteCompleted: false, tasksLeft: 8, lastTaskCompletedTime: null });
+      assert.deepEqual(waiting, { isDeleteCompleted: false, tasksLeft: ERASE_TASKS.length, lastTaskCompletedTime: null });
       await first.close();
 
       const second = await startApp(shared);

@@ -104,6 +104,8 @@ export interface LiveLimits {
   readonly bufferedBytes: number;
   /** A client that answers no ping for this long is dropped (`LIVE_TIMEOUT_MS`). */
   readonly timeoutMs: number;
+  /** How long an entry of `presence/add|update` lasts after its last write (`LIVE_PRESENCE_TTL_SECONDS`). */
+  readonly presenceTtlSeconds: number;
 }
 
 export interface RateLimitSettings {
@@ -230,6 +232,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
       messageBytes: parseBytes(read, 'LIVE_MAX_MESSAGE_BYTES', '1mb'),
       bufferedBytes: parseBytes(read, 'LIVE_MAX_BUFFERED_BYTES', '16mb'),
       timeoutMs: parseInteger(read, 'LIVE_TIMEOUT_MS', 30_000, 1000, 600_000),
+      presenceTtlSeconds: parseInteger(read, 'LIVE_PRESENCE_TTL_SECONDS', 60, 1, 86_400),
     },
     trustProxy: parseTrustProxy(read, 'TRUST_PROXY'),
     logLevel: parseEnum(read, 'LOG_LEVEL', 'info', LOG_LEVELS),

@@ -23,7 +23,9 @@ import { CrdtStore, type CrdtObserver, type StoredEditor } from '../crdt/crdt-st
 import { Transactions } from '../database/transactions.js';
 import { ApiKeyRepository } from '../workspace/api-key.repository.js';
 import { UserTokens, type UserTokenClaims } from '../workspace/user-tokens.service.js';
-import { parseRoom, roomName, type Room } from './room-names.js';
+import { PresenceService, type LiveUser } from './presence.service.js';
+import type { DocumentPlace } from './presence-store.js';
+import { documentPrefix, parseRoom, roomName, type Room } from './room-names.js';
 import { serveYWebsocket, type YWebsocketSession } from './y-websocket-session.js';
 
 /** The path of the Hocuspocus protocol's endpoint (`@hocuspocus/provider`, Tiptap's collaboration extension). */
@@ -42,7 +44,8 @@ class Refusal extends Error {
 }
 
 /** What instances tell each other through Redis. */
-type SignalBody = { kind: 'written'; room: string } | { kind: 'broadcast'; prefix: string; payload: string };
+type SignalBody =
+  { kind: 'written'; room: string } | { kind: 'broadcast'; prefix: string; payload: string } | { kind: 'presence'; apiKeyId: string; place: DocumentPlace };
 type Signal = SignalBody & { from: string };
 
 /** A Redis connection of the live rooms: it reconnects by itself, and its errors are logged by whoever uses it. */
@@ -113,6 +116,10 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   private signals: { publisher: Redis; subscriber: Redis; channel: string } | undefined;
   private accessTimer: NodeJS.Timeout | undefined;
   private recheckingAccess = false;
+  /** Per document with clients here: the next push of its presence, when a server entry expires. */
+  private readonly presenceTimers = new Map<string, NodeJS.Timeout>();
+  /** Hocuspocus connections counted in the presence (`connected` ran for them). */
+  private readonly present = new WeakSet<LiveContext>();
   /** The last data broadcast per live state id (what `merge` merges into), the most recent `MAX_LIVE_STATES`. */
   private readonly liveStates = new Map<string, Record<string, unknown>>();
 
@@ -125,6 +132,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly store: CrdtStore,
     private readonly transactions: Transactions,
     private readonly config: AppConfig,
+    private readonly presence: PresenceService,
     metrics: Metrics,
     health: HealthReports,
   ) {
@@ -152,8 +160,14 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
         this.checkRate(connection);
         this.checkSize(documentName, document, update);
       },
+      connected: async ({ context }) => {
+        this.present.add(context as LiveContext);
+        this.presence.joined(liveUserOf(context as LiveContext));
+      },
       onDisconnect: async ({ context }) => {
-        if ((context as Partial<LiveContext>).room) this.released(context as LiveContext);
+        if (!(context as Partial<LiveContext>).room) return;
+        this.released(context as LiveContext);
+        if (this.present.delete(context as LiveContext)) this.presence.left(liveUserOf(context as LiveContext));
       },
       onChange: async ({ documentName, context }) => {
         if ((context as Partial<LiveContext>).userId !== undefined) this.lastWriters.set(documentName, (context as LiveContext).userId);
@@ -170,6 +184,11 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   onApplicationBootstrap(): void {
     if (!this.adapterHost.httpAdapter) return;
     this.store.observers.add(this);
+    this.presence.start();
+    this.presence.listeners.add((apiKeyId, place) => {
+      void this.pushPresence(apiKeyId, place);
+      this.signal({ kind: 'presence', apiKeyId, place });
+    });
     if (this.config.redisUrl) {
       // Rooms open on several instances converge through Redis (updates and awareness), and one
       // instance at a time stores a room (a Redis lock): @hocuspocus/extension-redis.
@@ -202,8 +221,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     this.liveStates.set(key, data);
     if (this.liveStates.size > MAX_LIVE_STATES) this.liveStates.delete(this.liveStates.keys().next().value!);
     const payload = JSON.stringify({ type: 'livestate', liveStateDataId: event.liveStateDataId, data });
-    // The rooms of a document share its name up to the editor id.
-    const prefix = roomName({ apiKeyId, organizationId: event.organizationId, documentId: event.documentId, editorId: '' });
+    const prefix = documentPrefix(apiKeyId, event);
     this.sendStateless(prefix, payload);
     this.signal({ kind: 'broadcast', prefix, payload });
   }
@@ -219,6 +237,30 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     }
   }
 
+  /**
+   * Sends the document's presence (`presence/get`'s answer) to its clients here, as a stateless
+   * message `{"type":"presence","organizationId","documentId","users"}`, and again when the
+   * first server entry in it expires.
+   */
+  private async pushPresence(apiKeyId: string, place: DocumentPlace): Promise<void> {
+    const prefix = documentPrefix(apiKeyId, place);
+    clearTimeout(this.presenceTimers.get(prefix));
+    this.presenceTimers.delete(prefix);
+    const rooms = [...this.hocuspocus.documents.entries()].filter(([name, document]) => name.startsWith(prefix) && document.getConnections().length);
+    if (!rooms.length || this.stopping) return;
+    try {
+      const users = await this.presence.list(apiKeyId, place);
+      this.sendStateless(prefix, JSON.stringify({ type: 'presence', ...place, users }));
+      const expiries = users.flatMap((user) => (user.expiresAt ? [Date.parse(user.expiresAt)] : []));
+      if (expiries.length) {
+        const timer = setTimeout(() => void this.pushPresence(apiKeyId, place), Math.max(0, Math.min(...expiries) - Date.now()) + 20);
+        this.presenceTimers.set(prefix, timer.unref());
+      }
+    } catch (error) {
+      this.logger.warn({ error: (error as Error).message }, 'presence could not be sent to live clients');
+    }
+  }
+
   /** Tells the other instances (none without `REDIS_URL`). */
   private signal(signal: SignalBody): void {
     if (!this.signals) return;
@@ -231,6 +273,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   private async onSignal(signal: Signal): Promise<void> {
     if (signal.from === this.instanceId) return;
     if (signal.kind === 'broadcast') return this.sendStateless(signal.prefix, signal.payload);
+    if (signal.kind === 'presence') return this.pushPresence(signal.apiKeyId, signal.place);
     const document = this.hocuspocus.documents.get(signal.room);
     const room = parseRoom(signal.room);
     if (!document || !room) return;
@@ -250,6 +293,8 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     this.hocuspocus.closeConnections();
     for (const websocket of this.sockets.clients) websocket.terminate();
     this.sockets.close();
+    for (const timer of this.presenceTimers.values()) clearTimeout(timer);
+    await this.presence.stop();
     await this.hocuspocus.hooks('onDestroy', { instance: this.hocuspocus });
     if (this.signals) for (const client of [this.signals.publisher, this.signals.subscriber]) client.disconnect();
   }
@@ -402,10 +447,12 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       closed: () => {
         this.yWebsocketSessions.delete(session);
         this.released(authorized.context);
+        this.presence.left(liveUserOf(authorized.context));
         void connection.disconnect();
       },
     });
     this.yWebsocketSessions.add(session);
+    this.presence.joined(liveUserOf(authorized.context));
     websocket.off('message', hold);
     for (const data of early) websocket.emit('message', data);
   }
@@ -491,6 +538,12 @@ function yjsUpdateIn(message: Uint8Array): Uint8Array | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A connection's user as the document's presence counts it: the token's name and e-mail. */
+function liveUserOf({ room, userId, claims }: LiveContext): LiveUser {
+  const { name, email } = claims.userProperties;
+  return { apiKeyId: room.apiKeyId, place: { organizationId: room.organizationId, documentId: room.documentId }, userId, name, email };
 }
 
 /** The role a token's own `permissions` give on the room's document, when they name it (else the stored grants decide). */

@@ -15,6 +15,11 @@ export function roomName(room: Room): string {
   return [room.apiKeyId, room.organizationId, room.documentId, room.editorId].map(encodeURIComponent).join('/');
 }
 
+/** What the names of a document's rooms (its editors') start with. */
+export function documentPrefix(apiKeyId: string, place: { organizationId: string; documentId: string }): string {
+  return roomName({ apiKeyId, ...place, editorId: '' });
+}
+
 /** The room a name stands for; undefined for a name `roomName` does not write. */
 export function parseRoom(name: string): Room | undefined {
   const parts = name.split('/');

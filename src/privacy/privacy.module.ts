@@ -6,6 +6,7 @@ import { CrdtModule } from '../crdt/crdt.module.js';
 import { DirectoryModule } from '../directory/directory.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { InboxModule } from '../inbox/inbox.module.js';
+import { LiveModule } from '../live/live.module.js';
 import { MemoryModule } from '../memory/memory.module.js';
 import { DeletionJobs } from './deletion-jobs.js';
 import { DeletionWorker } from './deletion-worker.js';
@@ -21,7 +22,7 @@ import { UserErasure } from './user-erasure.js';
  * `CrdtStore`, `ActivityLog`, `JudgmentLog`, `CommentStore` and `InboxStore`.
  */
 @Module({
-  imports: [ActivityModule, GrantsModule, DirectoryModule, EventsModule, CrdtModule, MemoryModule, CommentsModule, InboxModule],
+  imports: [ActivityModule, GrantsModule, DirectoryModule, EventsModule, CrdtModule, MemoryModule, CommentsModule, InboxModule, LiveModule],
   controllers: [PrivacyController],
   providers: [PrivacyService, UserDataReader, UserErasure, DeletionJobs, DeletionWorker],
 })

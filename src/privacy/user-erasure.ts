@@ -9,6 +9,7 @@ import { UsersService } from '../directory/users.service.js';
 import { NotificationPreferencesService } from '../events/notification-preferences.service.js';
 import { InboxStore } from '../inbox/inbox-store.js';
 import type { InboxNotification } from '../inbox/notifications.js';
+import { PresenceStore } from '../live/presence-store.js';
 import { JudgmentLog } from '../memory/judgment-log.js';
 import { withoutUsers, withoutUsersIn } from './user-mentions.js';
 import { groupBy } from '../common/collections.js';
@@ -18,7 +19,7 @@ import { groupBy } from '../common/collections.js';
  * transaction that also records it done, and each may run again after a crash (deleting what is
  * gone, or scrubbing what is scrubbed, changes nothing), so a resumed job finishes cleanly.
  */
-export const ERASE_TASKS = ['directory', 'access', 'notifications', 'crdt', 'activity', 'memory', 'comments', 'inbox'] as const;
+export const ERASE_TASKS = ['directory', 'access', 'notifications', 'crdt', 'activity', 'memory', 'comments', 'inbox', 'presence'] as const;
 export type EraseTask = (typeof ERASE_TASKS)[number];
 
 /** Whom a job erases, under which key, and in which organizations (null: all of the key's). */
@@ -37,8 +38,8 @@ const SCRUB_CHUNK = 500;
  * grants and access context through `GrantRepository`, preferences through
  * `NotificationPreferencesService`, editor attribution through `CrdtStore`, activity changes
  * through `ActivityLog` (so judgments derived from them follow in the same transaction),
- * judgments left behind through `JudgmentLog`, comment threads through `CommentStore` and
- * in-app notifications through `InboxStore`.
+ * judgments left behind through `JudgmentLog`, comment threads through `CommentStore`,
+ * in-app notifications through `InboxStore` and documents' presence through `PresenceStore`.
  */
 @Injectable()
 export class UserErasure {
@@ -51,6 +52,7 @@ export class UserErasure {
     private readonly judgments: JudgmentLog,
     private readonly comments: CommentStore,
     private readonly inbox: InboxStore,
+    private readonly presence: PresenceStore,
   ) {}
 
   async run(task: EraseTask, manager: EntityManager, scope: EraseScope): Promise<void> {
@@ -80,6 +82,9 @@ export class UserErasure {
         return;
       case 'inbox':
         await this.eraseInbox(manager, scope);
+        return;
+      case 'presence':
+        await this.presence.forgetUsers(manager, apiKeyId, userIds, organizationIds);
         return;
     }
   }

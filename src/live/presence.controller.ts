@@ -1,0 +1,38 @@
+import { Controller } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Operation } from '../common/decorators/operation.decorator.js';
+import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
+import { RequestData } from '../common/decorators/request-data.decorator.js';
+import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
+import { DeletePresenceRequest, GetPresenceRequest, PresenceDone, PresenceResult, PutPresenceRequest, type PresentUser } from './dto/presence.dto.js';
+import { PresenceService } from './presence.service.js';
+
+/** Upstream's presence operations, and a read of who is present (ours: upstream has none). */
+@ApiTags('live')
+@Controller()
+export class PresenceController {
+  constructor(private readonly presence: PresenceService) {}
+
+  @Operation('/v2/presence/add', { auth: 'apiKey', message: 'Presence added successfully.', response: PresenceDone })
+  async add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: PutPresenceRequest): Promise<{ success: boolean }> {
+    await this.presence.add(caller.apiKeyId, data);
+    return { success: true };
+  }
+
+  @Operation('/v2/presence/update', { auth: 'apiKey', message: 'Presence updated successfully.', response: PresenceDone })
+  async update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: PutPresenceRequest): Promise<{ success: boolean }> {
+    await this.presence.update(caller.apiKeyId, data);
+    return { success: true };
+  }
+
+  @Operation('/v2/presence/delete', { auth: 'apiKey', message: 'Presence deleted successfully.', response: PresenceDone })
+  async remove(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeletePresenceRequest): Promise<{ success: boolean }> {
+    await this.presence.remove(caller.apiKeyId, data);
+    return { success: true };
+  }
+
+  @Operation('/v2/presence/get', { auth: 'apiKey', message: 'Presence retrieved successfully.', response: PresenceResult })
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPresenceRequest): Promise<PresentUser[]> {
+    return this.presence.list(caller.apiKeyId, data);
+  }
+}
