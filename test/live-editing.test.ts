@@ -14,6 +14,8 @@ import { roomName } from '../src/live/room-names.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { apiKeyHeadersOn, freePort, postTo, startService, waitForHealth } from './helpers/service-process.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
+import { advancedEndpoint } from './helpers/webhooks.js';
 
 /** Polls `check` until it holds (or fails the test after `timeoutMs`). */
 async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 8000): Promise<void> {
@@ -412,6 +414,45 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
       expectError(await ownCall('/v2/presence/get', { organizationId: place.organizationId }), 400, 'INVALID_ARGUMENT', /data\.documentId/);
     } finally {
       await own.close();
+    }
+  });
+
+  it("events: a store of several users' typing is one crdt.update_data per user; a room nobody typed in stores nothing and tells nobody", async () => {
+    const receiver = await new WebhookReceiver().start();
+    const own = await startApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DELIVERY_CONCURRENCY: '4' });
+    try {
+      const ownKey = await createKey(own);
+      const ownCall = agentFor(own, ownKey);
+      await advancedEndpoint(ownCall, receiver.url('/crdt'), { filterTypes: ['crdt.update_data'] });
+      expectSuccess(await ownCall('/v2/crdt/add', { ...place, type: 'text', data: '' }));
+      await receiver.waitFor('/crdt', 1);
+      const name = room(place.editorId, ownKey.apiKey);
+      const tokenOf = async (userId: string) => expectSuccess(await ownCall('/v2/auth/token/get', { userId })).data.token as string;
+      const [ana, bob] = [connectTo(own, name, await tokenOf('ana')), connectTo(own, name, await tokenOf('bob'))];
+      await Promise.all([ana.synced, bob.synced]);
+      // Bob types last (after Ana's edit reached him), both within one debounce window.
+      ana.text.insert(0, 'aa');
+      await eventually(() => bob.text.toString() === 'aa', "ana's edit at bob's client");
+      bob.text.insert(2, 'b');
+      const hooks = (await receiver.waitFor('/crdt', 3)).slice(1);
+      assert.deepEqual(hooks.map((hook) => hook.json.data.lastUpdatedBy).sort(), ['ana', 'bob']);
+      assert.ok(
+        hooks.every((hook) => hook.json.data.data === 'aab'),
+        JSON.stringify(hooks.map((hook) => hook.json.data)),
+      );
+      assert.equal((expectSuccess(await ownCall('/v2/crdt/get', place)).data as { lastUpdatedBy: string }[])[0]!.lastUpdatedBy, 'bob');
+      // Leaving after the store, and a client that only reads, store nothing more.
+      ana.close();
+      bob.close();
+      const reader = connectTo(own, name, await tokenOf('cy'));
+      await reader.synced;
+      reader.close();
+      await eventually(() => own.app.get(LiveEditing).hocuspocus.documents.size === 0, 'the room unloaded');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(receiver.at('/crdt').length, 3);
+    } finally {
+      await own.close();
+      await receiver.stop();
     }
   });
 

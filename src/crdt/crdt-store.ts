@@ -35,9 +35,14 @@ export interface EditorWrittenBy {
   lastUpdate: number;
 }
 
-/** What other modules learn of CRDT writes (the event pipeline's `crdt.update_data`), in the writing transaction. */
+/**
+ * What other modules learn of CRDT writes (the event pipeline's `crdt.update_data`), in the
+ * writing transaction. `writers`: the users whose edits the write stores, the editor's
+ * `lastUpdatedBy` last; one for a REST write, several when a live room stores its users'
+ * typing at once.
+ */
 export interface CrdtObserver {
-  crdtWritten(manager: EntityManager, apiKeyId: string, editor: StoredEditor): Promise<void>;
+  crdtWritten(manager: EntityManager, apiKeyId: string, editor: StoredEditor, writers: readonly (string | null)[]): Promise<void>;
 }
 
 type EditorRow = {
@@ -146,12 +151,12 @@ export class CrdtStore {
       { apiKeyId, ...editor },
     );
     if (!inserted.length) return false;
-    await this.observers.notify((observer) => observer.crdtWritten(manager, apiKeyId, editor));
+    await this.observers.notify((observer) => observer.crdtWritten(manager, apiKeyId, editor, [editor.lastUpdatedBy]));
     return true;
   }
 
-  /** Stores new content of an editor read with `lock` in the same unit of work. */
-  async save(manager: EntityManager, apiKeyId: string, editor: StoredEditor): Promise<void> {
+  /** Stores new content of an editor read with `lock` in the same unit of work, written by `writers` (see `CrdtObserver`). */
+  async save(manager: EntityManager, apiKeyId: string, editor: StoredEditor, writers: readonly (string | null)[]): Promise<void> {
     await this.sql.run(
       manager,
       `UPDATE crdt_editor SET state = :state, data = :dataJson, last_update = :lastUpdate, last_updated_by = :lastUpdatedBy, session_id = :sessionId ${WHERE_EDITOR}`,
@@ -167,7 +172,7 @@ export class CrdtStore {
         sessionId: editor.sessionId,
       },
     );
-    await this.observers.notify((observer) => observer.crdtWritten(manager, apiKeyId, editor));
+    await this.observers.notify((observer) => observer.crdtWritten(manager, apiKeyId, editor, writers));
   }
 
   /**

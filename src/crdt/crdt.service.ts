@@ -35,6 +35,8 @@ const OPERATION_GET = 'crdt/get';
 export interface Writer {
   userId: string | null;
   sessionId: string | null;
+  /** A live room's store: every user whose typing it stores, `userId` last (each gets its event); else just `userId`. */
+  users?: readonly string[];
 }
 
 function writerOf(request: { userId?: string; sessionId?: string }): Writer {
@@ -138,7 +140,7 @@ export class CrdtService {
       if (!stored) throw CrdtErrors.missing();
       const content = EditorContent.load(stored.type, stored.contentKey, stored.clientId, stored.state);
       edit(stored, content);
-      await this.store.save(manager, apiKeyId, this.snapshot(stored, content, writer));
+      await this.store.save(manager, apiKeyId, this.snapshot(stored, content, writer), writer.users ?? [writer.userId]);
     });
   }
 

@@ -55,9 +55,16 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
     // Deleting history is not an event of the catalogue.
   }
 
-  /** Every CRDT write is a `crdt.update_data` event. */
-  async crdtWritten(manager: EntityManager, apiKeyId: string, editor: StoredEditor): Promise<void> {
-    await this.record(manager, apiKeyId, [{ type: CRDT_EVENTS[0], event: () => crdtEvent(apiKeyId, editor) }]);
+  /**
+   * Every CRDT write is a `crdt.update_data` event per user whose edits it stores (a live room's
+   * store carries several users' typing: each is told as the editor's `lastUpdatedBy`).
+   */
+  async crdtWritten(manager: EntityManager, apiKeyId: string, editor: StoredEditor, writers: readonly (string | null)[]): Promise<void> {
+    await this.record(
+      manager,
+      apiKeyId,
+      writers.map((lastUpdatedBy) => ({ type: CRDT_EVENTS[0], event: () => crdtEvent(apiKeyId, { ...editor, lastUpdatedBy }) })),
+    );
   }
 
   /** A deleted endpoint gets nothing more, retries included; attempts in flight are aborted. */

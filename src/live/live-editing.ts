@@ -98,8 +98,11 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly logger = new Logger('LiveEditing');
   private readonly sockets: WebSocketServer;
   readonly hocuspocus: Hocuspocus;
-  /** Who changed each loaded room last: the stored editor's `lastUpdatedBy`. */
-  private readonly lastWriters = new Map<string, string>();
+  /**
+   * Per loaded room, the users whose edits it holds unstored, in the order of their last edit:
+   * the next store names the last as `lastUpdatedBy`, and tells each in an event.
+   */
+  private readonly writers = new Map<string, Set<string>>();
   /** The open y-websocket clients (Hocuspocus keeps its own). */
   private readonly yWebsocketSessions = new Set<YWebsocketSession>();
   /** Open connections per API key (`LIVE_MAX_CONNECTIONS_PER_KEY`). */
@@ -170,11 +173,15 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
         if (this.present.delete(context as LiveContext)) this.presence.left(liveUserOf(context as LiveContext));
       },
       onChange: async ({ documentName, context }) => {
-        if ((context as Partial<LiveContext>).userId !== undefined) this.lastWriters.set(documentName, (context as LiveContext).userId);
+        const userId = (context as Partial<LiveContext>).userId;
+        if (userId === undefined) return;
+        const writers = this.writers.get(documentName) ?? new Set();
+        writers.delete(userId);
+        this.writers.set(documentName, writers.add(userId));
       },
       onStoreDocument: ({ document, documentName }) => this.persist(documentName, document),
       afterUnloadDocument: async ({ documentName }) => {
-        this.lastWriters.delete(documentName);
+        this.writers.delete(documentName);
         this.sizes.delete(documentName);
       },
     });
@@ -503,14 +510,28 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     size.since = 0;
   }
 
-  /** Writes the room's document into its stored editor, merged with what is stored. */
+  /**
+   * Writes the room's document into its stored editor, merged with what is stored, when its
+   * clients here edited it since the last store (what REST wrote is stored, and what came
+   * through Redis is the sending instance's to store).
+   */
   private async persist(name: string, document: Document): Promise<void> {
+    const writers = this.writers.get(name);
+    if (!writers?.size) return;
+    this.writers.delete(name);
     const room = parseRoom(name)!;
     const stored = this.storeLatency.startTimer();
+    const users = [...writers];
     try {
-      await this.crdt.applyUpdate(room.apiKeyId, room, Y.encodeStateAsUpdate(document), { userId: this.lastWriters.get(name) ?? null, sessionId: null });
+      await this.crdt.applyUpdate(room.apiKeyId, room, Y.encodeStateAsUpdate(document), { userId: users.at(-1)!, sessionId: null, users });
       stored();
     } catch (error) {
+      // The next store tries again for them, before whoever typed since.
+      for (const userId of this.writers.get(name) ?? []) {
+        writers.delete(userId);
+        writers.add(userId);
+      }
+      this.writers.set(name, writers);
       this.logger.warn({ room: name, error: (error as Error).message }, 'a live room could not be stored');
     }
   }
