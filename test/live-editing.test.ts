@@ -125,6 +125,7 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
     assert.match(metrics, /^live_open\{kind="rooms"\} 1$/m);
     assert.match(metrics, /^live_open\{kind="connections"\} 2$/m);
     assert.match(metrics, /^live_messages_received_total [1-9]/m);
+    assert.match(metrics, /^live_messages_sent_total [1-9]/m);
     assert.match(metrics, /^live_store_duration_seconds_count [1-9]/m);
     assert.deepEqual((await app.get('/health')).body.details.live, { status: 'up', rooms: 1, connections: 2 });
     ana.close();

@@ -110,6 +110,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   /** Each connection's messages in its current second (`LIVE_MAX_MESSAGES_PER_SECOND`). */
   private readonly rates = new WeakMap<object, { second: number; count: number }>();
   private readonly messages: Counter;
+  private readonly messagesSent: Counter;
   private readonly storeLatency: Histogram;
   /** Each loaded room's shape and how large its view may be by now (see `checkSize`). */
   private readonly sizes = new Map<string, RoomSize>();
@@ -145,6 +146,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       connections: this.hocuspocus.getConnectionsCount(),
     }));
     this.messages = new Counter({ name: 'live_messages_received_total', help: 'Messages live clients sent.', registers: [metrics.registry] });
+    this.messagesSent = new Counter({ name: 'live_messages_sent_total', help: 'Messages sent to live clients.', registers: [metrics.registry] });
     this.storeLatency = new Histogram({
       name: 'live_store_duration_seconds',
       help: 'Time to store a live room into its editor.',
@@ -384,6 +386,12 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       // A message past LIVE_MAX_MESSAGE_BYTES (and any other protocol error) closes the socket
       // (1009 and the like) and is reported here; unheard, it would stop the process.
       websocket.on('error', (error) => this.logger.warn({ error: error.message }, 'a live connection failed'));
+      // Both protocols send through the socket, so it is where messages out are counted.
+      const send = websocket.send.bind(websocket) as (...args: unknown[]) => void;
+      websocket.send = ((...args: unknown[]) => {
+        this.messagesSent.inc();
+        send(...args);
+      }) as WebSocket['send'];
       serve(websocket);
     });
   }
