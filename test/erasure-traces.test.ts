@@ -111,6 +111,17 @@ describe('erasure leaves no trace (issue 31)', () => {
         ],
       }),
     );
+    // Her reaction to Bob's comment: it goes, his comment stays.
+    expectSuccess(
+      await call('/v2/commentannotations/comments/reactions/add', {
+        organizationId,
+        documentId: 'doc',
+        annotationId: 't-bob',
+        commentId: 1,
+        icon: '👍',
+        from: zoe,
+      }),
+    );
     expectSuccess(
       await call('/v2/commentannotations/comments/add', {
         organizationId,
@@ -165,5 +176,6 @@ describe('erasure leaves no trace (issue 31)', () => {
       thread.comments.map((c: { commentText: string }) => c.commentText),
       ['look @(deleted user)', 'thanks @(deleted user)'],
     );
+    assert.deepEqual(thread.comments[0].reactionAnnotations, [], 'her reaction is gone, not left anonymous');
   });
 });

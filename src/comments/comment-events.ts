@@ -27,6 +27,8 @@ const VERBS: Record<string, string> = {
   'comment.add': 'commented',
   'comment.update': 'edited a comment',
   'comment.delete': 'deleted a comment',
+  'comment.reaction_add': 'reacted to a comment',
+  'comment.reaction_delete': 'removed a reaction',
 };
 
 /**

@@ -8,9 +8,11 @@ import { ItemResultsResult } from '../common/openapi-responses.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { CommentAnnotationsService } from './comment-annotations.service.js';
 import { CommentsService } from './comments.service.js';
+import { ReactionsService } from './reactions.service.js';
 import {
   AddAnnotationsRequest,
   AddCommentsRequest,
+  AddReactionRequest,
   AnnotationCountsResult,
   AnnotationsAddedResult,
   AnnotationsResult,
@@ -20,19 +22,23 @@ import {
   CountAnnotationsRequest,
   DeleteAnnotationsRequest,
   DeleteCommentsRequest,
+  DeleteReactionRequest,
   GetAnnotationsRequest,
   GetCommentsRequest,
+  ReactionAddedResult,
+  ReactionDeletedResult,
   UpdateAnnotationsRequest,
   UpdateCommentsRequest,
 } from './dto/comments.dto.js';
 
-/** Comment threads (upstream's `v2/commentannotations`). */
+/** Comment threads (upstream's `v2/commentannotations`), and reactions to comments (ours). */
 @ApiTags('comments')
 @Controller()
 export class CommentsController {
   constructor(
     private readonly annotations: CommentAnnotationsService,
     private readonly comments: CommentsService,
+    private readonly reactions: ReactionsService,
   ) {}
 
   @Operation('/v2/commentannotations/add', {
@@ -103,5 +109,25 @@ export class CommentsController {
   })
   deleteComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteCommentsRequest): Promise<unknown> {
     return this.comments.delete(caller, data);
+  }
+
+  @Operation('/v2/commentannotations/comments/reactions/add', {
+    auth: 'apiKey',
+    message: 'Reaction added successfully.',
+    response: ReactionAddedResult,
+    errors: ['NOT_FOUND', 'FAILED_PRECONDITION'],
+  })
+  addReaction(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddReactionRequest): Promise<unknown> {
+    return this.reactions.add(caller, data);
+  }
+
+  @Operation('/v2/commentannotations/comments/reactions/delete', {
+    auth: 'apiKey',
+    message: 'Reaction deleted successfully.',
+    response: ReactionDeletedResult,
+    errors: ['NOT_FOUND'],
+  })
+  deleteReaction(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteReactionRequest): Promise<unknown> {
+    return this.reactions.delete(caller, data);
   }
 }

@@ -9,12 +9,13 @@ import { CommentEvents } from './comment-events.js';
 import { CommentStore } from './comment-store.js';
 import { CommentsController } from './comments.controller.js';
 import { CommentsService } from './comments.service.js';
+import { ReactionsService } from './reactions.service.js';
 
 /** Comment threads: annotations and their comments, each write an event through the activity pipeline. */
 @Module({
   imports: [DirectoryModule, AccessModule, ActivityModule, EventsModule, InboxModule],
   controllers: [CommentsController],
-  providers: [CommentStore, CommentEvents, CommentAnnotationsService, CommentsService],
+  providers: [CommentStore, CommentEvents, CommentAnnotationsService, CommentsService, ReactionsService],
   exports: [CommentStore],
 })
 export class CommentsModule {}

@@ -29,6 +29,18 @@ export type AgentBlock = { agentSource: (typeof AGENT_SOURCES)[number]; agentId:
   unknown
 >;
 
+/**
+ * A user's reaction to a comment (`commentannotations/comments/reactions/add`): one per user and
+ * icon. `userId` beside `from` makes it a user's item, so erasure removes it whole.
+ */
+export interface Reaction {
+  annotationId: string;
+  icon: string;
+  userId: string;
+  from: WireUser;
+  createdAt: number;
+}
+
 export interface Comment {
   commentId: number;
   from: WireUser;
@@ -44,6 +56,8 @@ export interface Comment {
   actions?: unknown[];
   /** Set once the comment has been updated (upstream's comment `status`: `added` / `updated`). */
   edited?: boolean;
+  /** Reactions in the order they were added. */
+  reactions?: Reaction[];
   createdAt: number;
   lastUpdated: number;
 }
@@ -88,7 +102,7 @@ export function mentionsOf(comment: Pick<Comment, 'taggedUserContacts' | 'commen
 
 /** A comment as get answers it (upstream's shape: `lastUpdated` in ISO 8601, `createdAt` in ms). */
 export function commentJson(comment: Comment): Record<string, unknown> {
-  const { edited, lastUpdated, taggedUserContacts, attachments, ...rest } = comment;
+  const { edited, lastUpdated, taggedUserContacts, attachments, reactions, ...rest } = comment;
   return {
     ...rest,
     type: 'text',
@@ -100,10 +114,14 @@ export function commentJson(comment: Comment): Record<string, unknown> {
     to: (taggedUserContacts ?? []).map((tagged) => tagged.contact ?? { userId: tagged.userId }),
     taggedUserContacts: taggedUserContacts ?? [],
     attachments: attachments ?? [],
-    // Upstream's REST API has no way to add a reaction, so a comment written through it has none.
-    reactionAnnotationIds: [],
-    reactionAnnotations: [],
+    reactionAnnotationIds: (reactions ?? []).map((reaction) => reaction.annotationId),
+    reactionAnnotations: (reactions ?? []).map(reactionJson),
   };
+}
+
+/** A reaction as upstream's `reactionAnnotations` item: its id, icon, user and time. */
+export function reactionJson({ annotationId, icon, from, createdAt }: Reaction): Record<string, unknown> {
+  return { annotationId, icon, from, createdAt, lastUpdated: new Date(createdAt).toISOString() };
 }
 
 /** A thread as get answers it; `apiKey` fills `metadata` as activity records carry it. */

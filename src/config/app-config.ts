@@ -83,6 +83,8 @@ export class AppConfig {
   readonly bodyLimitBytes!: number;
   /** Largest shared-editing content per editor, as JSON, in bytes (`CRDT_MAX_BYTES`). */
   readonly crdtMaxBytes!: number;
+  /** Reactions one comment may hold (`COMMENT_MAX_REACTIONS`). */
+  readonly commentMaxReactions!: number;
   /** Limits of live editing over WebSocket. */
   readonly live!: LiveLimits;
   /** Pino log level (`LOG_LEVEL`). */
@@ -226,6 +228,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     dataDeletionWorker: parseBool(read, 'DATA_DELETION_WORKER', true),
     bodyLimitBytes: parseBytes(read, 'BODY_LIMIT', '1mb'),
     crdtMaxBytes: parseBytes(read, 'CRDT_MAX_BYTES', '1mb'),
+    commentMaxReactions: parseInteger(read, 'COMMENT_MAX_REACTIONS', 500, 1, 10_000),
     live: {
       connectionsPerKey: parseInteger(read, 'LIVE_MAX_CONNECTIONS_PER_KEY', 1000, 0, 1_000_000),
       messagesPerSecond: parseInteger(read, 'LIVE_MAX_MESSAGES_PER_SECOND', 200, 0, 100_000),

@@ -21,6 +21,7 @@ import {
   IsOptionalOneOf,
   IsOptionalTextArray,
   IsOptionalUser,
+  IsUser,
   Optional,
   Satisfies,
   within,
@@ -398,6 +399,43 @@ export class DeleteCommentsRequest extends CommentThreadPlace {
   @ApiPropertyOptional(anyObject("Who deleted them, for the activity (default: each comment's author).")) @IsOptionalUser() actionUser?: WireUser;
   @ApiPropertyOptional() @IsOptionalBool() triggerActivities?: boolean;
   @ApiPropertyOptional() @IsOptionalBool() triggerNotification?: boolean;
+}
+
+class ReactionPlace extends CommentThreadPlace {
+  @ApiProperty({ minimum: 1 }) @Satisfies(checkCommentId) commentId!: number;
+  @ApiProperty({ maxLength: 64, description: "The reaction: an emoji or any short name of the caller's (e.g. `👍`, `thumbs-up`)." })
+  @Satisfies(checkString({ max: 64 }))
+  icon!: string;
+  @ApiPropertyOptional() @IsOptionalBool() triggerActivities?: boolean;
+  @ApiPropertyOptional() @IsOptionalBool() triggerNotification?: boolean;
+}
+
+/** `commentannotations/comments/reactions/add` (ours: upstream's REST API has none). */
+export class AddReactionRequest extends ReactionPlace {
+  @ApiProperty(anyObject('Who reacts: `{ userId, name?, email?, … }`.')) @IsUser() from!: WireUser;
+}
+
+/** `commentannotations/comments/reactions/delete`. */
+export class DeleteReactionRequest extends ReactionPlace {
+  @ApiProperty({ description: 'Whose reaction goes.' }) @IsId() userId!: string;
+}
+
+export class ReactionAddedResult extends SuccessResult {
+  @ApiProperty({
+    type: 'object',
+    properties: { annotationId: { type: 'string' }, added: { type: 'boolean', description: 'false: the user had this reaction already (nothing changed).' } },
+    required: ['annotationId', 'added'],
+  })
+  data!: { annotationId: string; added: boolean };
+}
+
+export class ReactionDeletedResult extends SuccessResult {
+  @ApiProperty({
+    type: 'object',
+    properties: { deleted: { type: 'boolean', description: 'false: the user had no such reaction (nothing changed).' } },
+    required: ['deleted'],
+  })
+  data!: { deleted: boolean };
 }
 
 /** One annotation's outcome in annotations add (upstream's shape). */
