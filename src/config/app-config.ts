@@ -143,6 +143,7 @@ export type EnvReader = (name: string) => string | undefined;
 const BUNDLED_MAIL_TEMPLATES = fileURLToPath(new URL('../../../templates/mail', import.meta.url));
 
 export const CONFIG_VARIABLES = [
+  'HTTP_ADAPTER',
   'PORT',
   'HOST',
   'DATA_DIR',
@@ -169,11 +170,13 @@ export const CONFIG_VARIABLES = [
   'DATA_DELETION_WORKER',
   'BODY_LIMIT',
   'CRDT_MAX_BYTES',
+  'COMMENT_MAX_REACTIONS',
   'LIVE_MAX_CONNECTIONS_PER_KEY',
   'LIVE_MAX_MESSAGES_PER_SECOND',
   'LIVE_MAX_MESSAGE_BYTES',
   'LIVE_MAX_BUFFERED_BYTES',
   'LIVE_TIMEOUT_MS',
+  'LIVE_PRESENCE_TTL_SECONDS',
   'TRUST_PROXY',
   'LOG_LEVEL',
   'SHUTDOWN_TIMEOUT_MS',
