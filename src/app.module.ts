@@ -21,6 +21,7 @@ import { EventsModule } from './events/events.module.js';
 import { CommentsModule } from './comments/comments.module.js';
 import { InboxModule } from './inbox/inbox.module.js';
 import { LiveModule } from './live/live.module.js';
+import { AttachmentsModule } from './attachments/attachments.module.js';
 import { MemoryModule } from './memory/memory.module.js';
 import { DirectoryModule } from './directory/directory.module.js';
 import { PrivacyModule } from './privacy/privacy.module.js';
@@ -50,6 +51,7 @@ export class AppModule {
         ActivityModule,
         CrdtModule,
         LiveModule,
+        AttachmentsModule,
         EventsModule,
         InboxModule,
         CommentsModule,

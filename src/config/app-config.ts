@@ -85,6 +85,10 @@ export class AppConfig {
   readonly crdtMaxBytes!: number;
   /** Reactions one comment may hold (`COMMENT_MAX_REACTIONS`). */
   readonly commentMaxReactions!: number;
+  /** Files attached to comments: limits, links and where the bytes live. */
+  readonly attachments!: AttachmentSettings;
+  /** The service's address as clients reach it, for links it hands out (`PUBLIC_URL`); unset: the request's own host. */
+  readonly publicUrl!: string | undefined;
   /** Limits of live editing over WebSocket. */
   readonly live!: LiveLimits;
   /** Pino log level (`LOG_LEVEL`). */
@@ -93,6 +97,19 @@ export class AppConfig {
   readonly shutdownTimeoutMs!: number;
   /** Requests per window; 0 disables that limit. */
   readonly rateLimits!: RateLimitSettings;
+}
+
+export interface AttachmentSettings {
+  /** Largest file, in bytes (`ATTACHMENT_MAX_BYTES`). */
+  readonly maxBytes: number;
+  /** MIME types accepted, `type/*` for a whole type (`ATTACHMENT_TYPES`, comma-separated). */
+  readonly types: readonly string[];
+  /** How long a download link works (`ATTACHMENT_URL_TTL_SECONDS`). */
+  readonly urlTtlSeconds: number;
+  /** How often blobs of deleted comments are looked for and deleted (`ATTACHMENT_SWEEP_SECONDS`). */
+  readonly sweepSeconds: number;
+  /** An S3-compatible bucket (`ATTACHMENT_S3_*`); unset: files under `DATA_DIR/attachments`. */
+  readonly s3: { bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string } | undefined;
 }
 
 export interface LiveLimits {
@@ -142,6 +159,10 @@ export type EnvReader = (name: string) => string | undefined;
 /** The templates shipped with the service (`templates/mail` at the project's root, beside `dist`). */
 const BUNDLED_MAIL_TEMPLATES = fileURLToPath(new URL('../../../templates/mail', import.meta.url));
 
+/** What attachments may be by default: images, audio, video, PDF, plain text and office documents. */
+const DEFAULT_ATTACHMENT_TYPES =
+  'image/*,audio/*,video/*,application/pdf,text/plain,text/csv,text/markdown,application/zip,application/json,application/msword,application/vnd.ms-excel,application/vnd.ms-powerpoint,application/vnd.openxmlformats-officedocument.wordprocessingml.document,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet,application/vnd.openxmlformats-officedocument.presentationml.presentation';
+
 export const CONFIG_VARIABLES = [
   'HTTP_ADAPTER',
   'PORT',
@@ -171,6 +192,16 @@ export const CONFIG_VARIABLES = [
   'BODY_LIMIT',
   'CRDT_MAX_BYTES',
   'COMMENT_MAX_REACTIONS',
+  'ATTACHMENT_MAX_BYTES',
+  'ATTACHMENT_TYPES',
+  'ATTACHMENT_URL_TTL_SECONDS',
+  'ATTACHMENT_SWEEP_SECONDS',
+  'ATTACHMENT_S3_BUCKET',
+  'ATTACHMENT_S3_ENDPOINT',
+  'ATTACHMENT_S3_REGION',
+  'ATTACHMENT_S3_ACCESS_KEY_ID',
+  'ATTACHMENT_S3_SECRET_ACCESS_KEY',
+  'PUBLIC_URL',
   'LIVE_MAX_CONNECTIONS_PER_KEY',
   'LIVE_MAX_MESSAGES_PER_SECOND',
   'LIVE_MAX_MESSAGE_BYTES',
@@ -232,6 +263,25 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     bodyLimitBytes: parseBytes(read, 'BODY_LIMIT', '1mb'),
     crdtMaxBytes: parseBytes(read, 'CRDT_MAX_BYTES', '1mb'),
     commentMaxReactions: parseInteger(read, 'COMMENT_MAX_REACTIONS', 500, 1, 10_000),
+    attachments: {
+      maxBytes: parseBytes(read, 'ATTACHMENT_MAX_BYTES', '25mb'),
+      types: parseString(read, 'ATTACHMENT_TYPES', DEFAULT_ATTACHMENT_TYPES)
+        .split(',')
+        .map((type) => type.trim().toLowerCase())
+        .filter(Boolean),
+      urlTtlSeconds: parseInteger(read, 'ATTACHMENT_URL_TTL_SECONDS', 3600, 1, 7 * 86_400),
+      sweepSeconds: parseInteger(read, 'ATTACHMENT_SWEEP_SECONDS', 60, 1, 86_400),
+      s3: read('ATTACHMENT_S3_BUCKET')
+        ? {
+            bucket: read('ATTACHMENT_S3_BUCKET')!,
+            endpoint: parseUrl(read, 'ATTACHMENT_S3_ENDPOINT', undefined, ['http:', 'https:']),
+            region: parseString(read, 'ATTACHMENT_S3_REGION', 'us-east-1'),
+            accessKeyId: read('ATTACHMENT_S3_ACCESS_KEY_ID') || undefined,
+            secretAccessKey: read('ATTACHMENT_S3_SECRET_ACCESS_KEY') || undefined,
+          }
+        : undefined,
+    },
+    publicUrl: parseUrl(read, 'PUBLIC_URL', undefined, ['http:', 'https:'])?.replace(/\/+$/, ''),
     live: {
       connectionsPerKey: parseInteger(read, 'LIVE_MAX_CONNECTIONS_PER_KEY', 1000, 0, 1_000_000),
       messagesPerSecond: parseInteger(read, 'LIVE_MAX_MESSAGES_PER_SECOND', 200, 0, 100_000),

@@ -23,6 +23,14 @@ export function readServiceBody(
   });
 }
 
+/**
+ * A multipart body is left unread by both pipelines: the one operation taking it (a comment's
+ * attachment upload) streams it to disk itself, and any other gets no `data` (and says so).
+ */
+export function isMultipart(headers: IncomingMessage['headers']): boolean {
+  return /^multipart\/form-data\b/i.test(headers['content-type'] ?? '');
+}
+
 type BodyResult =
   | { body: unknown }
   | { problem: BodyProblem }

@@ -1,0 +1,125 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { AppConfig } from '../config/app-config.js';
+
+/**
+ * Where attachments' bytes live: a folder under `DATA_DIR` by default, or an S3-compatible
+ * bucket (`ATTACHMENT_S3_BUCKET`). Keys are the service's own (random, `[a-z0-9/]`).
+ */
+export abstract class BlobStore {
+  abstract readonly driver: 'disk' | 's3';
+  /** Stores a finished upload (a file in `incomingDir`, which it may move) as `key`. */
+  abstract put(key: string, file: string, size: number, contentType: string): Promise<void>;
+  /** The blob's bytes; undefined when there is no such blob. */
+  abstract get(key: string): Promise<Readable | undefined>;
+  /** Deletes the blob; nothing when there is none. */
+  abstract delete(key: string): Promise<void>;
+  /** Throws when the store cannot be reached (`/health`). */
+  abstract check(): Promise<void>;
+  /** The local folder uploads are written to while they arrive. */
+  abstract readonly incomingDir: string;
+}
+
+/** Blobs as files under `<DATA_DIR>/attachments`; uploads arrive in its `.incoming` folder and are renamed into place. */
+export class DiskBlobStore extends BlobStore {
+  readonly driver = 'disk';
+  readonly incomingDir: string;
+
+  constructor(private readonly root: string) {
+    super();
+    this.incomingDir = join(root, '.incoming');
+  }
+
+  async put(key: string, file: string): Promise<void> {
+    const target = this.path(key);
+    await mkdir(join(target, '..'), { recursive: true });
+    await rename(file, target);
+  }
+
+  async get(key: string): Promise<Readable | undefined> {
+    const path = this.path(key);
+    try {
+      await stat(path);
+    } catch {
+      return undefined;
+    }
+    return createReadStream(path);
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.path(key), { force: true });
+  }
+
+  async check(): Promise<void> {
+    await mkdir(this.incomingDir, { recursive: true });
+  }
+
+  private path(key: string): string {
+    if (!/^[a-z0-9/]+$/.test(key)) throw new Error(`not a blob key: ${key}`);
+    return join(this.root, key);
+  }
+}
+
+/** Blobs as objects of an S3-compatible bucket, through the official `@aws-sdk/client-s3`. */
+export class S3BlobStore extends BlobStore {
+  readonly driver = 's3';
+  private readonly client: S3Client;
+
+  constructor(
+    private readonly bucket: string,
+    readonly incomingDir: string,
+    options: { endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string },
+  ) {
+    super();
+    this.client = new S3Client({
+      region: options.region,
+      // Checksums only where S3 requires them: the SDK's default trailing checksums (aws-chunked
+      // bodies) are not spoken by every S3-compatible store.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
+      ...(options.accessKeyId && options.secretAccessKey
+        ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
+        : {}),
+    });
+  }
+
+  async put(key: string, file: string, size: number, contentType: string): Promise<void> {
+    try {
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: createReadStream(file), ContentLength: size, ContentType: contentType }),
+      );
+    } finally {
+      await rm(file, { force: true });
+    }
+  }
+
+  async get(key: string): Promise<Readable | undefined> {
+    try {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return object.Body as Readable;
+    } catch (error) {
+      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  async check(): Promise<void> {
+    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+  }
+}
+
+/** The store `config` names. */
+export function blobStoreFor(config: AppConfig): BlobStore {
+  const root = join(config.dataDir, 'attachments');
+  const s3 = config.attachments.s3;
+  if (!s3) return new DiskBlobStore(root);
+  return new S3BlobStore(s3.bucket, join(root, '.incoming'), s3);
+}
