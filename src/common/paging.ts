@@ -57,6 +57,22 @@ export class PageTokens {
   }
 }
 
+/**
+ * Every page of a paged read, in order, for the v1 reads, which have no paging: a v1 client could
+ * not send the token, so stopping at the first page would drop the rest unseen. `read` answers
+ * the page that `pageToken` opens (the first when undefined) and the next page's token.
+ */
+export async function everyPage<T>(read: (pageToken: string | undefined) => Promise<{ items: T[]; next?: string }>, first?: string): Promise<T[]> {
+  const items: T[] = [];
+  let pageToken = first;
+  do {
+    const page = await read(pageToken);
+    items.push(...page.items);
+    pageToken = page.next;
+  } while (pageToken);
+  return items;
+}
+
 function bindingOf(owner: string, operation: string, filters: unknown): string {
   const filterHash = createHash('sha256').update(canonicalJson(filters)).digest('base64url');
   return `${owner}\n${operation}\n${filterHash}`;

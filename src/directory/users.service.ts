@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In, type EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors.js';
-import { PageTokens, PAGE_SIZE } from '../common/paging.js';
+import { everyPage, PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
@@ -100,14 +100,9 @@ export class UsersService {
    * returns `nextPageToken`), so it must not stop at the first page's 1,000 users.
    */
   async getEveryPage(principal: ApiKeyPrincipal, request: GetUsersV1Request): Promise<UserRecord[]> {
-    const users: UserRecord[] = [];
-    let pageToken: string | undefined;
-    do {
-      const page = await this.get(principal, { ...request, ...(pageToken ? { pageToken } : {}) });
-      users.push(...(page.users as UserRecord[]));
-      pageToken = page.nextPageToken;
-    } while (pageToken);
-    return users;
+    return everyPage((pageToken) =>
+      this.get(principal, { ...request, pageToken }).then((page) => ({ items: page.users as UserRecord[], next: page.nextPageToken })),
+    );
   }
 
   /**
