@@ -238,6 +238,22 @@ describe('answers of bounded size', () => {
       assert.equal(continued.data[0].commentId, large.comments.length + 1);
     });
 
+    it('v1 gets, which have no paging, answer every comment: the large thread whole, without commentsPageToken', async () => {
+      const all = Array.from({ length: 2 * count }, (_, i) => i + 1);
+      const threads = expectSuccess(await call('/v1/commentannotations/get', place)).data as any[];
+      const large = threads.find((thread) => thread.annotationId === 'large');
+      assert.equal(large.commentsPageToken, undefined);
+      assert.deepEqual(
+        large.comments.map((c: any) => c.commentId),
+        all,
+      );
+      const comments = expectSuccess(await call('/v1/commentannotations/comments/get', { ...place, annotationId: 'large' })).data as any[];
+      assert.deepEqual(
+        comments.map((c) => c.commentId),
+        all,
+      );
+    });
+
     it('a comment add costs the same whatever the thread size', async () => {
       const timeAdds = async (annotationId: string) => {
         const times: number[] = [];

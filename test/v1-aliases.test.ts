@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { expectSuccess, withKeyedApp } from './factories/workspace.js';
+import { expectError, expectSuccess, withKeyedApp } from './factories/workspace.js';
 
 /**
- * Upstream's `/v1` paths of operations served under `/v2` (issue 18, C3): a client written
- * against the v1 reference drives the directory end to end, and reads the same as through v2.
+ * Upstream's `/v1` paths of operations served under `/v2` (issue 18, C3; comments, issue 33): a
+ * client written against the v1 reference drives the directory and comment threads end to end,
+ * and reads the same as through v2.
  */
 describe('the /v1 paths a migrating client calls', () => {
   const keyed = withKeyedApp();
@@ -66,6 +67,84 @@ describe('the /v1 paths a migrating client calls', () => {
     assert.deepEqual((await v1('/workspace/domains/add', { domains: ['v1.example.com'] })).data, { domainsAdded: ['v1.example.com'] });
     assert.deepEqual((await v1('/workspace/domains/delete', { domains: ['v1.example.com'] })).data, { domainsRemoved: ['v1.example.com'] });
     assert.equal((await v1('/organizations/delete', { organizationIds: [organizationId] })).data[organizationId].success, true);
+  });
+
+  it('comment threads and comments, through v1 alone, read as through v2', async () => {
+    const place = { organizationId: 'v1-comments', documentId: 'v1-doc' };
+    const ana = { userId: 'ana', name: 'Ana' };
+    await v1('/organizations/add', { organizations: [{ organizationId: place.organizationId }] });
+    await v1('/organizations/documents/add', { organizationId: place.organizationId, documents: [{ documentId: place.documentId }] });
+    assert.deepEqual(
+      (
+        await v1(
+          '/commentannotations/add',
+          { ...place, commentAnnotations: [{ annotationId: 't1', location: { id: 'loc' }, commentData: [{ commentText: 'first', from: ana }] }] },
+          'Comment Annotation(s) added successfully.',
+        )
+      ).data,
+      { t1: { success: true, annotationId: 't1', commentIds: [1], message: 'Added Successfully' } },
+    );
+    await v1('/commentannotations/add', {
+      ...place,
+      commentAnnotations: [{ annotationId: 't2', commentData: [{ commentText: 'other', from: { userId: 'bob' } }] }],
+    });
+    assert.deepEqual(
+      (
+        await v1(
+          '/commentannotations/comments/add',
+          { ...place, annotationId: 't1', commentData: [{ commentText: 'reply', from: ana }] },
+          'Comment(s) added successfully.',
+        )
+      ).data,
+      [2],
+    );
+    const edit = { ...place, annotationId: 't1', commentIds: [2], updatedData: { commentText: 'edited' } };
+    assert.equal((await v1('/commentannotations/comments/update', edit, 'Comment updated successfully.')).data['2'].success, true);
+    const resolve = { ...place, annotationIds: ['t2'], updatedData: { status: { id: 'RESOLVED', name: 'Resolved', type: 'terminal' } } };
+    assert.equal((await v1('/commentannotations/update', resolve, 'Annotations updated successfully.')).data.t2.success, true);
+
+    // Gets answer v2's records under upstream's v1 messages, every one at once: v1 has no paging.
+    const threads = await v1('/commentannotations/get', place, 'Annotations fetched successfully.');
+    assert.deepEqual(threads.data, (await v2('/commentannotations/get', place)).data);
+    assert.deepEqual(
+      threads.data.map((t: { annotationId: string; status: { id: string } }) => [t.annotationId, t.status.id]),
+      [
+        ['t2', 'RESOLVED'],
+        ['t1', 'OPEN'],
+      ],
+    );
+    assert.equal('nextPageToken' in threads, false);
+    assert.equal((await v2('/commentannotations/get', { ...place, pageSize: 1 })).data.length, 1);
+    expectError(await keyed.call('/v1/commentannotations/get', { ...place, pageSize: 1 }), 400, 'INVALID_ARGUMENT', 'Unknown field: data.pageSize');
+    expectError(await keyed.call('/v1/commentannotations/get', { organizationId: place.organizationId }), 400, 'INVALID_ARGUMENT', /data\.documentId/);
+    assert.deepEqual(
+      (await v1('/commentannotations/get', { ...place, annotationIds: ['t1', 'missing'] })).data.map(
+        (t: { annotationId: string } | null) => t?.annotationId ?? null,
+      ),
+      ['t1', null],
+    );
+    const comments = await v1('/commentannotations/comments/get', { ...place, annotationId: 't1' }, 'Comments(s) retrieved successfully.');
+    assert.deepEqual(comments.data, (await v2('/commentannotations/comments/get', { ...place, annotationId: 't1' })).data);
+    assert.deepEqual(
+      comments.data.map((c: { commentText: string }) => c.commentText),
+      ['first', 'edited'],
+    );
+    const count = { organizationId: place.organizationId, documentIds: [place.documentId], userId: 'ana' };
+    assert.deepEqual(
+      (await v1('/commentannotations/count/get', count, 'Comment count retrieved successfully.')).data,
+      (await v2('/commentannotations/count/get', count)).data,
+    );
+
+    assert.equal(
+      (await v1('/commentannotations/comments/delete', { ...place, annotationId: 't1', commentIds: [2] }, 'Comments(s) deleted successfully.')).data['2']
+        .success,
+      true,
+    );
+    assert.equal((await v1('/commentannotations/delete', { ...place, annotationIds: ['t2'] }, 'Annotations deleted successfully.')).data.t2.success, true);
+    assert.deepEqual(
+      (await v1('/commentannotations/get', place)).data.map((t: { annotationId: string; comments: unknown[] }) => [t.annotationId, t.comments.length]),
+      [['t1', 1]],
+    );
   });
 
   it('has no v1 folder delete, as upstream has none', async () => {

@@ -4,7 +4,7 @@ import type { Activity } from '../activity/activity-log.js';
 import { AccessService } from '../access/access.service.js';
 import { ApiError } from '../common/errors.js';
 import { newSortableId } from '../common/ids.js';
-import { PageTokens, PAGE_SIZE } from '../common/paging.js';
+import { everyPage, PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { WireUser } from '../common/validation.js';
 import { Transactions } from '../database/transactions.js';
@@ -21,6 +21,7 @@ import {
   type CountAnnotationsRequest,
   type DeleteAnnotationsRequest,
   type GetAnnotationsRequest,
+  type GetAnnotationsV1Request,
   type UpdateAnnotationsRequest,
 } from './dto/comments.dto.js';
 import { newComments, withAgentType } from './new-comments.js';
@@ -205,6 +206,23 @@ export class CommentAnnotationsService {
     const found = new Set(page.items.map((t) => t.annotationId));
     const missing = page.next === undefined && !after ? (request.annotationIds ?? []).filter((id) => !found.has(id)) : [];
     return { data: [...answered, ...missing.map(() => null)], nextPageToken: page.next };
+  }
+
+  /**
+   * v1 get: every page of threads, each with all its comments. v1 has no paging, so a thread
+   * that comes cut short (its `commentsPageToken`) is completed from comments get.
+   */
+  async getEveryPage(principal: ApiKeyPrincipal, request: GetAnnotationsV1Request): Promise<unknown[]> {
+    const threads = await everyPage((pageToken) =>
+      this.get(principal, { ...request, pageToken }).then((page) => ({ items: page.data as (Record<string, unknown> | null)[], next: page.nextPageToken })),
+    );
+    for (const [i, thread] of threads.entries()) {
+      if (typeof thread?.commentsPageToken !== 'string') continue;
+      const { commentsPageToken, comments, ...rest } = thread;
+      const place = { organizationId: request.organizationId, documentId: request.documentId, annotationId: thread.annotationId as string };
+      threads[i] = { ...rest, comments: [...(comments as unknown[]), ...(await this.comments.getEveryPage(principal, place, commentsPageToken))] };
+    }
+    return threads;
   }
 
   /** Changes the threads the filters select: `updatedData` fields, and users replaced throughout (`updateUsers`). */

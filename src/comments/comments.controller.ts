@@ -24,14 +24,16 @@ import {
   DeleteCommentsRequest,
   DeleteReactionRequest,
   GetAnnotationsRequest,
+  GetAnnotationsV1Request,
   GetCommentsRequest,
+  GetCommentsV1Request,
   ReactionAddedResult,
   ReactionDeletedResult,
   UpdateAnnotationsRequest,
   UpdateCommentsRequest,
 } from './dto/comments.dto.js';
 
-/** Comment threads (upstream's `v2/commentannotations`), and reactions to comments (ours). */
+/** Comment threads (upstream's `v2/commentannotations`, and its `v1` paths), and reactions to comments (ours). */
 @ApiTags('comments')
 @Controller()
 export class CommentsController {
@@ -42,6 +44,7 @@ export class CommentsController {
   ) {}
 
   @Operation('/v2/commentannotations/add', {
+    aliases: ['/v1/commentannotations/add'],
     auth: 'apiKey',
     message: 'Comment Annotation(s) added successfully.',
     response: AnnotationsAddedResult,
@@ -51,27 +54,48 @@ export class CommentsController {
     return this.annotations.add(caller, data);
   }
 
+  @Operation('/v1/commentannotations/get', { auth: 'apiKey', message: 'Annotations fetched successfully.', response: AnnotationsResult })
+  getV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetAnnotationsV1Request): Promise<unknown[]> {
+    return this.annotations.getEveryPage(caller, data);
+  }
+
   @Operation('/v2/commentannotations/get', { auth: 'apiKey', message: 'Annotation(s) fetched successfully.', response: AnnotationsResult })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetAnnotationsRequest): Promise<ResultFields> {
     return this.annotations.get(caller, data).then((page) => withResultFields(page.data, { nextPageToken: page.nextPageToken }));
   }
 
-  @Operation('/v2/commentannotations/update', { auth: 'apiKey', message: 'Annotations updated successfully.', response: ItemResultsResult })
+  @Operation('/v2/commentannotations/update', {
+    aliases: ['/v1/commentannotations/update'],
+    auth: 'apiKey',
+    message: 'Annotations updated successfully.',
+    response: ItemResultsResult,
+  })
   update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateAnnotationsRequest): Promise<unknown> {
     return this.annotations.update(caller, data);
   }
 
-  @Operation('/v2/commentannotations/delete', { auth: 'apiKey', message: 'Annotations deleted successfully.', response: ItemResultsResult })
+  @Operation('/v2/commentannotations/delete', {
+    aliases: ['/v1/commentannotations/delete'],
+    auth: 'apiKey',
+    message: 'Annotations deleted successfully.',
+    response: ItemResultsResult,
+  })
   delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteAnnotationsRequest): Promise<unknown> {
     return this.annotations.delete(caller, data);
   }
 
-  @Operation('/v2/commentannotations/count/get', { auth: 'apiKey', message: 'Comment count retrieved successfully.', response: AnnotationCountsResult })
+  @Operation('/v2/commentannotations/count/get', {
+    aliases: ['/v1/commentannotations/count/get'],
+    auth: 'apiKey',
+    message: 'Comment count retrieved successfully.',
+    response: AnnotationCountsResult,
+  })
   count(@ApiKeyPrincipal() caller: Caller, @RequestData() data: CountAnnotationsRequest): Promise<unknown> {
     return this.annotations.count(caller, data);
   }
 
   @Operation('/v2/commentannotations/comments/add', {
+    aliases: ['/v1/commentannotations/comments/add'],
     auth: 'apiKey',
     message: 'Comment(s) added successfully.',
     response: CommentIdsResult,
@@ -79,6 +103,16 @@ export class CommentsController {
   })
   addComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddCommentsRequest): Promise<unknown> {
     return this.comments.add(caller, data);
+  }
+
+  @Operation('/v1/commentannotations/comments/get', {
+    auth: 'apiKey',
+    message: 'Comments(s) retrieved successfully.',
+    response: CommentsResult,
+    errors: ['NOT_FOUND'],
+  })
+  getCommentsV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCommentsV1Request): Promise<unknown[]> {
+    return this.comments.getEveryPage(caller, data);
   }
 
   @Operation('/v2/commentannotations/comments/get', {
@@ -92,6 +126,7 @@ export class CommentsController {
   }
 
   @Operation('/v2/commentannotations/comments/update', {
+    aliases: ['/v1/commentannotations/comments/update'],
     auth: 'apiKey',
     message: 'Comment updated successfully.',
     response: CommentOutcomesResult,
@@ -102,6 +137,7 @@ export class CommentsController {
   }
 
   @Operation('/v2/commentannotations/comments/delete', {
+    aliases: ['/v1/commentannotations/comments/delete'],
     auth: 'apiKey',
     message: 'Comments(s) deleted successfully.',
     response: CommentOutcomesResult,

@@ -6,10 +6,10 @@ import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
 import { asksAnything, CommentEvents, commentActivity, triggersOf } from './comment-events.js';
 import { CommentStore, type ThreadPlace } from './comment-store.js';
-import type { AddCommentsRequest, DeleteCommentsRequest, GetCommentsRequest, UpdateCommentsRequest } from './dto/comments.dto.js';
+import type { AddCommentsRequest, DeleteCommentsRequest, GetCommentsRequest, GetCommentsV1Request, UpdateCommentsRequest } from './dto/comments.dto.js';
 import { newComments } from './new-comments.js';
 import { commentJson, type Annotation } from './threads.js';
-import { PageTokens, PAGE_SIZE } from '../common/paging.js';
+import { everyPage, PageTokens, PAGE_SIZE } from '../common/paging.js';
 
 const OPERATION_GET = 'commentannotations/comments/get';
 
@@ -82,6 +82,11 @@ export class CommentsService {
     const page = this.pageTokens.page(found.comments, pageSize, place.apiKeyId, OPERATION_GET, filters, (last) => [last.createdAt, last.commentId], found.cut);
     const missing = page.next === undefined && request.commentIds ? await this.missingIds(place, request.commentIds) : [];
     return { data: [...page.items.map(commentJson), ...missing.map(() => null)], nextPageToken: page.next };
+  }
+
+  /** v1 get: every page of the thread's comments, from the one `first` opens (default the first). */
+  async getEveryPage(principal: ApiKeyPrincipal, request: GetCommentsV1Request, first?: string): Promise<unknown[]> {
+    return everyPage((pageToken) => this.get(principal, { ...request, pageToken }).then((page) => ({ items: page.data, next: page.nextPageToken })), first);
   }
 
   /** The `pageToken` of the page after the comment at `cursor`, of all the thread's comments (annotations get hands it out for a thread it cut short). */

@@ -285,15 +285,24 @@ export class AddAnnotationsRequest extends ThreadPlace {
 const AGENT_FILTERS = ['agentId', 'executionId', 'agentType', 'agentSource', 'agentSuggestions', 'agentComments', 'agentFields'] as const;
 export { AGENT_FILTERS };
 
-export class GetAnnotationsRequest {
+/** The filters of annotations get that upstream's v1 has too. */
+class AnnotationFilters {
   @ApiProperty() @IsId() organizationId!: string;
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) locationIds?: string[];
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) annotationIds?: string[];
+  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS, description: 'Thread authors.' }) @IsOptionalIdArray(MAX_FILTER_IDS) userIds?: string[];
+}
+
+/** v1 annotations get (upstream's, for SDK v3 or earlier): one document's threads, and no paging: every thread comes with all its comments. */
+export class GetAnnotationsV1Request extends AnnotationFilters {
+  @ApiProperty() @IsId() documentId!: string;
+}
+
+export class GetAnnotationsRequest extends AnnotationFilters {
   @ApiPropertyOptional() @IsOptionalId() documentId?: string;
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) documentIds?: string[];
   @ApiPropertyOptional() @IsOptionalBool() groupByDocumentId?: boolean;
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) locationIds?: string[];
   @ApiPropertyOptional() @IsOptionalId() folderId?: string;
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) annotationIds?: string[];
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS, description: 'Thread authors.' }) @IsOptionalIdArray(MAX_FILTER_IDS) userIds?: string[];
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) mentionedUserIds?: string[];
   @ApiPropertyOptional() @IsOptionalId() resolvedBy?: string;
   @ApiPropertyOptional() @IsOptionalId() agentId?: string;
@@ -366,12 +375,16 @@ export class AddCommentsRequest extends CommentThreadPlace {
   @ApiProperty({ type: 'array', items: COMMENT_SCHEMA, maxItems: MAX_BATCH }) @Satisfies(checkComments) commentData!: CommentInput[];
 }
 
-export class GetCommentsRequest extends CommentThreadPlace {
+/** v1 comments get (upstream's): no paging, every comment of the thread is answered. */
+export class GetCommentsV1Request extends CommentThreadPlace {
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH, description: 'Comment authors.' }) @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
   @ApiPropertyOptional({ type: [Number], maxItems: MAX_BATCH })
   @Optional()
   @Satisfies(checkArrayOf(checkCommentId, { min: 1, max: MAX_BATCH }))
   commentIds?: number[];
+}
+
+export class GetCommentsRequest extends GetCommentsV1Request {
   @PageSizeField() pageSize?: number;
   @PageTokenField() pageToken?: string;
 }
