@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { expectError, expectSuccess, withKeyedApp } from './factories/workspace.js';
 
 /**
- * Upstream's `/v1` paths of operations served under `/v2` (issue 18, C3; comments, issue 33): a
- * client written against the v1 reference drives the directory and comment threads end to end,
- * and reads the same as through v2.
+ * Upstream's `/v1` paths of operations served under `/v2` (issue 18, C3; comments and
+ * notifications, issue 33): a client written against the v1 reference drives the directory,
+ * comment threads and notifications end to end, and reads the same as through v2.
  */
 describe('the /v1 paths a migrating client calls', () => {
   const keyed = withKeyedApp();
@@ -145,6 +145,46 @@ describe('the /v1 paths a migrating client calls', () => {
       (await v1('/commentannotations/get', place)).data.map((t: { annotationId: string; comments: unknown[] }) => [t.annotationId, t.comments.length]),
       [['t1', 1]],
     );
+  });
+
+  it('notifications, through v1 alone, read as through v2', async () => {
+    const organizationId = 'v1-comments';
+    const notification = {
+      organizationId,
+      documentId: 'v1-doc',
+      actionUser: { userId: 'ana' },
+      notificationId: 'n1',
+      displayHeadlineMessageTemplate: '{actionUser} pinged you',
+      displayBodyMessage: 'Hello',
+      notifyUsers: [{ userId: 'bob' }],
+      notifyAll: false,
+    };
+    assert.deepEqual((await v1('/notifications/add', notification, 'Notification added successfully.')).data, {
+      success: true,
+      id: 'n1',
+      message: 'Notification added successfully.',
+    });
+    const inbox = await v1('/notifications/get', { organizationId, userId: 'bob' }, 'Notification(s) retrieved successfully.');
+    assert.deepEqual(inbox.data, (await v2('/notifications/get', { organizationId, userId: 'bob' })).data);
+    assert.deepEqual(
+      inbox.data.map((n: { id: string }) => n.id),
+      ['n1'],
+    );
+    assert.equal('pageToken' in inbox, false);
+    expectError(
+      await keyed.call('/v1/notifications/get', { organizationId, userId: 'bob', pageSize: 1 }),
+      400,
+      'INVALID_ARGUMENT',
+      'Unknown field: data.pageSize',
+    );
+    const read = { organizationId, notifications: [{ id: 'n1', readByUserIds: ['bob'] }] };
+    assert.equal((await v1('/notifications/update', read, 'Notification(s) updated successfully.')).data.n1.success, true);
+    assert.deepEqual((await v1('/notifications/get', { organizationId, documentId: 'v1-doc' })).data[0].readByUserIds, ['bob']);
+    assert.equal(
+      (await v1('/notifications/delete', { organizationId, notificationIds: ['n1'] }, 'Notification(s) deleted successfully.')).data.n1.success,
+      true,
+    );
+    assert.deepEqual((await v1('/notifications/get', { organizationId, userId: 'bob' })).data, []);
   });
 
   it('has no v1 folder delete, as upstream has none', async () => {

@@ -5,14 +5,20 @@ import { AccessService } from '../access/access.service.js';
 import { failed, ok, type ItemResults } from '../common/batch.js';
 import { ApiError } from '../common/errors.js';
 import { newSortableId } from '../common/ids.js';
-import { PageTokens, PAGE_SIZE } from '../common/paging.js';
+import { everyPage, PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
 import { NotificationPreferencesService } from '../events/notification-preferences.service.js';
 import { NotificationRecipients } from '../events/notification-recipients.js';
 import { activityEvent } from '../events/outbox-event.js';
-import type { AddNotificationRequest, DeleteNotificationsRequest, GetNotificationsRequest, UpdateNotificationsRequest } from './dto/inbox.dto.js';
+import type {
+  AddNotificationRequest,
+  DeleteNotificationsRequest,
+  GetNotificationsRequest,
+  GetNotificationsV1Request,
+  UpdateNotificationsRequest,
+} from './dto/inbox.dto.js';
 import { InboxStore, type InboxCursor } from './inbox-store.js';
 import { notificationJson, UPDATABLE_NOTIFICATION_FIELDS, type InboxNotification } from './notifications.js';
 
@@ -114,6 +120,11 @@ export class InboxService {
     const { items, cut, cursorOf } = await this.store.page(apiKeyId, organizationId, filter, order, after, pageSize + 1);
     const page = this.pageTokens.page(items, pageSize, apiKeyId, OPERATION_GET, filters, cursorOf, cut);
     return { notifications: page.items.map((item) => notificationJson(apiKeyId, item)), pageToken: page.next };
+  }
+
+  /** v1 get: every page, newest first (v1 has no paging). */
+  async getEveryPage(principal: ApiKeyPrincipal, request: GetNotificationsV1Request): Promise<Record<string, unknown>[]> {
+    return everyPage((pageToken) => this.get(principal, { ...request, pageToken }).then((page) => ({ items: page.notifications, next: page.pageToken })));
   }
 
   /** Changes the updatable fields and read state of the named notifications among those the filters select. */

@@ -66,12 +66,16 @@ export class AddNotificationRequest {
   @ApiPropertyOptional(anyObject('`{ access: { ... } }`.')) @IsOptionalPlainObject() context?: Record<string, unknown>;
 }
 
-export class GetNotificationsRequest {
+/** v1 notifications get (upstream's, for SDK v3 or earlier): no paging, every notification selected is answered, newest first. */
+export class GetNotificationsV1Request {
   @ApiProperty() @IsId() organizationId!: string;
   @ApiPropertyOptional({ description: 'Either this or `userId`.' }) @IsOptionalId() documentId?: string;
   @ApiPropertyOptional() @IsOptionalId() locationId?: string;
   @ApiPropertyOptional({ description: "That user's inbox, unread first." }) @IsOptionalId() userId?: string;
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) notificationIds?: string[];
+}
+
+export class GetNotificationsRequest extends GetNotificationsV1Request {
   @PageSizeField() pageSize?: number;
   @PageTokenField() pageToken?: string;
   @ApiPropertyOptional({ enum: ['asc', 'desc'], description: 'By timestamp; default `desc`.' }) @IsOptionalOneOf(['asc', 'desc']) order?: 'asc' | 'desc';
