@@ -1,6 +1,6 @@
 // @testScope engine: it reads every table, and on the embedded database its files, below the HTTP layer.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -111,6 +111,16 @@ describe('erasure leaves no trace (issue 31)', () => {
         ],
       }),
     );
+    // A file on her comment, its name and bytes naming her: row and blob go with the job.
+    const form = new FormData();
+    for (const [field, value] of Object.entries({ organizationId, documentId: 'doc', annotationId: 't-zoe', commentId: '1' })) form.append(field, value);
+    form.append('file', new Blob([`notes by ${zoe.email}`], { type: 'text/plain' }), `${zoe.name}.txt`);
+    const uploaded = await fetch(`http://127.0.0.1:${app.port}/v2/commentannotations/comments/attachments/add`, {
+      method: 'POST',
+      headers: key.headers,
+      body: form,
+    });
+    assert.equal(uploaded.status, 200, await uploaded.clone().text());
     // Her reaction to Bob's comment: it goes, his comment stays.
     expectSuccess(
       await call('/v2/commentannotations/comments/reactions/add', {
@@ -164,6 +174,12 @@ describe('erasure leaves no trace (issue 31)', () => {
       await sleep(50);
     }
     assert.deepEqual(await rowsHolding(app.dataSource, TRACES), []);
+    const blobs = readdirSync(join(dataDir, 'attachments'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    assert.deepEqual(
+      blobs.map((entry) => join(entry.parentPath, entry.name)).filter((path) => Object.keys(occurrences(path, TRACES)).length),
+      [],
+      'no blob holds her',
+    );
     if (app.dataSource.options.type !== 'postgres') {
       // The log is emptied right after the job's last task commits, which the status may show first.
       for (let waited = 0; Object.keys(occurrences(`${file}-wal`, TRACES)).length && waited < 2000; waited += 50) await sleep(50);

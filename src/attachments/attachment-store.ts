@@ -59,12 +59,16 @@ export class AttachmentStore {
     return rows.map(fromRow);
   }
 
-  /** Up to `limit` attachments, of any key, whose comment is gone: their blobs are to be deleted. */
-  async orphans(limit: number): Promise<{ apiKeyId: string; attachmentId: number; blobKey: string }[]> {
-    const rows = await this.sql.rows<{ api_key_id: string; attachment_id: number | string; blob_key: string }>(
-      `SELECT api_key_id, attachment_id, blob_key FROM attachment a WHERE NOT ${COMMENT_EXISTS} LIMIT :limit`,
-      { limit },
-    );
+  /**
+   * Up to `limit` attachments whose comment is gone, of every key or (`within`) of one key in a
+   * unit of work: their blobs are to be deleted.
+   */
+  async orphans(limit: number, within?: { manager: EntityManager; apiKeyId: string }): Promise<{ apiKeyId: string; attachmentId: number; blobKey: string }[]> {
+    const sql = `SELECT api_key_id, attachment_id, blob_key FROM attachment a WHERE ${within ? 'a.api_key_id = :apiKeyId AND ' : ''}NOT ${COMMENT_EXISTS} LIMIT :limit`;
+    type OrphanRow = { api_key_id: string; attachment_id: number | string; blob_key: string };
+    const rows = within
+      ? await this.sql.run<OrphanRow>(within.manager, sql, { limit, apiKeyId: within.apiKeyId })
+      : await this.sql.rows<OrphanRow>(sql, { limit });
     return rows.map((row) => ({ apiKeyId: row.api_key_id, attachmentId: Number(row.attachment_id), blobKey: row.blob_key }));
   }
 

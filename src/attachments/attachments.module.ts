@@ -11,5 +11,6 @@ import { BlobStore, blobStoreFor } from './blob-store.js';
   imports: [CommentsModule],
   controllers: [AttachmentsController],
   providers: [AttachmentStore, AttachmentsService, { provide: BlobStore, useFactory: blobStoreFor, inject: [AppConfig] }],
+  exports: [AttachmentsService],
 })
 export class AttachmentsModule {}

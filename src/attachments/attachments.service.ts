@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { Counter } from 'prom-client';
+import type { EntityManager } from 'typeorm';
 import { CommentStore } from '../comments/comment-store.js';
 import { checkCommentId } from '../comments/dto/comments.dto.js';
 import { ApiError } from '../common/errors.js';
@@ -190,6 +191,23 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
       }
     })();
     return this.sweeping;
+  }
+
+  /**
+   * In a data deletion job, after its comments task: deletes the key's attachments whose comment
+   * is gone, blobs first, so the job completes with the erased users' files gone (the sweep
+   * would take them later). A blob deleted for a row whose deletion then rolls back leaves a
+   * row whose comment is gone: the sweep deletes it.
+   */
+  async eraseOrphans(manager: EntityManager, apiKeyId: string): Promise<void> {
+    for (let orphans = await this.attachments.orphans(SWEEP_BATCH, { manager, apiKeyId }); orphans.length;) {
+      for (const orphan of orphans) {
+        await this.blobs.delete(orphan.blobKey);
+        await this.attachments.remove(manager, apiKeyId, orphan.attachmentId);
+        this.removed.inc();
+      }
+      orphans = await this.attachments.orphans(SWEEP_BATCH, { manager, apiKeyId });
+    }
   }
 
   private link(apiKeyId: string, attachment: StoredAttachment, baseUrl: string): AttachmentLink {

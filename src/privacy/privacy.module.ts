@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { GrantsModule } from '../access/grants.module.js';
 import { ActivityModule } from '../activity/activity.module.js';
+import { AttachmentsModule } from '../attachments/attachments.module.js';
 import { CommentsModule } from '../comments/comments.module.js';
 import { CrdtModule } from '../crdt/crdt.module.js';
 import { DirectoryModule } from '../directory/directory.module.js';
@@ -22,7 +23,7 @@ import { UserErasure } from './user-erasure.js';
  * `CrdtStore`, `ActivityLog`, `JudgmentLog`, `CommentStore` and `InboxStore`.
  */
 @Module({
-  imports: [ActivityModule, GrantsModule, DirectoryModule, EventsModule, CrdtModule, MemoryModule, CommentsModule, InboxModule, LiveModule],
+  imports: [ActivityModule, GrantsModule, DirectoryModule, EventsModule, CrdtModule, MemoryModule, CommentsModule, InboxModule, LiveModule, AttachmentsModule],
   controllers: [PrivacyController],
   providers: [PrivacyService, UserDataReader, UserErasure, DeletionJobs, DeletionWorker],
 })

@@ -9,6 +9,7 @@ import { UsersService } from '../directory/users.service.js';
 import { NotificationPreferencesService } from '../events/notification-preferences.service.js';
 import { InboxStore } from '../inbox/inbox-store.js';
 import type { InboxNotification } from '../inbox/notifications.js';
+import { AttachmentsService } from '../attachments/attachments.service.js';
 import { PresenceStore } from '../live/presence-store.js';
 import { JudgmentLog } from '../memory/judgment-log.js';
 import { withoutUsers, withoutUsersIn } from './user-mentions.js';
@@ -19,7 +20,7 @@ import { groupBy } from '../common/collections.js';
  * transaction that also records it done, and each may run again after a crash (deleting what is
  * gone, or scrubbing what is scrubbed, changes nothing), so a resumed job finishes cleanly.
  */
-export const ERASE_TASKS = ['directory', 'access', 'notifications', 'crdt', 'activity', 'memory', 'comments', 'inbox', 'presence'] as const;
+export const ERASE_TASKS = ['directory', 'access', 'notifications', 'crdt', 'activity', 'memory', 'comments', 'inbox', 'presence', 'attachments'] as const;
 export type EraseTask = (typeof ERASE_TASKS)[number];
 
 /** Whom a job erases, under which key, and in which organizations (null: all of the key's). */
@@ -39,7 +40,8 @@ const SCRUB_CHUNK = 500;
  * `NotificationPreferencesService`, editor attribution through `CrdtStore`, activity changes
  * through `ActivityLog` (so judgments derived from them follow in the same transaction),
  * judgments left behind through `JudgmentLog`, comment threads through `CommentStore`,
- * in-app notifications through `InboxStore` and documents' presence through `PresenceStore`.
+ * in-app notifications through `InboxStore`, documents' presence through `PresenceStore`, and
+ * the files of deleted comments, blobs included, through `AttachmentsService`.
  */
 @Injectable()
 export class UserErasure {
@@ -53,6 +55,7 @@ export class UserErasure {
     private readonly comments: CommentStore,
     private readonly inbox: InboxStore,
     private readonly presence: PresenceStore,
+    private readonly attachments: AttachmentsService,
   ) {}
 
   async run(task: EraseTask, manager: EntityManager, scope: EraseScope): Promise<void> {
@@ -85,6 +88,10 @@ export class UserErasure {
         return;
       case 'presence':
         await this.presence.forgetUsers(manager, apiKeyId, userIds, organizationIds);
+        return;
+      case 'attachments':
+        // The files of the comments the comments task deleted.
+        await this.attachments.eraseOrphans(manager, apiKeyId);
         return;
     }
   }
