@@ -1,6 +1,6 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -12,6 +12,7 @@ import { measureDeliveries } from './deliveries.js';
 import { freePort, waitForHealth } from '../test/helpers/service-process.js';
 import { SmtpReceiver } from '../test/helpers/smtp-receiver.js';
 import { measureMail } from './mail.js';
+import { residentMb, type StartService } from './processes.js';
 
 type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
 
@@ -43,11 +44,6 @@ async function post(port: number, path: string, data: unknown, headers: Record<s
   const body = await response.json();
   if (!response.ok) throw new Error(`${path}: ${JSON.stringify(body)}`);
   return body;
-}
-
-function residentMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
 /** One autocannon run; `p50` is exact (autocannon's own histogram keeps whole milliseconds). */
@@ -147,8 +143,8 @@ async function main(): Promise<void> {
   const mailReceiver = ONLY.some((part) => 'mail'.includes(part)) ? await new SmtpReceiver().start() : undefined;
   const started = Date.now();
   const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-  const startService = ({ adapter, port }: ServiceTarget, first: boolean) =>
-    spawn(process.execPath, ['--max-semi-space-size=16', ...profile, MAIN], {
+  const startService: StartService = ({ adapter, port, first = false, env = {}, nodeArgs = [] }) => {
+    const child = spawn(process.execPath, ['--max-semi-space-size=16', ...profile, ...nodeArgs, MAIN], {
       env: {
         ...process.env,
         HTTP_ADAPTER: adapter,
@@ -169,16 +165,19 @@ async function main(): Promise<void> {
         // The delivery runs' receiver listens on loopback.
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         ...(mailReceiver ? { SMTP_URL: mailReceiver.url } : {}),
+        ...env,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-  const service = startService(services[0]!, true);
-  children.push(service);
+    children.push(child);
+    return child;
+  };
+  const service = startService({ ...services[0]!, first: true });
   await waitForHealth(servicePort, 10_000);
   const readyMs = Date.now() - started;
   log(`service (${services[0]!.adapter}) ready in ${readyMs} ms (migrations on a new database included)`);
   for (const other of services.slice(1)) {
-    children.push(startService(other, false));
+    startService(other);
     await waitForHealth(other.port, 10_000);
     log(`service (${other.adapter}) ready on the same database`);
   }
