@@ -13,6 +13,7 @@ import { freePort, waitForHealth } from '../test/helpers/service-process.js';
 import { SmtpReceiver } from '../test/helpers/smtp-receiver.js';
 import { measureMail } from './mail.js';
 import { residentMb, type StartService } from './processes.js';
+import { measureLive } from './live.js';
 
 type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
 
@@ -24,7 +25,8 @@ type Post = (path: string, data: unknown, headers?: Record<string, string>) => P
  * `fastify,express`), side by side on the same database, each with its ratio to the baseline.
  * Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_DATABASE_URL,
  * BENCH_ONLY (run only scenarios whose name contains it, or one of its `|`-separated parts),
- * BENCH_CPU_PROF_DIR (profile the service into that folder with --cpu-prof).
+ * BENCH_CPU_PROF_DIR (profile the service into that folder with --cpu-prof), BENCH_REDIS_URL (the live
+ * run's Redis, default REDIS_URL or the local one), BENCH_LIVE_WORKERS (the live fan-out client's threads, default 2).
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -263,8 +265,20 @@ async function main(): Promise<void> {
     notes.push(...mail.notes);
     await mailReceiver.stop();
   }
-  // Last: the hang run leaves attempts hanging until the service stops.
-  if (ONLY.some((part) => 'deliveries'.includes(part))) {
+  if (ONLY.some((part) => 'live'.includes(part))) {
+    const live = await measureLive({
+      servicePort,
+      startService,
+      adapter: services[0]!.adapter,
+      duration: DURATION,
+      redisUrl: process.env.BENCH_REDIS_URL ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    });
+    rows.push(...live.rows);
+    notes.push(...live.notes);
+  }
+  // Last: the hang run leaves attempts hanging until the service stops. 'live' is inside
+  // 'deliveries': a part that selects the live run selects it alone.
+  if (ONLY.some((part) => 'deliveries'.includes(part) && (part === '' || !'live'.includes(part)))) {
     const deliveries = await measureDeliveries(postToService, servicePort, analyse);
     rows.push(...deliveries.rows);
     notes.push(...deliveries.notes);
