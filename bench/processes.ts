@@ -10,6 +10,9 @@ import { readFileSync } from 'node:fs';
  */
 export type StartService = (options: { adapter: string; port: number; first?: boolean; env?: Record<string, string>; nodeArgs?: string[] }) => ChildProcess;
 
+/** Node's flags that profile a process into `BENCH_CPU_PROF_DIR` (none when it is unset). */
+export const profileArgs = (): string[] => (process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []);
+
 /** A process's resident memory (VmRSS), in MB. */
 export function residentMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

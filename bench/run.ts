@@ -12,7 +12,7 @@ import { measureDeliveries } from './deliveries.js';
 import { freePort, waitForHealth } from '../test/helpers/service-process.js';
 import { SmtpReceiver } from '../test/helpers/smtp-receiver.js';
 import { measureMail } from './mail.js';
-import { residentMb, type StartService } from './processes.js';
+import { profileArgs, residentMb, type StartService } from './processes.js';
 import { measureLive } from './live.js';
 
 type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
@@ -25,7 +25,7 @@ type Post = (path: string, data: unknown, headers?: Record<string, string>) => P
  * `fastify,express`), side by side on the same database, each with its ratio to the baseline.
  * Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_DATABASE_URL,
  * BENCH_ONLY (run only scenarios whose name contains it, or one of its `|`-separated parts),
- * BENCH_CPU_PROF_DIR (profile the service into that folder with --cpu-prof), BENCH_REDIS_URL (the live
+ * BENCH_CPU_PROF_DIR (profile the service, and the live run's relay, into that folder with --cpu-prof), BENCH_REDIS_URL (the live
  * run's Redis, default REDIS_URL or the local one), BENCH_LIVE_WORKERS (the live fan-out client's threads, default 2).
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
   // The mail run's SMTP server: the service sends to it from the start.
   const mailReceiver = ONLY.some((part) => 'mail'.includes(part)) ? await new SmtpReceiver().start() : undefined;
   const started = Date.now();
-  const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const profile = profileArgs();
   const startService: StartService = ({ adapter, port, first = false, env = {}, nodeArgs = [] }) => {
     const child = spawn(process.execPath, ['--max-semi-space-size=16', ...profile, ...nodeArgs, MAIN], {
       env: {
