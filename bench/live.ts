@@ -129,6 +129,18 @@ interface FanOut {
   utilization: number[];
   closed: number;
   closeReasons: string[];
+  /** Rooms the service stored per second in the window (its `live_store_duration_seconds_count`). */
+  storesPerSecond?: number;
+}
+
+/** How many times the service at `port` has stored a live room so far (`/metrics`). */
+async function roomStores(port: number): Promise<number> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    return Number(/^live_store_duration_seconds_count (\S+)$/m.exec(text)?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
 }
 
 /**
@@ -136,7 +148,7 @@ interface FanOut {
  * seconds, and the receipts of the measured sends are gathered (until all arrived, or
  * `DRAIN_MS` after the last send). `pid` is the side's process, whose CPU use is reported.
  */
-async function fanOut(label: string, clients: DriverSetup['clients'], duration: number, pid: number): Promise<FanOut> {
+async function fanOut(label: string, clients: DriverSetup['clients'], duration: number, pid: number, metricsPort?: number): Promise<FanOut> {
   log(`live fan-out (${label}): connecting ${clients.length.toLocaleString('en-US')} clients…`);
   const connecting = now();
   const driver = await startDriver(clients, RATE * (WARM_UP_SECONDS + duration));
@@ -154,25 +166,33 @@ async function fanOut(label: string, clients: DriverSetup['clients'], duration: 
     drainMs: DRAIN_MS,
   };
   const cpu = { target: 0, client: 0 };
+  const clientCpu = () => {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1e6;
+  };
+  let stores: [Promise<number>, Promise<number>] | undefined;
   const windowTimers = [
     setTimeout(
       () => {
         cpu.target = cpuSeconds(pid);
-        cpu.client = process.cpuUsage().user + process.cpuUsage().system;
+        cpu.client = clientCpu();
+        if (metricsPort) stores = [roomStores(metricsPort), Promise.resolve(NaN)];
       },
       Math.max(0, windowStart - now()),
     ),
     setTimeout(
       () => {
         cpu.target = cpuSeconds(pid) - cpu.target;
-        cpu.client = (process.cpuUsage().user + process.cpuUsage().system - cpu.client) / 1e6;
+        cpu.client = clientCpu() - cpu.client;
+        if (stores) stores[1] = roomStores(metricsPort!);
       },
       Math.max(0, windowEnd - now()),
     ),
   ];
   const results = await driver.run(settings, (received) => {
     const second = Math.max(0, Math.floor((now() - startAt) / 1000));
-    process.stdout.write(`\r  ${second} s of ${WARM_UP_SECONDS + duration}, ${received.toLocaleString('en-US')} measured receipts   `);
+    const phase = second < WARM_UP_SECONDS + duration ? `${second} s of ${WARM_UP_SECONDS + duration}` : 'waiting for the last receipts';
+    process.stdout.write(`\r  ${phase}, ${received.toLocaleString('en-US')} measured receipts   `);
   });
   windowTimers.forEach(clearTimeout);
   log('');
@@ -201,6 +221,7 @@ async function fanOut(label: string, clients: DriverSetup['clients'], duration: 
     utilization: results.map((result) => result.utilization),
     closed: sum('closed'),
     closeReasons: results.flatMap((result) => result.closeReasons).slice(0, 5),
+    storesPerSecond: stores ? ((await stores[1]) - (await stores[0])) / duration : undefined,
   };
 }
 
@@ -424,6 +445,7 @@ export async function measureLive(options: {
           fanOutClients(rooms, () => `ws://127.0.0.1:${single.port}/v2/live`, true),
           duration,
           single.pid,
+          single.port,
         ),
       );
       // The rooms are stored and unloaded 2 s after their last client leaves.
@@ -466,6 +488,7 @@ export async function measureLive(options: {
           `${side.lost.toLocaleString('en-US')} of ${side.expected.toLocaleString('en-US')} receipts not in within ${DRAIN_MS / 1000} s of the last send (counted as never); ` +
           `its process ${side.targetCpu.toFixed(2)} CPU cores, the client ${side.clientCpu.toFixed(2)} cores ` +
           `(its threads' event loops ${side.utilization.map((u) => `${Math.round(u * 100)}%`).join(', ')} busy)` +
+          (side.storesPerSecond === undefined ? '' : `; it stored rooms ${side.storesPerSecond.toFixed(1)} times a second`) +
           (side.closed ? `; ${side.closed} clients closed: ${side.closeReasons.join('; ')}` : ''),
       );
     }
