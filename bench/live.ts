@@ -472,11 +472,13 @@ export async function measureLive(options: {
     );
     const p99Ratio = serviceSide.p99 / relaySide.p99;
     const rateRatio = serviceSide.rate / relaySide.rate;
+    // The goals are the issue's, at its load; the light load shows the same ratios where neither side is saturated.
+    const verdict = (met: boolean) => (rooms === ROOMS ? (met ? ', goal met' : ', goal MISSED') : '');
     notes.push(
-      `live fan-out, ${rooms} rooms${rooms === ROOMS ? " (the issue's load)" : ' (light load, beside the goal)'}: ` +
-        `service p99 ${serviceSide.p99} ms vs relay ${relaySide.p99} ms (${p99Ratio.toFixed(2)}×, goal ≤ 2×: ${p99Ratio <= 2 ? 'met' : 'MISSED'}); ` +
+      `live fan-out, ${rooms} rooms${rooms === ROOMS ? " (the issue's load; goals: p99 ≤ 2×, receipts/s ≥ 0.5× the relay's)" : ' (light load)'}: ` +
+        `service p99 ${serviceSide.p99} ms vs relay ${relaySide.p99} ms (${p99Ratio.toFixed(2)}×${verdict(p99Ratio <= 2)}); ` +
         `receipts ${Math.round(serviceSide.rate).toLocaleString('en-US')}/s vs ${Math.round(relaySide.rate).toLocaleString('en-US')}/s ` +
-        `(${rateRatio.toFixed(2)}×, goal ≥ 0.5×: ${rateRatio >= 0.5 ? 'met' : 'MISSED'})`,
+        `(${rateRatio.toFixed(2)}×${verdict(rateRatio >= 0.5)})`,
     );
     for (const [label, side] of [
       ['relay', relaySide],
@@ -563,7 +565,8 @@ export async function measureLive(options: {
   const restNote = (what: string, lag: Awaited<ReturnType<typeof restToClient>>, goalMs: number) => {
     const p99 = percentile(lag.fromAnswer, 99);
     return (
-      `live crdt/update → client, ${what}: from the answer p50 ${percentile(lag.fromAnswer, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms ` +
+      `live crdt/update → client, ${what}: from the answer (negative: the client had the change before the caller had the answer) ` +
+      `p50 ${percentile(lag.fromAnswer, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms ` +
       `(goal < ${goalMs} ms: ${p99 < goalMs && !lag.lost ? 'met' : 'MISSED'}); from the request's send p50 ${percentile(lag.fromSend, 50).toFixed(1)} ms, ` +
       `p99 ${percentile(lag.fromSend, 99).toFixed(1)} ms; ${lag.lost} of ${REST_UPDATES} never arrived`
     );
