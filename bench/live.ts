@@ -490,7 +490,7 @@ export async function measureLive(options: {
           `${side.lost.toLocaleString('en-US')} of ${side.expected.toLocaleString('en-US')} receipts not in within ${DRAIN_MS / 1000} s of the last send (counted as never); ` +
           `its process ${side.targetCpu.toFixed(2)} CPU cores, the client ${side.clientCpu.toFixed(2)} cores ` +
           `(its threads' event loops ${side.utilization.map((u) => `${Math.round(u * 100)}%`).join(', ')} busy)` +
-          (side.storesPerSecond === undefined ? '' : `; it stored rooms ${side.storesPerSecond.toFixed(1)} times a second`) +
+          (side.storesPerSecond === undefined ? '' : `; room stores completed in the window (its /metrics): ${side.storesPerSecond.toFixed(1)} a second`) +
           (side.closed ? `; ${side.closed} clients closed: ${side.closeReasons.join('; ')}` : ''),
       );
     }
@@ -550,7 +550,8 @@ export async function measureLive(options: {
     `live idle: ${connections.toLocaleString('en-US')} connections in ${IDLE_ROOMS} rooms add ${(memory.all.rssMb - memory.before.rssMb).toFixed(1)} MB RSS ` +
       `(${memory.before.rssMb.toFixed(1)} → ${memory.all.rssMb.toFixed(1)} MB), ${perConnection} KB each (goal < 50 KB: ${perConnection < 50 ? 'met' : 'MISSED'}); ` +
       `V8 heap after a full collection ${memory.before.heapMb.toFixed(1)} → ${memory.all.heapMb.toFixed(1)} MB; ` +
-      `the first ${IDLE_ROOMS} (one per room, loading it) ${kb(memory.rooms.rssMb - memory.before.rssMb, IDLE_ROOMS)} KB RSS each`,
+      `the first ${IDLE_ROOMS} (one per room, loading it) ${kb(memory.rooms.rssMb - memory.before.rssMb, IDLE_ROOMS)} KB RSS, ` +
+      `${kb(memory.rooms.heapMb - memory.before.heapMb, IDLE_ROOMS)} KB heap each (RSS moves by a megabyte or two of itself: the 1,000 are the measure)`,
   );
 
   // REST to client across instances: two instances on the run's database and one Redis.
