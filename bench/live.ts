@@ -129,18 +129,27 @@ interface FanOut {
   utilization: number[];
   closed: number;
   closeReasons: string[];
-  /** Rooms the service stored per second in the window (its `live_store_duration_seconds_count`). */
-  storesPerSecond?: number;
+  /** Rooms the service stored in the window (its `live_store_duration_seconds_count`), as a note. */
+  stores?: string;
 }
 
-/** How many times the service at `port` has stored a live room so far (`/metrics`). */
-async function roomStores(port: number): Promise<number> {
-  try {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    return Number(/^live_store_duration_seconds_count (\S+)$/m.exec(text)?.[1] ?? NaN);
-  } catch {
-    return NaN;
+/** The rate of room stores between two readings, or why there is none. */
+const storeRate = (before: number | string, after: number | string, seconds: number) =>
+  typeof before === 'number' && typeof after === 'number' ? `${((after - before) / seconds).toFixed(1)} a second` : `not read (${before}; ${after})`;
+
+/** How many times the service at `port` has stored a live room so far (`/metrics`), or why it could not be read. */
+async function roomStores(port: number): Promise<number | string> {
+  let reason = '';
+  // Twice: a kept-alive connection the service has just closed fails the first try.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      return Number(/^live_store_duration_seconds_count (\S+)$/m.exec(text)?.[1] ?? NaN);
+    } catch (error) {
+      reason = `${(error as Error).message} ${String((error as { cause?: unknown }).cause ?? '')}`.trim();
+    }
   }
+  return reason;
 }
 
 /**
@@ -170,13 +179,13 @@ async function fanOut(label: string, clients: DriverSetup['clients'], duration: 
     const usage = process.cpuUsage();
     return (usage.user + usage.system) / 1e6;
   };
-  let stores: [Promise<number>, Promise<number>] | undefined;
+  let stores: [Promise<number | string>, Promise<number | string>] | undefined;
   const windowTimers = [
     setTimeout(
       () => {
         cpu.target = cpuSeconds(pid);
         cpu.client = clientCpu();
-        if (metricsPort) stores = [roomStores(metricsPort), Promise.resolve(NaN)];
+        if (metricsPort) stores = [roomStores(metricsPort), Promise.resolve('the window did not end')];
       },
       Math.max(0, windowStart - now()),
     ),
@@ -221,7 +230,7 @@ async function fanOut(label: string, clients: DriverSetup['clients'], duration: 
     utilization: results.map((result) => result.utilization),
     closed: sum('closed'),
     closeReasons: results.flatMap((result) => result.closeReasons).slice(0, 5),
-    storesPerSecond: stores ? ((await stores[1]) - (await stores[0])) / duration : undefined,
+    stores: stores ? storeRate(await stores[0], await stores[1], duration) : undefined,
   };
 }
 
@@ -490,7 +499,7 @@ export async function measureLive(options: {
           `${side.lost.toLocaleString('en-US')} of ${side.expected.toLocaleString('en-US')} receipts not in within ${DRAIN_MS / 1000} s of the last send (counted as never); ` +
           `its process ${side.targetCpu.toFixed(2)} CPU cores, the client ${side.clientCpu.toFixed(2)} cores ` +
           `(its threads' event loops ${side.utilization.map((u) => `${Math.round(u * 100)}%`).join(', ')} busy)` +
-          (side.storesPerSecond === undefined ? '' : `; room stores completed in the window (its /metrics): ${side.storesPerSecond.toFixed(1)} a second`) +
+          (side.stores === undefined ? '' : `; room stores completed in the window (its /metrics): ${side.stores}`) +
           (side.closed ? `; ${side.closed} clients closed: ${side.closeReasons.join('; ')}` : ''),
       );
     }
