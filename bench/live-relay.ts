@@ -6,8 +6,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
  * storage. Run as its own process by `live.ts` (port in `RELAY_PORT`), as the service runs in
  * its own.
  */
-// Exits as the service does on SIGTERM, so a profile (--cpu-prof) is written.
+// Exits as the service does on SIGTERM, so a profile (--cpu-prof) is written; and with the run.
 process.on('SIGTERM', () => process.exit(0));
+process.on('disconnect', () => process.exit(0));
 
 const rooms = new Map<string, Set<WebSocket>>();
 const server = new WebSocketServer({ host: '127.0.0.1', port: Number(process.env.RELAY_PORT) }, () => process.send?.('ready'));

@@ -115,18 +115,27 @@ async function startDriver(clients: DriverSetup['clients'], updatesPerClient: nu
   };
 }
 
+/** One side's fan-out run. */
 interface FanOut {
+  /** Receipts of others' updates that arrived in the measured window, a second (a side catching up on a backlog may pass what is sent). */
   rate: number;
+  /** From each measured send to each other client's receipt (ms). */
   p50: number;
   p99: number;
   max: number;
+  /** Updates sent in the window, a second. */
   sentRate: number;
-  lost: number;
+  /** Receipts of the measured sends expected, and those that never arrived. */
   expected: number;
+  lost: number;
+  /** Sends the client made more than 20 ms after their time. */
   lateSends: number;
+  /** CPU cores the side's process and the client's process used in the window. */
   targetCpu: number;
   clientCpu: number;
+  /** Each client thread's event-loop utilization in the window. */
   utilization: number[];
+  /** Clients the side closed while typing, and the first few reasons. */
   closed: number;
   closeReasons: string[];
   /** Rooms the service stored in the window (its `live_store_duration_seconds_count`), as a note. */
