@@ -451,11 +451,14 @@ export async function measureLive(options: {
   } finally {
     await stopProcess(relay.child);
   }
-  log('live: starting an instance for the fan-out…');
+  log('live: starting an instance for REST to client and the fan-out…');
   const single = await startInstance(startService, adapter);
   const service: FanOut[] = [];
   let oneInstance: Awaited<ReturnType<typeof restToClient>>;
   try {
+    // REST first, on the fresh instance: after the fan-out's load it would still be storing and unloading rooms.
+    log(`live: crdt/update answer → client receipt, one instance, ${REST_UPDATES} updates…`);
+    oneInstance = await restToClient('one instance', single.port, single.port, headers, tokens[0]!);
     for (const rooms of loads) {
       service.push(
         await fanOut(
@@ -469,8 +472,6 @@ export async function measureLive(options: {
       // The rooms are stored and unloaded 2 s after their last client leaves.
       await sleep(3000);
     }
-    log(`live: crdt/update answer → client receipt, one instance, ${REST_UPDATES} updates…`);
-    oneInstance = await restToClient('one instance', single.port, single.port, headers, tokens[0]!);
   } finally {
     await single.stop();
   }
