@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import { Redis } from 'ioredis';
 import WebSocket from 'ws';
@@ -62,12 +63,23 @@ async function call(port: number, path: string, data: unknown, headers: Record<s
   return body.result;
 }
 
-/** A live instance: started, healthy, and how to stop it (waiting for it to store its rooms and exit). */
+/** What the service logs when it could not store a room (`LiveEditing.persist`). */
+const STORE_FAILED = 'a live room could not be stored';
+
+/**
+ * A live instance: started, healthy, and how to stop it (waiting for it to store its rooms and
+ * exit). Its log is read for rooms it could not store, which no metric counts.
+ */
 async function startInstance(startService: StartService, adapter: string, env: Record<string, string> = {}, nodeArgs: string[] = []) {
   const port = await freePort();
-  const child = startService({ adapter, port, env: { ...LIVE_ENV, ...env }, nodeArgs });
+  const child = startService({ adapter, port, env: { ...LIVE_ENV, ...env }, nodeArgs, stdout: 'pipe' });
+  /** The errors of the stores that failed, in order. */
+  const storeFailures: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (line.includes(STORE_FAILED)) storeFailures.push(String((JSON.parse(line) as { error?: unknown }).error ?? line));
+  });
   await waitForHealth(port, 15_000);
-  return { port, pid: child.pid!, stop: () => stopProcess(child) };
+  return { port, pid: child.pid!, storeFailures, stop: () => stopProcess(child) };
 }
 
 /** A set of driver threads over `clients` (whole rooms per thread). */
@@ -140,6 +152,8 @@ interface FanOut {
   closeReasons: string[];
   /** Rooms the service stored in the window (its `live_store_duration_seconds_count`), as a note. */
   stores?: string;
+  /** Stores of rooms the service logged as failed, from the run's start until its rooms were unloaded, and the first error. */
+  storeFailures?: { count: number; first: string };
 }
 
 /** The rate of room stores between two readings, or why there is none. */
@@ -152,8 +166,10 @@ async function roomStores(port: number): Promise<number | string> {
   // Twice: a kept-alive connection the service has just closed fails the first try.
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      return Number(/^live_store_duration_seconds_count (\S+)$/m.exec(text)?.[1] ?? NaN);
+      const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+      const text = await response.text();
+      const count = /^live_store_duration_seconds_count (\S+)$/m.exec(text)?.[1];
+      return count === undefined ? `HTTP ${response.status} ${text.slice(0, 120)}` : Number(count);
     } catch (error) {
       reason = `${(error as Error).message} ${String((error as { cause?: unknown }).cause ?? '')}`.trim();
     }
@@ -166,7 +182,8 @@ async function roomStores(port: number): Promise<number | string> {
  * seconds, and the receipts of the measured sends are gathered (until all arrived, or
  * `DRAIN_MS` after the last send). `pid` is the side's process, whose CPU use is reported.
  */
-async function fanOut(label: string, clients: DriverSetup['clients'], duration: number, pid: number, metricsPort?: number): Promise<FanOut> {
+async function fanOut(label: string, clients: DriverSetup['clients'], duration: number, target: { pid: number; port?: number }): Promise<FanOut> {
+  const { pid, port: metricsPort } = target;
   log(`live fan-out (${label}): connecting ${clients.length.toLocaleString('en-US')} clients…`);
   const connecting = now();
   const driver = await startDriver(clients, RATE * (WARM_UP_SECONDS + duration));
@@ -445,7 +462,7 @@ export async function measureLive(options: {
           `bare ws relay, ${rooms} rooms`,
           fanOutClients(rooms, (r) => `ws://127.0.0.1:${relay.port}/room-${r}`, false),
           duration,
-          relay.child.pid!,
+          { pid: relay.child.pid! },
         ),
       );
   } finally {
@@ -460,17 +477,17 @@ export async function measureLive(options: {
     log(`live: crdt/update answer → client receipt, one instance, ${REST_UPDATES} updates…`);
     oneInstance = await restToClient('one instance', single.port, single.port, headers, tokens[0]!);
     for (const rooms of loads) {
-      service.push(
-        await fanOut(
-          `service, ${rooms} rooms`,
-          fanOutClients(rooms, () => `ws://127.0.0.1:${single.port}/v2/live`, true),
-          duration,
-          single.pid,
-          single.port,
-        ),
+      const failuresBefore = single.storeFailures.length;
+      const side = await fanOut(
+        `service, ${rooms} rooms`,
+        fanOutClients(rooms, () => `ws://127.0.0.1:${single.port}/v2/live`, true),
+        duration,
+        single,
       );
       // The rooms are stored and unloaded 2 s after their last client leaves.
       await sleep(3000);
+      const failed = single.storeFailures.slice(failuresBefore);
+      service.push({ ...side, storeFailures: { count: failed.length, first: failed[0] ?? '' } });
     }
   } finally {
     await single.stop();
@@ -510,6 +527,10 @@ export async function measureLive(options: {
           `its process ${side.targetCpu.toFixed(2)} CPU cores, the client ${side.clientCpu.toFixed(2)} cores ` +
           `(its threads' event loops ${side.utilization.map((u) => `${Math.round(u * 100)}%`).join(', ')} busy)` +
           (side.stores === undefined ? '' : `; room stores completed in the window (its /metrics): ${side.stores}`) +
+          (side.storeFailures === undefined
+            ? ''
+            : `; room stores failed from the start until the rooms were unloaded (its log): ${side.storeFailures.count}` +
+              (side.storeFailures.count ? ` (first: ${side.storeFailures.first})` : '')) +
           (side.closed ? `; ${side.closed} clients closed: ${side.closeReasons.join('; ')}` : ''),
       );
     }

@@ -6,9 +6,17 @@ import { readFileSync } from 'node:fs';
  * to the runs that need instances of their own): on the run's database, with its master key
  * and settings; `first` migrates and delivers (the others run with `MIGRATIONS_RUN=false` and
  * `DELIVERY_CONCURRENCY=0`), `env` adds or overrides settings, `nodeArgs` go to Node before the
- * script. The instance is stopped with the run.
+ * script. Its stderr is the run's. The instance is stopped with the run.
  */
-export type StartService = (options: { adapter: string; port: number; first?: boolean; env?: Record<string, string>; nodeArgs?: string[] }) => ChildProcess;
+export type StartService = (options: {
+  adapter: string;
+  port: number;
+  first?: boolean;
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+  /** `pipe`: the instance's log (its stdout) is the caller's, who must read it; by default it is dropped. */
+  stdout?: 'ignore' | 'pipe';
+}) => ChildProcess;
 
 /** Node's flags that profile a process into `BENCH_CPU_PROF_DIR` (none when it is unset). */
 export const profileArgs = (): string[] => (process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []);

@@ -145,7 +145,7 @@ async function main(): Promise<void> {
   const mailReceiver = ONLY.some((part) => 'mail'.includes(part)) ? await new SmtpReceiver().start() : undefined;
   const started = Date.now();
   const profile = profileArgs();
-  const startService: StartService = ({ adapter, port, first = false, env = {}, nodeArgs = [] }) => {
+  const startService: StartService = ({ adapter, port, first = false, env = {}, nodeArgs = [], stdout = 'ignore' }) => {
     const child = spawn(process.execPath, ['--max-semi-space-size=16', ...profile, ...nodeArgs, MAIN], {
       env: {
         ...process.env,
@@ -169,7 +169,7 @@ async function main(): Promise<void> {
         ...(mailReceiver ? { SMTP_URL: mailReceiver.url } : {}),
         ...env,
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', stdout, 'inherit'],
     });
     children.push(child);
     return child;
