@@ -46,7 +46,9 @@ export class EditorContent {
     clientId: number,
     state?: Uint8Array,
   ) {
-    this.doc = new Y.Doc({ gc: true });
+    // A fixed guid: Yjs's default is a random UUID drawn byte by byte (about 90 µs a document,
+    // on every write), and a guid only tells subdocuments apart, which editors do not have.
+    this.doc = new Y.Doc({ gc: true, guid: 'editor' });
     // The stored state is applied first and the editor's client id taken after: Yjs takes
     // operations of its own id arriving from outside for another client's, warns, and picks a
     // new id (every load of an editor written before printed that warning).
