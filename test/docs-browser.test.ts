@@ -52,6 +52,9 @@ describe('the API docs page in a browser', () => {
       await section.locator('button.authorize').click();
     }
     await dialog.locator('button.btn-done').first().click();
+    // Tags open collapsed; every tag renders its operations once opened.
+    for (const tag of ['workspace', 'comments', 'live']) await page.locator(`#operations-tag-${tag}`).click();
+    assert.ok((await page.locator('#operations-comments-v2_commentannotations_comments_attachments_add').count()) === 1, 'the comments tag renders whole');
     const operation = page.locator('#operations-workspace-v2_workspace_domains_get');
     await operation.locator('.opblock-summary').click();
     await operation.getByRole('button', { name: 'Try it out' }).click();

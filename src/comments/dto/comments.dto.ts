@@ -416,7 +416,7 @@ export class DeleteCommentsRequest extends CommentThreadPlace {
 
 class ReactionPlace extends CommentThreadPlace {
   @ApiProperty({ minimum: 1 }) @Satisfies(checkCommentId) commentId!: number;
-  @ApiProperty({ maxLength: 64, description: "The reaction: an emoji or any short name of the caller's (e.g. `👍`, `thumbs-up`)." })
+  @ApiProperty({ maxLength: 64, description: "The reaction: an emoji or any short name of the caller's (a thumbs-up emoji, or `thumbs-up`)." })
   @Satisfies(checkString({ max: 64 }))
   icon!: string;
   @ApiPropertyOptional() @IsOptionalBool() triggerActivities?: boolean;
