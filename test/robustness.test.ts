@@ -97,9 +97,13 @@ describe('bad input never answers 500, on any operation', () => {
       // A multipart operation (an attachment upload) gets the JSON bodies below all the same: each must be refused, not fail.
       const reference: string | undefined = item.post!.requestBody!.content['application/json']?.schema.properties.data.$ref;
       const schema = reference ? (document.components.schemas[reference.split('/').pop()!] ?? {}) : {};
-      for (const field of Object.keys(schema.properties ?? {})) {
-        for (const value of ODD_VALUES) await send(path, bodyText(value, field));
-      }
+      // Odd field values meet the same validation under either adapter, so they are sent on the
+      // default one (on each engine); bodies and content types, which each adapter's pipeline
+      // reads itself, are sent on both.
+      if (process.env.HTTP_ADAPTER !== 'express')
+        for (const field of Object.keys(schema.properties ?? {})) {
+          for (const value of ODD_VALUES) await send(path, bodyText(value, field));
+        }
       for (const body of ['{}', bodyText(null), bodyText([]), bodyText('x'), bodyText({ unknownField: 1 }), '[]', '"x"', 'x', bodyText(nested(5000, 'object'))])
         await send(path, body);
       for (const contentType of ODD_CONTENT_TYPES) {
@@ -109,7 +113,7 @@ describe('bad input never answers 500, on any operation', () => {
           failures.push(`${path} content-type ${JSON.stringify(contentType)} → ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
       }
     }
-    assert.ok(sent > 1000, `${sent} requests sent`);
+    assert.ok(sent > (process.env.HTTP_ADAPTER === 'express' ? 1500 : 5000), `${sent} requests sent`);
     t.diagnostic(`${sent} requests to ${operations.length} operations, ${failures.length} answered 5xx`);
     assert.deepEqual(failures, []);
   });
