@@ -1,0 +1,3 @@
+import { badInputSweep } from './helpers/bad-input-sweep.js';
+
+badInputSweep(1);
