@@ -1,3 +1,0 @@
-import { badInputSweep } from './helpers/bad-input-sweep.js';
-
-badInputSweep(1);
