@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { Redis as RedisExtension } from '@hocuspocus/extension-redis';
-import { Hocuspocus, type Document, type onAuthenticatePayload } from '@hocuspocus/server';
+import { Document, Hocuspocus, OutgoingMessage, type onAuthenticatePayload } from '@hocuspocus/server';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { EntityManager } from 'typeorm';
@@ -60,6 +60,21 @@ const MAX_LIVE_STATES = 10_000;
 
 /** A room is an editor `crdt/add` made: clients cannot make one. */
 const MISSING_EDITOR = 'No CRDT data found for this editor ID.';
+
+/**
+ * Hocuspocus 3.4 (`Document.handleUpdate`) encodes an update's message again for each
+ * connection of the room and sends it back to the connection it came from as well: in a busy
+ * room, a copy and a frame per client per update for nothing (the sender has the update, and
+ * its provider learns it was applied from the sync-status reply). This encodes it once and
+ * sends it to the others; the hooks see the update as before.
+ */
+type UpdateHandler = (this: Document, update: Uint8Array, origin: unknown) => Document;
+(Document.prototype as unknown as { handleUpdate: UpdateHandler }).handleUpdate = function (update, origin) {
+  (this as unknown as { callbacks: { onUpdate(document: Document, origin: unknown, update: Uint8Array): void } }).callbacks.onUpdate(this, origin, update);
+  const message = new OutgoingMessage(this.name).createSyncMessage().writeUpdate(update).toUint8Array();
+  for (const connection of this.getConnections()) if (connection !== origin) connection.send(message);
+  return this;
+};
 
 /** Who is connected, as `onAuthenticate` found: each connection's Hocuspocus context. */
 interface LiveContext {
