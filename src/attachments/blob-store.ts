@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { AppConfig } from '../config/app-config.js';
 
 /**
@@ -63,18 +63,22 @@ export class DiskBlobStore extends BlobStore {
   }
 }
 
+/** The SDK, loaded only when a bucket is configured (it costs a fifth of a second of start-up). */
+type S3Sdk = typeof import('@aws-sdk/client-s3');
+
 /** Blobs as objects of an S3-compatible bucket, through the official `@aws-sdk/client-s3`. */
 export class S3BlobStore extends BlobStore {
   readonly driver = 's3';
   private readonly client: S3Client;
 
   constructor(
+    private readonly sdk: S3Sdk,
     private readonly bucket: string,
     readonly incomingDir: string,
     options: { endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string },
   ) {
     super();
-    this.client = new S3Client({
+    this.client = new sdk.S3Client({
       region: options.region,
       // Checksums only where S3 requires them: the SDK's default trailing checksums (aws-chunked
       // bodies) are not spoken by every S3-compatible store.
@@ -90,7 +94,7 @@ export class S3BlobStore extends BlobStore {
   async put(key: string, file: string, size: number, contentType: string): Promise<void> {
     try {
       await this.client.send(
-        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: createReadStream(file), ContentLength: size, ContentType: contentType }),
+        new this.sdk.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: createReadStream(file), ContentLength: size, ContentType: contentType }),
       );
     } finally {
       await rm(file, { force: true });
@@ -99,27 +103,27 @@ export class S3BlobStore extends BlobStore {
 
   async get(key: string): Promise<Readable | undefined> {
     try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const object = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: this.bucket, Key: key }));
       return object.Body as Readable;
     } catch (error) {
-      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
+      if (error instanceof this.sdk.NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
       throw error;
     }
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   async check(): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    await this.client.send(new this.sdk.HeadBucketCommand({ Bucket: this.bucket }));
   }
 }
 
 /** The store `config` names. */
-export function blobStoreFor(config: AppConfig): BlobStore {
+export async function blobStoreFor(config: AppConfig): Promise<BlobStore> {
   const root = join(config.dataDir, 'attachments');
   const s3 = config.attachments.s3;
   if (!s3) return new DiskBlobStore(root);
-  return new S3BlobStore(s3.bucket, join(root, '.incoming'), s3);
+  return new S3BlobStore(await import('@aws-sdk/client-s3'), s3.bucket, join(root, '.incoming'), s3);
 }
