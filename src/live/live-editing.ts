@@ -359,9 +359,13 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
           client.close(4401, 'Invalid or expired token.');
           continue;
         }
-        const key = `${roomName(room)}\n${userId}`;
-        if (!resolved.has(key)) resolved.set(key, this.access.documentRole(room.apiKeyId, room.organizationId, room.documentId, userId));
-        const role = roleInToken(claims, room) ?? (await resolved.get(key));
+        // A token naming the document decides alone: the stored grants are read only without one.
+        let role = roleInToken(claims, room);
+        if (!role) {
+          const key = `${roomName(room)}\n${userId}`;
+          if (!resolved.has(key)) resolved.set(key, this.access.documentRole(room.apiKeyId, room.organizationId, room.documentId, userId));
+          role = await resolved.get(key);
+        }
         if (!role) client.close(4403, 'No access to this document.');
         else client.setReadOnly(role === 'viewer');
       }
