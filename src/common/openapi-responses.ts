@@ -87,6 +87,11 @@ export class NullDataResult extends SuccessResult {
   @ApiProperty({ nullable: true, type: 'object', additionalProperties: false, description: 'Always null.' }) data!: null;
 }
 
+/** `result` whose `data` is `{ success: true }` (upstream's answer of live state and presence writes). */
+export class SuccessFlagResult extends SuccessResult {
+  @ApiProperty({ type: 'object', properties: { success: { type: 'boolean' } }, required: ['success'] }) data!: { success: boolean };
+}
+
 /** One item's outcome in a batch write (rest-interface convention 4). */
 export class ItemResult {
   @ApiProperty() success!: boolean;

@@ -4,7 +4,8 @@ import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
-import { BroadcastRequest, BroadcastResult } from './dto/broadcast.dto.js';
+import { SuccessFlagResult } from '../common/openapi-responses.js';
+import { BroadcastRequest } from './dto/broadcast.dto.js';
 import { LiveEditing } from './live-editing.js';
 
 /** Upstream's live state operations, over the live rooms. */
@@ -17,7 +18,7 @@ export class LiveStateController {
     aliases: ['/v1/livestate/broadcast'],
     auth: 'apiKey',
     message: 'Event broadcasted successfully.',
-    response: BroadcastResult,
+    response: SuccessFlagResult,
   })
   broadcast(@ApiKeyPrincipal() caller: Caller, @RequestData() data: BroadcastRequest): { success: boolean } {
     this.live.broadcast(caller.apiKeyId, data);

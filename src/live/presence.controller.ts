@@ -4,7 +4,8 @@ import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
-import { DeletePresenceRequest, GetPresenceRequest, PresenceDone, PresenceResult, PutPresenceRequest, type PresentUser } from './dto/presence.dto.js';
+import { SuccessFlagResult } from '../common/openapi-responses.js';
+import { DeletePresenceRequest, GetPresenceRequest, PresenceResult, PutPresenceRequest, type PresentUser } from './dto/presence.dto.js';
 import { PresenceService } from './presence.service.js';
 
 /** Upstream's presence operations, and a read of who is present (ours: upstream has none). */
@@ -13,19 +14,19 @@ import { PresenceService } from './presence.service.js';
 export class PresenceController {
   constructor(private readonly presence: PresenceService) {}
 
-  @Operation('/v2/presence/add', { auth: 'apiKey', message: 'Presence added successfully.', response: PresenceDone })
+  @Operation('/v2/presence/add', { auth: 'apiKey', message: 'Presence added successfully.', response: SuccessFlagResult })
   async add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: PutPresenceRequest): Promise<{ success: boolean }> {
     await this.presence.add(caller.apiKeyId, data);
     return { success: true };
   }
 
-  @Operation('/v2/presence/update', { auth: 'apiKey', message: 'Presence updated successfully.', response: PresenceDone })
+  @Operation('/v2/presence/update', { auth: 'apiKey', message: 'Presence updated successfully.', response: SuccessFlagResult })
   async update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: PutPresenceRequest): Promise<{ success: boolean }> {
     await this.presence.update(caller.apiKeyId, data);
     return { success: true };
   }
 
-  @Operation('/v2/presence/delete', { auth: 'apiKey', message: 'Presence deleted successfully.', response: PresenceDone })
+  @Operation('/v2/presence/delete', { auth: 'apiKey', message: 'Presence deleted successfully.', response: SuccessFlagResult })
   async remove(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeletePresenceRequest): Promise<{ success: boolean }> {
     await this.presence.remove(caller.apiKeyId, data);
     return { success: true };

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { anyObject, SuccessResult } from '../../common/openapi-responses.js';
+import { anyObject } from '../../common/openapi-responses.js';
 import { checkPlainObject, IsId, IsOptionalBool, Satisfies } from '../../common/validation.js';
 
 /** `livestate/broadcast` (upstream's): a stateless event to every live client of a document. */
@@ -13,8 +13,4 @@ export class BroadcastRequest {
   @ApiPropertyOptional({ description: 'Merge into the last data of this id (its top-level fields), instead of replacing it. Default false.' })
   @IsOptionalBool()
   merge?: boolean;
-}
-
-export class BroadcastResult extends SuccessResult {
-  @ApiProperty({ type: 'object', properties: { success: { type: 'boolean' } }, required: ['success'] }) data!: { success: boolean };
 }

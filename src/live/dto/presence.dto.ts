@@ -31,10 +31,6 @@ export class DeletePresenceRequest extends PresencePlace {
 
 export class GetPresenceRequest extends PresencePlace {}
 
-export class PresenceDone extends SuccessResult {
-  @ApiProperty({ type: 'object', properties: { success: { type: 'boolean' } }, required: ['success'] }) data!: { success: boolean };
-}
-
 /** One user present in a document: a server entry, live connections, or both. */
 export class PresentUser {
   @ApiProperty() userId!: string;
