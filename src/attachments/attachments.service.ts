@@ -122,9 +122,8 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
         createdAt: Date.now(),
       };
       await this.transactions.run(async (manager) => {
-        const thread = { apiKeyId, organizationId: place.organizationId, annotationId: place.annotationId };
-        const annotation = await this.comments.lockAnnotation(manager, { ...thread, documentId: place.documentId });
-        const [comment] = annotation ? await this.comments.commentsOf(manager, thread, [place.commentId]) : [];
+        const thread = { apiKeyId, organizationId: place.organizationId, annotationId: place.annotationId, documentId: place.documentId };
+        const { comment } = await this.comments.lockComment(manager, thread, place.commentId);
         if (!comment) throw AttachmentErrors.commentMissing();
         await this.attachments.insert(manager, apiKeyId, attachment);
         const item = {

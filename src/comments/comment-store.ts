@@ -65,6 +65,11 @@ export interface ThreadPlace {
   annotationId: string;
 }
 
+/** The thread a request names, under the caller's key. */
+export function threadPlaceOf(apiKeyId: string, request: { organizationId: string; annotationId: string }): ThreadPlace {
+  return { apiKeyId, organizationId: request.organizationId, annotationId: request.annotationId };
+}
+
 /**
  * Owner of `comment_annotation`, `comment`, `comment_mention` and `comment_counter`: the only
  * place their SQL lives.
@@ -228,6 +233,22 @@ export class CommentStore implements DirectoryObserver, OnModuleInit {
     if (!row) return undefined;
     const { comments: _copy, ...annotation } = annotationOf(row) as Annotation & { comments?: unknown };
     return annotation;
+  }
+
+  /**
+   * One comment to change in place (its reactions, its attachments), its thread's annotation
+   * locked first as every comment write does; each undefined when missing (no comment is read
+   * for a missing thread).
+   */
+  async lockComment(
+    manager: EntityManager,
+    place: ThreadPlace & { documentId: string },
+    commentId: number,
+  ): Promise<{ annotation?: Annotation; comment?: Comment }> {
+    const annotation = await this.lockAnnotation(manager, place);
+    if (!annotation) return {};
+    const [comment] = await this.commentsOf(manager, place, [commentId]);
+    return { annotation, comment };
   }
 
   /** The highest comment id of a thread, 0 when it has none (from the primary key). */

@@ -5,7 +5,7 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
 import { asksAnything, CommentEvents, commentActivity, triggersOf } from './comment-events.js';
-import { CommentStore, type ThreadPlace } from './comment-store.js';
+import { CommentStore, threadPlaceOf, type ThreadPlace } from './comment-store.js';
 import type { AddCommentsRequest, DeleteCommentsRequest, GetCommentsRequest, GetCommentsV1Request, UpdateCommentsRequest } from './dto/comments.dto.js';
 import { newComments } from './new-comments.js';
 import { commentJson, type Annotation } from './threads.js';
@@ -39,7 +39,7 @@ export class CommentsService {
    * event is asked for, who has commented: the same work whatever the thread's size.
    */
   async add(principal: ApiKeyPrincipal, request: AddCommentsRequest): Promise<number[]> {
-    const place = this.placeOf(principal, request);
+    const place = threadPlaceOf(principal.apiKeyId, request);
     const now = Date.now();
     return this.transactions.run(async (manager) => {
       await this.documents.requirePlace(manager, place.apiKeyId, request);
@@ -73,7 +73,7 @@ export class CommentsService {
    * requested id that does not exist.
    */
   async get(principal: ApiKeyPrincipal, request: GetCommentsRequest): Promise<{ data: unknown[]; nextPageToken?: string }> {
-    const place = this.placeOf(principal, request);
+    const place = threadPlaceOf(principal.apiKeyId, request);
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
     const filters = pageFilters(place, request.documentId, request);
     const after = request.pageToken ? this.pageTokens.decode<[number, number]>(place.apiKeyId, OPERATION_GET, filters, request.pageToken) : undefined;
@@ -96,7 +96,7 @@ export class CommentsService {
 
   /** Changes the named comments' fields; each id not in the thread fails as its item. */
   async update(principal: ApiKeyPrincipal, request: UpdateCommentsRequest): Promise<Record<string, CommentOutcome>> {
-    const place = this.placeOf(principal, request);
+    const place = threadPlaceOf(principal.apiKeyId, request);
     const now = Date.now();
     return this.transactions.run(async (manager) => {
       const annotation = await this.annotation(manager, place, request.documentId);
@@ -118,7 +118,7 @@ export class CommentsService {
 
   /** Deletes the named comments (all of the thread's without `commentIds`); the thread itself stays. */
   async delete(principal: ApiKeyPrincipal, request: DeleteCommentsRequest): Promise<Record<string, CommentOutcome>> {
-    const place = this.placeOf(principal, request);
+    const place = threadPlaceOf(principal.apiKeyId, request);
     const now = Date.now();
     return this.transactions.run(async (manager) => {
       const annotation = await this.annotation(manager, place, request.documentId);
@@ -139,10 +139,6 @@ export class CommentsService {
     const annotation = await this.store.lockAnnotation(manager, { ...place, documentId });
     if (!annotation) throw new ApiError('NOT_FOUND', CommentMessages.threadNotFound);
     return annotation;
-  }
-
-  private placeOf(principal: ApiKeyPrincipal, request: { organizationId: string; annotationId: string }): ThreadPlace {
-    return { apiKeyId: principal.apiKeyId, organizationId: request.organizationId, annotationId: request.annotationId };
   }
 
   private async missingIds(place: ThreadPlace, commentIds: number[]): Promise<number[]> {

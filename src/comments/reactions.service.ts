@@ -6,7 +6,7 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../database/transactions.js';
 import { CommentEvents, commentActivity, triggersOf } from './comment-events.js';
-import { CommentStore, type ThreadPlace } from './comment-store.js';
+import { CommentStore, threadPlaceOf, type ThreadPlace } from './comment-store.js';
 import { CommentMessages } from './comments.service.js';
 import type { AddReactionRequest, DeleteReactionRequest } from './dto/comments.dto.js';
 import { reactionJson, type Annotation, type Comment, type Reaction } from './threads.js';
@@ -36,7 +36,7 @@ export class ReactionsService {
   ) {}
 
   async add(principal: ApiKeyPrincipal, request: AddReactionRequest): Promise<{ annotationId: string; added: boolean }> {
-    const place = placeOf(principal, request);
+    const place = threadPlaceOf(principal.apiKeyId, request);
     const now = Date.now();
     return this.transactions.run(async (manager) => {
       const { annotation, comment } = await this.lockedComment(manager, place, request);
@@ -51,7 +51,7 @@ export class ReactionsService {
   }
 
   async delete(principal: ApiKeyPrincipal, request: DeleteReactionRequest): Promise<{ deleted: boolean }> {
-    const place = placeOf(principal, request);
+    const place = threadPlaceOf(principal.apiKeyId, request);
     const now = Date.now();
     return this.transactions.run(async (manager) => {
       const { annotation, comment } = await this.lockedComment(manager, place, request);
@@ -70,9 +70,8 @@ export class ReactionsService {
     place: ThreadPlace,
     request: { documentId: string; commentId: number },
   ): Promise<{ annotation: Annotation; comment: Comment }> {
-    const annotation = await this.store.lockAnnotation(manager, { ...place, documentId: request.documentId });
+    const { annotation, comment } = await this.store.lockComment(manager, { ...place, documentId: request.documentId }, request.commentId);
     if (!annotation) throw new ApiError('NOT_FOUND', CommentMessages.threadNotFound);
-    const [comment] = await this.store.commentsOf(manager, place, [request.commentId]);
     if (!comment) throw ReactionErrors.commentNotFound();
     return { annotation, comment };
   }
@@ -96,8 +95,4 @@ export class ReactionsService {
     } as Comment);
     await this.events.publish(manager, place.apiKeyId, [activity], triggersOf(triggers));
   }
-}
-
-function placeOf(principal: ApiKeyPrincipal, request: { organizationId: string; annotationId: string }): ThreadPlace {
-  return { apiKeyId: principal.apiKeyId, organizationId: request.organizationId, annotationId: request.annotationId };
 }
