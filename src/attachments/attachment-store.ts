@@ -16,6 +16,13 @@ export interface StoredAttachment {
   createdAt: number;
 }
 
+/** An attachment whose comment is gone: its blob is to be deleted, then its row. */
+export interface Orphan {
+  apiKeyId: string;
+  attachmentId: number;
+  blobKey: string;
+}
+
 type Row = {
   attachment_id: number | string;
   organization_id: string;
@@ -63,7 +70,7 @@ export class AttachmentStore {
    * Up to `limit` attachments whose comment is gone, of every key or (`within`) of one key in a
    * unit of work: their blobs are to be deleted.
    */
-  async orphans(limit: number, within?: { manager: EntityManager; apiKeyId: string }): Promise<{ apiKeyId: string; attachmentId: number; blobKey: string }[]> {
+  async orphans(limit: number, within?: { manager: EntityManager; apiKeyId: string }): Promise<Orphan[]> {
     const sql = `SELECT api_key_id, attachment_id, blob_key FROM attachment a WHERE ${within ? 'a.api_key_id = :apiKeyId AND ' : ''}NOT ${COMMENT_EXISTS} LIMIT :limit`;
     type OrphanRow = { api_key_id: string; attachment_id: number | string; blob_key: string };
     const rows = within

@@ -15,7 +15,7 @@ import { Secrets } from '../common/secrets.js';
 import { checkId, type Check } from '../common/validation.js';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../database/transactions.js';
-import { AttachmentStore, type StoredAttachment } from './attachment-store.js';
+import { AttachmentStore, type Orphan, type StoredAttachment } from './attachment-store.js';
 import { BlobStore } from './blob-store.js';
 import { receiveUpload, UploadErrors } from './multipart-upload.js';
 
@@ -174,13 +174,10 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
   sweep(): Promise<void> {
     this.sweeping ??= (async () => {
       try {
-        for (let orphans = await this.attachments.orphans(SWEEP_BATCH); orphans.length; orphans = await this.attachments.orphans(SWEEP_BATCH)) {
-          for (const orphan of orphans) {
-            await this.blobs.delete(orphan.blobKey);
-            await this.transactions.run((manager) => this.attachments.remove(manager, orphan.apiKeyId, orphan.attachmentId));
-            this.removed.inc();
-          }
-        }
+        await this.removeOrphans(
+          () => this.attachments.orphans(SWEEP_BATCH),
+          (orphan) => this.transactions.run((manager) => this.attachments.remove(manager, orphan.apiKeyId, orphan.attachmentId)),
+        );
         this.lastSweep = { at: new Date().toISOString() };
       } catch (error) {
         this.lastSweep = { ...this.lastSweep, error: (error as Error).message };
@@ -199,13 +196,20 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
    * row whose comment is gone: the sweep deletes it.
    */
   async eraseOrphans(manager: EntityManager, apiKeyId: string): Promise<void> {
-    for (let orphans = await this.attachments.orphans(SWEEP_BATCH, { manager, apiKeyId }); orphans.length;) {
+    await this.removeOrphans(
+      () => this.attachments.orphans(SWEEP_BATCH, { manager, apiKeyId }),
+      (orphan) => this.attachments.remove(manager, apiKeyId, orphan.attachmentId),
+    );
+  }
+
+  /** Deletes each orphan's blob, then its row (`remove`), batch after batch until `find` finds none. */
+  private async removeOrphans(find: () => Promise<Orphan[]>, remove: (orphan: Orphan) => Promise<void>): Promise<void> {
+    for (let orphans = await find(); orphans.length; orphans = await find()) {
       for (const orphan of orphans) {
         await this.blobs.delete(orphan.blobKey);
-        await this.attachments.remove(manager, apiKeyId, orphan.attachmentId);
+        await remove(orphan);
         this.removed.inc();
       }
-      orphans = await this.attachments.orphans(SWEEP_BATCH, { manager, apiKeyId });
     }
   }
 
