@@ -101,10 +101,17 @@ async function measureScenario(scenario: Scenario, seeded: Seed, services: Servi
   for (const [label, port] of targets) {
     await drive(port, scenario, seeded, 2); // warm-up
     log(`${scenario.name}: ${label}, ${DURATION} s…`);
-    const { result, p50 } = await drive(port, scenario, seeded, DURATION);
+    let running = true;
+    const probed = scenario.probe?.run(port, seeded, () => running);
+    const { result, p50 } = await drive(port, scenario, seeded, DURATION).finally(() => (running = false));
     if (result.non2xx || result.errors) throw new Error(`${scenario.name} (${label}): ${result.non2xx} non-2xx, ${result.errors} errors`);
     measured[label] = { 'req/s': Math.round(result.requests.average), 'p50 ms': p50 };
     rows.push({ scenario: scenario.name, target: label, 'req/s': Math.round(result.requests.average), 'p50 ms': p50, 'p99 ms': result.latency.p99 });
+    if (probed) {
+      const latencies = (await probed).sort((a, b) => a - b);
+      const at = (q: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(1));
+      rows.push({ scenario: scenario.name, target: `${label}: ${scenario.probe!.name} (${latencies.length} probes)`, 'p50 ms': at(0.5), 'p99 ms': at(0.99) });
+    }
   }
   for (const { adapter } of services) {
     const service = measured[serviceLabel(adapter)];

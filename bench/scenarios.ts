@@ -23,6 +23,11 @@ export interface Scenario {
    * (before 1,000,000), `judgments-small` while memory holds 1,000 judgments (before 100,000).
    */
   phase?: 'activities-small' | 'judgments-small';
+  /**
+   * Run beside the measured load (not the warm-up) by one more client, until `running()` is
+   * false: returns latencies in ms, reported as the scenario's `probe` row.
+   */
+  probe?: { name: string; run: (port: number, seed: Seed, running: () => boolean) => Promise<number[]> };
 }
 
 /** What seeding produced; scenarios read their ids and tokens from here. */
@@ -293,6 +298,44 @@ const threadWithThreeMentions = (seed: Seed, triggers: boolean) => ({
   },
 });
 
+/**
+ * How long after a notifying add's answer its inbox entry shows in `notifications/get`: one
+ * client adds a thread (as the load does, to a document of its own), then reads the inbox of a
+ * user it notifies until the thread's entry is there, every 2 ms; then the next add. The reader
+ * may see only that document, so its inbox holds the probe's entries alone (the team's inboxes
+ * grow by one entry per add of the load, and reading one filtered to a document would measure that).
+ */
+async function inboxVisibility(port: number, seed: Seed, running: () => boolean): Promise<number[]> {
+  const post = async (path: string, data: unknown) => {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...keyHeaders(seed) },
+      body: JSON.stringify({ data }),
+    });
+    const body = (await response.json()) as { result?: { data?: unknown } };
+    if (!response.ok) throw new Error(`${path}: ${JSON.stringify(body)}`);
+    return body.result!.data;
+  };
+  const latencies: number[] = [];
+  const request = threadWithThreeMentions(seed, true).data;
+  const inbox = { organizationId: seed.activityOrganizationId, userId: 'inbox-probe-reader', pageSize: 5 };
+  await post('/v2/commentannotations/add', { ...request, documentId: 'inbox-probe-doc' });
+  await post('/v2/users/add', { organizationId: seed.activityOrganizationId, documentId: 'inbox-probe-doc', users: [{ userId: 'inbox-probe-reader' }] });
+  while (running()) {
+    const added = (await post('/v2/commentannotations/add', { ...request, documentId: 'inbox-probe-doc' })) as Record<string, { annotationId: string }>;
+    const annotationId = Object.values(added)[0]!.annotationId;
+    const answered = performance.now();
+    for (;;) {
+      const entries = (await post('/v2/notifications/get', inbox)) as { notificationSourceData?: { annotationId?: string } }[];
+      if (entries.some((entry) => entry.notificationSourceData?.annotationId === annotationId)) break;
+      if (performance.now() - answered > 30_000) throw new Error('inbox probe: no entry 30 s after the answer');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    latencies.push(performance.now() - answered);
+  }
+  return latencies;
+}
+
 const activitiesOfDocument = (seed: Seed) => ({ data: { organizationId: seed.activityOrganizationId, documentId: seed.activityDocumentId, pageSize: 100 } });
 
 const suggestInDocument = (seed: Seed) => ({
@@ -352,6 +395,7 @@ export const SCENARIOS: Scenario[] = [
     message: 'Comment Annotation(s) added successfully.',
     body: (seed) => threadWithThreeMentions(seed, true),
     headers: keyHeaders,
+    probe: { name: 'inbox entry visible after the answer', run: inboxVisibility },
   },
   {
     name: 'crdt/get, 1 MiB text',

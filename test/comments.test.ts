@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { startApp, type TestApp } from './helpers/app.js';
+import { eventually, startApp, type TestApp } from './helpers/app.js';
 import { SmtpReceiver } from './helpers/smtp-receiver.js';
 import { deliverySuite, type Call } from './helpers/webhooks.js';
 import { agentFor, createKey, expectError, expectSuccess, withKeyedApp } from './factories/workspace.js';
@@ -27,7 +27,8 @@ async function addThread(call: Call, fields: Record<string, unknown> = {}, comme
 }
 
 describe('comment annotations and comments (upstream v2/commentannotations)', () => {
-  const ctx = withKeyedApp();
+  // The delivery worker writes the inbox entries of notifying comments.
+  const ctx = withKeyedApp({ DELIVERY_CONCURRENCY: '4' });
   const call: Call = (path, data) => ctx.call(path, data);
 
   it('adds a thread with a mention and answers it with its comments, in upstream shape', async () => {
@@ -172,7 +173,12 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
       ),
     );
     for (const answer of answers) expectSuccess(answer);
-    assert.equal((expectSuccess(await call('/v2/notifications/get', { organizationId: 'org-burst', userId: 'bob' })).data as unknown[]).length, 40);
+    // Inbox entries are written by the delivery worker, a moment after the answers.
+    const bobs = await eventually(
+      async () => expectSuccess(await call('/v2/notifications/get', { organizationId: 'org-burst', userId: 'bob' })).data as unknown[],
+      (entries) => entries.length >= 40,
+    );
+    assert.equal(bobs.length, 40);
     assert.equal((expectSuccess(await call('/v2/activities/get', { organizationId: 'org-burst' })).data as unknown[]).length, 40);
   });
 
@@ -483,7 +489,7 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     await threadIn('kept');
     await threadIn('dropped');
     await threadIn('dropped');
-    assert.deepEqual(await inbox(), ['dropped', 'dropped', 'kept']);
+    assert.deepEqual(await eventually(inbox, (ids) => ids.length === 3), ['dropped', 'dropped', 'kept']);
     expectSuccess(await call('/v2/organizations/documents/delete', { organizationId: org, documentIds: ['dropped'] }));
     assert.deepEqual(await threads('dropped'), []);
     assert.deepEqual(await inbox(), ['kept']);
@@ -500,7 +506,7 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     await threadIn('other');
     assert.deepEqual(await threads('kept'), []);
     assert.deepEqual(await threads('dropped'), []);
-    assert.deepEqual(await inbox(), ['other']);
+    assert.deepEqual(await eventually(inbox, (ids) => ids.length === 1), ['other']);
     assert.deepEqual(
       (await threads('other')).map((t) => t.annotationNumber),
       [1],
@@ -650,7 +656,11 @@ describe('a comment with a mention: activity, webhook, e-mail and inbox (contrac
     const mail = await smtp.waitFor('bob@example.com');
     assert.ok(mail);
     const inbox = (userId: string) => call('/v2/notifications/get', { organizationId: ORG, userId });
-    const [entry, ...more] = expectSuccess(await inbox('bob'), 'Notification(s) retrieved successfully.').data as Record<string, any>[];
+    // The delivery worker writes inbox entries a moment after the answer.
+    const [entry, ...more] = await eventually(
+      async () => expectSuccess(await inbox('bob'), 'Notification(s) retrieved successfully.').data as Record<string, any>[],
+      (entries) => entries.length > 0,
+    );
     assert.equal(more.length, 0);
     assert.equal(entry!.notificationSource, 'comment');
     assert.equal(entry!.notificationSourceData.annotationId, id);
@@ -671,10 +681,17 @@ describe('a comment with a mention: activity, webhook, e-mail and inbox (contrac
     });
     assert.deepEqual(expectSuccess(await inbox('bob')).data[0].readByUserIds, ['bob']);
 
-    // A silent add (no flags, upstream's default) makes no activity and no inbox entry.
-    await addThread(call, {}, mentionBob);
+    // A silent add (no flags, upstream's default) makes no activity and no inbox entry: once a
+    // notifying add after it reaches bob's inbox, his entries are the two notifying threads'.
+    const silent = await addThread(call, {}, mentionBob);
     assert.equal(expectSuccess(await call('/v2/activities/get', { organizationId: ORG, documentId: DOC })).data.length, 1);
-    assert.equal(expectSuccess(await inbox('bob')).data.length, 1);
+    const loud = await addThread(call, {}, { ...mentionBob, triggerNotification: true });
+    const entries = await eventually(
+      async () => expectSuccess(await inbox('bob')).data as Record<string, any>[],
+      (found) => found.length >= 2,
+    );
+    assert.deepEqual(entries.map((n) => n.notificationSourceData.annotationId).sort(), [id, loud].sort());
+    assert.ok(silent !== loud && silent !== id);
 
     const other = agentFor(app, await createKey(app));
     assert.deepEqual(expectSuccess(await other('/v2/commentannotations/get', { organizationId: ORG, documentId: DOC })).data, []);

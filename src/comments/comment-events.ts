@@ -4,7 +4,6 @@ import { ActivityLog, type Activity } from '../activity/activity-log.js';
 import { newSortableId } from '../common/ids.js';
 import type { WireUser } from '../common/validation.js';
 import { EventRecorder } from '../events/event-recorder.js';
-import { InboxService } from '../inbox/inbox.service.js';
 import type { Annotation, Comment, Thread } from './threads.js';
 
 /** What a comment write asks for (upstream's flags, both off by default). */
@@ -33,32 +32,26 @@ const VERBS: Record<string, string> = {
 
 /**
  * Comment writes as activities (contract 6.2's comment events), so the activity log, webhooks,
- * e-mail and inbox follow from the pipeline that exists, inside the writing transaction.
+ * e-mail and inbox follow from the pipeline that exists: the log and the outbox inside the
+ * writing transaction; who gets mail and inbox entries is worked out by the delivery worker.
  */
 @Injectable()
 export class CommentEvents {
   constructor(
     private readonly log: ActivityLog,
     private readonly recorder: EventRecorder,
-    private readonly inbox: InboxService,
   ) {}
 
   /**
-   * Records the events as `triggers` ask: in the log (observers, deliveries included unless
-   * quiet) those the key's activity config keeps, as deliveries alone the rest when notifying,
-   * and in inboxes.
+   * Records the events as `triggers` ask: in the log those the key's activity config keeps
+   * (quietly: the log's observers make no deliveries of them); when notifying, every event in the
+   * outbox, for the key's webhooks and mail and for the inbox audience, which the worker turns
+   * into inbox entries (working out who gets one took most of a notifying add's time).
    */
   async publish(manager: EntityManager, apiKeyId: string, activities: Activity[], triggers: Triggers): Promise<void> {
     if (!activities.length || !asksAnything(triggers)) return;
-    const kept = triggers.activities
-      ? await this.log.write(manager, apiKeyId, activities, { added: true, fresh: true, quiet: !triggers.notification, featureEvents: true })
-      : [];
-    if (triggers.notification) {
-      const logged = new Set(kept);
-      const unlogged = activities.filter((activity) => !logged.has(activity));
-      if (unlogged.length) await this.recorder.recordActivities(manager, apiKeyId, unlogged);
-      await this.inbox.notifyOf(manager, apiKeyId, activities);
-    }
+    if (triggers.activities) await this.log.write(manager, apiKeyId, activities, { added: true, fresh: true, quiet: true, featureEvents: true });
+    if (triggers.notification) await this.recorder.recordActivities(manager, apiKeyId, activities, { inbox: true });
   }
 
   /**

@@ -198,9 +198,12 @@ export class Sql implements OnApplicationShutdown {
    * the same rows take turns (PostgreSQL `FOR UPDATE`; the embedded database runs one unit at a
    * time anyway). `keysKept`: the row's key will not change, so rows referring to it may still be
    * inserted meanwhile (`FOR NO KEY UPDATE`, which foreign-key checks do not wait for).
+   * `readOnly`: the rows are only relied on, not changed: they cannot be deleted (or their key
+   * changed) until the unit ends, while other units may still update or rely on them (`FOR KEY SHARE`).
    */
-  async lockRows<T>(manager: EntityManager, sql: string, parameters: Parameters, options: { keysKept?: boolean } = {}): Promise<T[]> {
-    return this.run<T>(manager, this.embedded ? sql : `${sql} ${options.keysKept ? 'FOR NO KEY UPDATE' : 'FOR UPDATE'}`, parameters);
+  async lockRows<T>(manager: EntityManager, sql: string, parameters: Parameters, options: { keysKept?: boolean; readOnly?: boolean } = {}): Promise<T[]> {
+    const clause = options.readOnly ? 'FOR KEY SHARE' : options.keysKept ? 'FOR NO KEY UPDATE' : 'FOR UPDATE';
+    return this.run<T>(manager, this.embedded ? sql : `${sql} ${clause}`, parameters);
   }
 
   /**

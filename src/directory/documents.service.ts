@@ -88,6 +88,22 @@ export class DocumentsService {
     return names;
   }
 
+  /**
+   * Which of the places exist (as `documentKey`s), kept from being deleted until `manager`'s unit
+   * of work ends: what is written about them in it cannot outlive them (a delete waits, then
+   * takes what was written with the document). One query.
+   */
+  async holdExisting(manager: EntityManager, apiKeyId: string, places: readonly { organizationId: string; documentId: string }[]): Promise<Set<string>> {
+    if (!places.length) return new Set();
+    const rows = await this.sql.lockRows<{ organization_id: string; id: string }>(
+      manager,
+      'SELECT organization_id, id FROM document WHERE api_key_id = :apiKeyId AND organization_id IN (:...organizationIds) AND id IN (:...documentIds)',
+      { apiKeyId, organizationIds: [...new Set(places.map((d) => d.organizationId))], documentIds: [...new Set(places.map((d) => d.documentId))] },
+      { readOnly: true },
+    );
+    return new Set(rows.map((row) => documentKey(row.organization_id, row.id)));
+  }
+
   /** Adds new documents (existing ones fail as items); one insert for the batch. */
   async add(principal: ApiKeyPrincipal, request: AddDocumentsRequest): Promise<ItemResults> {
     const { apiKeyId } = principal;

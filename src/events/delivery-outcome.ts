@@ -19,6 +19,8 @@ export type AttemptResult =
       verdict?: 'succeeded' | 'failed';
       /** Deliveries this one leads to (an audience's mails), written with its outcome. */
       followUps?: Destination[];
+      /** Users whose inbox gets an entry of the event (an inbox audience's), written with its outcome. */
+      inbox?: readonly string[];
     }
   /** Settled without a request: the destination is gone (`cancelled`) or switched off (`failed`). */
   | { sent: false; status: 'cancelled' | 'failed'; reason: string };

@@ -3,12 +3,13 @@ import { ADVANCED_RETRY_DELAYS_MS, BASIC_RETRY_DELAYS_MS } from './retry-schedul
 
 /**
  * Delivery channels of the outbox: basic and advanced webhooks; `email_audience`, one per event
- * that may be mailed, which works out who hears of it and queues their mails; and `email`, one
- * mail to one user.
+ * that may be mailed, which works out who hears of it and queues their mails; `email`, one mail
+ * to one user; and `inbox_audience`, one per comment event written with `triggerNotification`,
+ * which works out whose inbox gets an entry and writes the entries with its outcome.
  */
-export type DeliveryChannel = 'webhook' | 'advanced_webhook' | 'email_audience' | 'email';
+export type DeliveryChannel = 'webhook' | 'advanced_webhook' | 'email_audience' | 'email' | 'inbox_audience';
 
-/** The target of an `email_audience` delivery (an `email` delivery's target is the user id). */
+/** The target of an `email_audience` or `inbox_audience` delivery (an `email` delivery's target is the user id). */
 export const AUDIENCE_TARGET = 'audience';
 
 /** The two URLs of a key's basic webhook config. */
@@ -40,7 +41,7 @@ export interface RoutingConfig {
 
 export const BASIC_MAX_ATTEMPTS = BASIC_RETRY_DELAYS_MS.length + 1;
 export const ADVANCED_MAX_ATTEMPTS = ADVANCED_RETRY_DELAYS_MS.length + 1;
-/** Mail (working out the audience, and each mail) is retried on the full schedule. */
+/** Mail (working out the audience, and each mail) and inbox audiences are retried on the full schedule. */
 export const EMAIL_MAX_ATTEMPTS = ADVANCED_MAX_ATTEMPTS;
 
 export function basicRoute(apiKeyId: string, target: BasicTarget): string {
@@ -61,6 +62,16 @@ export function emailRoute(apiKeyId: string): string {
 
 export function audienceRoute(apiKeyId: string): string {
   return `email_audience:${apiKeyId}`;
+}
+
+/** A key's inbox audiences share one route: a flood of one key's comments holds back no other key's inboxes. */
+export function inboxRoute(apiKeyId: string): string {
+  return `inbox_audience:${apiKeyId}`;
+}
+
+/** The inbox entries of an event (no config switches them on: the writer asks, and preferences choose the users). */
+export function inboxDestination(apiKeyId: string): Destination {
+  return { channel: 'inbox_audience', target: AUDIENCE_TARGET, route: inboxRoute(apiKeyId), maxAttempts: EMAIL_MAX_ATTEMPTS };
 }
 
 /** One mail of an event, to one user. */

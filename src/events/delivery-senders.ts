@@ -5,10 +5,12 @@ import { WebhookEndpointsService, type DeliveryEndpoint } from '../configs/webho
 import { documentKey, DocumentsService } from '../directory/documents.service.js';
 import { UsersService } from '../directory/users.service.js';
 import { AllowedDomainRepository } from '../workspace/allowed-domain.repository.js';
+import type { EntityManager } from 'typeorm';
 import type { AttemptResult } from './delivery-outcome.js';
+import { InboxAudience } from './inbox-audience.js';
 import { MailAudience } from './mail-audience.js';
 import { MailSender } from './mail-sender.js';
-import type { ClaimedDelivery } from './outbox-store.js';
+import type { ClaimedDelivery, DeliveryOutcome } from './outbox-store.js';
 import type { Cancellation } from './webhook-http.js';
 import { WebhookSender } from './webhook-sender.js';
 
@@ -37,6 +39,8 @@ export interface DeliveryContext {
   endpoint?: DeliveryEndpoint;
   /** For a mail. */
   mail?: MailContext;
+  /** For an inbox audience: whose inbox gets an entry. */
+  inbox?: string[];
 }
 
 /**
@@ -48,6 +52,7 @@ export class DeliverySenders {
   constructor(
     private readonly webhooks: WebhookSender,
     private readonly audiences: MailAudience,
+    private readonly inboxes: InboxAudience,
     private readonly mails: MailSender,
     private readonly configs: ConfigsService,
     private readonly endpoints: WebhookEndpointsService,
@@ -71,12 +76,20 @@ export class DeliverySenders {
         return this.audiences.attempt(delivery, configs, latestStart);
       case 'email':
         return this.mails.attempt(delivery, configs, context.mail, latestStart, cancellation);
+      case 'inbox_audience':
+        return Promise.resolve(this.inboxes.attempt(context.inbox));
     }
   }
 
+  /** What settled deliveries leave besides their outcome (an inbox audience's entries), in the settling unit of work. */
+  async settled(manager: EntityManager, outcomes: readonly DeliveryOutcome[]): Promise<void> {
+    await this.inboxes.write(manager, outcomes);
+  }
+
   /**
-   * What a claimed batch is sent with: key configs, advanced endpoints, and for mails their
-   * recipients, documents and the keys' allowed domains; a fixed number of queries per key,
+   * What a claimed batch is sent with: key configs, advanced endpoints, for mails their
+   * recipients, documents and the keys' allowed domains, and for inbox audiences their
+   * recipients; a fixed number of queries per key (and per document, for inbox audiences),
    * whatever the batch's size. Called in the claiming unit of work, whose connection it reads on.
    */
   async contextsOf(claimed: readonly ClaimedDelivery[]): Promise<Map<string, DeliveryContext>> {
@@ -87,6 +100,7 @@ export class DeliverySenders {
       ? await this.endpoints.forDelivery(advanced.map((d) => ({ apiKeyId: d.apiKeyId, endpointId: d.target })))
       : new Map<string, DeliveryEndpoint>();
     const mails = await this.mailContexts(claimed.filter((d) => d.channel === 'email'));
+    const inboxes = await this.inboxes.recipientsOf(claimed.filter((d) => d.channel === 'inbox_audience'));
     return new Map(
       claimed.map((d) => [
         d.id,
@@ -94,6 +108,7 @@ export class DeliverySenders {
           configs: configs.get(d.apiKeyId),
           ...(d.channel === 'advanced_webhook' && endpoints.has(d.target) ? { endpoint: endpoints.get(d.target) } : {}),
           ...(mails.has(d.id) ? { mail: mails.get(d.id) } : {}),
+          ...(inboxes.has(d.id) ? { inbox: inboxes.get(d.id) } : {}),
         },
       ]),
     );

@@ -449,6 +449,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
           nextAttemptAt: judged.nextAttemptAt,
           gone: judged.gone,
           ...(result.sent && result.followUps?.length ? { followUps: result.followUps } : {}),
+          ...(result.sent && result.inbox?.length ? { inbox: result.inbox } : {}),
         });
       })
       .finally(() => {
@@ -510,6 +511,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
           attempted.map((outcome) => ({ apiKeyId: outcome.delivery.apiKeyId, endpointId: outcome.delivery.target })),
         );
         const written = await this.store.settle(manager, batch, this.clock.now());
+        await this.senders.settled(manager, written);
         // An endpoint's health follows its latest attempt in the batch.
         const latest = new Map<string, DeliveryOutcome>();
         for (const outcome of written) if (outcome.attempted && outcome.delivery.channel === 'advanced_webhook') latest.set(outcome.delivery.target, outcome);

@@ -6,7 +6,7 @@ import { ConfigsService } from '../configs/configs.service.js';
 import { WebhookEndpointsService, type EndpointObserver } from '../configs/webhook-endpoints.service.js';
 import { CrdtStore, type CrdtObserver, type StoredEditor } from '../crdt/crdt-store.js';
 import { Transactions } from '../database/transactions.js';
-import { advancedRoute, destinationsOf, type RoutingConfig } from './delivery-routes.js';
+import { advancedRoute, destinationsOf, inboxDestination, type RoutingConfig } from './delivery-routes.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { CRDT_EVENTS } from '../common/event-catalogue.js';
 import { activityEvent, crdtEvent, type OutboxEvent } from './outbox-event.js';
@@ -42,12 +42,17 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
     if (write.added && !write.quiet) await this.recordActivities(manager, apiKeyId, activities);
   }
 
-  /** Activities as events, whether or not the log keeps them (comment writes asking for notifications but no activity record). */
-  async recordActivities(manager: EntityManager, apiKeyId: string, activities: Activity[]): Promise<void> {
+  /**
+   * Activities as events, whether or not the log keeps them (comment writes asking for
+   * notifications record theirs here). With `inbox`, each also goes to the inbox audience, which
+   * the worker turns into inbox entries.
+   */
+  async recordActivities(manager: EntityManager, apiKeyId: string, activities: Activity[], options: { inbox?: boolean } = {}): Promise<void> {
     await this.record(
       manager,
       apiKeyId,
       activities.map((activity) => ({ type: activity.actionType, event: () => activityEvent(activity) })),
+      options.inbox === true,
     );
   }
 
@@ -73,12 +78,12 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
     this.transactions.afterCommit(manager, () => this.worker.abortRoute(advancedRoute(endpointId)));
   }
 
-  /** Writes the events that have somewhere to go; `event` builds one only then. */
-  private async record(manager: EntityManager, apiKeyId: string, items: { type: string; event: () => OutboxEvent }[]): Promise<void> {
+  /** Writes the events that have somewhere to go (with `inbox`, every one does); `event` builds one only then. */
+  private async record(manager: EntityManager, apiKeyId: string, items: { type: string; event: () => OutboxEvent }[], inbox = false): Promise<void> {
     const routing = await this.routing(apiKeyId);
-    if (!routing) return;
+    if (!routing && !inbox) return;
     const entries = items.flatMap((item) => {
-      const destinations = destinationsOf(apiKeyId, item.type, routing);
+      const destinations = [...(routing ? destinationsOf(apiKeyId, item.type, routing) : []), ...(inbox ? [inboxDestination(apiKeyId)] : [])];
       return destinations.length ? [{ event: item.event(), destinations }] : [];
     });
     if (!entries.length) return;

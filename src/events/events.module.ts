@@ -10,6 +10,7 @@ import { WorkspaceModule } from '../workspace/workspace.module.js';
 import { DeliverySenders } from './delivery-senders.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { EventRecorder } from './event-recorder.js';
+import { InboxAudience } from './inbox-audience.js';
 import { MailAudience } from './mail-audience.js';
 import { MailSender } from './mail-sender.js';
 import { MessageLogController } from './message-log.controller.js';
@@ -36,12 +37,13 @@ import { WebhookSender } from './webhook-sender.js';
     WebhookHttp,
     WebhookSender,
     MailAudience,
+    InboxAudience,
     MailSender,
     DeliverySenders,
     DeliveryWorker,
     EventRecorder,
     MessageLogService,
   ],
-  exports: [NotificationPreferencesService, NotificationRecipients, EventRecorder, OutboxStore, DeliveryWorker],
+  exports: [NotificationPreferencesService, NotificationRecipients, EventRecorder, OutboxStore, DeliveryWorker, InboxAudience],
 })
 export class EventsModule {}

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { newSortableId } from '../common/ids.js';
-import { Conditions, Sql } from '../database/sql.js';
+import { chunksOf } from '../common/collections.js';
+import { Conditions, namingFilter, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import type { DeliveryChannel, Destination } from './delivery-routes.js';
 import type { OutboxEvent } from './outbox-event.js';
@@ -45,6 +46,8 @@ export interface DeliveryOutcome {
   gone: boolean;
   /** Deliveries of the same message this one leads to (an audience's mails), due at once. */
   followUps?: readonly Destination[];
+  /** Users whose inbox gets an entry (an inbox audience's): `InboxAudience` writes them with the outcome. */
+  inbox?: readonly string[];
 }
 
 /** A delivery as the message log lists it. */
@@ -299,19 +302,83 @@ export class OutboxStore {
       ),
     );
     const settled = outcomes.filter((o) => written.has(o.delivery.id));
+    const servedInboxes = new Set(settled.filter((o) => o.delivery.channel === 'inbox_audience' && o.status !== 'pending' && o.status !== 'failed'));
     await this.sql.insert(
       manager,
       'delivery_attempt',
       ATTEMPT_COLUMNS,
       settled
-        .filter((o) => o.attempted)
+        // A served inbox audience's record would go with its message, below, or say nothing the
+        // delivery's own row does not (no HTTP status, no error).
+        .filter((o) => o.attempted && !servedInboxes.has(o))
         .map((o) => [o.delivery.id, o.delivery.attempts + 1, o.attemptedAt, o.statusCode, o.durationMs, truncate(o.error), o.nextAttemptAt]),
     );
     // In the same unit as the outcome that leads to them, so they exist exactly when it is
     // settled; a destination the message already has (an attempt made twice) is not added again.
     const followUps = settled.flatMap((o) => (o.followUps ?? []).map((d) => pendingDeliveryRow(o.delivery.apiKeyId, o.delivery.messageId, d, now)));
     await this.sql.insertNew(manager, 'outbox_delivery', DELIVERY_COLUMNS, followUps, ['api_key_id', 'channel', 'target', 'message_id'], 'id');
+    await this.dropServedInboxMessages(
+      manager,
+      [...servedInboxes].map((o) => o.delivery.messageId),
+    );
     return settled;
+  }
+
+  /**
+   * Deletes, with their deliveries, messages whose inbox audience is settled and that no other
+   * destination needs: an event written only for the inbox has served once its entries are (or
+   * are not to be) written, and its payload names users. Failed ones stay for the operator to see.
+   */
+  private async dropServedInboxMessages(manager: EntityManager, messageIds: string[]): Promise<void> {
+    for (const ids of chunksOf(messageIds)) {
+      await this.sql.run(
+        manager,
+        `DELETE FROM outbox_message WHERE id IN (:...ids)
+          AND NOT EXISTS (SELECT 1 FROM outbox_delivery d WHERE d.message_id = outbox_message.id AND d.channel <> 'inbox_audience')`,
+        { ids },
+      );
+    }
+  }
+
+  /**
+   * For users' erasure: the inbox audiences of events naming them (of one key, and of
+   * `organizationIds` when given) write nothing any more. Their pending deliveries are cancelled
+   * (a worker holding one finds its claim gone), and messages no other destination needs are
+   * deleted. Events also bound for webhooks or mail keep their payload until those settle and
+   * `DELIVERY_RETENTION_DAYS` passes (README: not erased). Runs in batches of `limit`.
+   */
+  async forgetInboxAudiences(
+    manager: EntityManager,
+    apiKeyId: string,
+    userIds: readonly string[],
+    organizationIds: readonly string[] | null,
+    now: number,
+    limit = 500,
+  ): Promise<void> {
+    const naming = namingFilter('m.payload', userIds);
+    for (let after = ''; ;) {
+      const rows = await this.sql.rows<{ id: string; payload: string }>(
+        `SELECT m.id, m.payload FROM outbox_message m
+          WHERE m.api_key_id = :apiKeyId AND m.id > :after AND ${naming.sql}
+            AND EXISTS (SELECT 1 FROM outbox_delivery d WHERE d.message_id = m.id AND d.channel = 'inbox_audience')
+          ORDER BY m.id LIMIT :limit`,
+        { apiKeyId, after, limit, ...naming.parameters },
+      );
+      const ids = rows
+        .filter((row) => organizationIds === null || organizationIds.includes((JSON.parse(row.payload) as OutboxEvent).organizationId))
+        .map((row) => row.id);
+      if (ids.length) {
+        await this.sql.run(
+          manager,
+          `UPDATE outbox_delivery SET status = 'cancelled', next_attempt_at = NULL, lease_until = NULL, lease_token = NULL, last_error = :reason, updated_at = :now
+            WHERE message_id IN (:...ids) AND channel = 'inbox_audience' AND status = 'pending'`,
+          { ids, reason: 'A user it names was erased.', now },
+        );
+        await this.dropServedInboxMessages(manager, ids);
+      }
+      if (rows.length < limit) return;
+      after = rows[rows.length - 1]!.id;
+    }
   }
 
   /** Hands claimed deliveries back, due now: a worker stopping before it attempted them. */

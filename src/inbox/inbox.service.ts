@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Activity } from '../activity/activity-log.js';
 import { AccessService } from '../access/access.service.js';
@@ -8,10 +8,9 @@ import { newSortableId } from '../common/ids.js';
 import { everyPage, PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
-import { DocumentsService } from '../directory/documents.service.js';
+import { documentKey, DocumentsService } from '../directory/documents.service.js';
 import { NotificationPreferencesService } from '../events/notification-preferences.service.js';
-import { NotificationRecipients } from '../events/notification-recipients.js';
-import { activityEvent } from '../events/outbox-event.js';
+import { InboxAudience, type InboxEntry, type InboxEntryWriter } from '../events/inbox-audience.js';
 import type {
   AddNotificationRequest,
   DeleteNotificationsRequest,
@@ -39,7 +38,7 @@ const OPERATION_GET = 'notifications/get';
  * the event involves them; never the acting user).
  */
 @Injectable()
-export class InboxService {
+export class InboxService implements InboxEntryWriter, OnModuleInit {
   constructor(
     private readonly store: InboxStore,
     private readonly transactions: Transactions,
@@ -47,19 +46,28 @@ export class InboxService {
     private readonly documents: DocumentsService,
     private readonly access: AccessService,
     private readonly preferences: NotificationPreferencesService,
-    private readonly recipients: NotificationRecipients,
+    private readonly audience: InboxAudience,
   ) {}
 
+  onModuleInit(): void {
+    this.audience.writer = this;
+  }
+
   /**
-   * Inbox entries for activities (comment events), written in the caller's transaction: one per
-   * activity that has recipients, each going to the users whose inbox preference selects it.
+   * Inbox entries of events (comment events the worker's inbox audience settles), written in the
+   * settling unit of work: one notification per event, to the users worked out for it. An event
+   * whose document is gone by now gets none; the documents that remain are held until the unit
+   * ends, so a delete cannot leave entries behind.
    */
-  async notifyOf(manager: EntityManager, apiKeyId: string, activities: Activity[]): Promise<void> {
-    const recipients = await this.recipients.ofEach(apiKeyId, activities.map(activityEvent));
-    const items = activities.flatMap((activity, i) => {
-      const inbox = recipients[i]!.filter((r) => r.channels.includes('inbox')).map((r) => r.userId);
-      return inbox.length ? [{ notification: eventNotification(activity), recipients: inbox }] : [];
-    });
+  async write(manager: EntityManager, apiKeyId: string, entries: readonly InboxEntry[]): Promise<void> {
+    const present = await this.documents.holdExisting(
+      manager,
+      apiKeyId,
+      entries.map(({ event }) => ({ organizationId: event.organizationId, documentId: event.documentId })),
+    );
+    const items = entries
+      .filter(({ event }) => present.has(documentKey(event.organizationId, event.documentId)))
+      .map(({ event, recipients }) => ({ notification: eventNotification(event.data as unknown as Activity), recipients: [...recipients] }));
     if (items.length) await this.store.add(manager, apiKeyId, items);
   }
 

@@ -8,6 +8,8 @@ import { CrdtStore } from '../crdt/crdt-store.js';
 import { UsersService } from '../directory/users.service.js';
 import { NotificationPreferencesService } from '../events/notification-preferences.service.js';
 import { InboxStore } from '../inbox/inbox-store.js';
+import { OutboxStore } from '../events/outbox-store.js';
+import { Clock } from '../common/clock.js';
 import type { InboxNotification } from '../inbox/notifications.js';
 import { AttachmentsService } from '../attachments/attachments.service.js';
 import { PresenceStore } from '../live/presence-store.js';
@@ -20,7 +22,21 @@ import { groupBy } from '../common/collections.js';
  * transaction that also records it done, and each may run again after a crash (deleting what is
  * gone, or scrubbing what is scrubbed, changes nothing), so a resumed job finishes cleanly.
  */
-export const ERASE_TASKS = ['directory', 'access', 'notifications', 'crdt', 'activity', 'memory', 'comments', 'inbox', 'presence', 'attachments'] as const;
+// `outbox` runs before `inbox`: once no inbox audience can write entries naming the users, the
+// inbox task finds every entry that was written.
+export const ERASE_TASKS = [
+  'directory',
+  'access',
+  'notifications',
+  'crdt',
+  'activity',
+  'memory',
+  'comments',
+  'outbox',
+  'inbox',
+  'presence',
+  'attachments',
+] as const;
 export type EraseTask = (typeof ERASE_TASKS)[number];
 
 /** Whom a job erases, under which key, and in which organizations (null: all of the key's). */
@@ -40,7 +56,7 @@ const SCRUB_CHUNK = 500;
  * `NotificationPreferencesService`, editor attribution through `CrdtStore`, activity changes
  * through `ActivityLog` (so judgments derived from them follow in the same transaction),
  * judgments left behind through `JudgmentLog`, comment threads through `CommentStore`,
- * in-app notifications through `InboxStore`, documents' presence through `PresenceStore`, and
+ * inbox audiences not yet written through `OutboxStore`, in-app notifications through `InboxStore`, documents' presence through `PresenceStore`, and
  * the files of deleted comments, blobs included, through `AttachmentsService`.
  */
 @Injectable()
@@ -56,6 +72,8 @@ export class UserErasure {
     private readonly inbox: InboxStore,
     private readonly presence: PresenceStore,
     private readonly attachments: AttachmentsService,
+    private readonly outbox: OutboxStore,
+    private readonly clock: Clock,
   ) {}
 
   async run(task: EraseTask, manager: EntityManager, scope: EraseScope): Promise<void> {
@@ -82,6 +100,9 @@ export class UserErasure {
         return;
       case 'comments':
         await this.eraseComments(manager, scope);
+        return;
+      case 'outbox':
+        await this.outbox.forgetInboxAudiences(manager, apiKeyId, userIds, organizationIds, this.clock.now());
         return;
       case 'inbox':
         await this.eraseInbox(manager, scope);

@@ -125,3 +125,17 @@ export async function startApp(overrides: Record<string, string | undefined> = {
     close: () => app.close(),
   };
 }
+
+/**
+ * Reads until `done` holds of what is read (or `timeoutMs` passes), and returns the last read:
+ * for what the service does after answering (inbox entries the delivery worker writes). The
+ * caller asserts on the value, so a timeout fails with what was there.
+ */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
