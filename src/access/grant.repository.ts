@@ -3,6 +3,7 @@ import { In, type EntityManager } from 'typeorm';
 import { unixSeconds } from '../common/time.js';
 import { Conditions, Sql } from '../database/sql.js';
 import { DirectoryDeletes, type DeletedPlaces, type DirectoryObserver } from '../directory/directory-deletes.js';
+import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
 import type { MemberPageQuery, MemberRole, MemberRow, Memberships, UserScope } from '../directory/memberships.js';
 import { AccessContextEntity } from './entities/access-context.entity.js';
 import { GrantEntity, type AccessRole, type GrantResourceType } from './entities/grant.entity.js';
@@ -79,14 +80,16 @@ type GrantRow = {
  * TypeORM where the entity maps a batch write to one statement and its cost does not matter.
  */
 @Injectable()
-export class GrantRepository implements Memberships, DirectoryObserver, OnModuleInit {
+export class GrantRepository implements Memberships, DirectoryObserver, DocumentMoveObserver, OnModuleInit {
   constructor(
     private readonly sql: Sql,
     private readonly directoryDeletes: DirectoryDeletes,
+    private readonly documentMoves: DocumentMoves,
   ) {}
 
   onModuleInit(): void {
     this.directoryDeletes.observers.add(this);
+    this.documentMoves.observers.add(this);
   }
 
   /**
@@ -310,6 +313,16 @@ export class GrantRepository implements Memberships, DirectoryObserver, OnModule
     // Plain SQL: one statement per table whatever the numbers, with an optional filter.
     await this.sql.run(manager, `DELETE FROM access_grant WHERE ${where}`, where.parameters);
     await this.sql.run(manager, `DELETE FROM access_context WHERE ${where}`, where.parameters);
+  }
+
+  /** Grants on a document follow it to its new id, in the moving transaction. One statement. */
+  async documentMoved(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
+    // Plain SQL: one filtered UPDATE. No grant names the new id: grants go with their document.
+    await this.sql.run(
+      manager,
+      "UPDATE access_grant SET resource_id = :to WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND resource_type = 'document' AND resource_id = :from",
+      { apiKeyId, organizationId: move.organizationId, from: move.from, to: move.to },
+    );
   }
 
   /** Grants on deleted folders and documents go with them, in the deleting transaction. */

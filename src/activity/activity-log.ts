@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
 import type { EntityManager } from 'typeorm';
 import { Observers } from '../common/observers.js';
 import { PAGE_BYTES } from '../common/paging.js';
@@ -133,14 +134,28 @@ const SELECT_ROW = `SELECT ${ROW_COLUMNS} FROM activity`;
  * writes and locked reads need `Sql`'s per-dialect forms.
  */
 @Injectable()
-export class ActivityLog {
+export class ActivityLog implements DocumentMoveObserver, OnModuleInit {
   /** Modules register here at start-up to hear of every write. */
   readonly observers = new Observers<ActivityObserver>();
 
   constructor(
     private readonly sql: Sql,
     private readonly keys: ApiKeyRepository,
+    private readonly documentMoves: DocumentMoves,
   ) {}
+
+  onModuleInit(): void {
+    this.documentMoves.observers.add(this);
+  }
+
+  /** A document's records follow it to its new id, in the moving transaction. One statement: `metadata.documentId` is read from the column, so bodies keep no copy to rewrite; snapshots a caller put in `entityData` stay as written. Not an activity write: observers hear nothing (memory's judgments move themselves, and a move is no event). */
+  async documentMoved(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
+    await this.sql.run(
+      manager,
+      'UPDATE activity SET document_id = :to WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :from',
+      { apiKeyId, ...move },
+    );
+  }
 
   /**
    * Adds records, overwriting those whose id exists (idempotent retries); `write` as observers

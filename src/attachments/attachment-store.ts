@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
 import type { EntityManager } from 'typeorm';
 import { Sql } from '../database/sql.js';
 
@@ -43,8 +44,24 @@ const COMMENT_EXISTS =
 
 /** The owner of `attachment`. */
 @Injectable()
-export class AttachmentStore {
-  constructor(private readonly sql: Sql) {}
+export class AttachmentStore implements DocumentMoveObserver, OnModuleInit {
+  constructor(
+    private readonly sql: Sql,
+    private readonly documentMoves: DocumentMoves,
+  ) {}
+
+  onModuleInit(): void {
+    this.documentMoves.observers.add(this);
+  }
+
+  /** A document's attachments follow it to its new id, in the moving transaction; blobs and download links name the attachment, not the document, so they stay. One statement. */
+  async documentMoved(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
+    await this.sql.run(
+      manager,
+      'UPDATE attachment SET document_id = :to WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :from',
+      { apiKeyId, ...move },
+    );
+  }
 
   async insert(manager: EntityManager, apiKeyId: string, attachment: StoredAttachment): Promise<void> {
     await this.sql.run(

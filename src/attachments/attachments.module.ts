@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DirectoryModule } from '../directory/directory.module.js';
 import { CommentsModule } from '../comments/comments.module.js';
 import { AppConfig } from '../config/app-config.js';
 import { AttachmentStore } from './attachment-store.js';
@@ -8,7 +9,7 @@ import { BlobStore, blobStoreFor } from './blob-store.js';
 
 /** Files attached to comments: uploads, download links, and the blob store (disk or S3). */
 @Module({
-  imports: [CommentsModule],
+  imports: [CommentsModule, DirectoryModule],
   controllers: [AttachmentsController],
   providers: [AttachmentStore, AttachmentsService, { provide: BlobStore, useFactory: blobStoreFor, inject: [AppConfig] }],
   exports: [AttachmentsService],

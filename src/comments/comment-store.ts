@@ -5,6 +5,8 @@ import { Conditions, namingFilter, Sql, type Parameters } from '../database/sql.
 import { mentionsOf, type Annotation, type Comment, type Thread } from './threads.js';
 import { chunksOf, groupBy } from '../common/collections.js';
 import { DirectoryDeletes, type DeletedPlaces, type DirectoryObserver } from '../directory/directory-deletes.js';
+import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
+import { moveDocumentBodies } from '../database/document-bodies.js';
 
 const ANNOTATION_COLUMNS = [
   'api_key_id',
@@ -78,14 +80,34 @@ export function threadPlaceOf(apiKeyId: string, request: { organizationId: strin
  * cached prepared statements on the embedded database.
  */
 @Injectable()
-export class CommentStore implements DirectoryObserver, OnModuleInit {
+export class CommentStore implements DirectoryObserver, DocumentMoveObserver, OnModuleInit {
   constructor(
     private readonly sql: Sql,
     private readonly directoryDeletes: DirectoryDeletes,
+    private readonly documentMoves: DocumentMoves,
   ) {}
 
   onModuleInit(): void {
     this.directoryDeletes.observers.add(this);
+    this.documentMoves.observers.add(this);
+  }
+
+  /**
+   * A document's threads and its thread numbers follow it to its new id, in the moving
+   * transaction; comments and mentions hang on their thread's key, which does not change. The
+   * annotation's body keeps the id too (reads parse it), so it is rewritten with the column.
+   */
+  async documentMoved(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
+    const parameters = { apiKeyId, organizationId: move.organizationId, from: move.from, to: move.to };
+    const counter = 'comment_counter WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id';
+    // Numbers go with their document's threads: a counter the new id kept from a deleted document counts none.
+    await this.sql.run(manager, `DELETE FROM ${counter} = :to`, parameters);
+    await this.sql.run(
+      manager,
+      `UPDATE comment_counter SET document_id = :to WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :from`,
+      parameters,
+    );
+    await moveDocumentBodies(this.sql, manager, 'comment_annotation', 'annotation_id', parameters);
   }
 
   /** Threads (comments and mentions with them) and thread numbers of deleted documents go with them, in the deleting transaction. */

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
 import type { EntityManager } from 'typeorm';
 import { Observers } from '../common/observers.js';
 import { PAGE_BYTES } from '../common/paging.js';
@@ -86,10 +87,26 @@ export interface EditorRecordJson {
  * the binary state and locked reads need `Sql`'s per-dialect forms.
  */
 @Injectable()
-export class CrdtStore {
+export class CrdtStore implements DocumentMoveObserver, OnModuleInit {
   readonly observers = new Observers<CrdtObserver>();
 
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly documentMoves: DocumentMoves,
+  ) {}
+
+  onModuleInit(): void {
+    this.documentMoves.observers.add(this);
+  }
+
+  /** A document's editors follow it to its new id, in the moving transaction (both document rows exist meanwhile, so the foreign key holds). One statement; not a write of content, so observers hear nothing. */
+  async documentMoved(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
+    await this.sql.run(
+      manager,
+      'UPDATE crdt_editor SET document_id = :to WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :from',
+      { apiKeyId, ...move },
+    );
+  }
 
   /** The editor, locked for this unit of work so writes to it take turns. */
   async lock(manager: EntityManager, apiKeyId: string, place: EditorPlace): Promise<StoredEditor | undefined> {

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../workspace/api-keys.module.js';
 import { DirectoryDeletes } from './directory-deletes.js';
 import { DirectoryReader } from './directory-reader.js';
+import { DocumentMoves } from './document-moves.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsService } from './documents.service.js';
 import { DirectoryUserEntity } from './entities/directory-user.entity.js';
@@ -26,7 +27,7 @@ import { UsersService } from './users.service.js';
     ApiKeysModule,
   ],
   controllers: [OrganizationsController, FoldersController, DocumentsController, UsersController],
-  providers: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes],
-  exports: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes],
+  providers: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes, DocumentMoves],
+  exports: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes, DocumentMoves],
 })
 export class DirectoryModule {}

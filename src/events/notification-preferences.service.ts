@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { ConfigsService } from '../configs/configs.service.js';
 import { Conditions, Sql } from '../database/sql.js';
+import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
 import { Transactions } from '../database/transactions.js';
 import { CHANNELS, channelsOf, type Channel, type PreferenceValue, type SentPreferenceConfig } from './dto/preferences.dto.js';
 
@@ -52,12 +53,33 @@ export function preferenceCursor(preference: StoredPreference): PreferenceCursor
  * at once, and a set is one batch upsert that keeps the channels not sent (`Sql.insert`).
  */
 @Injectable()
-export class NotificationPreferencesService {
+export class NotificationPreferencesService implements DocumentMoveObserver, OnModuleInit {
   constructor(
     private readonly sql: Sql,
     private readonly transactions: Transactions,
     private readonly configs: ConfigsService,
+    private readonly documentMoves: DocumentMoves,
   ) {}
+
+  onModuleInit(): void {
+    this.documentMoves.observers.add(this);
+  }
+
+  /**
+   * Users' preferences for a document follow it to its new id, in the moving transaction.
+   * Preferences are kept by id whether a document exists or not, so a user may hold one for the
+   * new id already: the document's own (the one moving) wins. Two statements.
+   */
+  async documentMoved(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
+    const scope = 'api_key_id = :apiKeyId AND organization_id = :organizationId';
+    await this.sql.run(
+      manager,
+      `DELETE FROM notification_preference WHERE ${scope} AND document_id = :to
+        AND user_id IN (SELECT user_id FROM notification_preference WHERE ${scope} AND document_id = :from)`,
+      { apiKeyId, ...move },
+    );
+    await this.sql.run(manager, `UPDATE notification_preference SET document_id = :to WHERE ${scope} AND document_id = :from`, { apiKeyId, ...move });
+  }
 
   /**
    * The user's effective preferences: the organization-level entry (metadata.documentId null)

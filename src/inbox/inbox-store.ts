@@ -5,6 +5,8 @@ import { PAGE_BYTES } from '../common/paging.js';
 import type { Delivered, InboxNotification } from './notifications.js';
 import { chunksOf, groupBy } from '../common/collections.js';
 import { DirectoryDeletes, type DeletedPlaces, type DirectoryObserver } from '../directory/directory-deletes.js';
+import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
+import { moveDocumentBodies } from '../database/document-bodies.js';
 
 /** What notifications get, update and delete select by; every field narrows (AND). */
 export interface InboxFilter {
@@ -28,14 +30,25 @@ interface NotificationRow {
  * columns, as `activity` keeps them, and the inbox page's mixed-direction keyset is plain SQL.
  */
 @Injectable()
-export class InboxStore implements DirectoryObserver, OnModuleInit {
+export class InboxStore implements DirectoryObserver, DocumentMoveObserver, OnModuleInit {
   constructor(
     private readonly sql: Sql,
     private readonly directoryDeletes: DirectoryDeletes,
+    private readonly documentMoves: DocumentMoves,
   ) {}
 
   onModuleInit(): void {
     this.directoryDeletes.observers.add(this);
+    this.documentMoves.observers.add(this);
+  }
+
+  /**
+   * Notifications about a document follow it to its new id, in the moving transaction (their
+   * recipients hang on the notification's id, which does not change); the body keeps the id
+   * too (reads parse it), so it is rewritten with the column.
+   */
+  async documentMoved(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
+    await moveDocumentBodies(this.sql, manager, 'inbox_notification', 'id', { apiKeyId, ...move });
   }
 
   /** The threads (annotation ids) holding an unread entry of `userId`'s in one organization: one statement, on the user's inbox index. */

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
 import type { EntityManager } from 'typeorm';
 import { Conditions, Sql } from '../database/sql.js';
 
@@ -40,8 +41,24 @@ const DOCUMENT = 'api_key_id = :apiKeyId AND organization_id = :organizationId A
  * past their expiry, which `sweep` deletes later.
  */
 @Injectable()
-export class PresenceStore {
-  constructor(private readonly sql: Sql) {}
+export class PresenceStore implements DocumentMoveObserver, OnModuleInit {
+  constructor(
+    private readonly sql: Sql,
+    private readonly documentMoves: DocumentMoves,
+  ) {}
+
+  onModuleInit(): void {
+    this.documentMoves.observers.add(this);
+  }
+
+  /** A document's presence follows it to its new id, in the moving transaction. One statement; entries of live connections to the old id expire as usual (the connections stay on the id they joined). */
+  async documentMoved(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
+    await this.sql.run(
+      manager,
+      'UPDATE live_presence SET document_id = :to WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :from',
+      { apiKeyId, ...move },
+    );
+  }
 
   /**
    * Puts entries of one holder into a document's presence, until `expiresAt`. `merge`: a field

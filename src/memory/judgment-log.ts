@@ -2,6 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ActivityLog, fromRow, type Activity, type ActivityObserver, type ActivityRow, type ActivityWrite } from '../activity/activity-log.js';
 import { Conditions, Sql } from '../database/sql.js';
+import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
 import { decisionOf, judgmentFacets, judgmentText, sideOf, type Decision, type JudgeType, type Side } from './decisions.js';
 import { scopeTokens } from './judgment-search.js';
 import type { JudgmentFields } from './memory.service.js';
@@ -43,14 +44,29 @@ export interface JudgmentFilter {
  * in `Sql`'s per-dialect forms, and reads that convert their numbers here.
  */
 @Injectable()
-export class JudgmentLog implements ActivityObserver, OnModuleInit {
+export class JudgmentLog implements ActivityObserver, DocumentMoveObserver, OnModuleInit {
   constructor(
     private readonly sql: Sql,
     private readonly activities: ActivityLog,
+    private readonly documentMoves: DocumentMoves,
   ) {}
 
   onModuleInit(): void {
     this.activities.observers.add(this);
+    this.documentMoves.observers.add(this);
+  }
+
+  /**
+   * Judgments drawn from a document's activities follow it to its new id (as the activities
+   * do), in the moving transaction, their scope tokens with them so searches scoped to the new
+   * id find them (the embedded engine's triggers re-index the rows). One statement.
+   */
+  async documentMoved(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
+    await this.sql.run(
+      manager,
+      'UPDATE judgment SET document_id = :to, scope_tokens = :scopeTokens WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :from',
+      { apiKeyId, ...move, scopeTokens: scopeTokens(apiKeyId, move.organizationId, move.to) },
+    );
   }
 
   async activitiesWritten(manager: EntityManager, apiKeyId: string, activities: Activity[], { fresh }: ActivityWrite): Promise<void> {

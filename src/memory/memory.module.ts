@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DirectoryModule } from '../directory/directory.module.js';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ActivityModule } from '../activity/activity.module.js';
@@ -10,7 +11,7 @@ import { MemoryService } from './memory.service.js';
 
 /** Judgments derived from decision activities, and suggestions drawn from them (contract part 8). */
 @Module({
-  imports: [ActivityModule],
+  imports: [ActivityModule, DirectoryModule],
   controllers: [MemoryController],
   providers: [
     MemoryService,
