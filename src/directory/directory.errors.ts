@@ -31,6 +31,11 @@ export const DirectoryErrors = {
   organizationMissing: () => new ApiError('NOT_FOUND', 'Organization does not exist'),
   folderNotFound: () => new ApiError('NOT_FOUND', 'Folder not found.'),
   documentMissing: () => new ApiError('NOT_FOUND', 'Document does not exist'),
+  /** Documents migrate's `newDocumentId` names a document that exists (the contract's add wording). */
+  documentExists: () => new ApiError('ALREADY_EXISTS', 'Document already exists'),
+  sameDocumentId: () => new ApiError('INVALID_ARGUMENT', 'data.newDocumentId must differ from data.documentId'),
+  /** An unknown migration id, another organization's or another key's: a foreign id behaves as an unknown one (contract 1.4). */
+  migrationNotFound: () => new ApiError('NOT_FOUND', 'Migration not found.'),
   inheritWithAccessType: () => new ApiError('INVALID_ARGUMENT', 'Send either accessType or inheritFromParent, not both.'),
   accessFieldRequired: () => new ApiError('INVALID_ARGUMENT', 'One of accessType or inheritFromParent is required.'),
 };

@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../workspace/api-keys.module.js';
 import { DirectoryDeletes } from './directory-deletes.js';
 import { DirectoryReader } from './directory-reader.js';
+import { DocumentMigrationService } from './document-migration.service.js';
+import { DocumentMigrations } from './document-migrations.js';
 import { DocumentMoves } from './document-moves.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsService } from './documents.service.js';
@@ -27,7 +29,18 @@ import { UsersService } from './users.service.js';
     ApiKeysModule,
   ],
   controllers: [OrganizationsController, FoldersController, DocumentsController, UsersController],
-  providers: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes, DocumentMoves],
+  providers: [
+    OrganizationsService,
+    FoldersService,
+    DocumentsService,
+    UsersService,
+    UserGroupsService,
+    DirectoryReader,
+    DirectoryDeletes,
+    DocumentMoves,
+    DocumentMigrations,
+    DocumentMigrationService,
+  ],
   exports: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes, DocumentMoves],
 })
 export class DirectoryModule {}

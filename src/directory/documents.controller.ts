@@ -9,6 +9,9 @@ import type { AccessType } from '../common/access-types.js';
 import type { ItemResult, ItemResults } from '../common/batch.js';
 import { DirectoryMessages } from './directory.errors.js';
 import { DocumentsService } from './documents.service.js';
+import { DocumentMigrationService } from './document-migration.service.js';
+import type { MigrationRecord } from './document-migrations.js';
+import { MigrateDocumentRequest, MigrationStartedResult, MigrationStatusRequest, MigrationStatusResult } from './dto/document-migration.dto.js';
 import {
   AddDocumentsRequest,
   DocumentIdsRequest,
@@ -25,7 +28,10 @@ import { ItemResultsResult } from '../common/openapi-responses.js';
 @ApiTags('documents')
 @Controller()
 export class DocumentsController {
-  constructor(private readonly documents: DocumentsService) {}
+  constructor(
+    private readonly documents: DocumentsService,
+    private readonly migrations: DocumentMigrationService,
+  ) {}
 
   @Operation('/v2/organizations/documents/add', {
     aliases: ['/v1/organizations/documents/add'],
@@ -103,5 +109,25 @@ export class DocumentsController {
   })
   setDisabled(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DocumentsDisableStateRequest): Promise<Record<string, ItemResult>> {
     return this.documents.set(caller, data.organizationId, data.documentIds, { disabled: data.disabled }, DirectoryMessages.documentDisableStateUpdated);
+  }
+
+  @Operation('/v2/organizations/documents/migrate', {
+    auth: 'apiKey',
+    message: 'Document migration started successfully.',
+    response: MigrationStartedResult,
+    errors: ['NOT_FOUND', 'ALREADY_EXISTS'],
+  })
+  migrate(@ApiKeyPrincipal() caller: Caller, @RequestData() data: MigrateDocumentRequest): Promise<{ migrationId: string }> {
+    return this.migrations.migrate(caller, data);
+  }
+
+  @Operation('/v2/organizations/documents/migrate/status', {
+    auth: 'apiKey',
+    message: 'Migration status retrieved successfully.',
+    response: MigrationStatusResult,
+    errors: ['NOT_FOUND'],
+  })
+  migrationStatus(@ApiKeyPrincipal() caller: Caller, @RequestData() data: MigrationStatusRequest): Promise<MigrationRecord> {
+    return this.migrations.status(caller, data);
   }
 }

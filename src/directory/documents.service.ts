@@ -10,6 +10,7 @@ import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, okWith, splitMetadata, type ItemResult, type ItemResults } from '../common/batch.js';
 import { DirectoryDeletes } from './directory-deletes.js';
+import { DocumentMoves, type DocumentMove } from './document-moves.js';
 import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
 import { DOCUMENT_FIELDS, type AddDocumentsRequest, type DocumentInput, type GetDocumentsRequest, type MoveDocumentsRequest } from './dto/document.dto.js';
 import { DocumentEntity } from './entities/document.entity.js';
@@ -69,6 +70,7 @@ export class DocumentsService {
     private readonly pageTokens: PageTokens,
     private readonly sql: Sql,
     private readonly deletes: DirectoryDeletes,
+    private readonly moves: DocumentMoves,
     @InjectRepository(DocumentEntity) private readonly documents: Repository<DocumentEntity>,
   ) {}
 
@@ -353,6 +355,50 @@ export class DocumentsService {
       }
       return this.itemResults(ids, new Set(existing), DirectoryMessages.documentDeleted);
     });
+  }
+
+  /**
+   * Gives a document a new id with everything about it (documents migrate), in `manager`'s unit
+   * of work, whose caller has locked the organization: the row is copied under the new id, every
+   * owner of rows about the document moves them (`DocumentMoves`), and the old row goes last, when
+   * nothing refers to it any more. NOT_FOUND when `from` names no document, ALREADY_EXISTS when
+   * `to` names one.
+   */
+  async rekey(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
+    const where = 'api_key_id = :apiKeyId AND organization_id = :organizationId AND id = :id';
+    // Plain SQL: a locked read (a delete of the document waits for the move, and sees it gone)
+    // and a copy of the row as stored, which no entity needs to convert.
+    const [source] = await this.sql.lockRows<DocumentRow>(
+      manager,
+      `SELECT id, name, folder_id, access_type, disabled, metadata, created_at, last_updated FROM document WHERE ${where}`,
+      { apiKeyId, organizationId: move.organizationId, id: move.from },
+    );
+    if (!source) throw DirectoryErrors.documentMissing();
+    // Passes over a document of the new id, however recently another write made it.
+    const inserted = await this.sql.insertNew(
+      manager,
+      'document',
+      ['api_key_id', 'organization_id', 'id', 'name', 'folder_id', 'access_type', 'disabled', 'metadata', 'created_at', 'last_updated'],
+      [
+        [
+          apiKeyId,
+          move.organizationId,
+          move.to,
+          source.name,
+          source.folder_id,
+          source.access_type,
+          Boolean(source.disabled),
+          source.metadata,
+          Number(source.created_at),
+          Date.now(),
+        ],
+      ],
+      ['api_key_id', 'organization_id', 'id'],
+      'id',
+    );
+    if (!inserted.length) throw DirectoryErrors.documentExists();
+    await this.moves.announce(manager, apiKeyId, move);
+    await this.sql.run(manager, `DELETE FROM document WHERE ${where}`, { apiKeyId, organizationId: move.organizationId, id: move.from });
   }
 
   /** Moves documents into a folder, or out of any folder with `root`; an unknown target is NOT_FOUND. */

@@ -2,6 +2,7 @@ import { CommentsAndInbox1763870000000 } from './1763870000000-comments-and-inbo
 import { CommentReadingIndexes1763890000000 } from './1763890000000-comment-reading-indexes.js';
 import { LivePresence1763900000000 } from './1763900000000-live-presence.js';
 import { Attachments1763910000000 } from './1763910000000-attachments.js';
+import { DocumentMigrations1763920000000 } from './1763920000000-document-migrations.js';
 import { ThreadNumbersAndImmutableActivities1763880000000 } from './1763880000000-thread-numbers-and-immutable-activities.js';
 import { UserDataJobs1763860000000 } from './1763860000000-user-data-jobs.js';
 import { UpstreamFields1763850000000 } from './1763850000000-upstream-fields.js';
@@ -34,4 +35,5 @@ export const MIGRATIONS = [
   CommentReadingIndexes1763890000000,
   LivePresence1763900000000,
   Attachments1763910000000,
+  DocumentMigrations1763920000000,
 ];
