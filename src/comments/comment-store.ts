@@ -99,14 +99,12 @@ export class CommentStore implements DirectoryObserver, DocumentMoveObserver, On
    */
   async documentMoved(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
     const parameters = { apiKeyId, organizationId: move.organizationId, from: move.from, to: move.to };
-    const counter = 'comment_counter WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id';
-    // Numbers go with their document's threads: a counter the new id kept from a deleted document counts none.
-    await this.sql.run(manager, `DELETE FROM ${counter} = :to`, parameters);
-    await this.sql.run(
-      manager,
-      `UPDATE comment_counter SET document_id = :to WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :from`,
-      parameters,
-    );
+    const scope = 'api_key_id = :apiKeyId AND organization_id = :organizationId';
+    // Numbers go with their threads. The new id names no document, and a document's delete takes
+    // its counter with its threads, so a counter still there counts no thread of the new id; it
+    // would only stand in the way of the moving one (the document is in the key).
+    await this.sql.run(manager, `DELETE FROM comment_counter WHERE ${scope} AND document_id = :to`, parameters);
+    await this.sql.run(manager, `UPDATE comment_counter SET document_id = :to WHERE ${scope} AND document_id = :from`, parameters);
     await moveDocumentBodies(this.sql, manager, 'comment_annotation', 'annotation_id', parameters);
   }
 
