@@ -3,7 +3,9 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { AttachmentStore } from '../src/attachments/attachment-store.js';
 import { AttachmentsService } from '../src/attachments/attachments.service.js';
+import { AppConfig } from '../src/config/app-config.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { FakeS3 } from './helpers/fake-s3.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
@@ -34,7 +36,13 @@ function attachmentSuite(name: string, setup: () => Promise<{ env: Record<string
       const store = await setup();
       blobs = store.blobs;
       stop = store.stop;
-      app = await startApp({ ATTACHMENT_MAX_BYTES: '64kb', ATTACHMENT_TYPES: 'image/*,text/plain', ATTACHMENT_URL_TTL_SECONDS: '2', ...store.env });
+      app = await startApp({
+        ATTACHMENT_MAX_BYTES: '64kb',
+        ATTACHMENT_TYPES: 'image/*,text/plain',
+        ATTACHMENT_URL_TTL_SECONDS: '2',
+        ATTACHMENT_UPLOAD_URL_TTL_SECONDS: '2',
+        ...store.env,
+      });
       key = await createKey(app);
       call = agentFor(app, key);
       expectSuccess(await call('/v2/organizations/add', { organizations: [{ organizationId: ORG }] }));
@@ -44,9 +52,9 @@ function attachmentSuite(name: string, setup: () => Promise<{ env: Record<string
       await stop?.();
     });
 
-    async function thread(documentId: string, annotationId: string, from = ana): Promise<void> {
+    async function thread(documentId: string, annotationId: string, from = ana, as = call): Promise<void> {
       expectSuccess(
-        await call('/v2/commentannotations/add', {
+        await as('/v2/commentannotations/add', {
           organizationId: ORG,
           documentId,
           createDocument: true,
@@ -54,13 +62,13 @@ function attachmentSuite(name: string, setup: () => Promise<{ env: Record<string
         }),
       );
     }
-    async function upload(fields: Record<string, string>, file: { bytes: Buffer | string; type: string; name?: string } | undefined) {
+    async function upload(fields: Record<string, string>, file: { bytes: Buffer | string; type: string; name?: string } | undefined, as = key) {
       const form = new FormData();
       for (const [field, value] of Object.entries(fields)) form.append(field, value);
       if (file) form.append('file', new Blob([file.bytes], { type: file.type }), file.name ?? 'note.txt');
       const response = await fetch(`http://127.0.0.1:${app.port}/v2/commentannotations/comments/attachments/add`, {
         method: 'POST',
-        headers: key.headers,
+        headers: as.headers,
         body: form,
       });
       return { status: response.status, body: (await response.json()) as any };
@@ -69,6 +77,21 @@ function attachmentSuite(name: string, setup: () => Promise<{ env: Record<string
     const commentAttachments = async (documentId: string, annotationId: string) =>
       (expectSuccess(await call('/v2/commentannotations/comments/get', { organizationId: ORG, documentId, annotationId })).data as any[])[0].attachments;
     const sweep = () => app.app.get(AttachmentsService).sweep();
+    const filesUnderIncoming = () => filesUnder(join(app.app.get(AppConfig).dataDir, 'attachments', '.incoming')).length;
+    const rows = async () => (await app.app.get(AttachmentStore).totals()).count;
+    /** PUTs raw bytes to a pre-signed upload URL. */
+    async function put(url: string, bytes: Buffer | string, contentType?: string) {
+      const response = await fetch(url, { method: 'PUT', body: bytes, headers: contentType ? { 'content-type': contentType } : {} });
+      return { status: response.status, body: (await response.json()) as any };
+    }
+    const presign = (documentId: string, annotationId: string, file: { name?: string; mimeType?: string; size?: number } = {}, as = call) =>
+      as('/v2/commentannotations/comments/attachments/presign', {
+        ...fieldsOf(documentId, annotationId),
+        commentId: 1,
+        name: file.name ?? 'big.txt',
+        mimeType: file.mimeType ?? 'text/plain',
+        ...(file.size !== undefined ? { size: file.size } : {}),
+      });
 
     it('uploads a file for a comment (multipart), lists it on the comment, and serves it by its link', async () => {
       await thread('doc-a', 't-a');
@@ -183,6 +206,165 @@ function attachmentSuite(name: string, setup: () => Promise<{ env: Record<string
       for (const answer of await racing) assert.ok(answer.status === 200 || answer.status === 404, JSON.stringify(answer.body));
       await sweep();
       assert.equal(blobs(), before - 20, 'every blob of the deleted comment is gone, late ones included');
+    });
+
+    it("a key's own limits (apikeyconfig attachmentConfig) narrow the service's: a key refuses what another accepts", async () => {
+      const strict = await createKey(app);
+      const strictCall = agentFor(app, strict);
+      expectSuccess(await strictCall('/v2/organizations/add', { organizations: [{ organizationId: ORG }] }));
+      const initial = expectSuccess(await strictCall('/v2/workspace/apikeyconfig/get', {})).data.attachmentConfig;
+      assert.deepEqual(initial, { maxBytes: 65536, types: ['image/*', 'text/plain'], isCustom: false });
+      // Wider than the service is refused, naming the field.
+      expectError(
+        await strictCall('/v2/workspace/apikeyconfig/update', { attachmentConfig: { maxBytes: 65537 } }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.attachmentConfig.maxBytes must be at most 65536 (ATTACHMENT_MAX_BYTES).',
+      );
+      expectError(
+        await strictCall('/v2/workspace/apikeyconfig/update', { attachmentConfig: { types: ['text/plain', 'text/html'] } }),
+        400,
+        'INVALID_ARGUMENT',
+        'data.attachmentConfig.types[1] text/html is not accepted by the service (ATTACHMENT_TYPES).',
+      );
+      expectError(
+        await strictCall('/v2/workspace/apikeyconfig/update', { attachmentConfig: { types: ['text'] } }),
+        400,
+        'INVALID_ARGUMENT',
+        /^data\.attachmentConfig\.types\[0\] must be a MIME type/,
+      );
+      expectError(
+        await strictCall('/v2/workspace/apikeyconfig/update', { attachmentConfig: { maxBytes: 0 } }),
+        400,
+        'INVALID_ARGUMENT',
+        /^data\.attachmentConfig\.maxBytes /,
+      );
+      expectError(await strictCall('/v2/workspace/apikeyconfig/update', { attachmentConfig: { other: 1 } }), 400, 'INVALID_ARGUMENT', /other/);
+      expectError(
+        await strictCall('/v2/workspace/apikeyconfig/update', { attachmentConfig: {} }),
+        400,
+        'INVALID_ARGUMENT',
+        'At least one field must be provided for update',
+      );
+      const echo = expectSuccess(await strictCall('/v2/workspace/apikeyconfig/update', { attachmentConfig: { maxBytes: 1024, types: ['Text/Plain'] } })).data;
+      assert.deepEqual(echo, { attachmentConfig: { maxBytes: 1024, types: ['text/plain'], isCustom: true } });
+
+      await thread('doc-k', 't-k', ana, strictCall);
+      await thread('doc-k', 't-k');
+      const big = { bytes: Buffer.alloc(2048, 'x'), type: 'text/plain' };
+      const png = { bytes: 'png', type: 'image/png', name: 'p.png' };
+      expectSuccess(await upload(fieldsOf('doc-k', 't-k'), big));
+      expectSuccess(await upload(fieldsOf('doc-k', 't-k'), png));
+      expectError(await upload(fieldsOf('doc-k', 't-k'), big, strict), 413, 'INVALID_ARGUMENT', 'file exceeds the limit of 1024 bytes.');
+      expectError(
+        await upload(fieldsOf('doc-k', 't-k'), png, strict),
+        400,
+        'INVALID_ARGUMENT',
+        'file type image/png is not accepted (attachmentConfig.types).',
+      );
+      expectSuccess(await upload(fieldsOf('doc-k', 't-k'), { bytes: 'small', type: 'text/plain' }, strict));
+      // Pre-signed uploads get the same limits.
+      expectError(await presign('doc-k', 't-k', { size: 2048 }, strictCall), 413, 'INVALID_ARGUMENT', 'file exceeds the limit of 1024 bytes.');
+      expectError(
+        await presign('doc-k', 't-k', { mimeType: 'image/png' }, strictCall),
+        400,
+        'INVALID_ARGUMENT',
+        'file type image/png is not accepted (attachmentConfig.types).',
+      );
+      const { uploadUrl, maxBytes } = expectSuccess(await presign('doc-k', 't-k', {}, strictCall)).data;
+      assert.equal(maxBytes, 1024);
+      expectError(await put(uploadUrl, big.bytes), 413, 'INVALID_ARGUMENT', 'file exceeds the limit of 1024 bytes.');
+      // null takes a limit back to the service's.
+      expectSuccess(await strictCall('/v2/workspace/apikeyconfig/update', { attachmentConfig: { maxBytes: null } }));
+      assert.deepEqual(expectSuccess(await strictCall('/v2/workspace/apikeyconfig/get', {})).data.attachmentConfig, {
+        maxBytes: 65536,
+        types: ['text/plain'],
+        isCustom: true,
+      });
+      expectSuccess(await upload(fieldsOf('doc-k', 't-k'), big, strict));
+    });
+
+    it('a pre-signed upload: PUT the bytes to the URL (streamed), the comment lists the file, it downloads; the URL works once', async () => {
+      await thread('doc-p', 't-p');
+      const before = blobs();
+      const answer = expectSuccess(
+        await presign('doc-p', 't-p', { name: 'grand rapport.txt', mimeType: 'text/plain', size: 40_000 }),
+        'Upload URL created successfully.',
+      ).data;
+      assert.equal(answer.method, 'PUT');
+      assert.equal(answer.maxBytes, 65536);
+      assert.ok(Date.parse(answer.expiresAt) > Date.now());
+      const bytes = Buffer.alloc(40_000, 'y');
+      // The content type sent does not matter (not JSON-parsed, not the stored type).
+      const added = expectSuccess(await put(answer.uploadUrl, bytes, 'application/json'), 'Attachment added successfully.').data;
+      assert.equal(added.name, 'grand rapport.txt');
+      assert.equal(added.size, 40_000);
+      assert.equal(added.mimeType, 'text/plain');
+      assert.deepEqual(await commentAttachments('doc-p', 't-p'), [
+        { attachmentId: added.attachmentId, name: 'grand rapport.txt', size: 40_000, type: 'text/plain', mimeType: 'text/plain' },
+      ]);
+      const download = await fetch(added.url);
+      assert.equal(download.status, 200);
+      assert.ok(Buffer.from(await download.arrayBuffer()).equals(bytes));
+      expectError(await put(answer.uploadUrl, 'again'), 409, 'ALREADY_EXISTS', 'This upload URL has already been used.');
+      // Without a content type at all, and empty.
+      const empty = expectSuccess(await presign('doc-p', 't-p')).data;
+      assert.equal(expectSuccess(await put(empty.uploadUrl, '')).data.size, 0);
+      assert.equal(blobs(), before + 2, 'one blob per upload, none for the refused second PUT');
+      assert.equal((await commentAttachments('doc-p', 't-p')).length, 2);
+      // The comment must exist when the URL is asked for; bad input names its field.
+      expectError(
+        await call('/v2/commentannotations/comments/attachments/presign', { ...fieldsOf('doc-p', 't-p'), commentId: 9, name: 'x', mimeType: 'text/plain' }),
+        404,
+        'NOT_FOUND',
+        'Comment not found.',
+      );
+      expectError(
+        await call('/v2/commentannotations/comments/attachments/presign', { ...fieldsOf('doc-p', 't-p'), commentId: 1, name: 'x', mimeType: 'nope' }),
+        400,
+        'INVALID_ARGUMENT',
+        /^data\.mimeType /,
+      );
+      expectError(
+        await call('/v2/commentannotations/comments/attachments/presign', { ...fieldsOf('doc-p', 't-p'), commentId: '1', name: 'x', mimeType: 'text/plain' }),
+        400,
+        'INVALID_ARGUMENT',
+        /^data\.commentId /,
+      );
+      expectError(await presign('doc-p', 't-p', { mimeType: 'text/html' }), 400, 'INVALID_ARGUMENT', 'file type text/html is not accepted (ATTACHMENT_TYPES).');
+    });
+
+    it('a pre-signed upload over the limit is refused (413) with nothing kept; a tampered, foreign or expired URL is refused', async () => {
+      await thread('doc-q', 't-q');
+      const before = { blobs: blobs(), rows: await rows() };
+      const { uploadUrl } = expectSuccess(await presign('doc-q', 't-q')).data;
+      expectError(await put(uploadUrl, Buffer.alloc(65 * 1024)), 413, 'INVALID_ARGUMENT', 'file exceeds the limit of 65536 bytes.');
+      const token = new URL(uploadUrl).searchParams.get('token')!;
+      const tampered = uploadUrl.replace(token, `${token.slice(0, -2)}${token.endsWith('A') ? 'BB' : 'AA'}`);
+      expectError(await put(tampered, 'x'), 403, 'PERMISSION_DENIED', 'This upload URL is not valid.');
+      // A download link's token opens no upload.
+      const { url } = expectSuccess(await upload(fieldsOf('doc-q', 't-q'), { bytes: 'd', type: 'text/plain' })).data;
+      const downloadToken = new URL(url).searchParams.get('token')!;
+      expectError(await put(uploadUrl.replace(token, downloadToken), 'x'), 403, 'PERMISSION_DENIED', 'This upload URL is not valid.');
+      expectError(await put(uploadUrl.replace(token, ''), 'x'), 403, 'PERMISSION_DENIED', 'This upload URL is not valid.');
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      expectError(await put(uploadUrl, 'late'), 403, 'PERMISSION_DENIED', 'This upload URL has expired.');
+      assert.equal(blobs(), before.blobs + 1, 'only the multipart upload is kept');
+      assert.equal(await rows(), before.rows + 1);
+      assert.equal(filesUnderIncoming(), 0, 'no partial file left in the incoming folder');
+    });
+
+    it('pre-signed uploads racing the comment delete leave no blob and no row behind', async () => {
+      await thread('doc-r', 't-r');
+      const urls = await Promise.all(Array.from({ length: 10 }, async () => expectSuccess(await presign('doc-r', 't-r')).data.uploadUrl as string));
+      const before = { blobs: blobs(), rows: await rows() };
+      const racing = Promise.all(urls.map((url, i) => put(url, `racing ${i}`.repeat(500))));
+      expectSuccess(await call('/v2/commentannotations/comments/delete', { organizationId: ORG, documentId: 'doc-r', annotationId: 't-r', commentIds: [1] }));
+      for (const answer of await racing) assert.ok(answer.status === 200 || answer.status === 404, JSON.stringify(answer.body));
+      await sweep();
+      assert.equal(blobs(), before.blobs, 'every blob of the deleted comment is gone');
+      assert.equal(await rows(), before.rows, 'every row of the deleted comment is gone');
+      assert.equal(filesUnderIncoming(), 0);
     });
   });
 }

@@ -1,3 +1,4 @@
+import { AppConfig } from '../src/config/app-config.js';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
@@ -320,6 +321,12 @@ describe('delivery configs (contract part 3)', () => {
       isPrivateCommentsEnabled: false,
       requireJwtToken: false,
       requireAutoOrgUser: false,
+      // Ours: the attachment limits the key's uploads get (the service's until it sets its own).
+      attachmentConfig: {
+        maxBytes: keyed.app.app.get(AppConfig).attachments.maxBytes,
+        types: [...keyed.app.app.get(AppConfig).attachments.types],
+        isCustom: false,
+      },
     });
     const secret = 'sk-openai-0123456789abcdefghij';
     const echo = expectSuccess(

@@ -71,6 +71,15 @@ export class AttachmentStore implements DocumentMoveObserver, OnModuleInit {
     );
   }
 
+  /** Whether the key has an attachment of this id, in the caller's unit of work (a pre-signed upload's id is used once). */
+  async exists(manager: EntityManager, apiKeyId: string, attachmentId: number): Promise<boolean> {
+    const rows = await this.sql.run(manager, 'SELECT 1 AS found FROM attachment WHERE api_key_id = :apiKeyId AND attachment_id = :attachmentId', {
+      apiKeyId,
+      attachmentId,
+    });
+    return rows.length > 0;
+  }
+
   /** The key's attachments of these ids whose comment still exists. */
   async live(apiKeyId: string, attachmentIds: number[]): Promise<StoredAttachment[]> {
     const rows = await this.sql.rows<Row>(

@@ -1,16 +1,18 @@
 import type { IncomingMessage } from 'node:http';
-import { Controller, Get, Query, Req, StreamableFile } from '@nestjs/common';
+import { Controller, Get, HttpCode, Put, Query, Req, SetMetadata, StreamableFile } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
-import { Auth, Operation } from '../common/decorators/operation.decorator.js';
+import { Auth, Operation, OPERATION_METADATA, type OperationOptions } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
-import { AttachmentsService, DOWNLOAD_PATH, type AttachmentLink } from './attachments.service.js';
-import { AttachmentAddedResult, AttachmentLinksResult, GetAttachmentsRequest } from './dto/attachments.dto.js';
+import { AttachmentsService, DOWNLOAD_PATH, UPLOAD_PATH, type AttachmentLink, type UploadUrl } from './attachments.service.js';
+import { AttachmentAddedResult, AttachmentLinksResult, GetAttachmentsRequest, PresignRequest, UploadUrlResult } from './dto/attachments.dto.js';
 
 /** The Node request under either adapter (Fastify wraps it as `raw`). */
 type AdapterRequest = IncomingMessage & { raw?: IncomingMessage };
+
+const ADDED = 'Attachment added successfully.';
 
 /** Files attached to comments (ours: upstream's REST API takes attachments' metadata only). */
 @ApiTags('comments')
@@ -23,7 +25,7 @@ export class AttachmentsController {
 
   @Operation('/v2/commentannotations/comments/attachments/add', {
     auth: 'apiKey',
-    message: 'Attachment added successfully.',
+    message: ADDED,
     response: AttachmentAddedResult,
     errors: ['NOT_FOUND'],
   })
@@ -52,6 +54,32 @@ export class AttachmentsController {
   })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetAttachmentsRequest, @Req() request: AdapterRequest): Promise<AttachmentLink[]> {
     return this.attachments.links(caller.apiKeyId, data.attachmentIds, this.baseUrl(request));
+  }
+
+  @Operation('/v2/commentannotations/comments/attachments/presign', {
+    auth: 'apiKey',
+    message: 'Upload URL created successfully.',
+    response: UploadUrlResult,
+    errors: ['NOT_FOUND'],
+    summary: 'A pre-signed URL to PUT a large file to, which attaches it to the comment.',
+  })
+  presign(@ApiKeyPrincipal() caller: Caller, @RequestData() data: PresignRequest, @Req() request: AdapterRequest): Promise<UploadUrl> {
+    return this.attachments.presign(caller.apiKeyId, data, this.baseUrl(request));
+  }
+
+  /**
+   * A pre-signed upload's PUT: the sealed token is the credential; the raw body (left unread by
+   * both JSON pipelines, `isStreamedBody`) is streamed to the store. Answered in the success
+   * envelope as the multipart add is (the operation metadata gives the message), outside the
+   * OpenAPI document as the download link is: clients get its URL from `presign`.
+   */
+  @Put(UPLOAD_PATH.slice(1))
+  @HttpCode(200)
+  @Auth('public')
+  @SetMetadata(OPERATION_METADATA, { auth: 'public', message: ADDED, response: AttachmentAddedResult } satisfies OperationOptions)
+  @ApiExcludeEndpoint()
+  put(@Query('token') token: unknown, @Req() request: AdapterRequest): Promise<AttachmentLink> {
+    return this.attachments.putUpload(typeof token === 'string' ? token : '', request.raw ?? request, this.baseUrl(request));
   }
 
   /**

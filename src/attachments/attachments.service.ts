@@ -15,9 +15,23 @@ import { Secrets } from '../common/secrets.js';
 import { checkId, type Check } from '../common/validation.js';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../database/transactions.js';
+import { STREAMED_UPLOAD_PATH } from '../common/http/request-body.js';
+import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import { attachmentLimits, type AttachmentLimits } from '../workspace/attachment-limits.js';
 import { AttachmentStore, type Orphan, type StoredAttachment } from './attachment-store.js';
 import { BlobStore } from './blob-store.js';
 import { receiveUpload, UploadErrors } from './multipart-upload.js';
+import { receiveBody } from './raw-upload.js';
+import type { PresignRequest } from './dto/attachments.dto.js';
+
+/** A pre-signed upload URL, and what it takes. */
+export interface UploadUrl {
+  uploadUrl: string;
+  method: 'PUT';
+  /** The largest body it takes (the key's limit as it is now; checked again at the PUT). */
+  maxBytes: number;
+  expiresAt: string;
+}
 
 /** What a caller learns of an attachment: the comment's `attachments[]` item, and a download link. */
 export interface AttachmentLink {
@@ -31,16 +45,23 @@ export interface AttachmentLink {
 }
 
 export const AttachmentErrors = {
-  typeRefused: (mimeType: string) => new ApiError('INVALID_ARGUMENT', `file type ${mimeType} is not accepted (ATTACHMENT_TYPES).`),
+  typeRefused: (mimeType: string, list: string) => new ApiError('INVALID_ARGUMENT', `file type ${mimeType} is not accepted (${list}).`),
   commentMissing: () => new ApiError('NOT_FOUND', 'Comment not found.'),
   linkInvalid: () => new ApiError('PERMISSION_DENIED', 'This download link is not valid.'),
   linkExpired: () => new ApiError('PERMISSION_DENIED', 'This download link has expired.'),
   gone: () => new ApiError('NOT_FOUND', 'Attachment not found.'),
+  uploadInvalid: () => new ApiError('PERMISSION_DENIED', 'This upload URL is not valid.'),
+  uploadExpired: () => new ApiError('PERMISSION_DENIED', 'This upload URL has expired.'),
+  uploadUsed: () => new ApiError('ALREADY_EXISTS', 'This upload URL has already been used.'),
 };
 
 /** The path downloads are served at; the sealed link token is its `token` parameter. */
 export const DOWNLOAD_PATH = '/v2/attachments/download';
 const TOKEN_CONTEXT = 'attachment-download';
+/** Where pre-signed uploads are PUT (the body bypasses both JSON pipelines); the sealed token is its `token` parameter. */
+export const UPLOAD_PATH = STREAMED_UPLOAD_PATH;
+/** Its own context: a download link's token opens no upload, and the reverse. */
+const UPLOAD_TOKEN_CONTEXT = 'attachment-upload';
 /** Orphaned blobs deleted per sweep statement. */
 const SWEEP_BATCH = 100;
 
@@ -78,6 +99,7 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
     private readonly secrets: Secrets,
     private readonly config: AppConfig,
     private readonly adapterHost: HttpAdapterHost,
+    private readonly keys: ApiKeyRepository,
     metrics: Metrics,
     health: HealthReports,
   ) {
@@ -103,17 +125,95 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
 
   /** Receives a multipart upload for a comment; answers its item with a download link. */
   async upload(apiKeyId: string, request: IncomingMessage, baseUrl: string): Promise<AttachmentLink> {
-    const limits = this.config.attachments;
+    const limits = await this.limitsOf(apiKeyId);
     const { fields, file } = await receiveUpload(request, { maxBytes: limits.maxBytes, incomingDir: this.blobs.incomingDir });
+    let place: CommentPlace;
+    try {
+      place = checkedFields(fields);
+    } catch (error) {
+      await rm(file.path, { force: true });
+      throw error;
+    }
+    return this.attach(apiKeyId, place, file, limits, baseUrl, randomInt(1, 2 ** 48));
+  }
+
+  /**
+   * A pre-signed upload: a URL that takes the file's bytes by PUT, without credentials, until
+   * `ATTACHMENT_UPLOAD_URL_TTL_SECONDS` have passed. Its token (sealed as download links are,
+   * in its own context) names the key, the comment, the file's name and type, and the
+   * attachment id the upload will get, so the URL works once. The comment, type and declared
+   * size are checked now, so a client learns of a refusal before sending the bytes; the PUT
+   * checks them again.
+   */
+  async presign(apiKeyId: string, request: PresignRequest, baseUrl: string): Promise<UploadUrl> {
+    const limits = await this.limitsOf(apiKeyId);
+    const mimeType = request.mimeType.toLowerCase();
+    refuseType(limits, mimeType);
+    if (request.size !== undefined && request.size > limits.maxBytes) throw UploadErrors.tooLarge(limits.maxBytes);
+    const place = { organizationId: request.organizationId, documentId: request.documentId, annotationId: request.annotationId, commentId: request.commentId };
+    await this.transactions.run(async (manager) => {
+      const { comment } = await this.comments.lockComment(manager, { apiKeyId, ...place }, place.commentId);
+      if (!comment) throw AttachmentErrors.commentMissing();
+    });
+    const expires = Date.now() + this.config.attachments.uploadUrlTtlSeconds * 1000;
+    const sealed: UploadToken = { k: apiKeyId, ...place, n: request.name, m: mimeType, a: randomInt(1, 2 ** 48), e: expires };
+    return {
+      uploadUrl: `${baseUrl}${UPLOAD_PATH}?token=${this.secrets.sealToken(JSON.stringify(sealed), UPLOAD_TOKEN_CONTEXT)}`,
+      method: 'PUT',
+      maxBytes: limits.maxBytes,
+      expiresAt: new Date(expires).toISOString(),
+    };
+  }
+
+  /**
+   * The PUT of a pre-signed upload: the raw body streamed to the incoming folder within the
+   * key's limits as they are now, then attached as a multipart upload is.
+   */
+  async putUpload(token: string, request: IncomingMessage, baseUrl: string): Promise<AttachmentLink> {
+    const opened = this.secrets.openToken(token, UPLOAD_TOKEN_CONTEXT);
+    // Refused before reading: the body is drained, so the answer is not overtaken by a reset.
+    const refuse = (error: ApiError) => {
+      request.resume();
+      return Promise.reject(error);
+    };
+    if (!opened) return refuse(AttachmentErrors.uploadInvalid());
+    const sealed = JSON.parse(opened) as UploadToken;
+    if (Date.now() >= sealed.e) return refuse(AttachmentErrors.uploadExpired());
+    const limits = await this.limitsOf(sealed.k);
+    const received = await receiveBody(request, { maxBytes: limits.maxBytes, incomingDir: this.blobs.incomingDir });
+    const { organizationId, documentId, annotationId, commentId } = sealed;
+    return this.attach(
+      sealed.k,
+      { organizationId, documentId, annotationId, commentId },
+      { ...received, name: sealed.n, mimeType: sealed.m },
+      limits,
+      baseUrl,
+      sealed.a,
+    );
+  }
+  /**
+   * The one way a received file becomes an attachment (multipart or pre-signed): its type
+   * checked, the blob stored, then under the thread's lock the row recorded and the item added
+   * to the comment's `attachments[]`. A comment gone by then (deleted while the bytes arrived)
+   * gets NOT_FOUND and the blob is deleted, so nothing is left behind; an attachment id already
+   * recorded (a pre-signed URL used twice) is refused the same way.
+   */
+  private async attach(
+    apiKeyId: string,
+    place: CommentPlace,
+    file: { path: string; name: string; mimeType: string; size: number },
+    limits: AttachmentLimits,
+    baseUrl: string,
+    attachmentId: number,
+  ): Promise<AttachmentLink> {
     const blobKey = `${randomUUID().replace(/-/g, '').slice(0, 2)}/${randomUUID().replace(/-/g, '')}`;
     let stored = false;
     try {
-      const place = checkedFields(fields);
-      if (!typeAccepted(file.mimeType, limits.types)) throw AttachmentErrors.typeRefused(file.mimeType);
+      refuseType(limits, file.mimeType);
       await this.blobs.put(blobKey, file.path, file.size, file.mimeType);
       stored = true;
       const attachment: StoredAttachment = {
-        attachmentId: randomInt(1, 2 ** 48),
+        attachmentId,
         ...place,
         name: file.name.slice(0, 1000),
         mimeType: file.mimeType,
@@ -125,6 +225,7 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
         const thread = { apiKeyId, organizationId: place.organizationId, annotationId: place.annotationId, documentId: place.documentId };
         const { comment } = await this.comments.lockComment(manager, thread, place.commentId);
         if (!comment) throw AttachmentErrors.commentMissing();
+        if (await this.attachments.exists(manager, apiKeyId, attachmentId)) throw AttachmentErrors.uploadUsed();
         await this.attachments.insert(manager, apiKeyId, attachment);
         const item = {
           attachmentId: attachment.attachmentId,
@@ -151,6 +252,11 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
       await rm(file.path, { force: true });
       throw error;
     }
+  }
+
+  /** The key's limits: its own (apikeyconfig `attachmentConfig`) within the service's. */
+  private async limitsOf(apiKeyId: string): Promise<AttachmentLimits> {
+    return attachmentLimits(this.config.attachments, (await this.keys.settings(apiKeyId)).attachmentConfig);
   }
 
   /** Fresh download links of the key's attachments of these ids (those whose comment is gone are left out). */
@@ -227,8 +333,25 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
   }
 }
 
+/** The comment an upload is for. */
+interface CommentPlace {
+  organizationId: string;
+  documentId: string;
+  annotationId: string;
+  commentId: number;
+}
+
+/** What a pre-signed upload URL's token holds: key, comment, file name and type, attachment id, expiry (epoch ms). */
+interface UploadToken extends CommentPlace {
+  k: string;
+  n: string;
+  m: string;
+  a: number;
+  e: number;
+}
+
 /** The upload's form fields, checked; the first wrong one is named. */
-function checkedFields(fields: Record<string, string>): { organizationId: string; documentId: string; annotationId: string; commentId: number } {
+function checkedFields(fields: Record<string, string>): CommentPlace {
   for (const [name, check] of Object.entries(UPLOAD_FIELDS)) {
     if (fields[name] === undefined) throw new ApiError('INVALID_ARGUMENT', `${name} is required (a form field).`);
     const problem = check(fields[name]);
@@ -237,10 +360,10 @@ function checkedFields(fields: Record<string, string>): { organizationId: string
   return { organizationId: fields.organizationId!, documentId: fields.documentId!, annotationId: fields.annotationId!, commentId: Number(fields.commentId) };
 }
 
-/** Whether `ATTACHMENT_TYPES` accepts the MIME type (`type/*` accepts the whole type). */
-export function typeAccepted(mimeType: string, accepted: readonly string[]): boolean {
-  const [type] = mimeType.split(';');
-  return accepted.some((allowed) => (allowed.endsWith('/*') ? type!.startsWith(allowed.slice(0, -1)) : type === allowed));
+/** Refuses a type the key's limits do not accept, naming the list that refuses it. */
+function refuseType(limits: AttachmentLimits, mimeType: string): void {
+  const refusedBy = limits.refusedBy(mimeType);
+  if (refusedBy) throw AttachmentErrors.typeRefused(mimeType, refusedBy);
 }
 
 export { UploadErrors };

@@ -106,6 +106,8 @@ export interface AttachmentSettings {
   readonly types: readonly string[];
   /** How long a download link works (`ATTACHMENT_URL_TTL_SECONDS`). */
   readonly urlTtlSeconds: number;
+  /** How long a pre-signed upload URL may be started (`ATTACHMENT_UPLOAD_URL_TTL_SECONDS`). */
+  readonly uploadUrlTtlSeconds: number;
   /** How often blobs of deleted comments are looked for and deleted (`ATTACHMENT_SWEEP_SECONDS`). */
   readonly sweepSeconds: number;
   /** An S3-compatible bucket (`ATTACHMENT_S3_*`); unset: files under `DATA_DIR/attachments`. */
@@ -195,6 +197,7 @@ export const CONFIG_VARIABLES = [
   'ATTACHMENT_MAX_BYTES',
   'ATTACHMENT_TYPES',
   'ATTACHMENT_URL_TTL_SECONDS',
+  'ATTACHMENT_UPLOAD_URL_TTL_SECONDS',
   'ATTACHMENT_SWEEP_SECONDS',
   'ATTACHMENT_S3_BUCKET',
   'ATTACHMENT_S3_ENDPOINT',
@@ -270,6 +273,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
         .map((type) => type.trim().toLowerCase())
         .filter(Boolean),
       urlTtlSeconds: parseInteger(read, 'ATTACHMENT_URL_TTL_SECONDS', 3600, 1, 7 * 86_400),
+      uploadUrlTtlSeconds: parseInteger(read, 'ATTACHMENT_UPLOAD_URL_TTL_SECONDS', 900, 1, 86_400),
       sweepSeconds: parseInteger(read, 'ATTACHMENT_SWEEP_SECONDS', 60, 1, 86_400),
       s3: read('ATTACHMENT_S3_BUCKET')
         ? {

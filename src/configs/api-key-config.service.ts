@@ -4,11 +4,13 @@ import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
 import { Transactions } from '../database/transactions.js';
+import { AppConfig } from '../config/app-config.js';
 import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import { attachmentLimits, typeWithin, type AttachmentConfig } from '../workspace/attachment-limits.js';
 import { stripUndefined, type KeySettings } from '../workspace/key-configs.js';
 import { maskSecret } from './ai-model-keys.js';
 import { ConfigErrors } from './configs.errors.js';
-import type { UpdateApiKeyConfigRequest } from './dto/config.dto.js';
+import type { AttachmentConfigUpdate, UpdateApiKeyConfigRequest } from './dto/config.dto.js';
 
 /** Upstream's apikeyconfig answer: the key's owner, plan and settings; AI keys masked. */
 export interface ApiKeyConfigView {
@@ -19,11 +21,20 @@ export interface ApiKeyConfigView {
   requireJwtToken: boolean;
   requireAutoOrgUser: boolean;
   aiModelsConfig?: Record<string, { displayText: string }>;
+  attachmentConfig: AttachmentConfigView;
+}
+
+/** The attachment limits a key's uploads get: its own within the service's (ours). */
+export interface AttachmentConfigView {
+  maxBytes: number;
+  types: string[];
+  isCustom: boolean;
 }
 
 /** What an update echoes: the post-write values of the fields sent. */
 export type ApiKeyConfigEcho = Partial<Pick<KeySettings, 'enablePrivateComments' | 'requireJwtToken' | 'requireAutoOrgUser' | 'defaultDocumentAccessType'>> & {
   aiModelsConfig?: Record<string, { displayText: string }>;
+  attachmentConfig?: AttachmentConfigView;
 };
 
 export const NOTHING_TO_UPDATE = 'At least one field must be provided for update';
@@ -35,6 +46,7 @@ export class ApiKeyConfigService {
     private readonly keys: ApiKeyRepository,
     private readonly transactions: Transactions,
     private readonly secrets: Secrets,
+    private readonly config: AppConfig,
   ) {}
 
   async get(principal: ApiKeyPrincipal): Promise<ApiKeyConfigView> {
@@ -49,14 +61,18 @@ export class ApiKeyConfigService {
       requireJwtToken: settings.requireJwtToken ?? false,
       requireAutoOrgUser: settings.requireAutoOrgUser,
       ...(settings.aiModelKeysEnc && Object.keys(settings.aiModelKeysEnc).length ? { aiModelsConfig: this.masked(settings.aiModelKeysEnc) } : {}),
+      attachmentConfig: this.attachmentView(settings.attachmentConfig),
     };
   }
 
   /** Merges the sent fields into the settings (nothing is removed), under the row's lock. */
   async update(principal: ApiKeyPrincipal, request: UpdateApiKeyConfigRequest): Promise<ApiKeyConfigEcho> {
-    const { aiModelApiKey, ...flags } = request;
+    const { aiModelApiKey, attachmentConfig, ...flags } = request;
     const sent: ApiKeyConfigEcho = stripUndefined(flags);
-    if (!Object.keys(sent).length && !aiModelApiKey) throw new ApiError('INVALID_ARGUMENT', NOTHING_TO_UPDATE);
+    const attachmentChange = attachmentConfig && stripUndefined(attachmentConfig);
+    if (attachmentChange) this.checkAttachmentChange(attachmentChange);
+    if (!Object.keys(sent).length && !aiModelApiKey && !(attachmentChange && Object.keys(attachmentChange).length))
+      throw new ApiError('INVALID_ARGUMENT', NOTHING_TO_UPDATE);
     return this.transactions.run(async (manager) => {
       const stored = await this.keys.lockSettings(manager, principal.apiKeyId);
       if (!stored) throw ConfigErrors.keyGone();
@@ -67,12 +83,46 @@ export class ApiKeyConfigService {
           ...Object.fromEntries(aiModelApiKey.map((entry) => [entry.provider, this.secrets.encrypt(entry.customerApiKey)])),
         };
       }
+      if (attachmentChange) settings.attachmentConfig = mergeAttachmentConfig(settings.attachmentConfig, attachmentChange);
       await this.keys.saveSettings(manager, principal.apiKeyId, settings);
-      return { ...sent, ...(aiModelApiKey ? { aiModelsConfig: this.masked(settings.aiModelKeysEnc!) } : {}) };
+      return {
+        ...sent,
+        ...(aiModelApiKey ? { aiModelsConfig: this.masked(settings.aiModelKeysEnc!) } : {}),
+        ...(attachmentChange ? { attachmentConfig: this.attachmentView(settings.attachmentConfig) } : {}),
+      };
     });
+  }
+
+  /** A key's limits stay within the service's: a larger size or a wider type is refused, naming it. */
+  private checkAttachmentChange(change: Partial<AttachmentConfigUpdate>): void {
+    const service = this.config.attachments;
+    if (typeof change.maxBytes === 'number' && change.maxBytes > service.maxBytes)
+      throw new ApiError('INVALID_ARGUMENT', `data.attachmentConfig.maxBytes must be at most ${service.maxBytes} (ATTACHMENT_MAX_BYTES).`);
+    change.types?.forEach((type, i) => {
+      if (!typeWithin(type.toLowerCase(), service.types))
+        throw new ApiError('INVALID_ARGUMENT', `data.attachmentConfig.types[${i}] ${type} is not accepted by the service (ATTACHMENT_TYPES).`);
+    });
+  }
+
+  private attachmentView(own: AttachmentConfig | undefined): AttachmentConfigView {
+    return {
+      maxBytes: attachmentLimits(this.config.attachments, own).maxBytes,
+      types: [...(own?.types ?? this.config.attachments.types)],
+      isCustom: own?.maxBytes !== undefined || own?.types !== undefined,
+    };
   }
 
   private masked(keys: Record<string, string>): Record<string, { displayText: string }> {
     return Object.fromEntries(Object.entries(keys).map(([provider, encrypted]) => [provider, { displayText: maskSecret(this.secrets.decrypt(encrypted)) }]));
   }
+}
+
+/** Sent fields over the stored limits; `null` takes a limit back to the service's (types lower-cased, as uploads' are). */
+function mergeAttachmentConfig(stored: AttachmentConfig | undefined, change: Partial<AttachmentConfigUpdate>): AttachmentConfig | undefined {
+  const next: AttachmentConfig = { ...stored };
+  if (change.maxBytes === null) delete next.maxBytes;
+  else if (change.maxBytes !== undefined) next.maxBytes = change.maxBytes;
+  if (change.types === null) delete next.types;
+  else if (change.types !== undefined) next.types = change.types.map((type) => type.toLowerCase());
+  return Object.keys(next).length ? next : undefined;
 }

@@ -1,5 +1,6 @@
 import type { AccessType } from '../common/access-types.js';
 import { defaultTriggers, type Triggers } from '../common/event-catalogue.js';
+import type { AttachmentConfig } from './attachment-limits.js';
 
 /** The delivery configs stored on an API key's row (contract part 3). */
 export interface KeyConfigs {
@@ -109,6 +110,8 @@ export interface KeySettings {
   aiModelKeysEnc?: Record<string, string>;
   /** Upstream's activity logs configuration (`activityconfig`), once set. */
   activityServiceConfig?: ActivityServiceConfig;
+  /** The key's own attachment size and type limits, within the service's; unset: the service's. */
+  attachmentConfig?: AttachmentConfig;
 }
 
 /**

@@ -1,7 +1,9 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_BATCH } from '../../common/batch.js';
 import { SuccessResult } from '../../common/openapi-responses.js';
-import { checkArrayOf, checkInteger, Satisfies } from '../../common/validation.js';
+import { checkArrayOf, checkInteger, IsId, IsOptionalInteger, IsText, Satisfies } from '../../common/validation.js';
+import { MIME_PATTERN } from '../../workspace/attachment-limits.js';
+import { checkCommentId } from '../../comments/dto/comments.dto.js';
 
 /** An attachment as its comment's `attachments[]` item, with a download link. */
 export class AttachmentLinkView {
@@ -28,4 +30,31 @@ export class GetAttachmentsRequest {
 export class AttachmentLinksResult extends SuccessResult {
   @ApiProperty({ type: [AttachmentLinkView], description: 'The attachments found; ids of none (or of a deleted comment) are left out.' })
   data!: AttachmentLinkView[];
+}
+
+/** `attachments/presign`: a URL to PUT one file's bytes to, for a comment. */
+export class PresignRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+  @ApiProperty() @IsId() documentId!: string;
+  @ApiProperty() @IsId() annotationId!: string;
+  @ApiProperty({ type: 'integer' }) @Satisfies(checkCommentId) commentId!: number;
+  @ApiProperty({ maxLength: 1000, description: "The file's name, as downloads give it." }) @IsText(1000) name!: string;
+  @ApiProperty({ description: 'The MIME type: one the key accepts (apikeyconfig `attachmentConfig.types`, within ATTACHMENT_TYPES).' })
+  @Satisfies((value) => (typeof value === 'string' && value.length <= 255 && MIME_PATTERN.test(value) ? undefined : 'must be a MIME type (`type/subtype`)'))
+  mimeType!: string;
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Bytes, when known: over the limit is refused now (413) instead of after the upload.' })
+  @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER)
+  size?: number;
+}
+
+export class UploadUrlView {
+  @ApiProperty({ description: 'PUT the raw bytes here (any Content-Type; the type is the one named here), without credentials, once, before `expiresAt`.' })
+  uploadUrl!: string;
+  @ApiProperty({ enum: ['PUT'] }) method!: 'PUT';
+  @ApiProperty({ type: 'integer', description: "The largest body it takes: the key's limit (checked again at the PUT)." }) maxBytes!: number;
+  @ApiProperty({ description: 'ISO 8601: the PUT must start before then (ATTACHMENT_UPLOAD_URL_TTL_SECONDS).' }) expiresAt!: string;
+}
+
+export class UploadUrlResult extends SuccessResult {
+  @ApiProperty({ type: UploadUrlView }) data!: UploadUrlView;
 }

@@ -9,7 +9,7 @@ import { UNAVAILABLE_MESSAGE } from '../filters/api-exception.filter.js';
 import type { ServiceRequest } from '../request-context.js';
 import type { HttpPipeline, PipelineDependencies } from './http-pipeline.js';
 import { answerClientError, KEEP_ALIVE_TIMEOUT_MS, recordCompletedRequest, REQUEST_TIMEOUT_MS, requestIdFor, trustNearest } from './request-basics.js';
-import { isMultipart, readServiceBody } from './request-body.js';
+import { isStreamedBody, readServiceBody } from './request-body.js';
 
 type ExpressServiceRequest = Request & ServiceRequest;
 
@@ -75,7 +75,7 @@ export function expressPipeline(config: AppConfig): HttpPipeline {
           response.json(errorEnvelope('UNAVAILABLE', UNAVAILABLE_MESSAGE));
           return;
         }
-        if (!hasBody(request) || isMultipart(request.headers)) return next();
+        if (!hasBody(request) || isStreamedBody(request.method, request.originalUrl, request.headers)) return next();
         // A refusal goes to Nest's error handler, which answers with the exception filter.
         readServiceBody(request, request, dependencies.config, (error, body) => {
           if (error) {

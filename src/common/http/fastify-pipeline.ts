@@ -9,7 +9,7 @@ import { UNAVAILABLE_MESSAGE } from '../filters/api-exception.filter.js';
 import type { ServiceRequest } from '../request-context.js';
 import type { HttpPipeline, PipelineDependencies } from './http-pipeline.js';
 import { answerClientError, KEEP_ALIVE_TIMEOUT_MS, recordCompletedRequest, REQUEST_TIMEOUT_MS, requestIdFor, trustNearest } from './request-basics.js';
-import { isMultipart, readServiceBody } from './request-body.js';
+import { isStreamedBody, readServiceBody } from './request-body.js';
 
 /** `type/subtype` with optional parameters (RFC 9110 media-type tokens). */
 const MEDIA_TYPE = /^\s*[!#$%&'*+.^`|~\w-]+\/[!#$%&'*+.^`|~\w-]+\s*(;\s*[!#$%&'*+.^`|~\w-]+=("[^"]*"|[!#$%&'*+.^`|~\w-]+)\s*)*;?\s*$/;
@@ -60,7 +60,7 @@ export function fastifyPipeline(config: AppConfig): HttpPipeline {
       });
       fastify.removeAllContentTypeParsers();
       fastify.addContentTypeParser('*', (request: FastifyRequest, payload: IncomingMessage, done: (error: ApiError | null, body?: unknown) => void) => {
-        if (isMultipart(payload.headers)) return done(null, undefined);
+        if (isStreamedBody(request.method, request.url, payload.headers)) return done(null, undefined);
         readServiceBody(payload, request as ServiceRequest, dependencies.config, done);
       });
       fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {

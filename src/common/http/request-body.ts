@@ -23,12 +23,17 @@ export function readServiceBody(
   });
 }
 
+/** Where a pre-signed attachment upload PUTs its raw bytes (`attachments/` serves it). */
+export const STREAMED_UPLOAD_PATH = '/v2/attachments/upload';
+
 /**
- * A multipart body is left unread by both pipelines: the one operation taking it (a comment's
- * attachment upload) streams it to disk itself, and any other gets no `data` (and says so).
+ * Bodies both pipelines leave unread, for the route to stream to disk itself: a multipart
+ * body (a comment's attachment upload; any other operation gets no `data`, and says so), and
+ * the PUT of a pre-signed upload, whatever its content type (raw bytes, never JSON).
  */
-export function isMultipart(headers: IncomingMessage['headers']): boolean {
-  return /^multipart\/form-data\b/i.test(headers['content-type'] ?? '');
+export function isStreamedBody(method: string | undefined, url: string | undefined, headers: IncomingMessage['headers']): boolean {
+  if (/^multipart\/form-data\b/i.test(headers['content-type'] ?? '')) return true;
+  return method === 'PUT' && (url ?? '').split('?', 1)[0] === STREAMED_UPLOAD_PATH;
 }
 
 type BodyResult =

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   checkArrayOf,
+  checkInteger,
   checkOneOf,
   checkPlainObject,
   checkShape,
@@ -18,6 +19,7 @@ import { EmailServiceFields, WebhookServiceFields } from '../../workspace/dto/se
 import { publicKeyProblem } from '../public-key.js';
 import { ACCESS_TYPES, type AccessType } from '../../common/access-types.js';
 import { AI_PROVIDERS, type AiProvider } from '../ai-model-keys.js';
+import { MIME_PATTERN } from '../../workspace/attachment-limits.js';
 
 /** Triggers: a flat object of catalogue event types to booleans (contract part 3). */
 function checkTriggers(value: unknown): string | undefined {
@@ -151,6 +153,34 @@ class AiModelApiKey {
 }
 
 /** Upstream's apikeyconfig update: every field optional, at least one; merged, never removed. */
+/** A MIME type or a whole type (`image/*`), compared in lower case. */
+const checkMimeType = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.length <= 255 && MIME_PATTERN.test(value) ? undefined : 'must be a MIME type (`type/subtype`) or a whole type (`type/*`)';
+
+/** The key's own attachment limits: each within the service's; `null` returns to the service's. */
+export class AttachmentConfigUpdate {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    nullable: true,
+    description: 'Largest file in bytes, at most ATTACHMENT_MAX_BYTES; null: the service limit.',
+  })
+  @Optional({ nullable: true })
+  @Satisfies(checkInteger(1, Number.MAX_SAFE_INTEGER))
+  maxBytes?: number | null;
+
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    minItems: 1,
+    maxItems: 100,
+    description: 'MIME types accepted (`type/*` for a whole type), each one ATTACHMENT_TYPES accepts; null: the service list.',
+  })
+  @Optional({ nullable: true })
+  @Satisfies(checkArrayOf(checkMimeType, { min: 1, max: 100, unique: true }))
+  types?: string[] | null;
+}
+
 export class UpdateApiKeyConfigRequest {
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() enablePrivateComments?: boolean;
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() requireJwtToken?: boolean;
@@ -166,6 +196,10 @@ export class UpdateApiKeyConfigRequest {
     return new Set(providers).size === providers.length ? undefined : 'names a provider twice';
   })
   aiModelApiKey?: AiModelApiKey[];
+
+  @ApiPropertyOptional({ type: AttachmentConfigUpdate, description: "The key's own attachment limits (ours), within the service's." })
+  @OptionalNestedObject(() => AttachmentConfigUpdate)
+  attachmentConfig?: AttachmentConfigUpdate;
 }
 
 export class UpdateAdvancedWebhookConfigRequest {

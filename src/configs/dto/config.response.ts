@@ -95,6 +95,14 @@ export class AiModelKeyView {
 }
 
 /** The key's owner, plan and settings (upstream's apikeyconfig). */
+/** The attachment limits a key's uploads get (ours): its own within the service's. */
+export class AttachmentConfigView {
+  @ApiProperty({ type: 'integer', description: "Largest file in bytes: the key's own limit, or ATTACHMENT_MAX_BYTES when lower or unset." }) maxBytes!: number;
+  @ApiProperty({ type: [String], description: "Types accepted: the key's own list (each also checked against ATTACHMENT_TYPES), or ATTACHMENT_TYPES." })
+  types!: string[];
+  @ApiProperty({ description: "Whether either limit is the key's own (false: the service's)." }) isCustom!: boolean;
+}
+
 export class ApiKeyConfigView {
   @ApiProperty() ownerEmail!: string;
   @ApiProperty({ type: 'object', properties: { type: { type: 'string', description: 'The workspace plan (`free`, `paid`).' } }, required: ['type'] })
@@ -104,6 +112,7 @@ export class ApiKeyConfigView {
   @ApiProperty() requireJwtToken!: boolean;
   @ApiProperty() requireAutoOrgUser!: boolean;
   @ApiPropertyOptional(mapOf(AiModelKeyView, 'By provider; absent when no AI key is stored.')) aiModelsConfig?: Record<string, AiModelKeyView>;
+  @ApiProperty({ type: () => AttachmentConfigView }) attachmentConfig!: AttachmentConfigView;
 }
 
 export class ApiKeyConfigResult extends SuccessResult {
@@ -117,6 +126,8 @@ export class ApiKeyConfigEchoView {
   @ApiPropertyOptional() requireAutoOrgUser?: boolean;
   @ApiPropertyOptional({ enum: ['public', 'organizationPrivate', 'restricted'] }) defaultDocumentAccessType?: string;
   @ApiPropertyOptional(mapOf(AiModelKeyView, 'Every stored AI key, masked, when aiModelApiKey was sent.')) aiModelsConfig?: Record<string, AiModelKeyView>;
+  @ApiPropertyOptional({ type: () => AttachmentConfigView, description: 'The limits uploads now get, when attachmentConfig was sent.' })
+  attachmentConfig?: AttachmentConfigView;
 }
 
 export class ApiKeyConfigEchoResult extends SuccessResult {
