@@ -39,7 +39,7 @@ function attachmentSuite(name: string, setup: () => Promise<{ env: Record<string
       app = await startApp({
         ATTACHMENT_MAX_BYTES: '64kb',
         ATTACHMENT_TYPES: 'image/*,text/plain',
-        ATTACHMENT_URL_TTL_SECONDS: '2',
+        ATTACHMENT_URL_TTL_SECONDS: '5', // long enough for the erasure test's links to outlive a slow job; the expiry test waits it out
         ATTACHMENT_UPLOAD_URL_TTL_SECONDS: '2',
         ...store.env,
       });
@@ -158,7 +158,7 @@ function attachmentSuite(name: string, setup: () => Promise<{ env: Record<string
       assert.equal(refused.status, 403);
       assert.equal(((await refused.json()) as any).error.message, 'This download link is not valid.');
       assert.equal((await fetch(`http://127.0.0.1:${app.port}/v2/attachments/download?token=not-a-token`)).status, 403);
-      await new Promise((resolve) => setTimeout(resolve, 2100));
+      await new Promise((resolve) => setTimeout(resolve, 5100));
       const expired = await fetch(url);
       assert.equal(expired.status, 403);
       assert.equal(((await expired.json()) as any).error.message, 'This download link has expired.');
@@ -365,6 +365,44 @@ function attachmentSuite(name: string, setup: () => Promise<{ env: Record<string
       assert.equal(blobs(), before.blobs, 'every blob of the deleted comment is gone');
       assert.equal(await rows(), before.rows, 'every row of the deleted comment is gone');
       assert.equal(filesUnderIncoming(), 0);
+    });
+
+    it("users/data/get lists the user's threads, reactions and attachments (as links); users/data/delete erases them, blobs included", async () => {
+      const zoe = { userId: 'zoe', name: 'Zoe' };
+      await thread('doc-u', 't-zoe', zoe);
+      await thread('doc-u', 't-ana');
+      expectSuccess(await call('/v2/commentannotations/comments/reactions/add', { ...fieldsOf('doc-u', 't-ana'), commentId: 1, icon: '👍', from: zoe }));
+      const file = expectSuccess(await upload(fieldsOf('doc-u', 't-zoe'), { bytes: 'zoe file', type: 'text/plain', name: 'zoe.txt' })).data;
+      // Ana's file on Ana's comment is not Zoe's.
+      expectSuccess(await upload(fieldsOf('doc-u', 't-ana'), { bytes: 'ana file', type: 'text/plain' }));
+      const exported = expectSuccess(await call('/v2/users/data/get', { organizationId: ORG, userId: 'zoe' }), 'Data fetched successfully.').data;
+      assert.deepEqual(
+        exported.commentAnnotations.map((t: { annotationId: string }) => t.annotationId),
+        ['t-ana', 't-zoe'],
+        'the thread she wrote, and the one she reacted in',
+      );
+      assert.deepEqual(
+        exported.commentReactions.map((r: any) => [r.documentId, r.commentAnnotationId, r.commentId, r.icon, r.from.userId]),
+        [['doc-u', 't-ana', 1, '👍', 'zoe']],
+      );
+      assert.equal(exported.attachments.length, 1);
+      const [link] = exported.attachments;
+      assert.deepEqual(
+        [link.organizationId, link.documentId, link.annotationId, link.commentId, link.attachmentId, link.name, link.size, link.mimeType],
+        [ORG, 'doc-u', 't-zoe', 1, file.attachmentId, 'zoe.txt', 8, 'text/plain'],
+      );
+      assert.equal(await (await fetch(link.url)).text(), 'zoe file');
+      const before = blobs();
+      const { jobId } = expectSuccess(await call('/v2/users/data/delete', { userIds: ['zoe'] })).data;
+      for (let waited = 0; !expectSuccess(await call('/v2/users/data/delete/status', { jobId })).data.isDeleteCompleted; waited += 50) {
+        assert.ok(waited < 10_000, 'erasure did not complete');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(blobs(), before - 1, 'her blob is deleted by the job itself, before any sweep');
+      assert.equal((await fetch(link.url)).status, 404);
+      const gone = expectSuccess(await call('/v2/users/data/get', { organizationId: ORG, userId: 'zoe' })).data;
+      assert.deepEqual([gone.commentAnnotations, gone.commentReactions, gone.attachments], [[], [], []]);
+      assert.equal((await commentAttachments('doc-u', 't-ana')).length, 1, "Ana's file stays");
     });
   });
 }

@@ -27,6 +27,8 @@ const LISTS = [
   'judgments',
   'commentAnnotations',
   'inboxNotifications',
+  'commentReactions',
+  'attachments',
 ] as const;
 const ids = (items: { id: string }[]) => items.map((item) => item.id);
 

@@ -80,6 +80,24 @@ export class AttachmentStore implements DocumentMoveObserver, OnModuleInit {
     return rows.length > 0;
   }
 
+  /**
+   * Up to `limit` attachments of one organization on comments `userId` wrote, in attachment id
+   * order after `after` (the user-data export). Joins `comment` read only, for its writer.
+   */
+  async writtenBy(apiKeyId: string, organizationId: string, userId: string, after: number | undefined, limit: number): Promise<StoredAttachment[]> {
+    const rows = await this.sql.rows<Row>(
+      `SELECT ${COLUMNS.split(', ')
+        .map((column) => `a.${column}`)
+        .join(
+          ', ',
+        )} FROM attachment a JOIN comment c ON c.api_key_id = a.api_key_id AND c.organization_id = a.organization_id AND c.annotation_id = a.annotation_id AND c.comment_id = a.comment_id
+       WHERE a.api_key_id = :apiKeyId AND a.organization_id = :organizationId AND c.from_user_id = :userId${after !== undefined ? ' AND a.attachment_id > :after' : ''}
+       ORDER BY a.attachment_id LIMIT :limit`,
+      { apiKeyId, organizationId, userId, limit, ...(after !== undefined ? { after } : {}) },
+    );
+    return rows.map(fromRow);
+  }
+
   /** The key's attachments of these ids whose comment still exists. */
   async live(apiKeyId: string, attachmentIds: number[]): Promise<StoredAttachment[]> {
     const rows = await this.sql.rows<Row>(

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import { Controller, Get, HttpCode, Put, Query, Req, SetMetadata, StreamableFile } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
 import { Auth, Operation, OPERATION_METADATA, type OperationOptions } from '../common/decorators/operation.decorator.js';
@@ -7,10 +6,8 @@ import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
 import { AttachmentsService, DOWNLOAD_PATH, UPLOAD_PATH, type AttachmentLink, type UploadUrl } from './attachments.service.js';
+import { linkBaseUrl, type AdapterRequest } from './link-base-url.js';
 import { AttachmentAddedResult, AttachmentLinksResult, GetAttachmentsRequest, PresignRequest, UploadUrlResult } from './dto/attachments.dto.js';
-
-/** The Node request under either adapter (Fastify wraps it as `raw`). */
-type AdapterRequest = IncomingMessage & { raw?: IncomingMessage };
 
 const ADDED = 'Attachment added successfully.';
 
@@ -98,11 +95,7 @@ export class AttachmentsController {
     });
   }
 
-  /** Where links point: `PUBLIC_URL`, else the host the caller reached. */
   private baseUrl(request: AdapterRequest): string {
-    if (this.config.publicUrl) return this.config.publicUrl;
-    const raw = request.raw ?? request;
-    const secure = (raw.socket as { encrypted?: boolean }).encrypted === true;
-    return `${secure ? 'https' : 'http'}://${raw.headers.host ?? `localhost:${this.config.port}`}`;
+    return linkBaseUrl(this.config, request);
   }
 }

@@ -264,6 +264,29 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
     return (await this.attachments.live(apiKeyId, attachmentIds)).map((attachment) => this.link(apiKeyId, attachment, baseUrl));
   }
 
+  /**
+   * One page of the attachments on comments the user wrote (the user-data export), with fresh
+   * download links; `next` continues after the last when one more exists.
+   */
+  async writtenBy(
+    apiKeyId: string,
+    request: { organizationId: string; userId: string; after?: number; limit: number },
+    baseUrl: string,
+  ): Promise<{ links: (AttachmentLink & CommentPlace)[]; next?: number }> {
+    const found = await this.attachments.writtenBy(apiKeyId, request.organizationId, request.userId, request.after, request.limit + 1);
+    const page = found.slice(0, request.limit);
+    return {
+      links: page.map((attachment) => ({
+        organizationId: attachment.organizationId,
+        documentId: attachment.documentId,
+        annotationId: attachment.annotationId,
+        commentId: attachment.commentId,
+        ...this.link(apiKeyId, attachment, baseUrl),
+      })),
+      ...(found.length > request.limit ? { next: page[page.length - 1]!.attachmentId } : {}),
+    };
+  }
+
   /** The file a download link names, while the link is valid and its comment exists. */
   async download(token: string): Promise<{ attachment: StoredAttachment; body: Readable }> {
     const opened = this.secrets.openToken(token, TOKEN_CONTEXT);
@@ -334,7 +357,7 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
 }
 
 /** The comment an upload is for. */
-interface CommentPlace {
+export interface CommentPlace {
   organizationId: string;
   documentId: string;
   annotationId: string;

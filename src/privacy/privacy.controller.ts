@@ -1,4 +1,4 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
@@ -9,6 +9,8 @@ import type { DeletionStatus } from './deletion-jobs.js';
 import { DeleteUserDataRequest, DeleteUserDataStatusRequest, GetUserDataRequest } from './dto/user-data.dto.js';
 import { DeletionJobResult, DeletionStatusResult, UserDataResult } from './dto/user-data.response.js';
 import { PrivacyService } from './privacy.service.js';
+import { linkBaseUrl, type AdapterRequest } from '../attachments/link-base-url.js';
+import { AppConfig } from '../config/app-config.js';
 
 const DATA_FETCHED = 'Data fetched successfully.';
 
@@ -20,11 +22,14 @@ const DATA_FETCHED = 'Data fetched successfully.';
 @ApiTags('user data')
 @Controller()
 export class PrivacyController {
-  constructor(private readonly privacy: PrivacyService) {}
+  constructor(
+    private readonly privacy: PrivacyService,
+    private readonly config: AppConfig,
+  ) {}
 
   @Operation('/v2/users/data/get', { aliases: ['/v1/users/data/get'], auth: 'apiKey', message: DATA_FETCHED, response: UserDataResult })
-  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUserDataRequest): Promise<ResultFields> {
-    return this.privacy.get(caller, data).then((page) => withResultFields(page.data, { nextPageToken: page.nextPageToken }));
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUserDataRequest, @Req() request: AdapterRequest): Promise<ResultFields> {
+    return this.privacy.get(caller, data, linkBaseUrl(this.config, request)).then((page) => withResultFields(page.data, { nextPageToken: page.nextPageToken }));
   }
 
   @Operation('/v2/users/data/delete', {

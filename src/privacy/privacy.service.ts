@@ -18,8 +18,8 @@ export class PrivacyService {
   ) {}
 
   /** One page of everything held about the user in the organization. */
-  get(principal: ApiKeyPrincipal, request: GetUserDataRequest): Promise<{ data: UserData; nextPageToken?: string }> {
-    return this.reader.page(principal.apiKeyId, request);
+  get(principal: ApiKeyPrincipal, request: GetUserDataRequest, baseUrl: string): Promise<{ data: UserData; nextPageToken?: string }> {
+    return this.reader.page(principal.apiKeyId, request, baseUrl);
   }
 
   /** Stores the job and answers at once; the worker erases in the background (and after a restart). */

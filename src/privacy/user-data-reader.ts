@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { GrantRepository, type UserGrantCursor } from '../access/grant.repository.js';
 import { ActivityLog, type Activity } from '../activity/activity-log.js';
+import { AttachmentsService } from '../attachments/attachments.service.js';
 import { CommentStore } from '../comments/comment-store.js';
-import { mentionsOf, threadJson, type Thread } from '../comments/threads.js';
+import { mentionsOf, reactionJson, threadJson, type Thread } from '../comments/threads.js';
 import { PageTokens, PAGE_BYTES } from '../common/paging.js';
 import { CrdtStore } from '../crdt/crdt-store.js';
 import { UserGroupsService } from '../directory/user-groups.service.js';
@@ -70,6 +71,10 @@ export interface UserData extends Record<ActivityList | 'notifications', Activit
   commentAnnotations: Record<string, unknown>[];
   /** In-app notifications in the user's inbox, or that they made or that name them; each shows the user's own delivery only. */
   inboxNotifications: Record<string, unknown>[];
+  /** The reactions the user added to comments (of the threads in `commentAnnotations` on the same page), where each is. */
+  commentReactions: Record<string, unknown>[];
+  /** The files attached to comments the user wrote, each with a fresh download link. */
+  attachments: Record<string, unknown>[];
 }
 
 type Cursor = [timestamp: number, id: string];
@@ -83,8 +88,9 @@ interface Cursors {
   judgments?: string;
   commentAnnotations?: string;
   inboxNotifications?: string;
+  attachments?: number;
 }
-type TableList = Exclude<keyof Cursors, 'activities' | ScannedList>;
+type TableList = Exclude<keyof Cursors, 'activities' | 'attachments' | ScannedList>;
 /** Lists read through a pre-filter and tested here, by id. */
 type ScannedList = 'commentAnnotations' | 'inboxNotifications';
 
@@ -110,6 +116,7 @@ export class UserDataReader {
     private readonly judgmentLog: JudgmentLog,
     private readonly comments: CommentStore,
     private readonly inbox: InboxStore,
+    private readonly attachments: AttachmentsService,
   ) {}
 
   /**
@@ -117,7 +124,11 @@ export class UserDataReader {
    * that were done answer empty on the following pages. The profile and access fields, single
    * values, come on every page.
    */
-  async page(apiKeyId: string, request: { organizationId: string; userId: string; pageToken?: string }): Promise<{ data: UserData; nextPageToken?: string }> {
+  async page(
+    apiKeyId: string,
+    request: { organizationId: string; userId: string; pageToken?: string },
+    baseUrl: string,
+  ): Promise<{ data: UserData; nextPageToken?: string }> {
     const { organizationId, userId } = request;
     const filters = { organizationId, userId };
     const resume = request.pageToken ? this.pageTokens.decode<Cursors>(apiKeyId, OPERATION, filters, request.pageToken) : undefined;
@@ -197,34 +208,52 @@ export class UserDataReader {
       ),
       commentAnnotations: [],
       inboxNotifications: [],
+      commentReactions: [],
+      attachments: [],
     };
-    const scanned = async <T>(
+    const scanned = async <T, R extends { json: Record<string, unknown> }>(
       list: ScannedList,
       read: (after: string | undefined, limit: number) => Promise<T[]>,
       idOf: (item: T) => string,
-      names: (item: T) => boolean,
-      view: (item: T) => Record<string, unknown>,
-    ) => {
+      take: (item: T) => R | undefined,
+      extraItems?: (rendered: R) => number,
+    ): Promise<R[]> => {
       if (!wanted(list)) return [];
-      const found = await scan(read, idOf, names, (item) => view(item), resume?.[list]);
+      const found = await scan(read, idOf, take, extraItems ?? (() => 0), resume?.[list]);
       if (found.next !== undefined) next[list] = found.next;
       return found.items;
     };
     const user = new Set([userId]);
-    data.commentAnnotations = await scanned(
+    // A thread and the user's reactions in it come from one scan and share its position, as the
+    // activity lists do: a page ends when either list holds a page.
+    const threads = await scanned(
       'commentAnnotations',
       (after, limit) => this.comments.naming(apiKeyId, organizationId, userId, after, limit),
       (thread: Thread) => thread.annotationId,
-      (thread) => withoutUsersIn(thread, user) !== undefined || thread.comments.some((comment) => mentionsOf(comment).includes(userId)),
-      (thread) => threadJson(apiKeyId, thread),
+      (thread) =>
+        withoutUsersIn(thread, user) !== undefined || thread.comments.some((comment) => mentionsOf(comment).includes(userId))
+          ? { json: threadJson(apiKeyId, thread), reactions: reactionsOf(thread, userId) }
+          : undefined,
+      (rendered) => rendered.reactions.length,
     );
-    data.inboxNotifications = await scanned(
-      'inboxNotifications',
-      (after, limit) => this.inbox.naming(apiKeyId, organizationId, userId, after, limit),
-      (delivered: Delivered) => delivered.notification.id,
-      ({ notification, recipients }) => recipients.some((r) => r.userId === userId) || withoutUsersIn(notification, user) !== undefined,
-      ({ notification, recipients }) => notificationJson(apiKeyId, { notification, recipients: recipients.filter((r) => r.userId === userId) }),
-    );
+    data.commentAnnotations = threads.map((thread) => thread.json);
+    data.commentReactions = threads.flatMap((thread) => thread.reactions);
+    data.inboxNotifications = (
+      await scanned(
+        'inboxNotifications',
+        (after, limit) => this.inbox.naming(apiKeyId, organizationId, userId, after, limit),
+        (delivered: Delivered) => delivered.notification.id,
+        ({ notification, recipients }) =>
+          recipients.some((r) => r.userId === userId) || withoutUsersIn(notification, user) !== undefined
+            ? { json: notificationJson(apiKeyId, { notification, recipients: recipients.filter((r) => r.userId === userId) }) }
+            : undefined,
+      )
+    ).map((delivered) => delivered.json);
+    if (wanted('attachments')) {
+      const files = await this.attachments.writtenBy(apiKeyId, { organizationId, userId, after: resume?.attachments, limit: USER_DATA_PAGE }, baseUrl);
+      data.attachments = files.links as unknown as Record<string, unknown>[];
+      if (files.next !== undefined) next.attachments = files.next;
+    }
     const more = Object.keys(next).length > 0;
     return { data, nextPageToken: more ? this.pageTokens.encode(apiKeyId, OPERATION, filters, next) : undefined };
   }
@@ -281,32 +310,50 @@ export class UserDataReader {
 }
 
 /**
- * One page of a list read through a pre-filter in id order: the items `names` keeps, rendered,
- * until the page holds `USER_DATA_PAGE` or `PAGE_BYTES`, and the id the next page starts after
- * when one more exists.
+ * One page of a list read through a pre-filter in id order: the items `take` keeps (rendered),
+ * until the page holds `USER_DATA_PAGE` of them or of the items they carry (`extraItems`: a
+ * thread's reactions), or `PAGE_BYTES`, and the id the next page starts after when one more
+ * exists.
  */
-async function scan<T>(
+async function scan<T, R extends { json: Record<string, unknown> }>(
   read: (after: string | undefined, limit: number) => Promise<T[]>,
   idOf: (item: T) => string,
-  names: (item: T) => boolean,
-  view: (item: T) => Record<string, unknown>,
+  take: (item: T) => R | undefined,
+  extraItems: (rendered: R) => number,
   after: string | undefined,
-): Promise<{ items: Record<string, unknown>[]; next?: string }> {
-  const items: Record<string, unknown>[] = [];
+): Promise<{ items: R[]; next?: string }> {
+  const items: R[] = [];
   let bytes = 0;
+  let extra = 0;
   let position = after;
   let last: string | undefined;
   for (;;) {
     const chunk = await read(position, SCAN_CHUNK);
     for (const item of chunk) {
-      if (!names(item)) continue;
-      if (items.length >= USER_DATA_PAGE || bytes >= PAGE_BYTES) return { items, next: last };
-      const rendered = view(item);
+      const rendered = take(item);
+      if (!rendered) continue;
+      if (items.length >= USER_DATA_PAGE || extra >= USER_DATA_PAGE || bytes >= PAGE_BYTES) return { items, next: last };
       items.push(rendered);
       bytes += JSON.stringify(rendered).length;
+      extra += extraItems(rendered);
       last = idOf(item);
     }
     if (chunk.length < SCAN_CHUNK) return { items };
     position = idOf(chunk[chunk.length - 1]!);
   }
+}
+
+/** The user's reactions in a thread, each with the comment it is on (upstream's `reactionAnnotations` item, placed). */
+function reactionsOf(thread: Thread, userId: string): Record<string, unknown>[] {
+  return thread.comments.flatMap((comment) =>
+    (comment.reactions ?? [])
+      .filter((reaction) => reaction.userId === userId)
+      .map((reaction) => ({
+        organizationId: thread.organizationId,
+        documentId: thread.documentId,
+        commentAnnotationId: thread.annotationId,
+        commentId: comment.commentId,
+        ...reactionJson(reaction),
+      })),
+  );
 }

@@ -50,6 +50,33 @@ export class EditorAttributionView {
 }
 
 /** Everything held about a user in one organization; every list holds at most 100 items per page. */
+/** A reaction the user added, and the comment it is on. */
+export class CommentReactionView {
+  @ApiProperty() organizationId!: string;
+  @ApiProperty() documentId!: string;
+  @ApiProperty({ description: "The comment's thread." }) commentAnnotationId!: string;
+  @ApiProperty({ type: 'integer' }) commentId!: number;
+  @ApiProperty({ description: "The reaction's id (upstream's reaction `annotationId`)." }) annotationId!: string;
+  @ApiProperty() icon!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) from!: Record<string, unknown>;
+  @ApiProperty({ type: 'integer', description: 'Epoch ms.' }) createdAt!: number;
+  @ApiProperty({ description: 'ISO 8601.' }) lastUpdated!: string;
+}
+
+/** A file on a comment the user wrote: where, what, and a download link. */
+export class UserAttachmentView {
+  @ApiProperty() organizationId!: string;
+  @ApiProperty() documentId!: string;
+  @ApiProperty() annotationId!: string;
+  @ApiProperty({ type: 'integer' }) commentId!: number;
+  @ApiProperty({ type: 'integer' }) attachmentId!: number;
+  @ApiProperty() name!: string;
+  @ApiProperty({ type: 'integer' }) size!: number;
+  @ApiProperty() mimeType!: string;
+  @ApiProperty({ description: 'Download link, valid until `expiresAt` (ATTACHMENT_URL_TTL_SECONDS).' }) url!: string;
+  @ApiProperty() expiresAt!: string;
+}
+
 export class UserDataView {
   @ApiProperty({ type: [ActivityView], description: 'Comment activities the user made or is named in (reactions on comments are under `reactions`).' })
   comments!: ActivityView[];
@@ -84,6 +111,14 @@ export class UserDataView {
       "In-app notifications in the user's inbox, that they made, or that name them; `notifyUsers` and `readByUserIds` show only the user's own delivery.",
   })
   inboxNotifications!: NotificationView[];
+  @ApiProperty({
+    type: [CommentReactionView],
+    description:
+      "Reactions the user added to comments (ours: upstream's `reactions` list holds reaction activity records here), those of the threads of this page's `commentAnnotations`.",
+  })
+  commentReactions!: CommentReactionView[];
+  @ApiProperty({ type: [UserAttachmentView], description: 'Files attached to comments the user wrote, each with a fresh download link (ours).' })
+  attachments!: UserAttachmentView[];
 }
 
 export class UserDataResult extends SuccessResult {
