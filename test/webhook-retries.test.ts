@@ -286,7 +286,7 @@ describe('webhook retries, disabling and the message log (contract 6.3)', () => 
         'status',
         'updatedAt',
       ]);
-      assert.deepEqual(Object.keys(entry.attemptLog[0]).sort(), ['attempt', 'durationMs', 'error', 'nextAttemptAt', 'statusCode', 'timestamp']);
+      assert.deepEqual(Object.keys(entry.attemptLog[0]).sort(), ['attempt', 'durationMs', 'error', 'nextAttemptAt', 'responseBody', 'statusCode', 'timestamp']);
     });
 
     it('replays a message with its webhook-id, to one endpoint or to all, and brings a pending retry forward', async () => {

@@ -16,7 +16,7 @@ import {
   UpdateNotificationConfigRequest,
   UpdateWebhookConfigRequest,
 } from './dto/config.dto.js';
-import { CreateEndpointRequest, EndpointIdRequest, ListEndpointsRequest, UpdateEndpointRequest } from './dto/endpoint.dto.js';
+import { CreateEndpointRequest, EndpointIdRequest, ListEndpointsRequest, RotateEndpointSecretRequest, UpdateEndpointRequest } from './dto/endpoint.dto.js';
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import {
   ActivityConfigResult,
@@ -27,7 +27,7 @@ import {
   NotificationConfigResult,
   WebhookConfigResult,
 } from './dto/config.response.js';
-import { EndpointDeletedResult, EndpointResult, EndpointSecretResult, EndpointsPageResult } from './dto/endpoint.response.js';
+import { EndpointDeletedResult, EndpointResult, EndpointSecretResult, EndpointsPageResult, RotatedSecretResult } from './dto/endpoint.response.js';
 
 /** The API key's delivery configs and advanced webhook endpoints (contract part 3). */
 @ApiTags('configs')
@@ -176,6 +176,16 @@ export class ConfigsController {
   })
   endpointSecret(@ApiKeyPrincipal() caller: Caller, @RequestData() data: EndpointIdRequest) {
     return this.endpoints.secret(caller, data.endpointId);
+  }
+
+  @Operation('/v2/workspace/advancedwebhook/endpoints/secret/rotate', {
+    auth: 'apiKey',
+    message: 'Advanced webhook endpoint secret rotated successfully.',
+    response: RotatedSecretResult,
+    errors: ['FAILED_PRECONDITION', 'NOT_FOUND'],
+  })
+  rotateEndpointSecret(@ApiKeyPrincipal() caller: Caller, @RequestData() data: RotateEndpointSecretRequest) {
+    return this.endpoints.rotateSecret(caller, data.endpointId, data.overlapSeconds);
   }
 
   @Operation('/v2/workspace/advancedwebhook/endpoints/delete', {

@@ -55,7 +55,12 @@ export interface DeliveryEndpoint {
   /** Deliveries per second, when limited. */
   rateLimit: number | null;
   secret: string;
+  /** The secret before the last rotation, while its overlap window lasts: deliveries carry both signatures. */
+  previousSecret: string | null;
 }
+
+/** How long a rotated-out secret still signs, unless the rotation says otherwise (as Svix: a day). */
+export const DEFAULT_SECRET_OVERLAP_SECONDS = 24 * 60 * 60;
 
 /** An endpoint with no success for this long is disabled (contract 6.3). */
 export const FAILING_ENDPOINT_DISABLED_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
@@ -195,6 +200,40 @@ export class WebhookEndpointsService {
     return { endpointId, secret: this.secrets.decrypt(row.secret_enc) };
   }
 
+  /**
+   * A new signing secret. The old one keeps signing beside it for `overlapSeconds` (deliveries
+   * then carry both signatures, which Standard Webhooks receivers accept either of), so a
+   * receiver can switch without missing one; 0 ends it at once. The row is locked, so two
+   * rotations at once take turns and the second's previous secret is the first's new one.
+   */
+  async rotateSecret(
+    principal: ApiKeyPrincipal,
+    endpointId: string,
+    overlapSeconds = DEFAULT_SECRET_OVERLAP_SECONDS,
+  ): Promise<{ endpointId: string; secret: string; previousSecretExpiresAt: string | null }> {
+    const { apiKeyId } = principal;
+    await this.configs.requireAdvancedEnabled(apiKeyId);
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    const now = Date.now();
+    const until = overlapSeconds > 0 ? now + overlapSeconds * 1000 : null;
+    await this.transactions.run(async (manager) => {
+      const [row] = await this.sql.lockRows<{ secret_enc: string }>(
+        manager,
+        'SELECT secret_enc FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :endpointId',
+        { apiKeyId, endpointId },
+        { keysKept: true },
+      );
+      if (!row) throw ConfigErrors.endpointMissing();
+      await this.sql.run(
+        manager,
+        `UPDATE webhook_endpoint SET secret_enc = :secretEnc, previous_secret_enc = :previousEnc, previous_secret_until = :until, updated_at = :now
+          WHERE api_key_id = :apiKeyId AND id = :endpointId`,
+        { secretEnc: this.secrets.encrypt(secret), previousEnc: until === null ? null : row.secret_enc, until, now, apiKeyId, endpointId },
+      );
+    });
+    return { endpointId, secret, previousSecretExpiresAt: until === null ? null : new Date(until).toISOString() };
+  }
+
   /** Permanent: the row and its secret are gone, so nothing further can be signed or sent. */
   async delete(principal: ApiKeyPrincipal, endpointId: string): Promise<{ endpointId: string; deleted: true }> {
     await this.configs.requireAdvancedEnabled(principal.apiKeyId);
@@ -226,11 +265,21 @@ export class WebhookEndpointsService {
     for (const { apiKeyId, endpointId } of endpoints) (byKey.get(apiKeyId) ?? byKey.set(apiKeyId, []).get(apiKeyId)!).push(endpointId);
     const found = new Map<string, DeliveryEndpoint>();
     for (const [apiKeyId, ids] of byKey) {
-      type Row = { id: string; url: string; disabled: boolean | number; rate_limit: number | null; secret_enc: string };
+      type Row = {
+        id: string;
+        url: string;
+        disabled: boolean | number;
+        rate_limit: number | null;
+        secret_enc: string;
+        previous_secret_enc: string | null;
+        previous_secret_until: number | string | null;
+      };
       const rows = await this.sql.rows<Row>(
-        'SELECT id, url, disabled, rate_limit, secret_enc FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id IN (:...ids)',
+        `SELECT id, url, disabled, rate_limit, secret_enc, previous_secret_enc, previous_secret_until
+          FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id IN (:...ids)`,
         { apiKeyId, ids: [...new Set(ids)] },
       );
+      const now = Date.now();
       for (const row of rows) {
         found.set(row.id, {
           id: row.id,
@@ -238,6 +287,7 @@ export class WebhookEndpointsService {
           disabled: Boolean(row.disabled),
           rateLimit: row.rate_limit === null ? null : Number(row.rate_limit),
           secret: this.secrets.decrypt(row.secret_enc),
+          previousSecret: row.previous_secret_enc !== null && Number(row.previous_secret_until) > now ? this.secrets.decrypt(row.previous_secret_enc) : null,
         });
       }
     }

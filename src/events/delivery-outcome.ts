@@ -11,6 +11,8 @@ export type AttemptResult =
       /** Why there was no usable answer (refused address, timeout, connection error). */
       error?: string;
       retryAfter?: string;
+      /** The start of the receiver's answer body (bounded), kept in the attempt log. */
+      answer?: string;
       durationMs: number;
       /**
        * Settles the delivery whatever the status code says, where there is no HTTP answer to

@@ -445,6 +445,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
           statusCode: result.sent ? (result.statusCode ?? null) : null,
           durationMs: result.sent ? result.durationMs : 0,
           error: judged.error,
+          answer: result.sent ? (result.answer ?? null) : null,
           status: judged.status,
           nextAttemptAt: judged.nextAttemptAt,
           gone: judged.gone,

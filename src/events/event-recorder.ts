@@ -88,7 +88,7 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
     });
     if (!entries.length) return;
     const written = await this.store.append(manager, apiKeyId, entries, this.clock.now());
-    if (!written) return;
+    if (!written.length) return;
     const routes = new Set(entries.flatMap((entry) => entry.destinations.map((destination) => destination.route)));
     this.transactions.afterCommit(manager, () => this.worker.wake(routes));
   }

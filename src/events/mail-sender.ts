@@ -110,7 +110,7 @@ export class MailSender {
     };
     const answer = await this.http.post(this.config.emailProviderUrl, { authorization: `Bearer ${settings.apiKey}` }, JSON.stringify(body), cancellation, {
       trusted: true,
-      keepAnswer: true,
+      keepAnswer: 'failures',
     });
     const code = answer.statusCode;
     if (code === undefined || (code >= 200 && code < 300)) return { sent: true, ...answer };

@@ -4,8 +4,8 @@ import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
-import { ListMessagesRequest, RetryMessageRequest } from './dto/messages.dto.js';
-import { MessagesPageResult, MessageRetryResult } from './dto/messages.response.js';
+import { ListMessagesRequest, RecoverMessagesRequest, RetryMessageRequest, TestMessageRequest } from './dto/messages.dto.js';
+import { MessagesPageResult, MessageRetryResult, MessagesRecoveredResult, TestMessageResult } from './dto/messages.response.js';
 import { MessageLogService } from './message-log.service.js';
 
 /** The advanced webhook message log and replay (contract 6.3). */
@@ -32,5 +32,25 @@ export class MessageLogController {
   })
   retry(@ApiKeyPrincipal() caller: Caller, @RequestData() data: RetryMessageRequest) {
     return this.messages.retry(caller, data);
+  }
+
+  @Operation('/v2/workspace/advancedwebhook/messages/recover', {
+    auth: 'apiKey',
+    message: 'Failed advanced webhook messages scheduled again successfully.',
+    response: MessagesRecoveredResult,
+    errors: ['FAILED_PRECONDITION', 'NOT_FOUND'],
+  })
+  recover(@ApiKeyPrincipal() caller: Caller, @RequestData() data: RecoverMessagesRequest) {
+    return this.messages.recover(caller, data);
+  }
+
+  @Operation('/v2/workspace/advancedwebhook/endpoints/test', {
+    auth: 'apiKey',
+    message: 'Test message sent successfully.',
+    response: TestMessageResult,
+    errors: ['FAILED_PRECONDITION', 'NOT_FOUND'],
+  })
+  test(@ApiKeyPrincipal() caller: Caller, @RequestData() data: TestMessageRequest) {
+    return this.messages.sendTest(caller, data);
   }
 }

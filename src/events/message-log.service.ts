@@ -8,15 +8,30 @@ import { ConfigsService } from '../configs/configs.service.js';
 import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
 import { Transactions } from '../database/transactions.js';
 import { DeliveryWorker } from './delivery-worker.js';
-import { toMessageEntry, type ListMessagesRequest, type MessageEntry, type RetryMessageRequest } from './dto/messages.dto.js';
+import { ADVANCED_MAX_ATTEMPTS, advancedRoute } from './delivery-routes.js';
+import {
+  toMessageEntry,
+  type ListMessagesRequest,
+  type MessageEntry,
+  type RecoverMessagesRequest,
+  type RetryMessageRequest,
+  type TestMessageRequest,
+} from './dto/messages.dto.js';
+import type { OutboxEvent } from './outbox-event.js';
 import { OutboxStore } from './outbox-store.js';
 
 const DEFAULT_LIMIT = 50;
 const LIST_OPERATION = 'advancedwebhook/messages/get';
 
+/** Failed deliveries requeued per transaction by a recovery. */
+const RECOVER_BATCH = 500;
+/** The event type of a test message unless the caller names one. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
 export const MessageErrors = {
   messageMissing: () => new ApiError('NOT_FOUND', 'Advanced webhook message not found.'),
   endpointDisabled: () => new ApiError('FAILED_PRECONDITION', 'The advanced webhook endpoint is disabled.'),
+  windowEmpty: () => new ApiError('INVALID_ARGUMENT', 'data.until must be after data.since'),
 };
 
 /**
@@ -60,18 +75,87 @@ export class MessageLogService {
   }
 
   /**
+   * Sends again, now, every message made in [`since`, `until`) whose delivery to the endpoint
+   * failed (as Svix's recover): one more attempt each, whatever its attempts so far. Runs in
+   * batches, each its own transaction, in message order, so each is requeued once however long
+   * it takes; the answer says how many.
+   */
+  async recover(principal: ApiKeyPrincipal, request: RecoverMessagesRequest): Promise<{ endpointId: string; recovered: number }> {
+    const { apiKeyId } = principal;
+    const { endpointId } = request;
+    await this.requireDeliverable(apiKeyId, endpointId);
+    const since = Date.parse(request.since);
+    const until = request.until === undefined ? this.clock.now() : Date.parse(request.until);
+    if (until <= since) throw MessageErrors.windowEmpty();
+    let recovered = 0;
+    for (let after = ''; ;) {
+      const batch = await this.transactions.run(async (manager) => {
+        const result = await this.store.requeueFailed(
+          manager,
+          apiKeyId,
+          'advanced_webhook',
+          endpointId,
+          { since, until, after },
+          RECOVER_BATCH,
+          this.clock.now(),
+        );
+        if (result.requeued) this.transactions.afterCommit(manager, () => this.worker.wake([advancedRoute(endpointId)]));
+        return result;
+      });
+      recovered += batch.requeued;
+      if (batch.last === undefined) break;
+      after = batch.last;
+    }
+    return { endpointId, recovered };
+  }
+
+  /**
+   * Queues a test message to one endpoint, whatever its `filterTypes` (as Svix's "send test
+   * event"): signed and retried as any other, listed in the message log.
+   */
+  async sendTest(principal: ApiKeyPrincipal, request: TestMessageRequest): Promise<{ endpointId: string; messageId: string }> {
+    const { apiKeyId } = principal;
+    const { endpointId } = request;
+    await this.requireDeliverable(apiKeyId, endpointId);
+    const type = request.eventType ?? TEST_EVENT_TYPE;
+    const now = this.clock.now();
+    const event: OutboxEvent = {
+      type,
+      source: 'test',
+      key: null,
+      organizationId: '',
+      documentId: '',
+      actionUser: null,
+      data: { test: true, message: 'A test message to check that this endpoint receives and verifies deliveries.', sentAt: new Date(now).toISOString() },
+    };
+    const destination = { channel: 'advanced_webhook' as const, target: endpointId, route: advancedRoute(endpointId), maxAttempts: ADVANCED_MAX_ATTEMPTS };
+    const [messageId] = await this.transactions.run(async (manager) => {
+      const written = await this.store.append(manager, apiKeyId, [{ event, destinations: [destination] }], now);
+      this.transactions.afterCommit(manager, () => this.worker.wake([destination.route]));
+      return written;
+    });
+    return { endpointId, messageId: messageId! };
+  }
+
+  /** Advanced webhooks are on and the endpoint exists and is enabled. */
+  private async requireDeliverable(apiKeyId: string, endpointId: string): Promise<void> {
+    await this.configs.requireAdvancedEnabled(apiKeyId);
+    const endpoint = (await this.endpoints.forDelivery([{ apiKeyId, endpointId }])).get(endpointId);
+    if (!endpoint) throw ConfigErrors.endpointMissing();
+    if (endpoint.disabled) throw MessageErrors.endpointDisabled();
+  }
+
+  /**
    * Sends a message again, now, to one endpoint or to every enabled endpoint it went to. A
    * settled delivery gets one more attempt; a pending one is brought forward.
    */
   async retry(principal: ApiKeyPrincipal, request: RetryMessageRequest): Promise<{ messageId: string; endpointIds: string[] }> {
     const { apiKeyId } = principal;
     const { messageId, endpointId } = request;
-    await this.configs.requireAdvancedEnabled(apiKeyId);
+    if (endpointId === undefined) await this.configs.requireAdvancedEnabled(apiKeyId);
     let targets: string[];
     if (endpointId !== undefined) {
-      const endpoint = (await this.endpoints.forDelivery([{ apiKeyId, endpointId }])).get(endpointId);
-      if (!endpoint) throw ConfigErrors.endpointMissing();
-      if (endpoint.disabled) throw MessageErrors.endpointDisabled();
+      await this.requireDeliverable(apiKeyId, endpointId);
       targets = [endpointId];
     } else {
       targets = (await this.endpoints.routable(apiKeyId)).map((endpoint) => endpoint.id);

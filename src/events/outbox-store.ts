@@ -39,6 +39,8 @@ export interface DeliveryOutcome {
   statusCode: number | null;
   durationMs: number;
   error: string | null;
+  /** The start of the receiver's answer body, when it sent one. */
+  answer: string | null;
   /** `pending` with `nextAttemptAt` for a retry, else final. */
   status: DeliveryStatus;
   nextAttemptAt: number | null;
@@ -74,6 +76,8 @@ export interface AttemptRecord {
   statusCode: number | null;
   durationMs: number;
   error: string | null;
+  /** The start of the receiver's answer body (at most 500 characters). */
+  responseBody: string | null;
   nextAttemptAt: number | null;
 }
 
@@ -111,6 +115,7 @@ type AttemptRow = {
   duration_ms: number | string;
   error: string | null;
   next_attempt_at: number | string | null;
+  response_body: string | null;
 };
 
 const MESSAGE_COLUMNS = ['id', 'api_key_id', 'event_key', 'event_type', 'payload', 'created_at'] as const;
@@ -132,7 +137,7 @@ const DELIVERY_COLUMNS = [
 function pendingDeliveryRow(apiKeyId: string, messageId: string, d: Destination, now: number): (string | number)[] {
   return [newSortableId('dlv_'), apiKeyId, messageId, d.channel, d.target, d.route, 'pending', 0, d.maxAttempts, now, now, now];
 }
-const ATTEMPT_COLUMNS = ['delivery_id', 'attempt', 'attempted_at', 'status_code', 'duration_ms', 'error', 'next_attempt_at'] as const;
+const ATTEMPT_COLUMNS = ['delivery_id', 'attempt', 'attempted_at', 'status_code', 'duration_ms', 'error', 'next_attempt_at', 'response_body'] as const;
 /** Longest error text kept per attempt. */
 const MAX_ERROR_LENGTH = 1000;
 
@@ -154,14 +159,14 @@ export class OutboxStore {
   /**
    * Writes each event that is new, with one pending delivery per destination, due at `now`. An
    * event whose key was written before (an activity added again) is not written twice.
-   * Returns how many deliveries were written.
+   * Returns the ids of the messages written.
    */
   async append(
     manager: EntityManager,
     apiKeyId: string,
     entries: readonly { event: OutboxEvent; destinations: readonly Destination[] }[],
     now: number,
-  ): Promise<number> {
+  ): Promise<string[]> {
     const messages = entries.map((entry) => ({ id: newSortableId('msg_'), ...entry }));
     const inserted = new Set(
       await this.sql.insertNew(
@@ -177,7 +182,7 @@ export class OutboxStore {
       .filter((message) => inserted.has(message.id))
       .flatMap((message) => message.destinations.map((d) => pendingDeliveryRow(apiKeyId, message.id, d, now)));
     await this.sql.insert(manager, 'outbox_delivery', DELIVERY_COLUMNS, deliveries);
-    return deliveries.length;
+    return messages.filter((message) => inserted.has(message.id)).map((message) => message.id);
   }
 
   /**
@@ -311,7 +316,7 @@ export class OutboxStore {
         // A served inbox audience's record would go with its message, below, or say nothing the
         // delivery's own row does not (no HTTP status, no error).
         .filter((o) => o.attempted && !servedInboxes.has(o))
-        .map((o) => [o.delivery.id, o.delivery.attempts + 1, o.attemptedAt, o.statusCode, o.durationMs, truncate(o.error), o.nextAttemptAt]),
+        .map((o) => [o.delivery.id, o.delivery.attempts + 1, o.attemptedAt, o.statusCode, o.durationMs, truncate(o.error), o.nextAttemptAt, o.answer]),
     );
     // In the same unit as the outcome that leads to them, so they exist exactly when it is
     // settled; a destination the message already has (an attempt made twice) is not added again.
@@ -460,6 +465,42 @@ export class OutboxStore {
     return rows.map((row) => row.target).sort();
   }
 
+  /**
+   * Up to `limit` failed deliveries of a key to one target whose messages were made in
+   * [`since`, `until`), after message `after`, in message order: each gets one more attempt, now
+   * (as `requeue` gives one). Their messages are locked first, so `prune` passes them by. Returns
+   * how many were requeued and the last message looked at (the caller continues after it; none
+   * when there were no more).
+   */
+  async requeueFailed(
+    manager: EntityManager,
+    apiKeyId: string,
+    channel: DeliveryChannel,
+    target: string,
+    window: { since: number; until: number; after: string },
+    limit: number,
+    now: number,
+  ): Promise<{ requeued: number; last: string | undefined }> {
+    const found = await this.sql.rows<{ message_id: string }>(
+      `SELECT d.message_id FROM outbox_delivery d JOIN outbox_message m ON m.id = d.message_id
+        WHERE d.api_key_id = :apiKeyId AND d.channel = :channel AND d.target = :target AND d.status = 'failed'
+          AND d.message_id > :after AND m.created_at >= :since AND m.created_at < :until
+        ORDER BY d.message_id LIMIT :limit`,
+      { apiKeyId, channel, target, ...window, limit },
+    );
+    if (!found.length) return { requeued: 0, last: undefined };
+    const messageIds = found.map((row) => row.message_id);
+    await this.sql.lockRows(manager, 'SELECT id FROM outbox_message WHERE api_key_id = :apiKeyId AND id IN (:...messageIds)', { apiKeyId, messageIds });
+    const requeued = await this.sql.run<{ id: string }>(
+      manager,
+      `UPDATE outbox_delivery SET max_attempts = attempts + 1, status = 'pending', next_attempt_at = :now, updated_at = :now
+        WHERE api_key_id = :apiKeyId AND channel = :channel AND target = :target AND status = 'failed' AND message_id IN (:...messageIds)
+        RETURNING id`,
+      { apiKeyId, channel, target, messageIds, now },
+    );
+    return { requeued: requeued.length, last: messageIds[messageIds.length - 1] };
+  }
+
   /** Whether a message of the key has deliveries on the channel (to `target`, when given). */
   async hasDeliveries(apiKeyId: string, messageId: string, channel: DeliveryChannel, target?: string): Promise<boolean> {
     const where = new Conditions().equal('api_key_id', apiKeyId).equal('message_id', messageId).equal('channel', channel).equal('target', target);
@@ -580,7 +621,7 @@ export class OutboxStore {
     const byDelivery = new Map<string, AttemptRecord[]>();
     if (!deliveryIds.length) return byDelivery;
     const rows = await this.sql.rows<AttemptRow>(
-      'SELECT delivery_id, attempt, attempted_at, status_code, duration_ms, error, next_attempt_at FROM delivery_attempt WHERE delivery_id IN (:...deliveryIds) ORDER BY delivery_id, attempt',
+      'SELECT delivery_id, attempt, attempted_at, status_code, duration_ms, error, next_attempt_at, response_body FROM delivery_attempt WHERE delivery_id IN (:...deliveryIds) ORDER BY delivery_id, attempt',
       { deliveryIds },
     );
     for (const row of rows) {
@@ -592,6 +633,7 @@ export class OutboxStore {
         durationMs: Number(row.duration_ms),
         error: row.error,
         nextAttemptAt: numberOrNull(row.next_attempt_at),
+        responseBody: row.response_body,
       });
     }
     return byDelivery;

@@ -14,7 +14,7 @@ export interface PostResult {
   error?: string;
   /** The receiver's `Retry-After` header, as sent. */
   retryAfter?: string;
-  /** The start of a non-2xx answer's body, when asked for (`keepAnswer`). */
+  /** The start of the answer's body, when asked for (`keepAnswer`). */
   answer?: string;
   durationMs: number;
 }
@@ -22,8 +22,11 @@ export interface PostResult {
 export interface PostOptions {
   /** The operator chose the address (the e-mail provider's): the private-network guard does not apply. */
   trusted?: boolean;
-  /** Keep the start of a non-2xx answer's body (an API's error explains itself). */
-  keepAnswer?: boolean;
+  /**
+   * Keep the start of the answer's body: of a non-2xx one (`failures`: an API's error explains
+   * itself), or of any (`all`: a webhook log shows what each receiver said, as Svix's does).
+   */
+  keepAnswer?: 'failures' | 'all';
 }
 
 /** How much of an answer `keepAnswer` keeps. */
@@ -152,7 +155,7 @@ export class WebhookHttp implements OnApplicationShutdown {
       req.on('response', (res: IncomingMessage) => {
         const retryAfter = res.headers['retry-after'];
         const answer: Omit<PostResult, 'durationMs'> = { statusCode: res.statusCode, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) };
-        const keep = options.keepAnswer && (res.statusCode ?? 0) >= 300;
+        const keep = options.keepAnswer === 'all' || (options.keepAnswer === 'failures' && (res.statusCode ?? 0) >= 300);
         let read = 0;
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;

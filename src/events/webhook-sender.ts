@@ -49,7 +49,7 @@ export class WebhookSender {
     if (performance.now() > latestStart) return { released: true };
     const body = wirePayload(basicPayload(delivery.messageId, delivery.apiKeyId, delivery.event, notifyUsers), webhookServiceConfig);
     const headers: Record<string, string> = webhookServiceConfig.authToken ? { authorization: `Basic ${webhookServiceConfig.authToken}` } : {};
-    return { sent: true, ...(await this.http.post(url, headers, body, cancellation)) };
+    return { sent: true, ...(await this.http.post(url, headers, body, cancellation, { keepAnswer: 'all' })) };
   }
 
   private async advanced(
@@ -69,8 +69,12 @@ export class WebhookSender {
     const headers = {
       'webhook-id': delivery.messageId,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': signature(endpoint.secret, delivery.messageId, timestamp, body),
+      // During a rotation's overlap both secrets sign (space-separated, as Standard Webhooks
+      // allows): a receiver holding either verifies.
+      'webhook-signature': [endpoint.secret, ...(endpoint.previousSecret ? [endpoint.previousSecret] : [])]
+        .map((secret) => signature(secret, delivery.messageId, timestamp, body))
+        .join(' '),
     };
-    return { sent: true, ...(await this.http.post(endpoint.url, headers, body, cancellation)) };
+    return { sent: true, ...(await this.http.post(endpoint.url, headers, body, cancellation, { keepAnswer: 'all' })) };
   }
 }

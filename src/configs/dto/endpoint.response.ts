@@ -42,6 +42,17 @@ export class EndpointSecretResult extends SuccessResult {
   @ApiProperty({ type: EndpointSecretView }) data!: EndpointSecretView;
 }
 
+export class RotatedSecretView {
+  @ApiProperty() endpointId!: string;
+  @ApiProperty({ description: 'The new signing secret (`whsec_…`).' }) secret!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'ISO 8601: until then the old secret signs too; null when it stopped at once.' })
+  previousSecretExpiresAt!: string | null;
+}
+
+export class RotatedSecretResult extends SuccessResult {
+  @ApiProperty({ type: RotatedSecretView }) data!: RotatedSecretView;
+}
+
 export class EndpointDeletedView {
   @ApiProperty() endpointId!: string;
   @ApiProperty({ type: Boolean, enum: [true] }) deleted!: true;

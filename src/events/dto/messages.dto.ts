@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsId, IsOptionalId, IsOptionalInteger, IsOptionalOneOf, IsOptionalText } from '../../common/validation.js';
+import { type Check, IsId, IsOptionalId, IsOptionalInteger, IsOptionalOneOf, IsOptionalText, Optional, Satisfies } from '../../common/validation.js';
 import { DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from '../outbox-store.js';
 
 export class ListMessagesRequest {
@@ -18,6 +18,26 @@ export class RetryMessageRequest {
   @ApiPropertyOptional() @IsOptionalId() endpointId?: string;
 }
 
+/** An ISO 8601 date-time with its zone (`2026-11-26T14:00:00Z`, `…+01:00`). */
+const checkTime: Check = (value) =>
+  typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(value) && !Number.isNaN(Date.parse(value))
+    ? undefined
+    : 'must be an ISO 8601 date-time with a zone, e.g. 2026-11-26T14:00:00Z';
+
+export class RecoverMessagesRequest {
+  @ApiProperty() @IsId() endpointId!: string;
+  /** Messages made at or after this time whose delivery to the endpoint failed are sent again. */
+  @ApiProperty({ description: 'ISO 8601 date-time with a zone.', example: '2026-11-26T00:00:00Z' }) @Satisfies(checkTime) since!: string;
+  /** Up to (not including) this time; absent: now. */
+  @ApiPropertyOptional({ description: 'ISO 8601 date-time with a zone; default: now.' }) @Optional() @Satisfies(checkTime) until?: string;
+}
+
+export class TestMessageRequest {
+  @ApiProperty() @IsId() endpointId!: string;
+  /** The event type the test message carries; default `webhook.test`. Sent whatever the endpoint's `filterTypes`. */
+  @ApiPropertyOptional({ description: 'Default: webhook.test.' }) @IsOptionalText(256) eventType?: string;
+}
+
 /** One message on its way to one endpoint, as the message log lists it (times ISO 8601). */
 export interface MessageEntry {
   messageId: string;
@@ -30,7 +50,15 @@ export interface MessageEntry {
   lastError: string | null;
   createdAt: string;
   updatedAt: string;
-  attemptLog: { attempt: number; timestamp: string; statusCode: number | null; durationMs: number; error: string | null; nextAttemptAt: string | null }[];
+  attemptLog: {
+    attempt: number;
+    timestamp: string;
+    statusCode: number | null;
+    durationMs: number;
+    error: string | null;
+    nextAttemptAt: string | null;
+    responseBody: string | null;
+  }[];
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -55,6 +83,7 @@ export function toMessageEntry(record: DeliveryRecord): MessageEntry {
       durationMs: a.durationMs,
       error: a.error,
       nextAttemptAt: iso(a.nextAttemptAt),
+      responseBody: a.responseBody,
     })),
   };
 }

@@ -10,6 +10,8 @@ export class AttemptView {
   @ApiProperty({ type: 'integer' }) durationMs!: number;
   @ApiProperty({ type: String, nullable: true }) error!: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'ISO 8601; null when no retry follows.' }) nextAttemptAt!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: "The start of the receiver's answer body (at most 500 characters); null when it sent none." })
+  responseBody!: string | null;
 }
 
 /** One message on its way to one endpoint, as the message log lists it (times ISO 8601). */
@@ -46,4 +48,24 @@ export class MessageRetryView {
 
 export class MessageRetryResult extends SuccessResult {
   @ApiProperty({ type: MessageRetryView }) data!: MessageRetryView;
+}
+
+/** How many failed messages are sent again. */
+export class MessagesRecoveredView {
+  @ApiProperty() endpointId!: string;
+  @ApiProperty({ type: 'integer', description: 'Failed deliveries in the window, each queued for one more attempt.' }) recovered!: number;
+}
+
+export class MessagesRecoveredResult extends SuccessResult {
+  @ApiProperty({ type: MessagesRecoveredView }) data!: MessagesRecoveredView;
+}
+
+/** The test message queued. */
+export class TestMessageView {
+  @ApiProperty() endpointId!: string;
+  @ApiProperty({ description: '`webhook-id` of the test message (`msg_…`).' }) messageId!: string;
+}
+
+export class TestMessageResult extends SuccessResult {
+  @ApiProperty({ type: TestMessageView }) data!: TestMessageView;
 }
