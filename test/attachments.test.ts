@@ -377,12 +377,12 @@ function attachmentSuite(name: string, setup: () => Promise<{ env: Record<string
       expectSuccess(await upload(fieldsOf('doc-u', 't-ana'), { bytes: 'ana file', type: 'text/plain' }));
       const exported = expectSuccess(await call('/v2/users/data/get', { organizationId: ORG, userId: 'zoe' }), 'Data fetched successfully.').data;
       assert.deepEqual(
-        exported.commentAnnotations.map((t: { annotationId: string }) => t.annotationId),
+        exported.comments.map((t: { annotationId: string }) => t.annotationId),
         ['t-ana', 't-zoe'],
         'the thread she wrote, and the one she reacted in',
       );
       assert.deepEqual(
-        exported.commentReactions.map((r: any) => [r.documentId, r.commentAnnotationId, r.commentId, r.icon, r.from.userId]),
+        exported.reactions.map((r: any) => [r.documentId, r.commentAnnotationId, r.commentId, r.icon, r.from.userId]),
         [['doc-u', 't-ana', 1, '👍', 'zoe']],
       );
       assert.equal(exported.attachments.length, 1);
@@ -401,7 +401,7 @@ function attachmentSuite(name: string, setup: () => Promise<{ env: Record<string
       assert.equal(blobs(), before - 1, 'her blob is deleted by the job itself, before any sweep');
       assert.equal((await fetch(link.url)).status, 404);
       const gone = expectSuccess(await call('/v2/users/data/get', { organizationId: ORG, userId: 'zoe' })).data;
-      assert.deepEqual([gone.commentAnnotations, gone.commentReactions, gone.attachments], [[], [], []]);
+      assert.deepEqual([gone.comments, gone.reactions, gone.attachments], [[], [], []]);
       assert.equal((await commentAttachments('doc-u', 't-ana')).length, 1, "Ana's file stays");
     });
   });

@@ -19,15 +19,12 @@ const LISTS = [
   'reactions',
   'recordings',
   'notifications',
-  'otherActivities',
+  'activities',
   'grants',
   'userGroups',
   'notificationPreferences',
   'crdtEditors',
   'judgments',
-  'commentAnnotations',
-  'inboxNotifications',
-  'commentReactions',
   'attachments',
 ] as const;
 const ids = (items: { id: string }[]) => items.map((item) => item.id);
@@ -79,7 +76,7 @@ async function seed(call: Call, organizationId: string): Promise<void> {
       documentId: 'doc',
       activities: [
         activity('a-comment', 1, 'comment', 'comment_annotation.add', ana, { entityData: { from: ana, comments: [{ commentText: 'first', from: ana }] } }),
-        // Bob mentions Ana: hers to see (comments) and to be notified of (notifications).
+        // Bob mentions Ana: a record naming her.
         activity('b-mention', 2, 'comment', 'comment.add', bob, {
           entityData: { commentText: 'hey', taggedUserContacts: [{ userId: 'ana', contact: ana }, { userId: 'carl' }], involvedUserIds: ['ana', 'carl'] },
           displayMessageTemplateData: { user: bob, mentioned: ana },
@@ -139,12 +136,12 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
 
     const { data, nextPageToken } = await dataOf(call, organizationId, 'ana');
     assert.equal(nextPageToken, undefined);
-    assert.deepEqual(ids(data.comments), ['a-comment', 'b-mention', 'a-approve']);
-    assert.deepEqual(ids(data.reactions), ['a-reaction']);
+    // Every activity record naming her is in one list (recorder ones are upstream's recordings);
+    // comments, reactions and notifications hold threads, reactions and inbox entries, not records.
+    assert.deepEqual(ids(data.activities), ['a-comment', 'b-mention', 'a-reaction', 'a-custom', 'a-approve']);
     assert.deepEqual(ids(data.recordings), ['a-recording']);
-    assert.deepEqual(ids(data.otherActivities), ['a-custom']);
-    assert.deepEqual(ids(data.notifications), ['b-mention']);
-    assert.deepEqual(data.comments[0].metadata, { apiKey: suite.key.apiKey, documentId: 'doc', organizationId });
+    for (const list of ['comments', 'reactions', 'notifications']) assert.deepEqual(data[list], [], list);
+    assert.deepEqual(data.activities[0].metadata, { apiKey: suite.key.apiKey, documentId: 'doc', organizationId });
     assert.equal(data.user.userId, 'ana');
     assert.equal(data.user.email, 'ana@example.com');
     assert.equal(data.user.team, 'red', 'metadata kept with the user is exported');
@@ -176,8 +173,7 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     );
 
     const bob = (await dataOf(call, organizationId, 'bob')).data;
-    assert.deepEqual(ids(bob.comments), ['b-mention', 'b-own', 'b-text']);
-    assert.deepEqual(bob.notifications, []);
+    assert.deepEqual(ids(bob.activities), ['b-mention', 'b-own', 'b-text']);
     assert.deepEqual(
       bob.crdtEditors.map((e: { editorId: string }) => e.editorId),
       ['e-bob'],
@@ -185,13 +181,13 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     assert.equal(bob.user.name, 'Bob');
 
     const theirs = (await dataOf(other, organizationId, 'ana')).data;
-    assert.deepEqual(ids(theirs.comments), ['o-comment']);
+    assert.deepEqual(ids(theirs.activities), ['o-comment']);
     assert.equal(theirs.user.name, 'Other Ana');
     assert.deepEqual(
       theirs.grants.map((g: { resourceType: string }) => g.resourceType),
       ['organization'],
     );
-    for (const list of ['reactions', 'userGroups', 'notificationPreferences', 'crdtEditors', 'judgments']) assert.deepEqual(theirs[list], [], list);
+    for (const list of ['recordings', 'userGroups', 'notificationPreferences', 'crdtEditors', 'judgments']) assert.deepEqual(theirs[list], [], list);
 
     const stranger = (await dataOf(call, organizationId, 'nobody')).data;
     for (const list of LISTS) assert.deepEqual(stranger[list], [], list);
@@ -227,16 +223,16 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
       assert.ok(pages.length <= 3, 'three pages hold it all');
     } while (token);
     assert.deepEqual(
-      pages.map((p) => [p.comments.length, p.reactions.length, p.grants.length]),
+      pages.map((p) => [p.activities.length, p.grants.length]),
       [
-        [100, 0, 100],
-        [100, 0, 5],
-        [30, 3, 0],
+        [100, 100],
+        [100, 5],
+        [33, 0],
       ],
     );
     assert.deepEqual(
-      pages.flatMap((p) => ids(p.comments)),
-      ids(comments),
+      pages.flatMap((p) => ids(p.activities)),
+      ids([...comments, ...reactions]),
     );
     assert.deepEqual(
       pages.flatMap((p) => p.grants.map((g: { resourceId: string }) => g.resourceId)),
@@ -257,6 +253,83 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
       'INVALID_ARGUMENT',
       'Invalid page token.',
     );
+  });
+
+  it("pages threads, reactions and inbox entries by 100, a thread's reactions split across pages when they do not fit", async () => {
+    const organizationId = org();
+    const ana = { userId: 'ana', name: 'Ana' };
+    const bob = { userId: 'bob', name: 'Bob' };
+    const place = { organizationId, documentId: 'doc', createOrganization: true, createDocument: true };
+    const threadIds = Array.from({ length: 105 }, (_, i) => `t-${String(i).padStart(3, '0')}`);
+    expectSuccess(
+      await call('/v2/commentannotations/add', {
+        ...place,
+        commentAnnotations: threadIds.map((annotationId) => ({ annotationId, commentData: [{ commentText: 'x', from: ana }] })),
+      }),
+    );
+    // 110 reactions of hers on the first thread's comment (more than a page), then one on each of the next ten.
+    const reactions: [string, string][] = [
+      ...Array.from({ length: 110 }, (_, i): [string, string] => ['t-000', `icon-${String(i).padStart(3, '0')}`]),
+      ...threadIds.slice(1, 11).map((annotationId): [string, string] => [annotationId, '👍']),
+    ];
+    for (const [annotationId, icon] of reactions)
+      expectSuccess(
+        await call('/v2/commentannotations/comments/reactions/add', { organizationId, documentId: 'doc', annotationId, commentId: 1, icon, from: ana }),
+      );
+    expectSuccess(
+      await call('/v2/commentannotations/comments/reactions/add', {
+        organizationId,
+        documentId: 'doc',
+        annotationId: 't-000',
+        commentId: 1,
+        icon: 'b',
+        from: bob,
+      }),
+    );
+    const notificationIds = Array.from({ length: 105 }, (_, i) => `n-${String(i).padStart(3, '0')}`);
+    for (const notificationId of notificationIds)
+      expectSuccess(
+        await call('/v2/notifications/add', {
+          ...place,
+          notificationId,
+          actionUser: bob,
+          notifyUsers: [ana],
+          notifyAll: false,
+          displayHeadlineMessageTemplate: 'hi',
+          displayBodyMessage: 'body',
+        }),
+      );
+
+    const pages: Record<string, any>[] = [];
+    let token: string | undefined;
+    do {
+      const page = await dataOf(call, organizationId, 'ana', token);
+      pages.push(page.data);
+      token = page.nextPageToken;
+      assert.ok(pages.length <= 2, 'two pages hold it all');
+    } while (token);
+    assert.deepEqual(
+      pages.map((p) => [p.comments.length, p.reactions.length, p.notifications.length]),
+      [
+        [100, 100, 100],
+        [5, 20, 5],
+      ],
+    );
+    assert.deepEqual(
+      pages.flatMap((p) => p.comments.map((t: { annotationId: string }) => t.annotationId)),
+      threadIds,
+    );
+    // Reactions come in thread order, each thread's in its comments' order (here, the order added).
+    const exported = pages.flatMap((p) => p.reactions.map((r: any) => [r.commentAnnotationId, r.icon, r.from.userId]));
+    assert.deepEqual(
+      exported.map(([annotationId, icon]) => `${annotationId} ${icon}`).sort(),
+      reactions.map(([annotationId, icon]) => `${annotationId} ${icon}`).sort(),
+      'each of her reactions once, none of his',
+    );
+    assert.ok(exported.every(([, , userId]) => userId === 'ana'));
+    assert.deepEqual(pages.flatMap((p) => ids(p.notifications)).sort(), notificationIds);
+    const theirs = (await dataOf(other, organizationId, 'ana')).data;
+    for (const list of LISTS) assert.deepEqual(theirs[list], [], `another key: ${list}`);
   });
 
   it('erases the user in a background job; other users and other keys keep their data', async () => {
@@ -309,7 +382,7 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
 
     // The other key's Ana is another person.
     const theirs = (await dataOf(other, organizationId, 'ana')).data;
-    assert.deepEqual(ids(theirs.comments), ['a-comment', 'b-mention', 'a-approve']);
+    assert.deepEqual(ids(theirs.activities), ['a-comment', 'b-mention', 'a-reaction', 'a-custom', 'a-approve']);
     assert.equal(theirs.user.name, 'Ana');
     assert.equal(theirs.grants.length, 4);
     assert.equal(theirs.judgments.length, 1);
@@ -355,6 +428,7 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
               { commentText: 'her answer', from: ana },
             ],
           },
+          { annotationId: 't-reacted', commentData: [{ commentText: 'react to me', from: bob }] },
           { annotationId: 't-resolved', commentData: [{ commentText: 'fixed?', from: bob }] },
           { annotationId: 't-unrelated', commentData: [{ commentText: 'nothing of hers', from: bob }] },
         ],
@@ -380,6 +454,17 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
           updatedData: { status: { id: 'RESOLVED', name: 'Resolved', type: 'terminal' }, resolvedByUserId: 'ana' },
         }),
       );
+      for (const from of [ana, bob])
+        expectSuccess(
+          await caller('/v2/commentannotations/comments/reactions/add', {
+            organizationId,
+            documentId: 'doc',
+            annotationId: 't-reacted',
+            commentId: 1,
+            icon: '👍',
+            from,
+          }),
+        );
       expectSuccess(await notify(caller, 'n1-bob-to-ana-and-carl', bob, [ana, carl]));
       expectSuccess(await notify(caller, 'n2-by-ana', ana, [bob]));
       expectSuccess(await notify(caller, 'n3-naming-ana', bob, [carl], { displayHeadlineMessageTemplateData: { mentioned: ana } }));
@@ -389,20 +474,32 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
 
     const exported = (await dataOf(call, organizationId, 'ana')).data;
     assert.deepEqual(
-      exported.commentAnnotations.map((t: { annotationId: string }) => t.annotationId),
-      ['t-ana', 't-bob', 't-replied', 't-resolved'],
+      exported.comments.map((t: { annotationId: string }) => t.annotationId),
+      ['t-ana', 't-bob', 't-reacted', 't-replied', 't-resolved'],
+      'her own thread, one naming her, one she replied in, one she only reacted in, one she resolved',
     );
     assert.deepEqual(
-      exported.commentAnnotations[1].comments.map((c: { commentId: number }) => c.commentId),
+      exported.comments[1].comments.map((c: { commentId: number }) => c.commentId),
       [1, 2, 3],
       'a thread is exported whole',
     );
-    assert.deepEqual(ids(exported.inboxNotifications), ['n1-bob-to-ana-and-carl', 'n2-by-ana', 'n3-naming-ana', 'n5-to-ana-only']);
-    assert.deepEqual(exported.inboxNotifications[0].notifyUsers, { ana: true }, 'who else received it is not hers');
     assert.deepEqual(
-      (await dataOf(call, organizationId, 'carl')).data.commentAnnotations.map((t: { annotationId: string }) => t.annotationId),
+      exported.reactions.map((r: any) => [r.documentId, r.commentAnnotationId, r.commentId, r.icon, r.from.userId]),
+      [['doc', 't-reacted', 1, '👍', 'ana']],
+      "her reaction, not Bob's",
+    );
+    assert.deepEqual(ids(exported.notifications), ['n1-bob-to-ana-and-carl', 'n2-by-ana', 'n3-naming-ana', 'n5-to-ana-only']);
+    assert.deepEqual(exported.notifications[0].notifyUsers, { ana: true }, 'who else received it is not hers');
+    assert.deepEqual(exported.activities, [], 'threads and notifications are not activity records');
+    const carlData = (await dataOf(call, organizationId, 'carl')).data;
+    assert.deepEqual(
+      carlData.comments.map((t: { annotationId: string }) => t.annotationId),
       ['t-bob'],
     );
+    assert.deepEqual(carlData.reactions, []);
+    // A key that holds none of it sees none of it.
+    const stranger = (await dataOf(agentFor(suite.app, await createKey(suite.app)), organizationId, 'ana')).data;
+    for (const list of LISTS) assert.deepEqual(stranger[list], [], list);
 
     const dataSource = suite.app.app.get(DataSource);
     const where = dataSource.options.type === 'postgres' ? 'api_key_id = $1 AND organization_id = $2' : 'api_key_id = ? AND organization_id = ?';
@@ -419,10 +516,14 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     await completed(call, expectSuccess(await call('/v2/users/data/delete', { userIds: ['ana'] })).data.jobId);
 
     const gone = (await dataOf(call, organizationId, 'ana')).data;
-    assert.deepEqual([gone.commentAnnotations, gone.inboxNotifications], [[], []]);
+    for (const list of LISTS) assert.deepEqual(gone[list], [], list);
     const left = expectSuccess(await call('/v2/commentannotations/get', { organizationId, documentId: 'doc', order: 'asc' })).data as Record<string, any>[];
     const byId = Object.fromEntries(left.map((t) => [t.annotationId, t]));
-    assert.deepEqual(Object.keys(byId).sort(), ['t-bob', 't-replied', 't-resolved', 't-unrelated'], 'the thread she started goes, replies included');
+    assert.deepEqual(
+      Object.keys(byId).sort(),
+      ['t-bob', 't-reacted', 't-replied', 't-resolved', 't-unrelated'],
+      'the thread she started goes, replies included',
+    );
     assert.deepEqual(
       byId['t-replied'].comments.map((c: { commentText: string }) => c.commentText),
       ['a question'],
@@ -460,8 +561,9 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
 
     // The other key's Ana is another person.
     const theirs = (await dataOf(other, organizationId, 'ana')).data;
-    assert.equal(theirs.commentAnnotations.length, 4);
-    assert.equal(theirs.inboxNotifications.length, 4);
+    assert.equal(theirs.comments.length, 5);
+    assert.equal(theirs.reactions.length, 1);
+    assert.equal(theirs.notifications.length, 4);
   });
 
   it('restricted to organizationIds, erases there only and keeps the profile while she belongs elsewhere', async () => {
@@ -476,7 +578,7 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     const gone = (await dataOf(call, here, 'ana')).data;
     for (const list of LISTS) assert.deepEqual(gone[list], [], list);
     const kept = (await dataOf(call, there, 'ana')).data;
-    assert.deepEqual(ids(kept.comments), ['a-comment', 'b-mention', 'a-approve']);
+    assert.deepEqual(ids(kept.activities), ['a-comment', 'b-mention', 'a-reaction', 'a-custom', 'a-approve']);
     assert.equal(kept.grants.length, 4);
     assert.equal(gone.user.name, 'Ana', "the profile is the key's, kept while a grant elsewhere remains");
   });

@@ -13,7 +13,7 @@ import { InboxStore } from '../inbox/inbox-store.js';
 import { notificationJson, type Delivered } from '../inbox/notifications.js';
 import { JudgmentLog } from '../memory/judgment-log.js';
 import type { JudgmentFields } from '../memory/memory.service.js';
-import { activityListOf, namesUser, notifies, withoutUsersIn, type ActivityList } from './user-mentions.js';
+import { activityListOf, namesUser, withoutUsersIn, type ActivityList } from './user-mentions.js';
 
 /** Items per list and page (upstream's page of the export). */
 export const USER_DATA_PAGE = 100;
@@ -58,8 +58,22 @@ export interface EditorAttribution {
   lastUpdate: string;
 }
 
-/** `data` of `users/data/get`: every list is present, empty when nothing (more) is held. */
-export interface UserData extends Record<ActivityList | 'notifications', Activity[]> {
+/**
+ * `data` of `users/data/get`: every list is present, empty when nothing (more) is held. Upstream's
+ * four lists first (`comments`, `reactions`, `recordings`, `notifications`), then this service's
+ * own; each thing is in one list.
+ */
+export interface UserData {
+  /** Comment threads the user started, wrote in, is mentioned or assigned in, or reacted in (as annotations get answers them). */
+  comments: Record<string, unknown>[];
+  /** The reactions the user added to comments, each with where it is. */
+  reactions: Record<string, unknown>[];
+  /** Recorder activity records the user made or is named in. */
+  recordings: Activity[];
+  /** In-app notifications in the user's inbox, or that they made or that name them; each shows the user's own delivery only. */
+  notifications: Record<string, unknown>[];
+  /** Every other activity record the user made or is named in (comment, reaction, CRDT, custom, huddle). */
+  activities: Activity[];
   user: UserProfile | null;
   accessFields: string[];
   grants: GrantRecord[];
@@ -67,18 +81,18 @@ export interface UserData extends Record<ActivityList | 'notifications', Activit
   notificationPreferences: PreferenceRecord[];
   crdtEditors: EditorAttribution[];
   judgments: JudgmentFields[];
-  /** Comment threads the user started, wrote in, is mentioned or assigned in (as annotations get answers them). */
-  commentAnnotations: Record<string, unknown>[];
-  /** In-app notifications in the user's inbox, or that they made or that name them; each shows the user's own delivery only. */
-  inboxNotifications: Record<string, unknown>[];
-  /** The reactions the user added to comments (of the threads in `commentAnnotations` on the same page), where each is. */
-  commentReactions: Record<string, unknown>[];
   /** The files attached to comments the user wrote, each with a fresh download link. */
   attachments: Record<string, unknown>[];
 }
 
 type Cursor = [timestamp: number, id: string];
-/** Where each list that has more continues; the activity lists share one scan, so one position. */
+/**
+ * Where a list read through a pre-filter in id order continues: after the item `after` (null: from
+ * the start), skipping the first `skip` entries of the item `within` (a thread whose reactions did
+ * not all fit the page). Every item read moves `after`, taken or not.
+ */
+type ScanCursor = [after: string | null, within: string, skip: number];
+/** Where each list that has more continues; `activities` and `recordings` share one scan of the activity log, so one position. */
 interface Cursors {
   activities?: Cursor;
   grants?: UserGrantCursor;
@@ -86,13 +100,14 @@ interface Cursors {
   notificationPreferences?: string;
   crdtEditors?: [string, string];
   judgments?: string;
-  commentAnnotations?: string;
-  inboxNotifications?: string;
+  comments?: ScanCursor;
+  reactions?: ScanCursor;
+  notifications?: ScanCursor;
   attachments?: number;
 }
 type TableList = Exclude<keyof Cursors, 'activities' | 'attachments' | ScannedList>;
 /** Lists read through a pre-filter and tested here, by id. */
-type ScannedList = 'commentAnnotations' | 'inboxNotifications';
+type ScannedList = 'comments' | 'reactions' | 'notifications';
 
 /**
  * Reads everything held about one user in one organization of a key, for `users/data/get`.
@@ -150,11 +165,11 @@ export class UserDataReader {
     };
 
     const data: UserData = {
-      comments: activities?.lists.comments ?? [],
-      reactions: activities?.lists.reactions ?? [],
+      comments: [],
+      reactions: [],
       recordings: activities?.lists.recordings ?? [],
-      notifications: activities?.lists.notifications ?? [],
-      otherActivities: activities?.lists.otherActivities ?? [],
+      notifications: [],
+      activities: activities?.lists.activities ?? [],
       user: await this.profile(apiKeyId, userId),
       accessFields: (await this.grants.accessFields(apiKeyId, organizationId, [userId])).get(userId) ?? [],
       grants: await table(
@@ -206,49 +221,38 @@ export class UserDataReader {
         (judgment) => judgment.id,
         (judgment): JudgmentFields => judgment,
       ),
-      commentAnnotations: [],
-      inboxNotifications: [],
-      commentReactions: [],
       attachments: [],
     };
-    const scanned = async <T, R extends { json: Record<string, unknown> }>(
+    const scanned = async <T>(
       list: ScannedList,
       read: (after: string | undefined, limit: number) => Promise<T[]>,
       idOf: (item: T) => string,
-      take: (item: T) => R | undefined,
-      extraItems?: (rendered: R) => number,
-    ): Promise<R[]> => {
+      entriesOf: (item: T) => Record<string, unknown>[],
+    ): Promise<Record<string, unknown>[]> => {
       if (!wanted(list)) return [];
-      const found = await scan(read, idOf, take, extraItems ?? (() => 0), resume?.[list]);
+      const found = await scan(read, idOf, entriesOf, resume?.[list]);
       if (found.next !== undefined) next[list] = found.next;
       return found.items;
     };
     const user = new Set([userId]);
-    // A thread and the user's reactions in it come from one scan and share its position, as the
-    // activity lists do: a page ends when either list holds a page.
-    const threads = await scanned(
-      'commentAnnotations',
-      (after, limit) => this.comments.naming(apiKeyId, organizationId, userId, after, limit),
-      (thread: Thread) => thread.annotationId,
-      (thread) =>
-        withoutUsersIn(thread, user) !== undefined || thread.comments.some((comment) => mentionsOf(comment).includes(userId))
-          ? { json: threadJson(apiKeyId, thread), reactions: reactionsOf(thread, userId) }
-          : undefined,
-      (rendered) => rendered.reactions.length,
+    const threads = (after: string | undefined, limit: number) => this.comments.naming(apiKeyId, organizationId, userId, after, limit);
+    const threadId = (thread: Thread) => thread.annotationId;
+    data.comments = await scanned('comments', threads, threadId, (thread) =>
+      withoutUsersIn(thread, user) !== undefined || thread.comments.some((comment) => mentionsOf(comment).includes(userId))
+        ? [threadJson(apiKeyId, thread)]
+        : [],
     );
-    data.commentAnnotations = threads.map((thread) => thread.json);
-    data.commentReactions = threads.flatMap((thread) => thread.reactions);
-    data.inboxNotifications = (
-      await scanned(
-        'inboxNotifications',
-        (after, limit) => this.inbox.naming(apiKeyId, organizationId, userId, after, limit),
-        (delivered: Delivered) => delivered.notification.id,
-        ({ notification, recipients }) =>
-          recipients.some((r) => r.userId === userId) || withoutUsersIn(notification, user) !== undefined
-            ? { json: notificationJson(apiKeyId, { notification, recipients: recipients.filter((r) => r.userId === userId) }) }
-            : undefined,
-      )
-    ).map((delivered) => delivered.json);
+    // A scan of its own, so a page holds at most 100 reactions even when one thread has more of hers.
+    data.reactions = await scanned('reactions', threads, threadId, (thread) => reactionsOf(thread, userId));
+    data.notifications = await scanned(
+      'notifications',
+      (after, limit) => this.inbox.naming(apiKeyId, organizationId, userId, after, limit),
+      (delivered: Delivered) => delivered.notification.id,
+      ({ notification, recipients }) =>
+        recipients.some((r) => r.userId === userId) || withoutUsersIn(notification, user) !== undefined
+          ? [notificationJson(apiKeyId, { notification, recipients: recipients.filter((r) => r.userId === userId) })]
+          : [],
+    );
     if (wanted('attachments')) {
       const files = await this.attachments.writtenBy(apiKeyId, { organizationId, userId, after: resume?.attachments, limit: USER_DATA_PAGE }, baseUrl);
       data.attachments = files.links as unknown as Record<string, unknown>[];
@@ -259,17 +263,17 @@ export class UserDataReader {
   }
 
   /**
-   * The activity lists, from one scan in (timestamp, id) order over the records the user made or
-   * that name them, until a list holds a page (or the page its size bound, as activities get
-   * has): then the position of the last record taken continues them all.
+   * `recordings` and `activities`, from one scan in (timestamp, id) order over the records the
+   * user made or that name them, until a list holds a page (or the page its size bound, as
+   * activities get has): then the position of the last record taken continues both.
    */
   private async activityLists(
     apiKeyId: string,
     organizationId: string,
     userId: string,
     after: Cursor | undefined,
-  ): Promise<{ lists: Record<ActivityList | 'notifications', Activity[]>; next?: Cursor }> {
-    const lists: Record<ActivityList | 'notifications', Activity[]> = { comments: [], reactions: [], recordings: [], otherActivities: [], notifications: [] };
+  ): Promise<{ lists: Record<ActivityList, Activity[]>; next?: Cursor }> {
+    const lists: Record<ActivityList, Activity[]> = { recordings: [], activities: [] };
     let position = after;
     let taken: Cursor | undefined;
     let bytes = 0;
@@ -281,11 +285,11 @@ export class UserDataReader {
         if (!namesUser(activity, userId)) continue;
         // One more record exists: the next page starts after the last one taken.
         if (full) return { lists, next: taken };
-        const into: (ActivityList | 'notifications')[] = [activityListOf(activity), ...(notifies(activity, userId) ? (['notifications'] as const) : [])];
-        for (const list of into) lists[list].push(activity);
+        const list = lists[activityListOf(activity)];
+        list.push(activity);
         taken = [activity.timestamp, activity.id];
         bytes += size;
-        full = into.some((list) => lists[list].length >= USER_DATA_PAGE) || bytes >= PAGE_BYTES;
+        full = list.length >= USER_DATA_PAGE || bytes >= PAGE_BYTES;
       }
       if (chunk.length < SCAN_CHUNK) return { lists };
       const last = chunk[chunk.length - 1]!.activity;
@@ -310,33 +314,34 @@ export class UserDataReader {
 }
 
 /**
- * One page of a list read through a pre-filter in id order: the items `take` keeps (rendered),
- * until the page holds `USER_DATA_PAGE` of them or of the items they carry (`extraItems`: a
- * thread's reactions), or `PAGE_BYTES`, and the id the next page starts after when one more
- * exists.
+ * One page of a list read through a pre-filter in id order: the entries `entriesOf` finds in each
+ * item (none for an item that is not the user's; a thread's reactions: any number), until the page
+ * holds `USER_DATA_PAGE` of them or `PAGE_BYTES`, and where the next page starts when one more
+ * entry exists: after the last item read before the one that entry is in, skipping that item's
+ * entries this page took.
  */
-async function scan<T, R extends { json: Record<string, unknown> }>(
+async function scan<T>(
   read: (after: string | undefined, limit: number) => Promise<T[]>,
   idOf: (item: T) => string,
-  take: (item: T) => R | undefined,
-  extraItems: (rendered: R) => number,
-  after: string | undefined,
-): Promise<{ items: R[]; next?: string }> {
-  const items: R[] = [];
+  entriesOf: (item: T) => Record<string, unknown>[],
+  cursor: ScanCursor | undefined,
+): Promise<{ items: Record<string, unknown>[]; next?: ScanCursor }> {
+  const items: Record<string, unknown>[] = [];
   let bytes = 0;
-  let extra = 0;
-  let position = after;
-  let last: string | undefined;
+  let previous = cursor?.[0] ?? undefined;
+  let position = previous;
   for (;;) {
     const chunk = await read(position, SCAN_CHUNK);
     for (const item of chunk) {
-      const rendered = take(item);
-      if (!rendered) continue;
-      if (items.length >= USER_DATA_PAGE || extra >= USER_DATA_PAGE || bytes >= PAGE_BYTES) return { items, next: last };
-      items.push(rendered);
-      bytes += JSON.stringify(rendered).length;
-      extra += extraItems(rendered);
-      last = idOf(item);
+      const id = idOf(item);
+      const skip = cursor !== undefined && cursor[1] === id ? cursor[2] : 0;
+      const entries = entriesOf(item);
+      for (let index = skip; index < entries.length; index++) {
+        if (items.length >= USER_DATA_PAGE || bytes >= PAGE_BYTES) return { items, next: [previous ?? null, id, index] };
+        items.push(entries[index]!);
+        bytes += JSON.stringify(entries[index]).length;
+      }
+      previous = id;
     }
     if (chunk.length < SCAN_CHUNK) return { items };
     position = idOf(chunk[chunk.length - 1]!);

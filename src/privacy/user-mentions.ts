@@ -1,27 +1,15 @@
 import type { Activity } from '../activity/activity-log.js';
-import { involvedUsers } from '../events/involved-users.js';
-import { activityEvent } from '../events/outbox-event.js';
 
-/** The lists of `users/data/get` an activity the user made or is named in goes to. */
-export type ActivityList = 'comments' | 'reactions' | 'recordings' | 'otherActivities';
+/** The lists of `users/data/get` an activity record the user made or is named in goes to. */
+export type ActivityList = 'recordings' | 'activities';
 
 /**
- * Upstream's categories, by what the record is about: reactions (`reaction.*`, and reactions on
- * comments, `comment.reaction_*`), recordings (the recorder feature), the other comment
- * activities, and everything else (CRDT, custom, huddle) in a list of this service's own, so
- * every record naming the user is somewhere in the export.
+ * Recorder records are upstream's `recordings` (the recorder feature keeps no other data here);
+ * every other record (comment, reaction, CRDT, custom, huddle) goes to `activities`, a list of
+ * this service's own, so each record naming the user is in the export once.
  */
 export function activityListOf(activity: Activity): ActivityList {
-  if (activity.featureType === 'reaction' || activity.actionType.startsWith('reaction.') || activity.actionType.startsWith('comment.reaction_'))
-    return 'reactions';
-  if (activity.featureType === 'recorder') return 'recordings';
-  if (activity.featureType === 'comment') return 'comments';
-  return 'otherActivities';
-}
-
-/** Whether the user would be notified of it as involved (contract 6.4 "MINE": mentioned, assigned, thread author, `involvedUserIds`). */
-export function notifies(activity: Activity, userId: string): boolean {
-  return involvedUsers(activityEvent(activity)).has(userId);
+  return activity.featureType === 'recorder' ? 'recordings' : 'activities';
 }
 
 /** The user made the record, or it names them anywhere (what `withoutUsers` would take out). */

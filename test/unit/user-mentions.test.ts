@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Activity } from '../../src/activity/activity-log.js';
-import { activityListOf, namesUser, notifies, withoutUsers } from '../../src/privacy/user-mentions.js';
+import { activityListOf, namesUser, withoutUsers } from '../../src/privacy/user-mentions.js';
 
 const record = (fields: Partial<Activity>): Activity => ({
   id: 'a',
@@ -15,14 +15,14 @@ const record = (fields: Partial<Activity>): Activity => ({
 const ana = { userId: 'ana', name: 'Ana', email: 'ana@example.com' };
 
 describe('privacy: which records name a user, and taking them out', () => {
-  it("sorts records into upstream's lists", () => {
+  it("sorts records into upstream's recordings and our activities", () => {
     const table: [Partial<Activity>, string][] = [
-      [{ featureType: 'comment', actionType: 'comment_annotation.add' }, 'comments'],
-      [{ featureType: 'comment', actionType: 'comment.reaction_add' }, 'reactions'],
-      [{ featureType: 'reaction', actionType: 'reaction.add' }, 'reactions'],
+      [{ featureType: 'comment', actionType: 'comment_annotation.add' }, 'activities'],
+      [{ featureType: 'comment', actionType: 'comment.reaction_add' }, 'activities'],
+      [{ featureType: 'reaction', actionType: 'reaction.add' }, 'activities'],
       [{ featureType: 'recorder', actionType: 'recorder.done' }, 'recordings'],
-      [{ featureType: 'crdt', actionType: 'crdt.update_data' }, 'otherActivities'],
-      [{ featureType: 'custom', actionType: 'task.done' }, 'otherActivities'],
+      [{ featureType: 'crdt', actionType: 'crdt.update_data' }, 'activities'],
+      [{ featureType: 'custom', actionType: 'task.done' }, 'activities'],
     ];
     for (const [fields, list] of table) assert.equal(activityListOf(record(fields)), list, JSON.stringify(fields));
   });
@@ -56,12 +56,9 @@ describe('privacy: which records name a user, and taking them out', () => {
     assert.equal(withoutUsers(record({ actionUser: ana }), new Set(['ana'])), undefined, 'the acting user is not scrubbed: such records are deleted whole');
   });
 
-  it('names: made by, or naming, the user; notifies: involved as notifications define it', () => {
+  it('names: made by, or naming, the user', () => {
     assert.equal(namesUser(record({ actionUser: ana }), 'ana'), true);
     assert.equal(namesUser(record({ displayMessageTemplateData: { user: ana } }), 'ana'), true);
     assert.equal(namesUser(record({ entityData: { text: 'ana' } }), 'ana'), false);
-    assert.equal(notifies(record({ entityData: { taggedUserContacts: [{ contact: ana }] } }), 'ana'), true);
-    assert.equal(notifies(record({ displayMessageTemplateData: { user: ana } }), 'ana'), false, 'named but not involved');
-    assert.equal(notifies(record({ actionUser: ana, entityData: { involvedUserIds: ['ana'] } }), 'ana'), false, 'never of their own action');
   });
 });

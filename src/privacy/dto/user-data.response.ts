@@ -49,7 +49,6 @@ export class EditorAttributionView {
   @ApiProperty({ format: 'date-time', description: 'ISO 8601.' }) lastUpdate!: string;
 }
 
-/** Everything held about a user in one organization; every list holds at most 100 items per page. */
 /** A reaction the user added, and the comment it is on. */
 export class CommentReactionView {
   @ApiProperty() organizationId!: string;
@@ -77,20 +76,30 @@ export class UserAttachmentView {
   @ApiProperty() expiresAt!: string;
 }
 
+/** Everything held about a user in one organization; every list holds at most 100 items per page, and each thing is in one list. */
 export class UserDataView {
-  @ApiProperty({ type: [ActivityView], description: 'Comment activities the user made or is named in (reactions on comments are under `reactions`).' })
-  comments!: ActivityView[];
-  @ApiProperty({ type: [ActivityView], description: 'Reaction activities (`reaction.*`, `comment.reaction_*`) the user made or is named in.' })
-  reactions!: ActivityView[];
-  @ApiProperty({ type: [ActivityView], description: 'Recorder activities the user made or is named in.' }) recordings!: ActivityView[];
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description:
+      'Comment threads the user started, wrote in, reacted in, or that name them (mentioned, assigned, resolver), each with its comments, as annotations get answers them.',
+  })
+  comments!: Record<string, unknown>[];
+  @ApiProperty({ type: [CommentReactionView], description: 'Reactions the user added to comments, each with the comment it is on.' })
+  reactions!: CommentReactionView[];
+  @ApiProperty({ type: [ActivityView], description: 'Recorder activity records the user made or is named in (no other list repeats them).' })
+  recordings!: ActivityView[];
+  @ApiProperty({
+    type: [NotificationView],
+    description:
+      "In-app notifications in the user's inbox, that they made, or that name them; `notifyUsers` and `readByUserIds` show only the user's own delivery.",
+  })
+  notifications!: NotificationView[];
   @ApiProperty({
     type: [ActivityView],
-    description:
-      'Activities the user is involved in and so notified of (mentioned, assigned, thread author, `involvedUserIds`); they also appear in their own list.',
+    description: 'Ours: every other activity record (comment, reaction, CRDT, custom, huddle) the user made or is named in, as activities get answers them.',
   })
-  notifications!: ActivityView[];
-  @ApiProperty({ type: [ActivityView], description: 'The other activities (CRDT, custom, huddle) the user made or is named in.' })
-  otherActivities!: ActivityView[];
+  activities!: ActivityView[];
   @ApiProperty(nullableRef(UserProfileView, 'The user as users add stored it (kept per API key); null when never added.')) user!: UserProfileView | null;
   @ApiProperty({ type: [String], description: 'Access fields given with permissions add in this organization.' }) accessFields!: string[];
   @ApiProperty({ type: [GrantView], description: 'Organization, folder and document memberships and permissions.' }) grants!: GrantView[];
@@ -98,25 +107,6 @@ export class UserDataView {
   @ApiProperty({ type: [PreferenceView] }) notificationPreferences!: PreferenceView[];
   @ApiProperty({ type: [EditorAttributionView], description: 'Shared-editing editors whose last write named the user.' }) crdtEditors!: EditorAttributionView[];
   @ApiProperty({ type: [JudgmentFieldsView], description: 'Decisions the user made, as memory keeps them.' }) judgments!: JudgmentFieldsView[];
-  @ApiProperty({
-    type: 'array',
-    items: { type: 'object', additionalProperties: true },
-    description:
-      'Comment threads the user started, wrote in, or that name them (mentioned, assigned, resolver), each with its comments, as annotations get answers them.',
-  })
-  commentAnnotations!: Record<string, unknown>[];
-  @ApiProperty({
-    type: [NotificationView],
-    description:
-      "In-app notifications in the user's inbox, that they made, or that name them; `notifyUsers` and `readByUserIds` show only the user's own delivery.",
-  })
-  inboxNotifications!: NotificationView[];
-  @ApiProperty({
-    type: [CommentReactionView],
-    description:
-      "Reactions the user added to comments (ours: upstream's `reactions` list holds reaction activity records here), those of the threads of this page's `commentAnnotations`.",
-  })
-  commentReactions!: CommentReactionView[];
   @ApiProperty({ type: [UserAttachmentView], description: 'Files attached to comments the user wrote, each with a fresh download link (ours).' })
   attachments!: UserAttachmentView[];
 }
