@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DocumentMoves } from '../src/directory/document-moves.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { eventually, startApp, type TestApp } from './helpers/app.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
 
 const ORG = 'org-mig';
@@ -20,7 +20,8 @@ describe('documents migrate (issue 33)', () => {
   let otherCall: Call;
 
   before(async () => {
-    app = await startApp({ ATTACHMENT_TYPES: 'text/plain' });
+    // The delivery worker writes the inbox entries of notifying comments.
+    app = await startApp({ ATTACHMENT_TYPES: 'text/plain', DELIVERY_CONCURRENCY: '4' });
     // Registered last, so it runs after every owner moved its rows: its failure must undo them all.
     app.app.get(DocumentMoves).observers.add({
       documentMoved: async (_manager, _apiKeyId, move) => {
@@ -82,6 +83,11 @@ describe('documents migrate (issue 33)', () => {
           },
         ],
       }),
+    );
+    // Its inbox entry comes from the delivery worker, a moment after the answer.
+    await eventually(
+      async () => expectSuccess(await c('/v2/notifications/get', { organizationId: ORG, documentId })).data as unknown[],
+      (entries) => entries.length > 0,
     );
     expectSuccess(
       await c('/v2/activities/add', {
