@@ -49,11 +49,16 @@ export class PageTokens {
     return { items, next: more && last !== undefined ? this.encode(owner, operation, filters, cursorOf(last)) : undefined };
   }
 
-  /** The cursor of a token from `encode`, or INVALID_ARGUMENT `Invalid page token.` */
-  decode<T>(owner: string, operation: string, filters: unknown, token: string): T {
+  /**
+   * The cursor of a token from `encode`, or INVALID_ARGUMENT `Invalid page token.` With
+   * `isCursor`, a cursor of another shape (a token sealed before its operation's order changed)
+   * is refused the same way.
+   */
+  decode<T>(owner: string, operation: string, filters: unknown, token: string, isCursor?: (cursor: unknown) => cursor is T): T {
     const payload = this.secrets.openToken(token, bindingOf(owner, operation, filters));
-    if (payload === undefined) throw new ApiError('INVALID_ARGUMENT', 'Invalid page token.');
-    return JSON.parse(payload) as T;
+    const cursor: unknown = payload === undefined ? undefined : JSON.parse(payload);
+    if (payload === undefined || (isCursor && !isCursor(cursor))) throw new ApiError('INVALID_ARGUMENT', 'Invalid page token.');
+    return cursor as T;
   }
 }
 

@@ -61,4 +61,13 @@ describe('page tokens (contract 1.7)', () => {
     invalid(() => tokens.decode('key-a', 'documents/get', { folderId: 'f' }, 'garbage'));
     invalid(() => new PageTokens(secretsWith()).decode('key-a', 'documents/get', { folderId: 'f' }, token));
   });
+
+  it("with a shape check, refuses a cursor of another shape (a token of an operation's former order) the same way", () => {
+    const pair = (cursor: unknown): cursor is [number, string] => Array.isArray(cursor) && cursor.length === 2;
+    const former = tokens.encode('key-a', 'notifications/get', { userId: 'u' }, [0, 123, 'n-1']);
+    assert.deepEqual(tokens.decode('key-a', 'notifications/get', { userId: 'u' }, former), [0, 123, 'n-1']);
+    invalid(() => tokens.decode('key-a', 'notifications/get', { userId: 'u' }, former, pair));
+    const today = tokens.encode('key-a', 'notifications/get', { userId: 'u' }, [123, 'n-1']);
+    assert.deepEqual(tokens.decode('key-a', 'notifications/get', { userId: 'u' }, today, pair), [123, 'n-1']);
+  });
 });
