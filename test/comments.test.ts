@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { eventually, startApp, type TestApp } from './helpers/app.js';
 import { SmtpReceiver } from './helpers/smtp-receiver.js';
 import { deliverySuite, type Call } from './helpers/webhooks.js';
+import { PageTokens } from '../src/common/paging.js';
 import { agentFor, createKey, expectError, expectSuccess, withKeyedApp } from './factories/workspace.js';
 
 const ORG = 'org-c';
@@ -671,7 +672,7 @@ describe('a comment with a mention: activity, webhook, e-mail and inbox (contrac
       [DOC]: { total: 1, unread: 1 },
     });
 
-    // Read state: bob reads it; his unread count drops; it stays in his inbox after unread ones.
+    // Read state: bob reads it; his unread count drops; it stays in his inbox, in its place by timestamp.
     expectSuccess(
       await call('/v2/notifications/update', { organizationId: ORG, notifications: [{ id: entry!.id, readByUserIds: ['bob'] }] }),
       'Notification(s) updated successfully.',
@@ -701,7 +702,7 @@ describe('a comment with a mention: activity, webhook, e-mail and inbox (contrac
     assert.deepEqual(expectSuccess(await other('/v2/notifications/get', { organizationId: ORG, userId: 'bob' })).data, []);
   });
 
-  it('notifications add/get/update/delete: recipients by notifyUsers, notifyAll and preferences; unread first', async () => {
+  it('notifications add/get/update/delete: recipients by notifyUsers, notifyAll and preferences; newest first, read or not', async () => {
     const key = await createKey(app);
     const call = agentFor(app, key);
     expectSuccess(await call('/v2/users/add', { organizationId: ORG, users: [ana, bob, { userId: 'cara' }] }));
@@ -742,10 +743,12 @@ describe('a comment with a mention: activity, webhook, e-mail and inbox (contrac
         notifications: [{ id: 'n-3', readByUserIds: ['bob'], displayBodyMessage: 'changed' }],
       }),
     );
+    // Upstream orders by timestamp alone: bob's read n-3 (newer, or the same millisecond and a greater id) comes before his unread n-2.
     const bobs = expectSuccess(await call('/v2/notifications/get', { organizationId: ORG, userId: 'bob', pageSize: 1 }));
-    assert.equal(bobs.data[0].id, 'n-2', 'unread first');
+    assert.deepEqual([bobs.data[0].id, bobs.data[0].displayBodyMessage, bobs.data[0].readByUserIds], ['n-3', 'changed', ['bob']]);
     const next = expectSuccess(await call('/v2/notifications/get', { organizationId: ORG, userId: 'bob', pageSize: 1, pageToken: bobs.pageToken }));
-    assert.deepEqual([next.data[0].id, next.data[0].displayBodyMessage], ['n-3', 'changed']);
+    assert.deepEqual([next.data[0].id, next.data[0].readByUserIds], ['n-2', []]);
+    assert.equal(next.pageToken, undefined);
     const updated = expectSuccess(await call('/v2/notifications/update', { organizationId: ORG, notifications: [{ id: 'ghost', displayBodyMessage: 'x' }] }));
     assert.deepEqual(updated.data, { ghost: { success: false, id: 'ghost', message: 'Failed to update notification.' } });
     const deleted = expectSuccess(
@@ -774,5 +777,131 @@ describe('a comment with a mention: activity, webhook, e-mail and inbox (contrac
       'At least one of data.documentId or data.userId is required.',
     );
     expectError(await call('/v2/notifications/delete', { organizationId: ORG }), 400, 'INVALID_ARGUMENT');
+  });
+});
+
+describe("notifications get orders as upstream does: by timestamp in `order` (default desc), a user's inbox too", () => {
+  const ctx = withKeyedApp();
+  const org = 'org-order';
+  // id -> [timestamp, read by bob]: read and unread interleave, and three share a timestamp (ties go by id).
+  const placed: Record<string, [number, boolean]> = {
+    'n-a': [1000, false],
+    'n-b': [3000, true],
+    'n-c': [2000, false],
+    'n-d': [2000, true],
+    'n-e': [4000, true],
+    'n-f': [2000, false],
+  };
+  const ascending = ['n-a', 'n-c', 'n-d', 'n-f', 'n-b', 'n-e'];
+
+  /** Every page of notifications get, following `pageToken`; the ids read and the number of pages. */
+  async function readAll(call: Call, request: Record<string, unknown>): Promise<{ entries: Record<string, any>[]; pages: number }> {
+    const entries: Record<string, any>[] = [];
+    let pageToken: string | undefined;
+    let pages = 0;
+    do {
+      const page = expectSuccess(await call('/v2/notifications/get', { ...request, pageToken }), 'Notification(s) retrieved successfully.');
+      entries.push(...(page.data as Record<string, any>[]));
+      pageToken = page.pageToken as string | undefined;
+      pages++;
+    } while (pageToken && pages < 20);
+    return { entries, pages };
+  }
+
+  before(async () => {
+    const call: Call = (path, data) => ctx.call(path, data);
+    const add = (notificationId: string, userIds: string[]) =>
+      call('/v2/notifications/add', {
+        organizationId: org,
+        createOrganization: true,
+        documentId: DOC,
+        createDocument: true,
+        notificationId,
+        actionUser: ana,
+        displayHeadlineMessageTemplate: '{actionUser} pinged',
+        displayBodyMessage: notificationId,
+        notifyUsers: userIds.map((userId) => ({ userId })),
+        notifyAll: false,
+      });
+    // Added in an order that is neither the timestamps' nor the ids'.
+    for (const id of ['n-e', 'n-c', 'n-a', 'n-f', 'n-b', 'n-d']) expectSuccess(await add(id, ['bob', 'cara']));
+    expectSuccess(await add('n-cara', ['cara']));
+    // Timestamps are the service's clock at add; the test places them, ties included, in both tables and the body.
+    const { dataSource } = ctx.app;
+    const p = (n: number) => (dataSource.options.type === 'postgres' ? `$${n}` : '?');
+    const apiKeyId = ctx.key.apiKey;
+    for (const [id, [timestamp]] of Object.entries({ ...placed, 'n-cara': [2000, false] as [number, boolean] })) {
+      const [row] = await dataSource.query(`SELECT body FROM inbox_notification WHERE api_key_id = ${p(1)} AND organization_id = ${p(2)} AND id = ${p(3)}`, [
+        apiKeyId,
+        org,
+        id,
+      ]);
+      const body = JSON.stringify({ ...JSON.parse(row.body), timestamp });
+      await dataSource.query(
+        `UPDATE inbox_notification SET timestamp = ${p(1)}, body = ${p(2)} WHERE api_key_id = ${p(3)} AND organization_id = ${p(4)} AND id = ${p(5)}`,
+        [timestamp, body, apiKeyId, org, id],
+      );
+      await dataSource.query(
+        `UPDATE inbox_recipient SET timestamp = ${p(1)} WHERE api_key_id = ${p(2)} AND organization_id = ${p(3)} AND notification_id = ${p(4)}`,
+        [timestamp, apiKeyId, org, id],
+      );
+    }
+    const read = Object.entries(placed)
+      .filter(([, [, isRead]]) => isRead)
+      .map(([id]) => ({ id, readByUserIds: ['bob'] }));
+    expectSuccess(await call('/v2/notifications/update', { organizationId: org, notifications: read }), 'Notification(s) updated successfully.');
+  });
+
+  it("a user's read and unread entries interleave strictly by (timestamp, id), in both orders, across pages of 1 and 2", async () => {
+    const call: Call = (path, data) => ctx.call(path, data);
+    for (const order of [undefined, 'desc', 'asc'] as const) {
+      const expected = order === 'asc' ? ascending : [...ascending].reverse();
+      for (const pageSize of [1, 2, undefined]) {
+        const { entries, pages } = await readAll(call, { organizationId: org, userId: 'bob', order, pageSize });
+        const label = `order ${order ?? '(default)'}, pageSize ${pageSize ?? '(default)'}`;
+        assert.deepEqual(
+          entries.map((n) => n.id),
+          expected,
+          label,
+        );
+        assert.deepEqual(
+          entries.map((n) => [n.timestamp, n.readByUserIds.includes('bob')]),
+          expected.map((id) => placed[id]),
+          label,
+        );
+        assert.equal(pages, pageSize ? Math.ceil(expected.length / pageSize) : 1, label);
+      }
+    }
+    // Cara's inbox holds the same six and her own one, by the same order; the document's notifications too.
+    const carasAsc = ['n-a', 'n-c', 'n-cara', 'n-d', 'n-f', 'n-b', 'n-e'];
+    assert.deepEqual(
+      (await readAll(call, { organizationId: org, userId: 'cara', order: 'asc', pageSize: 2 })).entries.map((n) => n.id),
+      carasAsc,
+    );
+    assert.deepEqual(
+      (await readAll(call, { organizationId: org, documentId: DOC, pageSize: 2 })).entries.map((n) => n.id),
+      [...carasAsc].reverse(),
+    );
+    // Another key sees nothing of it.
+    const other = agentFor(ctx.app, await createKey(ctx.app));
+    for (const request of [
+      { organizationId: org, userId: 'bob' },
+      { organizationId: org, documentId: DOC },
+    ])
+      assert.deepEqual(expectSuccess(await other('/v2/notifications/get', request)).data, []);
+  });
+
+  it("a page token of the former inbox order (unread first: [read, timestamp, id]) is refused as invalid; one of today's shape opens", async () => {
+    const call: Call = (path, data) => ctx.call(path, data);
+    const tokens = ctx.app.app.get(PageTokens);
+    const filters = { organizationId: org, userId: 'bob', order: 'desc' };
+    const sealed = (cursor: unknown) => tokens.encode(ctx.key.apiKey, 'notifications/get', filters, cursor);
+    for (const cursor of [[0, 2000, 'n-d'], [1, 2000, 'n-d'], ['2000', 'n-d'], [2000], 'n-d', null])
+      expectError(await call('/v2/notifications/get', { ...filters, pageSize: 2, pageToken: sealed(cursor) }), 400, 'INVALID_ARGUMENT', 'Invalid page token.');
+    const page = expectSuccess(await call('/v2/notifications/get', { ...filters, pageSize: 2, pageToken: sealed([2000, 'n-d']) }));
+    assert.deepEqual(
+      page.data.map((n: { id: string }) => n.id),
+      ['n-c', 'n-a'],
+    );
   });
 });

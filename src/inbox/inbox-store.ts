@@ -17,17 +17,25 @@ export interface InboxFilter {
   notificationIds?: string[];
 }
 
-/** Keyset position: in a user's inbox (read, timestamp, id), else (timestamp, id). */
-export type InboxCursor = [read: number, timestamp: number, id: string] | [timestamp: number, id: string];
+/** Keyset position of notifications get, in a user's inbox or not: (timestamp, id). */
+export type InboxCursor = [timestamp: number, id: string];
+
+/**
+ * Whether a page token's cursor is an `InboxCursor`. Tokens of the inbox's former order (unread
+ * first) carried `[read, timestamp, id]`; such a token is refused, not read as a position in
+ * another order.
+ */
+export function isInboxCursor(cursor: unknown): cursor is InboxCursor {
+  return Array.isArray(cursor) && cursor.length === 2 && Number.isSafeInteger(cursor[0]) && typeof cursor[1] === 'string';
+}
 
 interface NotificationRow {
   body: string;
-  is_read?: number | string;
 }
 
 /**
  * Owner of `inbox_notification` and `inbox_recipient`. Raw `Sql`: JSON bodies beside filter
- * columns, as `activity` keeps them, and the inbox page's mixed-direction keyset is plain SQL.
+ * columns, as `activity` keeps them, and the inbox page's join and row-value keyset are plain SQL.
  */
 @Injectable()
 export class InboxStore implements DirectoryObserver, DocumentMoveObserver, OnModuleInit {
@@ -51,7 +59,7 @@ export class InboxStore implements DirectoryObserver, DocumentMoveObserver, OnMo
     await moveDocumentBodies(this.sql, manager, 'inbox_notification', 'id', { apiKeyId, ...move });
   }
 
-  /** The threads (annotation ids) holding an unread entry of `userId`'s in one organization: one statement, on the user's inbox index. */
+  /** The threads (annotation ids) holding an unread entry of `userId`'s in one organization: one statement, on the partial index of unread entries (`inbox_recipient_unread_idx`). */
   async threadsUnreadBy(apiKeyId: string, organizationId: string, userId: string): Promise<string[]> {
     const rows = await this.sql.rows<{ annotation_id: string }>(
       `SELECT DISTINCT n.annotation_id FROM inbox_recipient r
@@ -99,9 +107,10 @@ export class InboxStore implements DirectoryObserver, DocumentMoveObserver, OnMo
   }
 
   /**
-   * One keyset page. With a user: their inbox, unread first, then by timestamp in `order`; else
-   * the organization's (or document's) notifications by timestamp; cut short past `PAGE_BYTES`.
-   * Two statements.
+   * One keyset page by (timestamp, id) in `order`, as upstream orders notifications (by
+   * timestamp, default desc): with a user, their inbox (read and unread alike, on
+   * `inbox_recipient_inbox_idx`), else the organization's (or document's) notifications; cut
+   * short past `PAGE_BYTES`. Two statements.
    */
   async page(
     apiKeyId: string,
@@ -114,29 +123,24 @@ export class InboxStore implements DirectoryObserver, DocumentMoveObserver, OnMo
     const comparison = order === 'desc' ? '<' : '>';
     const direction = order === 'desc' ? 'DESC' : 'ASC';
     const where = this.where(apiKeyId, organizationId, filter, 'n');
+    const keyset = after && { afterTimestamp: after[0], afterId: after[1] };
     let page: { rows: NotificationRow[]; cut: boolean };
     if (filter.userId !== undefined) {
       where.equal('r.user_id', filter.userId);
-      if (after?.length === 3) {
-        where.add(`(r.is_read > :afterRead OR (r.is_read = :afterRead AND (r.timestamp, r.notification_id) ${comparison} (:afterTimestamp, :afterId)))`, {
-          afterRead: after[0],
-          afterTimestamp: after[1],
-          afterId: after[2],
-        });
-      }
+      if (keyset) where.add(`(r.timestamp, r.notification_id) ${comparison} (:afterTimestamp, :afterId)`, keyset);
       page = await this.sql.rowsWithinBytes<NotificationRow>({
-        select: 'n.body, r.is_read',
+        select: 'n.body',
         from: `inbox_recipient r
           JOIN inbox_notification n ON n.api_key_id = r.api_key_id AND n.organization_id = r.organization_id AND n.id = r.notification_id
           WHERE ${where}`,
-        orderBy: `r.is_read, r.timestamp ${direction}, r.notification_id ${direction}`,
+        orderBy: `r.timestamp ${direction}, r.notification_id ${direction}`,
         size: 'LENGTH(n.body)',
         parameters: where.parameters,
         limit,
         maxBytes: PAGE_BYTES,
       });
     } else {
-      if (after?.length === 2) where.add(`(n.timestamp, n.id) ${comparison} (:afterTimestamp, :afterId)`, { afterTimestamp: after[0], afterId: after[1] });
+      if (keyset) where.add(`(n.timestamp, n.id) ${comparison} (:afterTimestamp, :afterId)`, keyset);
       page = await this.sql.rowsWithinBytes<NotificationRow>({
         select: 'n.body',
         from: `inbox_notification n WHERE ${where}`,
@@ -155,11 +159,7 @@ export class InboxStore implements DirectoryObserver, DocumentMoveObserver, OnMo
       notifications.map((n) => n.id),
     );
     const items = notifications.map((notification) => ({ notification, recipients: recipients.get(notification.id) ?? [] }));
-    const readOf = new Map(rows.map((row, i) => [notifications[i]!.id, Number(row.is_read ?? 0)]));
-    const cursorOf = (item: Delivered): InboxCursor =>
-      filter.userId !== undefined
-        ? [readOf.get(item.notification.id)!, item.notification.timestamp, item.notification.id]
-        : [item.notification.timestamp, item.notification.id];
+    const cursorOf = (item: Delivered): InboxCursor => [item.notification.timestamp, item.notification.id];
     return { items, cut, cursorOf };
   }
 

@@ -18,7 +18,7 @@ import type {
   GetNotificationsV1Request,
   UpdateNotificationsRequest,
 } from './dto/inbox.dto.js';
-import { InboxStore, type InboxCursor } from './inbox-store.js';
+import { InboxStore, isInboxCursor } from './inbox-store.js';
 import { notificationJson, UPDATABLE_NOTIFICATION_FIELDS, type InboxNotification } from './notifications.js';
 
 /** Messages of upstream's notifications operations. */
@@ -114,7 +114,11 @@ export class InboxService implements InboxEntryWriter, OnModuleInit {
     return { success: true, id: notification.id, message: InboxMessages.added };
   }
 
-  /** One page: a user's inbox (unread first) when `userId` is given, else the document's notifications; newest first by default. */
+  /**
+   * One page: a user's inbox when `userId` is given, else the document's notifications; by
+   * timestamp in `order` (newest first by default), read and unread alike, as upstream orders
+   * them. A token of the former inbox order (unread first) is `Invalid page token.`
+   */
   async get(principal: ApiKeyPrincipal, request: GetNotificationsRequest): Promise<{ notifications: Record<string, unknown>[]; pageToken?: string }> {
     const { apiKeyId } = principal;
     const { organizationId } = request;
@@ -124,7 +128,7 @@ export class InboxService implements InboxEntryWriter, OnModuleInit {
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
     const filter = { documentId: request.documentId, locationId: request.locationId, userId: request.userId, notificationIds: request.notificationIds };
     const filters = { organizationId, ...filter, order };
-    const after = request.pageToken ? this.pageTokens.decode<InboxCursor>(apiKeyId, OPERATION_GET, filters, request.pageToken) : undefined;
+    const after = request.pageToken ? this.pageTokens.decode(apiKeyId, OPERATION_GET, filters, request.pageToken, isInboxCursor) : undefined;
     const { items, cut, cursorOf } = await this.store.page(apiKeyId, organizationId, filter, order, after, pageSize + 1);
     const page = this.pageTokens.page(items, pageSize, apiKeyId, OPERATION_GET, filters, cursorOf, cut);
     return { notifications: page.items.map((item) => notificationJson(apiKeyId, item)), pageToken: page.next };

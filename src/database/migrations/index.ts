@@ -3,6 +3,7 @@ import { CommentReadingIndexes1763890000000 } from './1763890000000-comment-read
 import { LivePresence1763900000000 } from './1763900000000-live-presence.js';
 import { Attachments1763910000000 } from './1763910000000-attachments.js';
 import { DocumentMigrations1763920000000 } from './1763920000000-document-migrations.js';
+import { InboxOrder1763930000000 } from './1763930000000-inbox-order.js';
 import { WebhookConsole1763940000000 } from './1763940000000-webhook-console.js';
 import { ThreadNumbersAndImmutableActivities1763880000000 } from './1763880000000-thread-numbers-and-immutable-activities.js';
 import { UserDataJobs1763860000000 } from './1763860000000-user-data-jobs.js';
@@ -37,5 +38,6 @@ export const MIGRATIONS = [
   LivePresence1763900000000,
   Attachments1763910000000,
   DocumentMigrations1763920000000,
+  InboxOrder1763930000000,
   WebhookConsole1763940000000,
 ];

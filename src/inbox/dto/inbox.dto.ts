@@ -71,7 +71,7 @@ export class GetNotificationsV1Request {
   @ApiProperty() @IsId() organizationId!: string;
   @ApiPropertyOptional({ description: 'Either this or `userId`.' }) @IsOptionalId() documentId?: string;
   @ApiPropertyOptional() @IsOptionalId() locationId?: string;
-  @ApiPropertyOptional({ description: "That user's inbox, unread first." }) @IsOptionalId() userId?: string;
+  @ApiPropertyOptional({ description: "That user's inbox, read and unread alike, by timestamp." }) @IsOptionalId() userId?: string;
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) notificationIds?: string[];
 }
 
