@@ -55,7 +55,12 @@ export class ApiError extends Error {
     readonly details?: Record<string, unknown>,
     readonly options: ApiErrorOptions = {},
   ) {
+    // An ApiError is an answer (refused input, a missing record), not a fault: it is never
+    // logged with a stack, and capturing one cost every refused request a stack walk.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'ApiError';
   }
 

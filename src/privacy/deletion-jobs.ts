@@ -117,12 +117,18 @@ export class DeletionJobs {
    * completes the job and clears whom it was about.
    */
   async taskDone(manager: EntityManager, apiKeyId: string, jobId: string, tasksLeft: EraseTask[], now: number): Promise<void> {
+    // After the last task the job keeps no user ids; it is marked completed by `completed`.
     const done = tasksLeft.length === 0;
     await this.sql.run(
       manager,
-      `UPDATE user_data_job SET tasks_left = :tasksLeft, last_task_completed_at = :now${done ? ", completed_at = :now, user_ids = '[]', organization_ids = NULL" : ''}
+      `UPDATE user_data_job SET tasks_left = :tasksLeft, last_task_completed_at = :now${done ? ", user_ids = '[]', organization_ids = NULL" : ''}
         WHERE api_key_id = :apiKeyId AND id = :jobId`,
       { apiKeyId, jobId, tasksLeft: JSON.stringify(tasksLeft), now },
     );
+  }
+
+  /** The job is over: every task done and what it erased gone from disk too (the embedded database's log emptied). */
+  async completed(manager: EntityManager, apiKeyId: string, jobId: string, now: number): Promise<void> {
+    await this.sql.run(manager, 'UPDATE user_data_job SET completed_at = :now WHERE api_key_id = :apiKeyId AND id = :jobId', { apiKeyId, jobId, now });
   }
 }

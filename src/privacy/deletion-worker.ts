@@ -5,6 +5,9 @@ import { WalCheckpointer } from '../database/wal-checkpointer.js';
 import { DeletionJobs } from './deletion-jobs.js';
 import { UserErasure } from './user-erasure.js';
 
+/** How often, and how far apart, emptying the log is tried after a job before leaving it to a later checkpoint. */
+const LOG_EMPTYING_ATTEMPTS = 20;
+const LOG_EMPTYING_PAUSE_MS = 50;
 /** How often unfinished jobs are looked for: jobs of an instance that stopped, or a task that failed. */
 const SWEEP_MS = 60_000;
 /** Jobs read per look. */
@@ -96,11 +99,28 @@ export class DeletionWorker implements OnApplicationBootstrap, BeforeApplication
     });
     if (!ran) return false;
     if (ran.finished) {
-      // The embedded database's log still holds page images from before the erasure.
-      if (!this.checkpointer.truncateLog())
-        this.logger.warn({ jobId }, 'The log could not be emptied after a data deletion job; a later checkpoint empties it');
+      // The job reads as completed only once the log is emptied too, so nothing of the erased
+      // data is left on disk when it says so. (The last task cleared the job's user ids.)
+      await this.emptyLog(jobId);
+      await this.transactions.run((manager) => this.jobs.completed(manager, apiKeyId, jobId, Date.now()));
       this.logger.log({ jobId }, 'Data deletion job completed');
     }
     return true;
+  }
+
+  /**
+   * The embedded database's log still holds page images from before the erasure: it is copied
+   * in and emptied, trying again for a moment while a reader holds an older snapshot (a read
+   * answering meanwhile, the checkpoint thread). Crashing before the job is recorded completed
+   * finds it again with no task left: it empties the log then.
+   */
+  private async emptyLog(jobId: string): Promise<void> {
+    for (let attempt = 1; !this.checkpointer.truncateLog(); attempt++) {
+      if (attempt === LOG_EMPTYING_ATTEMPTS) {
+        this.logger.warn({ jobId }, 'The log could not be emptied after a data deletion job; a later checkpoint empties it');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, LOG_EMPTYING_PAUSE_MS));
+    }
   }
 }
