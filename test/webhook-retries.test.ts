@@ -244,6 +244,11 @@ describe('webhook retries, disabling and the message log (contract 6.3)', () => 
       endpointB = (await advancedEndpoint(call, receiver.url('/log/b'), { filterTypes: ['comment.add'] })).id;
       await addActivities(call, 'org-log', 'doc', [comment('comment.add'), comment('comment.update'), comment('comment.delete')]);
       await receiver.waitFor('/log/a', 3);
+      // Received is not yet recorded: wait for the three outcomes too.
+      for (const deadline = Date.now() + 10_000; (await messages(call, { endpointId: endpointA, status: 'succeeded' })).length < 3;) {
+        assert.ok(Date.now() < deadline, 'endpoint A’s deliveries were not recorded');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       await settled(call, endpointB, 1);
     });
 
