@@ -7,6 +7,7 @@ import { Conditions, namingFilter, Sql } from '../database/sql.js';
 import { addsImmutableRecords, keepsCommentEvent } from '../workspace/key-configs.js';
 import { ApiKeyRepository } from '../workspace/api-key.repository.js';
 import type { FeatureType } from './dto/activity.dto.js';
+import { moveDocumentColumn } from '../database/document-bodies.js';
 
 /** An activity log record as callers read it (rest-interface part 2). */
 export interface Activity {
@@ -150,11 +151,7 @@ export class ActivityLog implements DocumentMoveObserver, OnModuleInit {
 
   /** A document's records follow it to its new id, in the moving transaction. One statement: `metadata.documentId` is read from the column, so bodies keep no copy to rewrite; snapshots a caller put in `entityData` stay as written. Not an activity write: observers hear nothing (memory's judgments move themselves, and a move is no event). */
   async documentMoved(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
-    await this.sql.run(
-      manager,
-      'UPDATE activity SET document_id = :to WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :from',
-      { apiKeyId, ...move },
-    );
+    await moveDocumentColumn(this.sql, manager, 'activity', { apiKeyId, ...move });
   }
 
   /**

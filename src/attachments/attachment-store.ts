@@ -2,6 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
 import type { EntityManager } from 'typeorm';
 import { Sql } from '../database/sql.js';
+import { moveDocumentColumn } from '../database/document-bodies.js';
 
 /** A stored attachment: the comment it belongs to, what the file is, and its blob. */
 export interface StoredAttachment {
@@ -56,11 +57,7 @@ export class AttachmentStore implements DocumentMoveObserver, OnModuleInit {
 
   /** A document's attachments follow it to its new id, in the moving transaction; blobs and download links name the attachment, not the document, so they stay. One statement. */
   async documentMoved(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
-    await this.sql.run(
-      manager,
-      'UPDATE attachment SET document_id = :to WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :from',
-      { apiKeyId, ...move },
-    );
+    await moveDocumentColumn(this.sql, manager, 'attachment', { apiKeyId, ...move });
   }
 
   async insert(manager: EntityManager, apiKeyId: string, attachment: StoredAttachment): Promise<void> {

@@ -6,7 +6,7 @@ import { mentionsOf, type Annotation, type Comment, type Thread } from './thread
 import { chunksOf, groupBy } from '../common/collections.js';
 import { DirectoryDeletes, type DeletedPlaces, type DirectoryObserver } from '../directory/directory-deletes.js';
 import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
-import { moveDocumentBodies } from '../database/document-bodies.js';
+import { moveDocumentBodies, moveDocumentColumn } from '../database/document-bodies.js';
 
 const ANNOTATION_COLUMNS = [
   'api_key_id',
@@ -104,7 +104,7 @@ export class CommentStore implements DirectoryObserver, DocumentMoveObserver, On
     // its counter with its threads, so a counter still there counts no thread of the new id; it
     // would only stand in the way of the moving one (the document is in the key).
     await this.sql.run(manager, `DELETE FROM comment_counter WHERE ${scope} AND document_id = :to`, parameters);
-    await this.sql.run(manager, `UPDATE comment_counter SET document_id = :to WHERE ${scope} AND document_id = :from`, parameters);
+    await moveDocumentColumn(this.sql, manager, 'comment_counter', parameters);
     await moveDocumentBodies(this.sql, manager, 'comment_annotation', 'annotation_id', parameters);
   }
 

@@ -5,6 +5,7 @@ import { Observers } from '../common/observers.js';
 import { PAGE_BYTES } from '../common/paging.js';
 import { Conditions, Sql } from '../database/sql.js';
 import type { CrdtType } from './yjs-content.js';
+import { moveDocumentColumn } from '../database/document-bodies.js';
 
 /** Where an editor's content lives. */
 export interface EditorPlace {
@@ -101,11 +102,7 @@ export class CrdtStore implements DocumentMoveObserver, OnModuleInit {
 
   /** A document's editors follow it to its new id, in the moving transaction (both document rows exist meanwhile, so the foreign key holds). One statement; not a write of content, so observers hear nothing. */
   async documentMoved(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
-    await this.sql.run(
-      manager,
-      'UPDATE crdt_editor SET document_id = :to WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :from',
-      { apiKeyId, ...move },
-    );
+    await moveDocumentColumn(this.sql, manager, 'crdt_editor', { apiKeyId, ...move });
   }
 
   /** The editor, locked for this unit of work so writes to it take turns. */

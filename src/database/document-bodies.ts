@@ -4,6 +4,25 @@ import type { Sql } from './sql.js';
 /** Rows rewritten per statement pair. */
 const BATCH = 500;
 
+/** A document's move to a new id, within one key and organization. */
+export interface DocumentRowsMove {
+  apiKeyId: string;
+  organizationId: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * Moves one document's rows of `table` to a new document id: its `document_id` column, in one
+ * statement, in `manager`'s unit of work. For tables that keep the id nowhere else; the caller
+ * is the table's owner.
+ */
+export async function moveDocumentColumn(sql: Sql, manager: EntityManager, table: string, move: DocumentRowsMove): Promise<void> {
+  await sql.run(manager, `UPDATE ${table} SET document_id = :to WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :from`, {
+    ...move,
+  });
+}
+
 /**
  * Moves one document's rows of `table` to a new document id where each row also keeps the id in
  * its JSON `body` (a top-level `documentId`, which reads parse back): the `document_id` column
@@ -11,13 +30,7 @@ const BATCH = 500;
  * rewritten leaves the selection, so each batch reads the next rows until none is left.
  * `key` is the column that, after the key and the organization, names one row.
  */
-export async function moveDocumentBodies(
-  sql: Sql,
-  manager: EntityManager,
-  table: string,
-  key: string,
-  move: { apiKeyId: string; organizationId: string; from: string; to: string },
-): Promise<void> {
+export async function moveDocumentBodies(sql: Sql, manager: EntityManager, table: string, key: string, move: DocumentRowsMove): Promise<void> {
   const { apiKeyId, organizationId, from, to } = move;
   for (;;) {
     const rows = await sql.run<{ row_key: string; body: string }>(

@@ -6,6 +6,7 @@ import { Conditions, Sql } from '../database/sql.js';
 import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
 import { Transactions } from '../database/transactions.js';
 import { CHANNELS, channelsOf, type Channel, type PreferenceValue, type SentPreferenceConfig } from './dto/preferences.dto.js';
+import { moveDocumentColumn } from '../database/document-bodies.js';
 
 /** A user's preference when nothing is stored (contract 6.4). */
 export const DEFAULT_PREFERENCE: Record<Channel, PreferenceValue> = { inbox: 'ALL', email: 'MINE', chat: 'NONE' };
@@ -78,7 +79,7 @@ export class NotificationPreferencesService implements DocumentMoveObserver, OnM
         AND user_id IN (SELECT user_id FROM notification_preference WHERE ${scope} AND document_id = :from)`,
       { apiKeyId, ...move },
     );
-    await this.sql.run(manager, `UPDATE notification_preference SET document_id = :to WHERE ${scope} AND document_id = :from`, { apiKeyId, ...move });
+    await moveDocumentColumn(this.sql, manager, 'notification_preference', { apiKeyId, ...move });
   }
 
   /**

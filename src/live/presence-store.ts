@@ -2,6 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
 import type { EntityManager } from 'typeorm';
 import { Conditions, Sql } from '../database/sql.js';
+import { moveDocumentColumn } from '../database/document-bodies.js';
 
 /** The holder of the entries `presence/add|update` put; every other holder is a live instance. */
 export const SERVER_HOLDER = 'server';
@@ -53,11 +54,7 @@ export class PresenceStore implements DocumentMoveObserver, OnModuleInit {
 
   /** A document's presence follows it to its new id, in the moving transaction. One statement; entries of live connections to the old id expire as usual (the connections stay on the id they joined). */
   async documentMoved(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
-    await this.sql.run(
-      manager,
-      'UPDATE live_presence SET document_id = :to WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id = :from',
-      { apiKeyId, ...move },
-    );
+    await moveDocumentColumn(this.sql, manager, 'live_presence', { apiKeyId, ...move });
   }
 
   /**
