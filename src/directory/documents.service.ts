@@ -46,6 +46,16 @@ export function documentKey(organizationId: string, documentId: string): string 
   return JSON.stringify([organizationId, documentId]);
 }
 
+/**
+ * Documents of one key among several places, by their organizations and ids (a superset when
+ * places cross; callers key the rows by `documentKey`), with `placesParameters`.
+ */
+const PLACES_FILTER = 'api_key_id = :apiKeyId AND organization_id IN (:...organizationIds) AND id IN (:...documentIds)';
+
+function placesParameters(apiKeyId: string, places: readonly { organizationId: string; documentId: string }[]) {
+  return { apiKeyId, organizationIds: [...new Set(places.map((d) => d.organizationId))], documentIds: [...new Set(places.map((d) => d.documentId))] };
+}
+
 /** A requested document id that names no document (documents get's `notFound`), worded as permissions get words one. */
 export interface MissingDocument {
   error: string;
@@ -83,8 +93,8 @@ export class DocumentsService {
     if (!documents.length) return names;
     // Plain SQL: every mail batch reads it; three text columns, nothing for entities to convert.
     const rows = await this.sql.rows<{ organization_id: string; id: string; name: string | null }>(
-      'SELECT organization_id, id, name FROM document WHERE api_key_id = :apiKeyId AND organization_id IN (:...organizationIds) AND id IN (:...documentIds)',
-      { apiKeyId, organizationIds: [...new Set(documents.map((d) => d.organizationId))], documentIds: [...new Set(documents.map((d) => d.documentId))] },
+      `SELECT organization_id, id, name FROM document WHERE ${PLACES_FILTER}`,
+      placesParameters(apiKeyId, documents),
     );
     for (const row of rows) names.set(documentKey(row.organization_id, row.id), row.name);
     return names;
@@ -99,8 +109,8 @@ export class DocumentsService {
     if (!places.length) return new Set();
     const rows = await this.sql.lockRows<{ organization_id: string; id: string }>(
       manager,
-      'SELECT organization_id, id FROM document WHERE api_key_id = :apiKeyId AND organization_id IN (:...organizationIds) AND id IN (:...documentIds)',
-      { apiKeyId, organizationIds: [...new Set(places.map((d) => d.organizationId))], documentIds: [...new Set(places.map((d) => d.documentId))] },
+      `SELECT organization_id, id FROM document WHERE ${PLACES_FILTER}`,
+      placesParameters(apiKeyId, places),
       { readOnly: true },
     );
     return new Set(rows.map((row) => documentKey(row.organization_id, row.id)));
