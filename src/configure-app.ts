@@ -4,6 +4,7 @@ import type { Logger as Pino } from 'pino';
 import type { HttpPipeline } from './common/http/http-pipeline.js';
 import { PinoNestLogger, ROOT_LOGGER } from './common/logging.module.js';
 import { AppConfig } from './config/app-config.js';
+import { CONSOLE_CSRF_HEADER, CONSOLE_SESSION_COOKIE } from './common/guards/credentials.guard.js';
 import { Metrics } from './common/metrics.js';
 import { referencedModels } from './common/openapi-responses.js';
 
@@ -30,13 +31,16 @@ export function openApiDocument(app: INestApplication, config: AppConfig): OpenA
       'Every operation is POST with a JSON body `{ "data": { ... } }` and answers ' +
         '`{ "result": { "status": "success", "message", "data" } }` or `{ "error": { "status", "message", "details" } }`. ' +
         `API-key operations take \`x-${product}-api-key\` and \`x-${product}-auth-token\`; workspace operations take ` +
-        `\`x-${product}-workspace-id\` and \`x-${product}-workspace-auth-token\`.`,
+        `\`x-${product}-workspace-id\` and \`x-${product}-workspace-auth-token\`. The console signs in once ` +
+        `(\`/v2/console/session/create\`) and then calls the same operations with its \`${CONSOLE_SESSION_COOKIE}\` cookie in place of the ` +
+        `auth token, naming the key or workspace in its header as above, and the session's CSRF token in \`${CONSOLE_CSRF_HEADER}\`.`,
     )
     .setVersion('2')
     .addApiKey({ type: 'apiKey', in: 'header', name: `x-${product}-api-key` }, 'apiKey')
     .addApiKey({ type: 'apiKey', in: 'header', name: `x-${product}-auth-token` }, 'authToken')
     .addApiKey({ type: 'apiKey', in: 'header', name: `x-${product}-workspace-id` }, 'workspaceId')
     .addApiKey({ type: 'apiKey', in: 'header', name: `x-${product}-workspace-auth-token` }, 'workspaceAuthToken')
+    .addApiKey({ type: 'apiKey', in: 'cookie', name: CONSOLE_SESSION_COOKIE }, 'consoleSession')
     .addServer('/', 'This service')
     .build();
   const document = SwaggerModule.createDocument(app, builder, { extraModels: referencedModels() });

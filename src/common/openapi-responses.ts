@@ -117,7 +117,7 @@ export class ErrorEnvelope {
 
 /** What an operation's error statuses follow from. */
 export interface ErrorSources {
-  auth: 'apiKey' | 'workspace' | 'public';
+  auth: 'apiKey' | 'workspace' | 'public' | 'console';
   /** Bad workspace credentials answer NOT_FOUND / UNAUTHENTICATED rather than PERMISSION_DENIED. */
   distinctWorkspaceAuthErrors: boolean;
   rateLimited: boolean;
@@ -127,7 +127,7 @@ export interface ErrorSources {
 
 const DESCRIPTION: Record<number, string> = {
   400: 'INVALID_ARGUMENT (bad or missing field, body or header) or FAILED_PRECONDITION.',
-  401: 'UNAUTHENTICATED: wrong workspace auth token.',
+  401: 'UNAUTHENTICATED: wrong workspace auth token (workspace get), or a console session that expired or was signed out.',
   403: 'PERMISSION_DENIED: the credentials are not valid for this operation.',
   404: 'NOT_FOUND',
   409: 'ALREADY_EXISTS or ABORTED',
@@ -140,7 +140,9 @@ const DESCRIPTION: Record<number, string> = {
 /** The success answer with `result`, and every error status with the error envelope. */
 export function operationResponses(result: Type<object>, sources: ErrorSources): MethodDecorator {
   const statuses = new Set<number>([400, 413, 500, 503]);
-  if (sources.auth !== 'public') for (const status of sources.distinctWorkspaceAuthErrors ? [401, 404] : [403]) statuses.add(status);
+  // Every operation with credentials may also be called with a console session, which answers
+  // 401 once it has expired or been signed out.
+  if (sources.auth !== 'public') for (const status of sources.distinctWorkspaceAuthErrors ? [401, 403, 404] : [401, 403]) statuses.add(status);
   if (sources.rateLimited) statuses.add(429);
   for (const code of sources.errors) statuses.add(HTTP_STATUS_BY_CODE[code]);
   return applyDecorators(

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ConsoleSessionCheck } from './guards/credential-verifier.js';
 
 /** The caller of an API-key-level operation; every query below the controller is scoped by it. */
 export interface ApiKeyPrincipal {
@@ -9,6 +10,12 @@ export interface ApiKeyPrincipal {
 /** The caller of a workspace-level operation. */
 export interface WorkspacePrincipal {
   readonly workspaceId: string;
+  /**
+   * Signed in through the console (a session cookie, not the workspace token): answers leave
+   * out credentials the page never needs to read (the workspace token; API-key tokens but for
+   * the one a reset or a new key shows once).
+   */
+  readonly viaConsole?: boolean;
 }
 
 /** Why a body could not be used; kept until credentials have been checked (contract 1.1). */
@@ -23,9 +30,13 @@ export interface ServiceRequest {
   readonly method: string;
   readonly url: string;
   readonly ip?: string;
+  /** `http` or `https`, as the framework reads it (behind a trusted proxy: its forwarded protocol). */
+  readonly protocol?: string;
   readonly headers: IncomingHttpHeaders;
   body?: unknown;
   bodyProblem?: BodyProblem;
   apiKeyPrincipal?: ApiKeyPrincipal;
   workspacePrincipal?: WorkspacePrincipal;
+  /** The console session the request came with, when it was authenticated by one. */
+  consoleSession?: ConsoleSessionCheck;
 }

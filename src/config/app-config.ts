@@ -46,6 +46,8 @@ export class AppConfig {
   readonly headerProduct!: string;
   /** Host allowed for login-link `continueUrl` besides `localhost` (`CONSOLE_DOMAIN`). */
   readonly consoleDomain!: string;
+  /** How long a console sign-in lasts, in hours (`CONSOLE_SESSION_TTL_HOURS`). */
+  readonly consoleSessionTtlHours!: number;
   /** SMTP transport URL (`SMTP_URL`); unset: mail is printed and kept. */
   readonly smtpUrl!: string | undefined;
   /** Sender of the service's own mail (`MAIL_FROM`). */
@@ -181,6 +183,7 @@ export const CONFIG_VARIABLES = [
   'MASTER_KEY',
   'HEADER_PRODUCT',
   'CONSOLE_DOMAIN',
+  'CONSOLE_SESSION_TTL_HOURS',
   'SMTP_URL',
   'MAIL_FROM',
   'EMAIL_PROVIDER_URL',
@@ -253,6 +256,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     masterKeyBase64: read('MASTER_KEY') || undefined,
     headerProduct,
     consoleDomain: parseString(read, 'CONSOLE_DOMAIN', 'console.localhost').toLowerCase(),
+    consoleSessionTtlHours: parseInteger(read, 'CONSOLE_SESSION_TTL_HOURS', 12, 1, 720),
     smtpUrl: parseUrl(read, 'SMTP_URL', undefined, ['smtp:', 'smtps:']),
     mailFrom: parseString(read, 'MAIL_FROM', 'no-reply@localhost'),
     emailProviderUrl: parseUrl(read, 'EMAIL_PROVIDER_URL', 'https://api.sendgrid.com/v3/mail/send', ['http:', 'https:'])!,

@@ -100,6 +100,12 @@ export class ApiKeyRepository {
     return row && { tokenHash: row.token_hash, apiKeyId: row.api_key_id, workspaceId: row.workspace_id };
   }
 
+  /** The workspace of a key, when the key exists. Plain SQL: every console request on a key runs it, one indexed lookup. */
+  async workspaceOfKey(apiKeyId: string): Promise<string | undefined> {
+    const [row] = await this.sql.rows<{ workspace_id: string }>('SELECT workspace_id FROM api_key WHERE id = :apiKeyId', { apiKeyId });
+    return row?.workspace_id;
+  }
+
   /** Stores an auth token in the caller's unit of work. Entity: its `domains` are a JSON column, and tokens are issued rarely. */
   async addToken(manager: EntityManager, token: StoredAuthToken): Promise<void> {
     await manager.insert(ApiKeyAuthTokenEntity, token);

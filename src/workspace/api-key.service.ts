@@ -132,7 +132,10 @@ export class ApiKeyService {
   async authTokens(principal: WorkspacePrincipal, apiKey: string): Promise<{ apiKey: string; authTokens: IssuedToken[] }> {
     await this.requireOwnKey(principal, apiKey);
     const tokens = await this.keys.tokensOf(apiKey);
-    return { apiKey, authTokens: tokens.map((t) => ({ token: this.secrets.decrypt(t.tokenEnc), name: t.name, domains: t.domains })) };
+    // Through the console, a token shows only its start (enough to tell tokens apart): the page
+    // never holds a usable credential but the one a reset shows once.
+    const shown = (token: string) => (principal.viaConsole ? `${token.slice(0, 8)}…` : token);
+    return { apiKey, authTokens: tokens.map((t) => ({ token: shown(this.secrets.decrypt(t.tokenEnc)), name: t.name, domains: t.domains })) };
   }
 
   /** Replaces every token of the key with a new one in one transaction: old tokens stop working at once. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { CredentialVerifier, type WorkspaceCheck } from '../common/guards/credential-verifier.js';
+import { type ConsoleSessionCheck, CredentialVerifier, type WorkspaceCheck } from '../common/guards/credential-verifier.js';
+import { Clock } from '../common/clock.js';
 import { newApiKeyAuthToken, newSortableId } from '../common/ids.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { safeEqual, Secrets } from '../common/secrets.js';
@@ -19,6 +20,7 @@ export class CredentialsService extends CredentialVerifier {
     private readonly secrets: Secrets,
     private readonly keys: ApiKeyRepository,
     private readonly workspaces: WorkspaceRepository,
+    private readonly clock: Clock,
   ) {
     super();
   }
@@ -37,6 +39,33 @@ export class CredentialsService extends CredentialVerifier {
     const tokenHash = await this.workspaces.authTokenHash(workspaceId);
     if (tokenHash === undefined) return 'unknown-workspace';
     return safeEqual(tokenHash, this.secrets.lookupHash(authToken)) ? 'valid' : 'wrong-token';
+  }
+
+  override async verifyConsoleSession(sessionToken: string): Promise<ConsoleSessionCheck | undefined> {
+    if (sessionToken.length > MAX_CREDENTIAL_LENGTH) return undefined;
+    const sessionHash = this.secrets.lookupHash(sessionToken);
+    const holder = await this.workspaces.consoleSessionHolder(sessionHash, this.clock.now());
+    return holder && { ...holder, sessionHash, csrfToken: this.consoleCsrfToken(sessionToken) };
+  }
+
+  override consoleOwnsWorkspace(session: ConsoleSessionCheck, workspaceId: string): Promise<boolean> {
+    if (workspaceId.length > MAX_CREDENTIAL_LENGTH) return Promise.resolve(false);
+    return this.workspaces.isOwnedBy(workspaceId, session.accountId);
+  }
+
+  override async consoleApiKey(session: ConsoleSessionCheck, apiKey: string): Promise<ApiKeyPrincipal | undefined> {
+    if (apiKey.length > MAX_CREDENTIAL_LENGTH) return undefined;
+    const workspaceId = await this.keys.workspaceOfKey(apiKey);
+    if (workspaceId === undefined || !(await this.workspaces.isOwnedBy(workspaceId, session.accountId))) return undefined;
+    return { apiKeyId: apiKey, workspaceId };
+  }
+
+  /**
+   * A session's CSRF token: a keyed hash of the cookie's value under a purpose of its own, so it
+   * needs no storage, differs from the stored lookup hash, and says nothing about the cookie.
+   */
+  consoleCsrfToken(sessionToken: string): string {
+    return this.secrets.lookupHash(`console-csrf:${sessionToken}`);
   }
 
   /** Creates an auth token for a key inside the caller's transaction; returns it in clear once. */

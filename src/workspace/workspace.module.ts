@@ -12,6 +12,8 @@ import { AccountEntity } from './entities/account.entity.js';
 import { AllowedDomainEntity } from './entities/allowed-domain.entity.js';
 import { LoginTokenEntity } from './entities/login-token.entity.js';
 import { WorkspaceEntity } from './entities/workspace.entity.js';
+import { ConsoleSessionController } from './console-session.controller.js';
+import { ConsoleSessionsService } from './console-sessions.service.js';
 import { LoginService } from './login.service.js';
 import { WorkspaceController } from './workspace.controller.js';
 import { WorkspaceRepository } from './workspace.repository.js';
@@ -21,7 +23,7 @@ import { UserTokens } from './user-tokens.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([AccountEntity, WorkspaceEntity, AllowedDomainEntity, LoginTokenEntity]), ApiKeysModule, MailModule, RateLimitStoreModule],
-  controllers: [WorkspaceController, UserTokensController],
+  controllers: [WorkspaceController, UserTokensController, ConsoleSessionController],
   providers: [
     WorkspaceRepository,
     AllowedDomainRepository,
@@ -31,6 +33,7 @@ import { UserTokens } from './user-tokens.service.js';
     ApiKeyService,
     DomainsService,
     LoginService,
+    ConsoleSessionsService,
     UserTokens,
   ],
   exports: [CredentialVerifier, WorkspaceService, ApiKeyService, AllowedDomainRepository, UserTokens],

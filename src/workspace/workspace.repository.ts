@@ -38,9 +38,16 @@ export interface LoginTokenRecord {
   createdAt: number;
 }
 
+/** A console session as its holder sees it: whose it is and until when. */
+export interface ConsoleSessionHolder {
+  accountId: string;
+  email: string;
+  expiresAt: number;
+}
+
 /**
- * The owner of the workspace owners' tables: `account`, `workspace` and `login_token` (an
- * owner's sign-in links). Every statement on them is a method here, answering typed records,
+ * The owner of the workspace owners' tables: `account`, `workspace`, `login_token` (an
+ * owner's sign-in links) and `console_session` (the console's signed-in browsers). Every statement on them is a method here, answering typed records,
  * never entities or rows. Each picks its tool and says why: the entity where TypeORM's
  * transformers (timestamps, booleans) do the work on rare operator and sign-in paths, plain SQL
  * (`Sql`) for the credential lookup every workspace request makes and for row locks.
@@ -165,6 +172,57 @@ export class WorkspaceRepository {
       .execute();
     if (!result.affected) return undefined;
     return (await manager.findOneByOrFail(LoginTokenEntity, { tokenHash })).email;
+  }
+
+  /** The account of an address (lower-cased by the caller), when it has one. Entity: a sign-in read. */
+  async accountOf(email: string): Promise<AccountRecord | undefined> {
+    const account = await this.accounts.findOneBy({ email });
+    return account ? accountOf(account) : undefined;
+  }
+
+  /**
+   * Stores a console session (by the keyed hash of its cookie value) in the caller's unit of
+   * work, and drops the expired ones, so the table holds only live sessions. Plain SQL, as every
+   * statement on the table: it has no entity, and the lookup runs on each console request.
+   */
+  async addConsoleSession(manager: EntityManager, session: { sessionHash: string; accountId: string; createdAt: number; expiresAt: number }): Promise<void> {
+    await this.sql.run(manager, 'DELETE FROM console_session WHERE expires_at <= :now', { now: session.createdAt });
+    await this.sql.run(
+      manager,
+      'INSERT INTO console_session (session_hash, account_id, created_at, expires_at) VALUES (:sessionHash, :accountId, :createdAt, :expiresAt)',
+      session,
+    );
+  }
+
+  /** The holder of a live console session, by its hash; undefined when unknown, signed out or expired. One indexed lookup. */
+  async consoleSessionHolder(sessionHash: string, now: number): Promise<ConsoleSessionHolder | undefined> {
+    const [row] = await this.sql.rows<{ account_id: string; email: string; expires_at: number | string }>(
+      `SELECT s.account_id, a.email, s.expires_at FROM console_session s JOIN account a ON a.id = s.account_id
+        WHERE s.session_hash = :sessionHash AND s.expires_at > :now`,
+      { sessionHash, now },
+    );
+    return row ? { accountId: row.account_id, email: row.email, expiresAt: Number(row.expires_at) } : undefined;
+  }
+
+  /** Ends a console session (sign-out) in the caller's unit of work; whether it was live. */
+  async removeConsoleSession(manager: EntityManager, sessionHash: string): Promise<boolean> {
+    const removed = await this.sql.run<{ session_hash: string }>(
+      manager,
+      'DELETE FROM console_session WHERE session_hash = :sessionHash RETURNING session_hash',
+      {
+        sessionHash,
+      },
+    );
+    return removed.length > 0;
+  }
+
+  /** Whether the account owns the workspace. Plain SQL: every console request on a workspace runs it. */
+  async isOwnedBy(workspaceId: string, accountId: string): Promise<boolean> {
+    const rows = await this.sql.rows<{ id: string }>('SELECT id FROM workspace WHERE id = :workspaceId AND account_id = :accountId', {
+      workspaceId,
+      accountId,
+    });
+    return rows.length > 0;
   }
 
   /** Whether a login link of the address (lower-cased by the caller) was ever used. Entity: a sign-in check. */

@@ -78,7 +78,12 @@ export class WorkspaceService {
     const workspace = await this.workspaces.workspace(principal.workspaceId);
     if (!workspace) throw WorkspaceErrors.workspaceNotFound();
     const [response] = await this.responsesFor([workspace]);
-    return response!;
+    return principal.viaConsole ? withoutAuthToken(response!) : response!;
+  }
+
+  /** Every workspace owned by an e-mail address, oldest first, as the console shows them: without their auth tokens. */
+  async consoleViewsOf(email: string): Promise<WorkspaceView[]> {
+    return (await this.ownedBy(email)).map(withoutAuthToken);
   }
 
   /** Every workspace owned by an e-mail address, oldest first (login verify). */
@@ -123,4 +128,9 @@ export class WorkspaceService {
       apiKeyList: Object.fromEntries(keys.map((key) => [key.id, { apiKeyName: key.name, id: key.id, type: key.type }])),
     };
   }
+}
+
+/** A workspace as the console sees it: the auth token left out (`""`), so no page script can read it. */
+function withoutAuthToken(view: WorkspaceView): WorkspaceView {
+  return { ...view, authToken: '' };
 }

@@ -3,8 +3,11 @@ import { ApiBody, ApiExtraModels, ApiOperation, ApiSecurity, getSchemaPath } fro
 import type { ErrorCode } from '../errors.js';
 import { operationResponses, type SuccessResult } from '../openapi-responses.js';
 
-/** Credential levels of rest-interface part 5: API-key (A), workspace (W), public (P). */
-export type AuthLevel = 'apiKey' | 'workspace' | 'public';
+/**
+ * Credential levels of rest-interface part 5: API-key (A), workspace (W), public (P); and the
+ * console's own session operations (sign-in state, sign-out), which take the session cookie.
+ */
+export type AuthLevel = 'apiKey' | 'workspace' | 'public' | 'console';
 
 /** Named rate limits of contract 1.6 an operation counts against (API-key ops count against `apiKey` always). */
 export type RateLimitName = 'apiKey' | 'workspaceGet' | 'workspaceCreate' | 'loginLink' | 'loginLinkEmail' | 'loginVerify' | 'emailStatus';
@@ -34,6 +37,11 @@ export interface OperationOptions {
    * of the generic PERMISSION_DENIED the other workspace operations give (contract 1.3).
    */
   distinctWorkspaceAuthErrors?: boolean;
+  /**
+   * A console operation that only reads the session, answering its CSRF token, so it cannot ask
+   * for that token itself (every other console request must carry it).
+   */
+  consoleSessionRead?: boolean;
 }
 
 /**
@@ -44,6 +52,7 @@ export interface OperationOptions {
 const SECURITY: Record<AuthLevel, Record<string, string[]> | undefined> = {
   apiKey: { apiKey: [], authToken: [] },
   workspace: { workspaceId: [], workspaceAuthToken: [] },
+  console: { consoleSession: [] },
   // `openApiDocument` gives operations without a requirement an empty list: "no credentials".
   public: undefined,
 };
