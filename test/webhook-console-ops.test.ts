@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { ManualClock, startApp, type TestApp } from './helpers/app.js';
 import { agentFor, createKey, expectError, expectSuccess } from './factories/workspace.js';
@@ -10,14 +11,24 @@ const DAY = 24 * 60 * 60 * 1000;
 
 /**
  * The operations behind the console's webhook tools (issue 34): a test message, the receiver's
- * answer in the attempt log, secret rotation with an overlap window, and recovery of everything
- * failed since a time. Receivers are real HTTP servers; the delivery clock is moved by hand.
+ * answer in the attempt log, secret rotation with an overlap window, recovery of everything
+ * failed since a time, and the delivery health. Receivers are real HTTP servers; the delivery
+ * clock is moved by hand.
  */
-describe('webhook console operations: test message, answers, secret rotation, recover since (issue 34)', () => {
+describe('webhook console operations: test message, answers, secret rotation, recover since, delivery health (issue 34)', () => {
   const clock = new ManualClock();
   let app: TestApp;
-  const { receiver } = deliverySuite(async ({ database }) => {
-    app = await startApp({ DATABASE_URL: database.url, DELIVERY_CONCURRENCY: '8', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }, { clock });
+  const { receiver } = deliverySuite(async ({ database, receiver }) => {
+    app = await startApp(
+      {
+        DATABASE_URL: database.url,
+        DELIVERY_CONCURRENCY: '8',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        // The third-party mail provider (the delivery health counts mail waiting for it).
+        EMAIL_PROVIDER_URL: receiver.url('/console/mail'),
+      },
+      { clock },
+    );
     return () => app.close();
   });
   const freshCall = async (): Promise<Call> => agentFor(app, await createKey(app));
@@ -156,4 +167,110 @@ describe('webhook console operations: test message, answers, secret rotation, re
     );
     expectError(await call('/v2/workspace/advancedwebhook/messages/recover', { endpointId: 'ep_missing', since: windowStart }), 404, 'NOT_FOUND');
   });
+
+  it('delivery health: the outbox depth by kind, the failing and disabled endpoints with their latest attempt; another key sees none of it', async () => {
+    const call = await freshCall();
+    const HEALTH = '/v2/workspace/advancedwebhook/health/get';
+    type Health = { outbox: Record<string, number>; endpoints: Message[] };
+    const health = async (as: Call = call): Promise<Health> => expectSuccess(await as(HEALTH, {}), 'Delivery health retrieved successfully.').data;
+    /** The health once `ready` holds (the worker writes outcomes a moment after the receiver answers). */
+    const healthWhen = async (ready: (seen: Health) => boolean): Promise<Health> => {
+      let seen = await health();
+      for (const deadline = Date.now() + 10_000; !ready(seen) && Date.now() < deadline; seen = await health())
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      return seen;
+    };
+    const zero = { waiting: 0, advancedWebhook: 0, webhook: 0, mail: 0, inbox: 0 };
+    // As every advanced operation: refused until advanced webhooks are on.
+    expectError(await call(HEALTH, {}), 400, 'FAILED_PRECONDITION', 'Advanced webhooks are not configured for this workspace.');
+
+    // The failing receiver answers 503 to the first round, 502 to the retries, then recovers.
+    let failing = true;
+    receiver.answers.set('/console/health/failing', (_hook, nth) => (!failing ? { status: 204 } : { status: nth <= 2 ? 503 : 502 }));
+    receiver.answers.set('/console/health/gone', { status: 410 });
+    receiver.answers.set('/console/health/raw', () => (failing ? { status: 500 } : { status: 204 }));
+    receiver.answers.set('/console/mail', () => (failing ? { status: 503 } : { status: 202 }));
+    const broken = await advancedEndpoint(call, receiver.url('/console/health/failing'));
+    await advancedEndpoint(call, receiver.url('/console/health/ok'));
+    const gone = await advancedEndpoint(call, receiver.url('/console/health/gone'));
+    const off = await advancedEndpoint(call, receiver.url('/console/health/off'), { disabled: true });
+    assert.deepEqual(await health(), { outbox: zero, endpoints: [endpointHealth(off.id, receiver.url('/console/health/off'), { disabled: true })] });
+    // A basic webhook URL and a third-party mail provider that fail too.
+    expectSuccess(
+      await call('/v2/workspace/webhookconfig/update', {
+        useWebhookService: true,
+        webhookServiceConfig: { rawNotificationUrl: receiver.url('/console/health/raw') },
+      }),
+    );
+    expectSuccess(await call('/v2/workspace/emailconfig/update', { useEmailService: true, emailServiceConfig: { type: 'sendgrid', apiKey: 'SG.health' } }));
+    expectSuccess(await call('/v2/users/add', { organizationId: 'org-health', users: [{ userId: 'bob', name: 'Bob', email: 'bob@example.com' }] }));
+    const mention = {
+      entityTargetData: { commentText: 'hi @Bob', taggedUserContacts: [{ userId: 'bob', contact: { userId: 'bob', email: 'bob@example.com' } }] },
+    };
+    await addActivities(call, 'org-health', 'doc', [commentActivity('comment.add', 'ana', mention), commentActivity('comment.update')]);
+
+    // Two events: each to the three enabled endpoints and the raw URL; bob is mailed of the mention.
+    const firstRound = clock.now();
+    const failingEndpoint = (statusCode: number, at: number, waiting: number) =>
+      endpointHealth(broken.id, receiver.url('/console/health/failing'), {
+        failingSince: firstRound,
+        lastAttemptAt: at,
+        lastStatusCode: statusCode,
+        lastError: `The receiver answered HTTP ${statusCode}.`,
+        waiting,
+      });
+    const expected: Health = {
+      outbox: { waiting: 5, advancedWebhook: 2, webhook: 2, mail: 1, inbox: 0 },
+      endpoints: [
+        failingEndpoint(503, firstRound, 2),
+        // 410 Gone fails the delivery for good and disables the endpoint at once.
+        endpointHealth(gone.id, receiver.url('/console/health/gone'), {
+          disabled: true,
+          failingSince: firstRound,
+          lastAttemptAt: firstRound,
+          lastStatusCode: 410,
+          lastError: 'The receiver answered 410 Gone.',
+        }),
+        endpointHealth(off.id, receiver.url('/console/health/off'), { disabled: true }),
+      ],
+    };
+    const arrived = () =>
+      receiver.at('/console/health/failing').length >= 2 && receiver.at('/console/health/raw').length >= 2 && receiver.at('/console/mail').length >= 1;
+    const seen = await healthWhen((h) => arrived() && isDeepStrictEqual(h, expected));
+    assert.deepEqual(seen, expected);
+    assert.equal(receiver.at('/console/health/ok').length, 2, 'the healthy endpoint got both events (and is not listed)');
+
+    // Another key sees none of it, even with advanced webhooks on and an endpoint of its own.
+    const other = await freshCall();
+    const own = await advancedEndpoint(other, receiver.url('/console/health/other'), { disabled: true });
+    assert.deepEqual(await health(other), { outbox: zero, endpoints: [endpointHealth(own.id, receiver.url('/console/health/other'), { disabled: true })] });
+    assert.deepEqual((await health()).outbox, expected.outbox, 'the first key still sees its own');
+
+    // The retries fail differently: the latest attempt is shown, the streak keeps its start.
+    clock.advance(10_000);
+    const secondRound = clock.now();
+    const retried = await healthWhen((h) => h.endpoints[0]?.lastStatusCode === 502 && receiver.at('/console/health/failing').length >= 4);
+    assert.deepEqual(retried, { ...expected, endpoints: [failingEndpoint(502, secondRound, 2), ...expected.endpoints.slice(1)] });
+
+    // Everything recovers: nothing waits any more, and the recovered endpoint is no longer listed.
+    failing = false;
+    clock.advance(60 * 60 * 1000);
+    const drained = await healthWhen((h) => h.outbox.waiting === 0 && h.endpoints.length === 2);
+    assert.deepEqual(drained, { outbox: zero, endpoints: expected.endpoints.slice(1) });
+  });
 });
+
+/** An endpoint as the delivery health lists it: enabled, not failing, never attempted, nothing waiting, unless `fields` say otherwise. */
+function endpointHealth(id: string, url: string, fields: Record<string, unknown>): Message {
+  return {
+    id,
+    url,
+    disabled: false,
+    failingSince: null,
+    lastAttemptAt: null,
+    lastStatusCode: null,
+    lastError: null,
+    waiting: 0,
+    ...fields,
+  };
+}

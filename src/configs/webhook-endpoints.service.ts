@@ -259,6 +259,25 @@ export class WebhookEndpointsService {
     return rows.map((row) => ({ id: row.id, filterTypes: row.filter_types === null ? null : (JSON.parse(row.filter_types) as string[]) }));
   }
 
+  /**
+   * Every endpoint of the key with its health, in creation order, for the delivery health: the
+   * screen lists the failing and disabled ones, and counts what waits for each of them.
+   * `failingSince` is when its current streak of failed attempts began (null: its latest attempt
+   * succeeded, it was never attempted, or it was enabled or disabled by hand since).
+   */
+  async healthOf(apiKeyId: string): Promise<{ id: string; url: string; disabled: boolean; failingSince: number | null }[]> {
+    const rows = await this.sql.rows<{ id: string; url: string; disabled: boolean | number; failing_since: number | string | null }>(
+      'SELECT id, url, disabled, failing_since FROM webhook_endpoint WHERE api_key_id = :apiKeyId ORDER BY id',
+      { apiKeyId },
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      url: row.url,
+      disabled: Boolean(row.disabled),
+      failingSince: row.failing_since === null ? null : Number(row.failing_since),
+    }));
+  }
+
   /** Endpoints by key and id as deliveries need them now (deleted ones are absent); inside a unit of work, read on its connection. */
   async forDelivery(endpoints: readonly { apiKeyId: string; endpointId: string }[]): Promise<Map<string, DeliveryEndpoint>> {
     const byKey = new Map<string, string[]>();

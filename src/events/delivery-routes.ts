@@ -69,6 +69,21 @@ export function inboxRoute(apiKeyId: string): string {
   return `inbox_audience:${apiKeyId}`;
 }
 
+/**
+ * Every route a key's deliveries take but its advanced endpoints' (those are per endpoint:
+ * `advancedRoute`), with the channel of each. The delivery health counts what waits by route,
+ * so a new route of a key's belongs here too.
+ */
+export function keyRoutes(apiKeyId: string): { channel: DeliveryChannel; route: string }[] {
+  return [
+    { channel: 'webhook', route: basicRoute(apiKeyId, 'raw') },
+    { channel: 'webhook', route: basicRoute(apiKeyId, 'processed') },
+    { channel: 'email_audience', route: audienceRoute(apiKeyId) },
+    { channel: 'email', route: emailRoute(apiKeyId) },
+    { channel: 'inbox_audience', route: inboxRoute(apiKeyId) },
+  ];
+}
+
 /** The inbox entries of an event (no config switches them on: the writer asks, and preferences choose the users). */
 export function inboxDestination(apiKeyId: string): Destination {
   return { channel: 'inbox_audience', target: AUDIENCE_TARGET, route: inboxRoute(apiKeyId), maxAttempts: EMAIL_MAX_ATTEMPTS };

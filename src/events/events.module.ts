@@ -7,6 +7,7 @@ import { DirectoryModule } from '../directory/directory.module.js';
 import { MailModule } from '../mail/mail.module.js';
 import { ApiKeysModule } from '../workspace/api-keys.module.js';
 import { WorkspaceModule } from '../workspace/workspace.module.js';
+import { DeliveryHealthService } from './delivery-health.service.js';
 import { DeliverySenders } from './delivery-senders.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { EventRecorder } from './event-recorder.js';
@@ -25,7 +26,8 @@ import { WebhookSender } from './webhook-sender.js';
 /**
  * Events and their delivery (contract 6.2–6.4): users' notification preferences, the outbox
  * that activity and CRDT writes fill (through `EventRecorder`), the worker that delivers it as
- * basic and advanced webhooks and as notification mail, and the advanced webhook message log.
+ * basic and advanced webhooks and as notification mail, the advanced webhook message log, and
+ * the console's delivery health.
  */
 @Module({
   imports: [ConfigsModule, ApiKeysModule, ActivityModule, CrdtModule, AccessModule, DirectoryModule, WorkspaceModule, MailModule],
@@ -43,6 +45,7 @@ import { WebhookSender } from './webhook-sender.js';
     DeliveryWorker,
     EventRecorder,
     MessageLogService,
+    DeliveryHealthService,
   ],
   exports: [NotificationPreferencesService, NotificationRecipients, EventRecorder, OutboxStore, DeliveryWorker, InboxAudience],
 })

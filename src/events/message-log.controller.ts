@@ -4,15 +4,21 @@ import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
+import { EmptyRequest } from '../common/empty-request.dto.js';
+import { DeliveryHealthService } from './delivery-health.service.js';
+import { DeliveryHealthResult } from './dto/health.response.js';
 import { ListMessagesRequest, RecoverMessagesRequest, RetryMessageRequest, TestMessageRequest } from './dto/messages.dto.js';
 import { MessagesPageResult, MessageRetryResult, MessagesRecoveredResult, TestMessageResult } from './dto/messages.response.js';
 import { MessageLogService } from './message-log.service.js';
 
-/** The advanced webhook message log and replay (contract 6.3). */
+/** The advanced webhook message log and replay (contract 6.3), and the console's delivery tools. */
 @ApiTags('configs')
 @Controller()
 export class MessageLogController {
-  constructor(private readonly messages: MessageLogService) {}
+  constructor(
+    private readonly messages: MessageLogService,
+    private readonly health: DeliveryHealthService,
+  ) {}
 
   @Operation('/v2/workspace/advancedwebhook/messages/get', {
     auth: 'apiKey',
@@ -52,5 +58,15 @@ export class MessageLogController {
   })
   test(@ApiKeyPrincipal() caller: Caller, @RequestData() data: TestMessageRequest) {
     return this.messages.sendTest(caller, data);
+  }
+
+  @Operation('/v2/workspace/advancedwebhook/health/get', {
+    auth: 'apiKey',
+    message: 'Delivery health retrieved successfully.',
+    response: DeliveryHealthResult,
+    errors: ['FAILED_PRECONDITION'],
+  })
+  getHealth(@ApiKeyPrincipal() caller: Caller, @RequestData() _data: EmptyRequest) {
+    return this.health.get(caller);
   }
 }

@@ -617,6 +617,54 @@ export class OutboxStore {
     return Number(row?.pending ?? 0);
   }
 
+  /**
+   * How many deliveries wait (pending: due, scheduled for a retry, or being attempted) on each
+   * of `routes`, for the delivery health; a route with none is absent. Counted in the
+   * pending-only route index alone (covering), so the cost follows what waits on these routes,
+   * not the delivery history a key-wide count would read. A route belongs to one key (a key's
+   * own routes name it; an endpoint's names the endpoint, whose id is unique across keys, as
+   * `cancelRoute` relies on too), so a caller asking about its key's routes counts only its key's.
+   */
+  async waitingOn(routes: readonly string[]): Promise<Map<string, number>> {
+    const waiting = new Map<string, number>();
+    for (const chunk of chunksOf(routes)) {
+      const rows = await this.sql.rows<{ route: string; waiting: number | string }>(
+        "SELECT route, count(*) AS waiting FROM outbox_delivery WHERE status = 'pending' AND route IN (:...routes) GROUP BY route",
+        { routes: chunk },
+      );
+      for (const row of rows) waiting.set(row.route, Number(row.waiting));
+    }
+    return waiting;
+  }
+
+  /**
+   * The latest attempt (a request made) of a key's deliveries to each of `targets` on a channel,
+   * by target; a target never attempted is absent. Attempts made at the same time (one batch)
+   * are told apart by delivery, then attempt, newest first. It reads every kept delivery to
+   * those targets with their attempts, so the delivery health asks only about the endpoints it
+   * lists (failing or disabled ones).
+   */
+  async lastAttempts(
+    apiKeyId: string,
+    channel: DeliveryChannel,
+    targets: readonly string[],
+  ): Promise<Map<string, { attemptedAt: number; statusCode: number | null; error: string | null }>> {
+    const latest = new Map<string, { attemptedAt: number; statusCode: number | null; error: string | null }>();
+    for (const chunk of chunksOf(targets)) {
+      const rows = await this.sql.rows<{ target: string; attempted_at: number | string; status_code: number | string | null; error: string | null }>(
+        `SELECT target, attempted_at, status_code, error FROM (
+            SELECT d.target, a.attempted_at, a.status_code, a.error,
+              ROW_NUMBER() OVER (PARTITION BY d.target ORDER BY a.attempted_at DESC, d.id DESC, a.attempt DESC) AS place
+            FROM outbox_delivery d JOIN delivery_attempt a ON a.delivery_id = d.id
+            WHERE d.api_key_id = :apiKeyId AND d.channel = :channel AND d.target IN (:...targets)
+          ) ranked WHERE place = 1`,
+        { apiKeyId, channel, targets: chunk },
+      );
+      for (const row of rows) latest.set(row.target, { attemptedAt: Number(row.attempted_at), statusCode: numberOrNull(row.status_code), error: row.error });
+    }
+    return latest;
+  }
+
   private async attemptsOf(deliveryIds: string[]): Promise<Map<string, AttemptRecord[]>> {
     const byDelivery = new Map<string, AttemptRecord[]>();
     if (!deliveryIds.length) return byDelivery;
