@@ -6,8 +6,10 @@ import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import type { JsonText } from '../common/envelope.js';
 import { AccessService } from './access.service.js';
-import { AddPermissionsRequest, GetPermissionsRequest, RemovePermissionsRequest } from './dto/permissions.dto.js';
-import { PermissionsResult } from './dto/permissions.response.js';
+import { AddPermissionsRequest, ExplainPermissionRequest, GetPermissionsRequest, RemovePermissionsRequest } from './dto/permissions.dto.js';
+import { PermissionExplainedResult, PermissionsResult } from './dto/permissions.response.js';
+import type { GrantedBy } from './permission-world.js';
+import type { PermissionEntry } from './resolve-permission.js';
 import { NullDataResult } from '../common/openapi-responses.js';
 
 /** Permissions of users on organizations, folders and documents (contract part 5). */
@@ -24,6 +26,17 @@ export class AccessController {
   })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPermissionsRequest): Promise<JsonText> {
     return this.access.get(caller, data);
+  }
+
+  /** Behind the console's permission checker: may this user see this document, and through which grant? */
+  @Operation('/v2/auth/permissions/explain', {
+    auth: 'apiKey',
+    message: 'Permission explained successfully.',
+    response: PermissionExplainedResult,
+    errors: ['NOT_FOUND'],
+  })
+  explain(@ApiKeyPrincipal() caller: Caller, @RequestData() data: ExplainPermissionRequest): Promise<PermissionEntry & { grantedBy: GrantedBy }> {
+    return this.access.explain(caller, data);
   }
 
   @Operation('/v2/auth/permissions/add', { auth: 'apiKey', message: 'Permissions added successfully.', response: NullDataResult, errors: ['NOT_FOUND'] })

@@ -7,5 +7,6 @@ export const AccessErrors = {
   resourcesMissing: (details: Record<string, unknown>) => new ApiError('NOT_FOUND', 'Folder or document does not exist', details),
   expiresInPast: () => new ApiError('INVALID_ARGUMENT', 'expiresAt must be in the future.'),
   organizationIdRequired: (path: string) => new ApiError('INVALID_ARGUMENT', `${path} must be a non-empty string`),
+  explainOneResource: () => new ApiError('INVALID_ARGUMENT', 'Exactly one of data.documentId and data.folderId is required.'),
   contextNeedsOrganization: () => new ApiError('INVALID_ARGUMENT', 'data.organizationId is required with data.context.'),
 };

@@ -11,12 +11,19 @@ import { DocumentsService } from '../directory/documents.service.js';
 import { FoldersService } from '../directory/folders.service.js';
 import { OrganizationsService } from '../directory/organizations.service.js';
 import { AccessErrors } from './access.errors.js';
-import type { AddPermissionsRequest, GetPermissionsRequest, PermissionResource, RemovePermissionsRequest } from './dto/permissions.dto.js';
+import type {
+  AddPermissionsRequest,
+  ExplainPermissionRequest,
+  GetPermissionsRequest,
+  PermissionResource,
+  RemovePermissionsRequest,
+} from './dto/permissions.dto.js';
 import { MAX_PERMISSION_RESOURCES } from './dto/permissions.dto.js';
 import type { AccessRole } from './entities/grant.entity.js';
 import { GrantRepository } from './grant.repository.js';
-import { PermissionResolver, type PermissionWorld } from './permission-world.js';
+import { PermissionResolver, type GrantedBy, type PermissionWorld } from './permission-world.js';
 import { permissionsJson, permissionsMap, type KindAnswer, type MissingEntry, type PermissionsLayout, type ResolvedUser } from './permissions-answer.js';
+import type { PermissionEntry } from './resolve-permission.js';
 import { groupBy } from '../common/collections.js';
 
 /** Grants and permission resolution (contract part 5). */
@@ -32,11 +39,14 @@ export class AccessService {
     private readonly grants: GrantRepository,
   ) {}
 
-  /** Resolves every user on every requested folder and document (contract part 5). */
+  /**
+   * Resolves every user on every requested folder and document (contract part 5). A missing
+   * folder or document answers NOT_FOUND with the whole map in its details.
+   */
   private async resolve(
     principal: ApiKeyPrincipal,
     request: GetPermissionsRequest,
-  ): Promise<{ layout: PermissionsLayout; users: ResolvedUser[]; missing: boolean }> {
+  ): Promise<{ layout: PermissionsLayout; users: ResolvedUser[]; resolver: PermissionResolver }> {
     const { organizationId } = request;
     const folderIds = [...new Set(request.folderIds ?? [])];
     const documentIds = [...new Set(request.documentIds ?? [])];
@@ -64,7 +74,8 @@ export class AccessService {
     });
     const missing = folderIds.some((id) => !foundFolders.has(id)) || documentIds.some((id) => !world.documents.has(id));
     const layout = { organizationId, ...(request.folderIds ? { folderIds } : {}), ...(request.documentIds ? { documentIds } : {}) };
-    return { layout, users, missing };
+    if (missing) throw AccessErrors.resourcesMissing(permissionsMap(layout, users));
+    return { layout, users, resolver };
   }
 
   /**
@@ -114,14 +125,30 @@ export class AccessService {
     return { world, foundFolders, contextByUser };
   }
 
-  /**
-   * Every user's permissions as JSON, each shared answer encoded once (see `JsonText`). A missing
-   * folder or document answers NOT_FOUND with the whole map in its details.
-   */
+  /** Every user's permissions as JSON, each shared answer encoded once (see `JsonText`). */
   async get(principal: ApiKeyPrincipal, request: GetPermissionsRequest): Promise<JsonText> {
-    const { layout, users, missing } = await this.resolve(principal, request);
-    if (missing) throw AccessErrors.resourcesMissing(permissionsMap(layout, users));
+    const { layout, users } = await this.resolve(principal, request);
     return permissionsJson(layout, users);
+  }
+
+  /**
+   * One user's entry on one document or folder, as permissions get answers it, and the rule that
+   * decided it. It runs permissions get's resolution for that one user and resource, so its
+   * queries, entry and errors are get's: NOT_FOUND for a missing organization, and for a missing
+   * document or folder with get's per-user map in the details. A user is never missing (get
+   * resolves any id: one without grants gets what the access type gives everyone).
+   */
+  async explain(principal: ApiKeyPrincipal, request: ExplainPermissionRequest): Promise<PermissionEntry & { grantedBy: GrantedBy }> {
+    const { organizationId, userId, documentId, folderId } = request;
+    if ((documentId === undefined) === (folderId === undefined)) throw AccessErrors.explainOneResource();
+    const resource = documentId !== undefined ? { type: 'document' as const, id: documentId } : { type: 'folder' as const, id: folderId! };
+    const { resolver } = await this.resolve(principal, {
+      organizationId,
+      userIds: [userId],
+      ...(resource.type === 'document' ? { documentIds: [resource.id] } : { folderIds: [resource.id] }),
+    });
+    const { entry, grantedBy } = resolver.explain(userId, resource);
+    return { ...entry, grantedBy };
   }
 
   /**

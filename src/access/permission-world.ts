@@ -3,7 +3,16 @@ import { idsOf } from '../directory/folder-paths.js';
 import { effectiveDocumentAccess, effectiveFolderAccess, type FolderAccessNode } from '../directory/effective-access.js';
 import type { AccessRole } from './entities/grant.entity.js';
 import type { Grant } from './grant.repository.js';
-import { resolveOrganization, resolvePermission, usable, type GrantsAt, type PermissionEntry } from './resolve-permission.js';
+import {
+  explainPermission,
+  resolveOrganization,
+  resolvePermission,
+  usable,
+  type GrantsAt,
+  type GrantView,
+  type PermissionCase,
+  type PermissionEntry,
+} from './resolve-permission.js';
 
 /** A grant as resolution reads it (loaded by `GrantRepository.grantsAt`). */
 export type GrantRow = Grant;
@@ -27,6 +36,32 @@ export interface PermissionWorld {
 }
 
 const NO_GRANTS: GrantsAt = Object.freeze({});
+
+/**
+ * Which rule decided a user's entry on a folder or document (permissions explain), in the
+ * wire's words: the place it names (`resourceId`) and, when a grant decided, that grant.
+ * Organization roles count for public and organizationPrivate resources, so those name the
+ * organization grant that gave the role. Resolution reads no user groups: access never comes
+ * through a group, so no decision names one.
+ */
+export interface GrantedBy {
+  kind: 'organizationDisabled' | 'documentDisabled' | 'documentGrant' | 'folderGrant' | 'publicAccess' | 'organizationRole' | 'noAccess';
+  resourceId?: string;
+  grant?: GrantedByGrant;
+}
+
+/** The grant that decided: a regular one (`expiresAt` null) or a temporary one. */
+export interface GrantedByGrant {
+  accessRole: AccessRole;
+  expiresAt: number | null;
+  temporary: boolean;
+}
+
+/** A user's entry on one folder or document and the rule that decided it. */
+export interface ExplainedEntry {
+  entry: PermissionEntry;
+  grantedBy: GrantedBy;
+}
 
 /** One user's grants, by place; `undefined` organization when they hold none there. */
 interface UserGrants {
@@ -94,12 +129,75 @@ export class PermissionResolver {
     const user = this.users.get(userId);
     const organizationRole = this.organizationRole(userId);
     const own = user?.[resource.type].get(resource.id);
-    const above = user?.folder.size ? facts.above.map((id) => user.folder.get(id) ?? NO_GRANTS) : [];
+    const above = this.aboveGrants(user, facts);
     const personal = own !== undefined || above.some((place) => place !== NO_GRANTS);
     const shared = personal ? undefined : facts.byRole.get(organizationRole ?? '');
     if (shared) return shared;
-    const entry = resolvePermission({
-      kind: resource.type,
+    const entry = resolvePermission(this.caseOf(resource.type, facts, own, above, organizationRole));
+    if (!personal) facts.byRole.set(organizationRole ?? '', entry);
+    return entry;
+  }
+
+  /**
+   * `permission`'s entry with the rule that decided it (permissions explain): the same case, by
+   * the same resolution (`resolvePermission` delegates to `explainPermission`), never the shared
+   * entries (they keep no decision).
+   */
+  explain(userId: string, resource: { type: 'folder' | 'document'; id: string }): ExplainedEntry {
+    const facts = this.factsOf(resource.type, resource.id);
+    const user = this.users.get(userId);
+    const above = this.aboveGrants(user, facts);
+    const { entry, decision } = explainPermission(
+      this.caseOf(resource.type, facts, user?.[resource.type].get(resource.id), above, this.organizationRole(userId)),
+    );
+    const organizationId = this.world.organization.id;
+    switch (decision.rule) {
+      case 'organizationDisabled':
+        return { entry, grantedBy: { kind: 'organizationDisabled', resourceId: organizationId } };
+      case 'documentDisabled':
+        return { entry, grantedBy: { kind: 'documentDisabled', resourceId: resource.id } };
+      case 'grant': {
+        const grant = { accessRole: decision.grant.accessRole, expiresAt: decision.grant.expiresAt, temporary: decision.temporary };
+        // Place 0 is the resource itself; a folder's own grant is a folder grant too.
+        const onItself = decision.place === 0;
+        const kind = onItself && resource.type === 'document' ? 'documentGrant' : 'folderGrant';
+        return { entry, grantedBy: { kind, resourceId: onItself ? resource.id : facts.above[decision.place - 1]!, grant } };
+      }
+      case 'publicAccess':
+        return { entry, grantedBy: decision.byOrganizationRole ? this.byOrganizationGrant('publicAccess', user) : { kind: 'publicAccess' } };
+      case 'organizationRole':
+        return { entry, grantedBy: this.byOrganizationGrant('organizationRole', user) };
+      case 'noAccess':
+        return { entry, grantedBy: { kind: 'noAccess' } };
+    }
+  }
+
+  /** The organization grant that gave the user their organization role (`organizationRole` reads the same one). */
+  private byOrganizationGrant(kind: 'publicAccess' | 'organizationRole', user: UserGrants | undefined): GrantedBy {
+    const place = user?.organization ?? NO_GRANTS;
+    const grant: GrantView = usable(place, this.world.now)!;
+    return {
+      kind,
+      resourceId: this.world.organization.id,
+      grant: { accessRole: grant.accessRole, expiresAt: grant.expiresAt, temporary: grant !== place.regular },
+    };
+  }
+
+  /** The user's grants at each folder above the resource, nearest first; none read when they hold no folder grants. */
+  private aboveGrants(user: UserGrants | undefined, facts: ResourceFacts): GrantsAt[] {
+    return user?.folder.size ? facts.above.map((id) => user.folder.get(id) ?? NO_GRANTS) : [];
+  }
+
+  /** What resolution looks at for one user on one resource. */
+  private caseOf(
+    kind: 'folder' | 'document',
+    facts: ResourceFacts,
+    own: GrantsAt | undefined,
+    above: GrantsAt[],
+    organizationRole: AccessRole | undefined,
+  ): PermissionCase {
+    return {
+      kind,
       organizationDisabled: this.world.organization.disabled,
       documentDisabled: facts.disabled,
       own: own ?? NO_GRANTS,
@@ -107,9 +205,7 @@ export class PermissionResolver {
       accessType: facts.accessType,
       organizationRole,
       now: this.world.now,
-    });
-    if (!personal) facts.byRole.set(organizationRole ?? '', entry);
-    return entry;
+    };
   }
 
   /** One user's entries for a list of resources, in its order; missing ones given by `missing`. */

@@ -36,6 +36,36 @@ export type DeniedEntry = { accessType: AccessType; error: string; errorCode: 'p
 export type PermissionEntry = AllowedEntry | DeniedEntry;
 
 /**
+ * Which rule of resolution decided an entry (see `explainPermission`). `place` of a grant is
+ * where it is held: 0 the resource itself, i ≥ 1 the i-th folder above it (`above[i - 1]`);
+ * `temporary` says which of that place's grants counted. Public access says whether the role
+ * came from the organization role (else editor).
+ */
+export type PermissionDecision =
+  | { rule: 'organizationDisabled' }
+  | { rule: 'documentDisabled' }
+  | { rule: 'grant'; place: number; grant: GrantView; temporary: boolean }
+  | { rule: 'publicAccess'; byOrganizationRole: boolean }
+  | { rule: 'organizationRole' }
+  | { rule: 'noAccess' };
+
+/** An entry with the rule that decided it. */
+export interface ExplainedPermission {
+  entry: PermissionEntry;
+  decision: PermissionDecision;
+}
+
+/** The decisions that carry nothing of the case, shared rather than made per call. */
+const DECIDED_BY = {
+  organizationDisabled: Object.freeze({ rule: 'organizationDisabled' }),
+  documentDisabled: Object.freeze({ rule: 'documentDisabled' }),
+  publicByRole: Object.freeze({ rule: 'publicAccess', byOrganizationRole: true }),
+  publicAsEditor: Object.freeze({ rule: 'publicAccess', byOrganizationRole: false }),
+  organizationRole: Object.freeze({ rule: 'organizationRole' }),
+  noAccess: Object.freeze({ rule: 'noAccess' }),
+} as const satisfies Record<string, PermissionDecision>;
+
+/**
  * Resolution of contract part 5, first match wins:
  * 1. a disabled organization or document denies;
  * 2. a live grant on the resource itself allows with its role;
@@ -44,19 +74,37 @@ export type PermissionEntry = AllowedEntry | DeniedEntry;
  *    organizationPrivate allows organization users with their role, restricted denies.
  * At one place a regular grant is used before a temporary one (a temporary grant never
  * replaces it), and a temporary grant's `expiresAt` is returned with the role it gives.
+ *
+ * The entry only; `explainPermission` is the same resolution (this delegates to it) with the
+ * rule that decided, so permissions get and permissions explain can never disagree.
  */
 export function resolvePermission(c: PermissionCase): PermissionEntry {
+  return explainPermission(c).entry;
+}
+
+/** `resolvePermission`'s entry and the rule that decided it (permissions explain). */
+export function explainPermission(c: PermissionCase): ExplainedPermission {
   const { accessType } = c;
-  if (c.organizationDisabled) return denied(accessType, 'Access to this organization is disabled');
-  if (c.documentDisabled) return denied(accessType, 'Access to this document is disabled');
-  for (const place of [c.own, ...c.above]) {
-    const grant = usable(place, c.now);
-    if (grant)
-      return grant.expiresAt === null ? { accessRole: grant.accessRole, accessType } : { accessRole: grant.accessRole, accessType, expiresAt: grant.expiresAt };
+  if (c.organizationDisabled) return { entry: denied(accessType, 'Access to this organization is disabled'), decision: DECIDED_BY.organizationDisabled };
+  if (c.documentDisabled) return { entry: denied(accessType, 'Access to this document is disabled'), decision: DECIDED_BY.documentDisabled };
+  // The resource itself (place 0), then the folders above it, nearest first.
+  for (let place = 0; place <= c.above.length; place++) {
+    const at = place === 0 ? c.own : c.above[place - 1]!;
+    const grant = usable(at, c.now);
+    if (grant) {
+      const entry: AllowedEntry =
+        grant.expiresAt === null ? { accessRole: grant.accessRole, accessType } : { accessRole: grant.accessRole, accessType, expiresAt: grant.expiresAt };
+      return { entry, decision: { rule: 'grant', place, grant, temporary: grant !== at.regular } };
+    }
   }
-  if (accessType === 'public') return { accessRole: c.organizationRole ?? 'editor', accessType };
-  if (accessType === 'organizationPrivate' && c.organizationRole) return { accessRole: c.organizationRole, accessType };
-  return denied(accessType, `User does not have access to this ${c.kind}`);
+  if (accessType === 'public')
+    return {
+      entry: { accessRole: c.organizationRole ?? 'editor', accessType },
+      decision: c.organizationRole ? DECIDED_BY.publicByRole : DECIDED_BY.publicAsEditor,
+    };
+  if (accessType === 'organizationPrivate' && c.organizationRole)
+    return { entry: { accessRole: c.organizationRole, accessType }, decision: DECIDED_BY.organizationRole };
+  return { entry: denied(accessType, `User does not have access to this ${c.kind}`), decision: DECIDED_BY.noAccess };
 }
 
 /** The organization entry: `{ accessRole }` for organization users, else denied. */

@@ -188,4 +188,45 @@ describe('permission resolution (contract part 5)', () => {
   });
 
   it('has at least 40 resolution cases', () => assert.ok(CASES.length >= 40, `${CASES.length} cases`));
+
+  describe('explain (permissions explain)', () => {
+    const explaining = new PermissionResolver(world());
+    it('gives the entry permission gives, in every case', () => {
+      for (const [name, userId, type, id] of CASES)
+        assert.deepEqual(explaining.explain(userId, { type, id }).entry, resolver.permission(userId, { type, id }), name);
+    });
+    const grantedBy = (userId: string, type: 'document' | 'folder', id: string) => explaining.explain(userId, { type, id }).grantedBy;
+    const regular = (accessRole: string) => ({ accessRole, expiresAt: null, temporary: false });
+    it('names the document grant', () =>
+      assert.deepEqual(grantedBy('docOverFolder', 'document', 'dR11'), { kind: 'documentGrant', resourceId: 'dR11', grant: regular('viewer') }));
+    it('names the nearest folder holding a grant', () =>
+      assert.deepEqual(grantedBy('nearest', 'document', 'dR11'), { kind: 'folderGrant', resourceId: 'r1', grant: regular('editor') }));
+    it("names a folder's own grant", () =>
+      assert.deepEqual(grantedBy('nearest', 'folder', 'r1'), { kind: 'folderGrant', resourceId: 'r1', grant: regular('editor') }));
+    it('names the temporary grant used, with its expiry', () =>
+      assert.deepEqual(grantedBy('tempFolder', 'document', 'dR11'), {
+        kind: 'folderGrant',
+        resourceId: 'r1',
+        grant: { accessRole: 'viewer', expiresAt: FUTURE, temporary: true },
+      }));
+    it('names the regular grant over a temporary one at the same place', () =>
+      assert.deepEqual(grantedBy('mixed', 'document', 'dR11'), { kind: 'documentGrant', resourceId: 'dR11', grant: regular('viewer') }));
+    it('skips an expired grant', () => assert.deepEqual(grantedBy('expiredUser', 'document', 'dR11'), { kind: 'noAccess' }));
+    it('public access: the organization grant for members, nothing for others', () => {
+      assert.deepEqual(grantedBy('viewerMember', 'document', 'dTop'), { kind: 'publicAccess', resourceId: 'o', grant: regular('viewer') });
+      assert.deepEqual(grantedBy('outsider', 'document', 'dTop'), { kind: 'publicAccess' });
+      assert.deepEqual(grantedBy('expiredMember', 'document', 'dTop'), { kind: 'publicAccess' });
+    });
+    it('organizationPrivate: the organization grant, temporary ones too', () =>
+      assert.deepEqual(grantedBy('tempMember', 'document', 'dP'), {
+        kind: 'organizationRole',
+        resourceId: 'o',
+        grant: { accessRole: 'viewer', expiresAt: FUTURE, temporary: true },
+      }));
+    it('disabled document and organization', () => {
+      assert.deepEqual(grantedBy('offUser', 'document', 'dOff'), { kind: 'documentDisabled', resourceId: 'dOff' });
+      const off = new PermissionResolver(world({ organization: { id: 'o', disabled: true } }));
+      assert.deepEqual(off.explain('docUser', { type: 'document', id: 'dR11' }).grantedBy, { kind: 'organizationDisabled', resourceId: 'o' });
+    });
+  });
 });

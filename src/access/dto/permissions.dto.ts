@@ -34,6 +34,25 @@ export class GetPermissionsRequest {
   documentIds?: string[];
 }
 
+/**
+ * Permissions explain: one user on one document (or folder), resolved as permissions get
+ * resolves them, with the rule that decided. Exactly one of `documentId` and `folderId`: the
+ * pair is a rule across fields, checked by `AccessService.explain`.
+ */
+export class ExplainPermissionRequest {
+  @ApiProperty() @IsId() organizationId!: string;
+
+  @ApiProperty() @IsId() userId!: string;
+
+  @ApiPropertyOptional({ description: 'The document to explain; exactly one of `documentId` and `folderId`.' })
+  @IsOptionalId()
+  documentId?: string;
+
+  @ApiPropertyOptional({ description: 'The folder to explain, instead of a document.' })
+  @IsOptionalId()
+  folderId?: string;
+}
+
 export class PermissionUser {
   @ApiProperty() @IsId() userId!: string;
 }
