@@ -19,6 +19,11 @@ export default tseslint.config(
     rules: { 'no-restricted-properties': 'off' },
   },
   {
+    // The console is a browser app (console/): the page's globals, not Node's.
+    files: ['console/src/**'],
+    languageOptions: { globals: globals.browser },
+  },
+  {
     // The test runner is plain JavaScript (it runs before anything is built) on Node.
     files: ['**/*.mjs'],
     languageOptions: { globals: globals.node },

@@ -12,6 +12,7 @@ import type { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/app-config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { ConsoleModule } from './console/console.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { AccessModule } from './access/access.module.js';
 import { ActivityModule } from './activity/activity.module.js';
@@ -44,6 +45,7 @@ export class AppModule {
         MetricsModule,
         RateLimitModule,
         HealthModule,
+        ConsoleModule,
         WorkspaceModule,
         ConfigsModule,
         DirectoryModule,

@@ -51,6 +51,31 @@ describe('console sessions (issue 34)', () => {
 
   const asConsole = (session: Console, extra: Record<string, string> = {}) => ({ cookie: session.cookie, 'x-console-csrf': session.csrf, ...extra });
 
+  it('serves the console page and its hashed assets with a strict Content-Security-Policy, never framed', async () => {
+    const page = await app.get('/console');
+    assert.equal(page.status, 200);
+    assert.match(page.headers['content-type'], /^text\/html/);
+    assert.equal(
+      page.headers['content-security-policy'],
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    );
+    assert.equal(page.headers['x-frame-options'], 'DENY');
+    assert.equal(page.headers['referrer-policy'], 'no-referrer');
+    assert.match(page.text, /<meta name="header-product" content="svc" \/>/);
+    assert.doesNotMatch(page.text, /<script>|<style>|\son\w+=/, 'no inline script or style');
+    const script = /src="(\/console\/assets\/app-[\w-]+\.js)"/.exec(page.text)![1]!;
+    const style = /href="(\/console\/assets\/app-[\w-]+\.css)"/.exec(page.text)![1]!;
+    const js = await app.get(script);
+    assert.equal(js.status, 200);
+    assert.match(js.headers['content-type'], /^text\/javascript/);
+    assert.match(js.headers['cache-control'], /immutable/);
+    assert.equal(js.headers['content-security-policy'], page.headers['content-security-policy']);
+    assert.match((await app.get(style)).headers['content-type'], /^text\/css/);
+    const missing = await app.get('/console/assets/app-nothing.js');
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.error.status, 'NOT_FOUND');
+  });
+
   it('signs in with a login link: an HttpOnly, SameSite=Strict cookie, and workspaces without their auth tokens', async () => {
     const key = await createKey(app);
     const session = await signIn(key);

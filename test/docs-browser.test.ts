@@ -1,13 +1,9 @@
 // @testScope adapter: the /docs page is served by each adapter's static files; the database is irrelevant to it.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium } from 'playwright-core';
 import { startApp, type TestApp } from './helpers/app.js';
+import { launchChromium } from './helpers/browser.js';
 import { createKey, type TestKey } from './factories/workspace.js';
-
-/** Debian's Chromium (`apt-get install chromium`; `.ci/run` installs it when missing). */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 describe('the API docs page in a browser', () => {
   let app: TestApp;
@@ -22,19 +18,7 @@ describe('the API docs page in a browser', () => {
   after(() => app.close());
 
   it('authorizes on /docs in a headless browser and runs "Try it out" on one operation', async (t) => {
-    assert.ok(existsSync(CHROMIUM), `no browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium), or set CHROMIUM_PATH`);
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     t.after(() => browser.close());
     const page = await browser.newPage();
     await page.goto(`${base}/docs`);

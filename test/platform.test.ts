@@ -227,16 +227,19 @@ describe('openapi.json', () => {
         authToken: 'header:x-svc-auth-token',
         workspaceId: 'header:x-svc-workspace-id',
         workspaceAuthToken: 'header:x-svc-workspace-auth-token',
+        consoleSession: 'cookie:console_session',
       });
       const security = (path: string) => document.paths[path]?.post?.security;
       assert.deepEqual(security('/v2/organizations/get'), [{ apiKey: [], authToken: [] }]);
       assert.deepEqual(security('/v2/workspace/get'), [{ workspaceId: [], workspaceAuthToken: [] }]);
+      assert.deepEqual(security('/v2/console/session/get'), [{ consoleSession: [] }]);
       // Public operations say "no credentials" with an empty list.
       const open = Object.entries(document.paths)
         .filter(([, item]) => item.post?.security?.length === 0)
         .map(([path]) => path);
       assert.deepEqual(open.sort(), [
         '/v1/auth/token/get',
+        '/v2/console/session/create',
         '/v2/workspace/create',
         '/v2/workspace/email/send-login-link',
         '/v2/workspace/email/status',

@@ -359,8 +359,9 @@ async function main() {
   const everything = !patterns.length && !options.name;
   if (!options['no-build'] && !options.watch) {
     const begun = Date.now();
-    say('== build (tsc, incremental)');
+    say('== build (tsc, incremental; the console with esbuild)');
     run(process.execPath, TSC);
+    run(process.execPath, [join(ROOT, 'console/build.mjs')]);
     say(`   built in ${seconds(Date.now() - begun)}`);
   }
   const lint = everything && !options['no-lint'] && !options.watch ? startLint() : undefined;
