@@ -8,6 +8,7 @@ import { availableParallelism, homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { prepare } from './prerequisites.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'collab-backend');
@@ -20,7 +21,7 @@ const USAGE = `npm test [-- [file or pattern ...] [options]]
   --name <regexp>      only tests whose name matches
   --watch              rebuild and run again on every change
   --jobs <n>           test files run at once (default: cores + 1)
-  --verbose            print every test as it finishes, not only each file
+  --quiet              print each file as it finishes, not every test
   --no-install, --no-build, --no-lint
 
 With no file or pattern it also lints. PostgreSQL: a fresh database on TEST_POSTGRES_URL's server
@@ -34,7 +35,7 @@ const { values: options, positionals: patterns } = parseArgs({
     name: { type: 'string' },
     watch: { type: 'boolean', default: false },
     jobs: { type: 'string' },
-    verbose: { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
     'no-install': { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
     'no-lint': { type: 'boolean', default: false },
@@ -268,8 +269,10 @@ async function runPairs(pairs, environments) {
             job.current = message.path;
             if (!message.suite || message.outcome === 'skip') job.tests[message.outcome]++;
             if (message.outcome === 'fail' && message.error) job.failures.push({ path: message.path, error: message.error });
-            if (options.verbose && !message.suite)
-              say(`   ${{ pass: '✔', fail: '✖', skip: '-', todo: '…' }[message.outcome]} ${message.path.join(' › ')} (${seconds(message.ms)})`);
+            if (!options.quiet && !message.suite)
+              say(
+                `   ${{ pass: '✔', fail: '✖', skip: '-', todo: '…' }[message.outcome]} ${pair.combination.name.padEnd(16)} ${message.path.join(' › ')} (${seconds(message.ms)})`,
+              );
           } else if (message.type === 'load-error') job.failures.push({ path: ['loading the file'], error: message.error });
           else if (message.type === 'file-end') settle(undefined);
         };
@@ -353,9 +356,17 @@ function remember(results) {
 const TSC = [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--incremental', '--tsBuildInfoFile', 'dist/.tsbuildinfo'];
 
 async function main() {
-  if (!options['no-install']) installIfNeeded();
   const combinations = chosenCombinations();
   const pairs = plan(combinations);
+  const prerequisites = await prepare({
+    root: ROOT,
+    files: [...new Set(pairs.map((pair) => pair.file))],
+    postgres: combinations.some((c) => c.engine === 'postgres'),
+    say,
+    fail,
+  });
+  Object.assign(process.env, prerequisites.environment);
+  if (!options['no-install']) installIfNeeded();
   const everything = !patterns.length && !options.name;
   if (!options['no-build'] && !options.watch) {
     const begun = Date.now();
@@ -367,7 +378,10 @@ async function main() {
   const lint = everything && !options['no-lint'] && !options.watch ? startLint() : undefined;
 
   const postgres = combinations.some((c) => c.engine === 'postgres') ? await postgresDatabase() : undefined;
-  const cleanUp = async () => postgres?.drop().catch((error) => console.error(`could not drop the test database: ${error.message}`));
+  const cleanUp = async () => {
+    prerequisites.stop();
+    await postgres?.drop().catch((error) => console.error(`could not drop the test database: ${error.message}`));
+  };
   for (const [signal, code] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
@@ -382,6 +396,7 @@ async function main() {
     }),
   );
 
+  await prerequisites.ready;
   if (options.watch) return watch(pairs, environments);
   say(`== ${pairs.length} test files on ${combinations.map((c) => c.name).join(', ')}, ${jobs} at once`);
   const results = await runPairs(pairs, environments);
