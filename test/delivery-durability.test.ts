@@ -68,7 +68,13 @@ describe('delivery durability (contract 6.3)', () => {
       assert.equal((await postTo(port, '/v2/workspace/advancedwebhookconfig/update', { isEnabled: true }, headers)).status, 200);
       assert.equal((await postTo(port, '/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url('/crash') }, headers)).status, 200);
 
-      const acknowledged = await addWhileKilled(port, env, running, { headers, organizationId: 'org-crash', batchSize: 5, activity: () => commentActivity() });
+      const acknowledged = await addWhileKilled(port, env, running, {
+        headers,
+        organizationId: 'org-crash',
+        batchSize: 5,
+        perRound: 60,
+        activity: () => commentActivity(),
+      });
       assert.ok(acknowledged.size > 100, `only ${acknowledged.size} events acknowledged`);
       await allArrived(receiver, '/crash', acknowledged, 30_000);
       const duplicates = assertStableWebhookIds(receiver, '/crash');

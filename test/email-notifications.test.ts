@@ -462,6 +462,7 @@ describe('e-mail durability', () => {
         headers,
         organizationId: 'org-crash',
         batchSize: 3,
+        perRound: 18,
         // Each comment is two mails: a few hundred comments keep the wait for them short.
         pauseMs: 25,
         activity: (id) =>

@@ -89,7 +89,15 @@ export async function addWhileKilled(
   port: number,
   env: Record<string, string>,
   running: { service: ServiceProcess },
-  add: { headers: Record<string, string>; organizationId: string; batchSize: number; pauseMs?: number; activity: (id: string) => Record<string, unknown> },
+  add: {
+    headers: Record<string, string>;
+    organizationId: string;
+    batchSize: number;
+    /** Acknowledged writes each round waits for before the kill. */
+    perRound: number;
+    pauseMs?: number;
+    activity: (id: string) => Record<string, unknown>;
+  },
 ): Promise<Set<string>> {
   const acknowledged = new Set<string>();
   for (let round = 0; round < KILLS; round++) {
@@ -112,7 +120,12 @@ export async function addWhileKilled(
       }
     };
     const writers = [writer('a'), writer('b')];
+    // Kill mid-flow, after at least 1.2 s and enough acknowledged writes that the round proves
+    // something; on a loaded machine the second condition is what waits (for at most 20 s).
+    const before = acknowledged.size;
     await new Promise((resolve) => setTimeout(resolve, 1200));
+    for (const deadline = Date.now() + 20_000; acknowledged.size - before < add.perRound && Date.now() < deadline;)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     running.service.child.kill('SIGKILL');
     await running.service.exited;
     writing = false;
