@@ -21,7 +21,7 @@ declare const window: any;
 declare const localStorage: { length: number };
 declare const sessionStorage: { length: number };
 
-/** Set to a folder to keep a screenshot of each screen (the README's come from here). */
+/** Set to a folder to keep a screenshot of each screen (the docs' come from here: docs/console). */
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS_DIR;
 
 describe('the console in a browser (issue 34)', () => {

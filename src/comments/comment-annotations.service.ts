@@ -298,7 +298,7 @@ export class CommentAnnotationsService {
 
 /**
  * `agentFields` tokens by kind: `agent:<agentId>`, `execution:<executionId>`, `source:<velt|external>`
- * (upstream calls them raw tokens and does not spell them out; these are this service's, see the README).
+ * (upstream calls them raw tokens and does not spell them out; these are this service's, see docs/guides/comments-and-inbox.md).
  */
 function agentFieldTokens(tokens: string[]): { agentIds: string[]; executionIds: string[]; agentSources: string[] } {
   const parsed = { agentIds: [] as string[], executionIds: [] as string[], agentSources: [] as string[] };

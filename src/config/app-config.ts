@@ -157,7 +157,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export type EnvReader = (name: string) => string | undefined;
 
 /**
- * Every variable the service reads, with its default. The README's configuration table
+ * Every variable the service reads, with its default. docs/configuration.md's table
  * lists exactly these (a unit test keeps the two in step).
  */
 /** The templates shipped with the service (`templates/mail` at the project's root, beside `dist`). */

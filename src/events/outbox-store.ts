@@ -350,7 +350,7 @@ export class OutboxStore {
    * `organizationIds` when given) write nothing any more. Their pending deliveries are cancelled
    * (a worker holding one finds its claim gone), and messages no other destination needs are
    * deleted. Events also bound for webhooks or mail keep their payload until those settle and
-   * `DELIVERY_RETENTION_DAYS` passes (README: not erased). Runs in batches of `limit`.
+   * `DELIVERY_RETENTION_DAYS` passes (docs/guides/user-data.md: not erased). Runs in batches of `limit`.
    */
   async forgetInboxAudiences(
     manager: EntityManager,

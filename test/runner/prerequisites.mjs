@@ -22,7 +22,7 @@ export async function prepare({ root, files, postgres, say, fail }) {
 
   const [major, minor] = process.versions.node.split('.').map(Number);
   if (!SUPPORTED_NODE.includes(major) || (major === 20 && minor < 19))
-    fail(`Node ${process.versions.node} is not supported; use Node 22 or 24 LTS (20.19+ still works). See README "Tests".`);
+    fail(`Node ${process.versions.node} is not supported; use Node 22 or 24 LTS (20.19+ still works). See docs/testing.md.`);
 
   if (postgres) {
     const url = new URL(process.env.DATABASE_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres');

@@ -1,6 +1,6 @@
 // `npm test`: installs what is missing, builds incrementally, and runs the test files on each
 // combination of engine and HTTP adapter, many files at once, on a pool of worker processes.
-// Plain JavaScript, so it runs before anything is built. See README "Tests".
+// Plain JavaScript, so it runs before anything is built. See docs/testing.md.
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

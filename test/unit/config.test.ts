@@ -81,9 +81,9 @@ describe('configuration', () => {
     );
   });
 
-  it('the README documents every variable, and the list of variables names every one the settings read', () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    for (const variable of CONFIG_VARIABLES) assert.ok(readme.includes(`\`${variable}\``), `README does not document ${variable}`);
+  it('docs/configuration.md documents every variable, and the list of variables names every one the settings read', () => {
+    const readme = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    for (const variable of CONFIG_VARIABLES) assert.ok(readme.includes(`\`${variable}\``), `docs/configuration.md does not document ${variable}`);
     const readNames = new Set<string>();
     parseSettings((name) => void readNames.add(name));
     const listed = new Set<string>(CONFIG_VARIABLES);

@@ -16,7 +16,7 @@ const MEDIA_TYPE = /^\s*[!#$%&'*+.^`|~\w-]+\/[!#$%&'*+.^`|~\w-]+\s*(;\s*[!#$%&'*
 
 /**
  * The default pipeline, on Fastify: on this service's hardware it answers 2-3x the requests of
- * Express (README, "Benchmark"). Fastify's own logger is off: the service logs through its pino
+ * Express (docs/benchmark.md). Fastify's own logger is off: the service logs through its pino
  * instance without per-request child loggers.
  */
 export function fastifyPipeline(config: AppConfig): HttpPipeline {
