@@ -1,3 +1,4 @@
+import { checkBounds } from './bounds.js';
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -319,6 +320,9 @@ async function main(): Promise<void> {
       `memory/suggest: p50 at 100k judgments is ${(suggestLarge / Math.max(suggestSmall, 0.01)).toFixed(2)}× the p50 at 1k (${suggestLarge} ms vs ${suggestSmall} ms)`,
     );
   for (const note of notes) log(note);
+  const bounds = checkBounds({ rows, database: database.startsWith('postgres') ? 'postgres' : 'sqlite', idleRssMb, seededRssMb });
+  log(`\nthe issues' bounds on ${database.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'} (this run):`);
+  console.table(bounds);
   const report = {
     at: new Date().toISOString(),
     database: database.startsWith('postgres') ? 'postgres' : 'sqlite',
@@ -329,6 +333,7 @@ async function main(): Promise<void> {
     seededRssMb: Number(seededRssMb.toFixed(1)),
     rows,
     notes,
+    bounds,
   };
   mkdirSync('bench/results', { recursive: true });
   writeFileSync('bench/results/latest.json', `${JSON.stringify(report, null, 2)}\n`);
