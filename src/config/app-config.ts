@@ -83,6 +83,8 @@ export class AppConfig {
   readonly trustProxy!: boolean | number | string[];
   /** Largest accepted request body in bytes (`BODY_LIMIT`, e.g. `1mb`). */
   readonly bodyLimitBytes!: number;
+  /** How long an answer is kept for a repeat with its `Idempotency-Key`, in hours (`IDEMPOTENCY_RETENTION_HOURS`). */
+  readonly idempotencyRetentionHours!: number;
   /** Largest shared-editing content per editor, as JSON, in bytes (`CRDT_MAX_BYTES`). */
   readonly crdtMaxBytes!: number;
   /** Reactions one comment may hold (`COMMENT_MAX_REACTIONS`). */
@@ -195,6 +197,7 @@ export const CONFIG_VARIABLES = [
   'DELIVERY_RETENTION_DAYS',
   'DATA_DELETION_WORKER',
   'BODY_LIMIT',
+  'IDEMPOTENCY_RETENTION_HOURS',
   'CRDT_MAX_BYTES',
   'COMMENT_MAX_REACTIONS',
   'ATTACHMENT_MAX_BYTES',
@@ -268,6 +271,7 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     deliveryRetentionDays: parseInteger(read, 'DELIVERY_RETENTION_DAYS', 30, 0, 3650),
     dataDeletionWorker: parseBool(read, 'DATA_DELETION_WORKER', true),
     bodyLimitBytes: parseBytes(read, 'BODY_LIMIT', '1mb'),
+    idempotencyRetentionHours: parseInteger(read, 'IDEMPOTENCY_RETENTION_HOURS', 24, 1, 720),
     crdtMaxBytes: parseBytes(read, 'CRDT_MAX_BYTES', '1mb'),
     commentMaxReactions: parseInteger(read, 'COMMENT_MAX_REACTIONS', 500, 1, 10_000),
     attachments: {

@@ -6,6 +6,7 @@ import { DocumentMigrations1763920000000 } from './1763920000000-document-migrat
 import { InboxOrder1763930000000 } from './1763930000000-inbox-order.js';
 import { WebhookConsole1763940000000 } from './1763940000000-webhook-console.js';
 import { ConsoleSessions1763950000000 } from './1763950000000-console-sessions.js';
+import { IdempotentRequests1763960000000 } from './1763960000000-idempotent-requests.js';
 import { ThreadNumbersAndImmutableActivities1763880000000 } from './1763880000000-thread-numbers-and-immutable-activities.js';
 import { UserDataJobs1763860000000 } from './1763860000000-user-data-jobs.js';
 import { UpstreamFields1763850000000 } from './1763850000000-upstream-fields.js';
@@ -42,4 +43,5 @@ export const MIGRATIONS = [
   InboxOrder1763930000000,
   WebhookConsole1763940000000,
   ConsoleSessions1763950000000,
+  IdempotentRequests1763960000000,
 ];
