@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { errorEnvelope } from '../envelope.js';
-import { ApiError, type ErrorCode, HTTP_STATUS_BY_CODE } from '../errors.js';
+import { ApiError, type ErrorCode, HTTP_STATUS_BY_CODE, IDEMPOTENCY_ERROR_CODES } from '../errors.js';
 import type { ServiceRequest } from '../request-context.js';
 
 export const OPERATION_NOT_FOUND_MESSAGE = 'Operation not found.';
@@ -60,19 +60,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
   }
 
   private toApiError(exception: unknown, request: ServiceRequest): ApiError {
-    if (exception instanceof ApiError) return exception;
-    if (exception instanceof HttpException) {
-      // Our code never throws HttpException; these come from the framework itself.
-      const status = exception.getStatus();
-      if (status === 404 || status === 405) return new ApiError('NOT_FOUND', OPERATION_NOT_FOUND_MESSAGE);
-      const code = codeForStatus(status);
-      if (code !== 'INTERNAL') return new ApiError(code, exception.message);
-      // Any other refusal of the request by the framework (415, say) is still the caller's input.
-      if (status >= 400 && status < 500)
-        return new ApiError('INVALID_ARGUMENT', /[.!]$/.test(exception.message) ? exception.message : `${exception.message}.`, undefined, {
-          httpStatus: status,
-        });
-    }
+    const answerable = answerableError(exception);
+    if (answerable) return answerable;
     const requestId = String(request.id ?? '');
     if (databaseUnavailable(exception)) {
       this.logger.warn({ err: exception, requestId }, 'Database unavailable');
@@ -83,7 +72,28 @@ export class ApiExceptionFilter implements ExceptionFilter {
   }
 }
 
+/**
+ * The answer an exception stands for when it is one (an `ApiError`, or the framework's own
+ * refusal of the request); `undefined` for a fault, which the filter answers with INTERNAL or
+ * UNAVAILABLE. Also what the `Idempotency-Key` handling reads to decide whether to keep an answer.
+ */
+export function answerableError(exception: unknown): ApiError | undefined {
+  if (exception instanceof ApiError) return exception;
+  if (!(exception instanceof HttpException)) return undefined;
+  // Our code never throws HttpException; these come from the framework itself.
+  const status = exception.getStatus();
+  if (status === 404 || status === 405) return new ApiError('NOT_FOUND', OPERATION_NOT_FOUND_MESSAGE);
+  const code = codeForStatus(status);
+  if (code !== 'INTERNAL') return new ApiError(code, exception.message);
+  // Any other refusal of the request by the framework (415, say) is still the caller's input.
+  if (status >= 400 && status < 500)
+    return new ApiError('INVALID_ARGUMENT', /[.!]$/.test(exception.message) ? exception.message : `${exception.message}.`, undefined, {
+      httpStatus: status,
+    });
+  return undefined;
+}
+
 function codeForStatus(status: number): ErrorCode {
-  const match = (Object.entries(HTTP_STATUS_BY_CODE) as [ErrorCode, number][]).find(([, http]) => http === status);
+  const match = (Object.entries(HTTP_STATUS_BY_CODE) as [ErrorCode, number][]).find(([code, http]) => http === status && !IDEMPOTENCY_ERROR_CODES.has(code));
   return match?.[0] ?? 'INTERNAL';
 }
