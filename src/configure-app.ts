@@ -6,6 +6,7 @@ import { PinoNestLogger, ROOT_LOGGER } from './common/logging.module.js';
 import { AppConfig } from './config/app-config.js';
 import { CONSOLE_CSRF_HEADER, CONSOLE_SESSION_COOKIE } from './common/guards/credentials.guard.js';
 import { Metrics } from './common/metrics.js';
+import { declareIdempotencyKey } from './common/idempotency.js';
 import { referencedModels } from './common/openapi-responses.js';
 
 /**
@@ -33,7 +34,9 @@ export function openApiDocument(app: INestApplication, config: AppConfig): OpenA
         `API-key operations take \`x-${product}-api-key\` and \`x-${product}-auth-token\`; workspace operations take ` +
         `\`x-${product}-workspace-id\` and \`x-${product}-workspace-auth-token\`. The console signs in once ` +
         `(\`/v2/console/session/create\`) and then calls the same operations with its \`${CONSOLE_SESSION_COOKIE}\` cookie in place of the ` +
-        `auth token, naming the key or workspace in its header as above, and the session's CSRF token in \`${CONSOLE_CSRF_HEADER}\`.`,
+        `auth token, naming the key or workspace in its header as above, and the session's CSRF token in \`${CONSOLE_CSRF_HEADER}\`. ` +
+        'Any operation may carry an `Idempotency-Key` header: a repeat of an API-key or workspace operation with the same key and body gets ' +
+        'the first answer again (`Idempotent-Replayed: true`) instead of running twice.',
     )
     .setVersion('2')
     .addApiKey({ type: 'apiKey', in: 'header', name: `x-${product}-api-key` }, 'apiKey')
@@ -53,5 +56,6 @@ export function openApiDocument(app: INestApplication, config: AppConfig): OpenA
       operation.operationId = path === '/health' ? 'health' : path.replace(/^\//, '').replace(/\//g, '_');
     }
   }
+  declareIdempotencyKey(document, config.idempotencyRetentionHours);
   return document;
 }

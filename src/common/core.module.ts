@@ -3,13 +3,14 @@ import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { Clock } from './clock.js';
 import { HealthReports } from './health-reports.js';
+import { IdempotencyStore } from './idempotency-store.js';
 import { PageTokens } from './paging.js';
 import { Secrets } from './secrets.js';
 
 /** Shared services every feature module uses. */
 @Global()
 @Module({
-  providers: [Secrets, PageTokens, Transactions, Sql, Clock, HealthReports],
-  exports: [Secrets, PageTokens, Transactions, Sql, Clock, HealthReports],
+  providers: [Secrets, PageTokens, Transactions, Sql, Clock, HealthReports, IdempotencyStore],
+  exports: [Secrets, PageTokens, Transactions, Sql, Clock, HealthReports, IdempotencyStore],
 })
 export class CoreModule {}
