@@ -35,13 +35,18 @@ type Operation = {
   tags?: string[];
   deprecated?: boolean;
   security?: Record<string, string[]>[];
+  parameters?: { $ref?: string; name?: string; in?: string; required?: boolean }[];
   requestBody?: { content?: Record<string, { schema?: Schema }> };
   responses: Record<string, { description?: string; content?: Record<string, { schema?: Schema }> }>;
 };
 
 export type OpenApiDocument = {
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema>; securitySchemes?: Record<string, { name?: string; in?: string; description?: string }> };
+  components: {
+    schemas: Record<string, Schema>;
+    parameters?: Record<string, { name?: string; in?: string; required?: boolean }>;
+    securitySchemes?: Record<string, { name?: string; in?: string; description?: string }>;
+  };
 };
 
 /** How deep nested fields are listed; deeper ones are named by their type. */
@@ -145,6 +150,11 @@ export function renderApiReference(document: OpenApiDocument): string {
       if (operation.description) out.push(operation.description.trim(), '');
       if (operation.deprecated) out.push('Deprecated.', '');
       out.push(`Credentials: ${credentials(operation)}.`, '');
+      const headers = (operation.parameters ?? [])
+        .map((parameter) => (parameter.$ref ? document.components.parameters?.[parameter.$ref.split('/').pop()!] : parameter))
+        .filter((parameter) => parameter?.in === 'header')
+        .map((parameter) => `\`${parameter!.name}\`${parameter!.required ? '' : ' (optional)'}`);
+      if (headers.length) out.push(`Headers: ${headers.join(', ')} (see [conventions](conventions.md)).`, '');
       const body = resolve(operation.requestBody?.content?.['application/json']?.schema);
       const data = body.properties?.data;
       const requestRows = data ? fields(data, '', 1) : [];
