@@ -26,6 +26,15 @@ export class Secrets {
     this.tokenKey = deriveKey(config.masterKey, 'opaque-tokens');
   }
 
+  /**
+   * Secrets under an explicit master key (32 bytes), beside the injected ones under the
+   * configured key: a master key rotation opens values with one and seals them with the other.
+   */
+  static fromKey(masterKey: Buffer): Secrets {
+    if (masterKey.length !== 32) throw new Error('A master key is 32 bytes.');
+    return new Secrets(Object.assign(new AppConfig(), { masterKey }));
+  }
+
   /** Encrypts a secret for storage. */
   encrypt(plaintext: string): string {
     return seal(this.encryptionKey, Buffer.from(plaintext, 'utf8'));

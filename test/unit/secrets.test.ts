@@ -32,6 +32,15 @@ describe('secrets at rest', () => {
     assert.notEqual(secretsWith(key).lookupHash('t'), secretsWith(key).lookupHash('u'));
   });
 
+  it('Secrets.fromKey gives the same keys as the injected Secrets under that master key (a rotation opens with one, seals with another)', () => {
+    const key = randomBytes(32);
+    const sealed = secretsWith(key).encrypt('token-1');
+    assert.equal(Secrets.fromKey(key).decrypt(sealed), 'token-1');
+    assert.equal(Secrets.fromKey(key).lookupHash('t'), secretsWith(key).lookupHash('t'));
+    assert.throws(() => Secrets.fromKey(randomBytes(32)).decrypt(sealed));
+    assert.throws(() => Secrets.fromKey(randomBytes(16)), /32 bytes/);
+  });
+
   it('safeEqual compares exactly', () => {
     assert.equal(safeEqual('abc', 'abc'), true);
     assert.equal(safeEqual('abc', 'abd'), false);
