@@ -6,6 +6,7 @@ import { newSortableId } from '../common/ids.js';
 import { PageTokens } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
+import { REKEY_BATCH, type SecretsRekey } from '../common/secrets-rekey.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { ConfigErrors } from './configs.errors.js';
@@ -363,6 +364,48 @@ export class WebhookEndpointsService {
       { ...place, disabled: true, enabled: false, at: outcome.at, ...(outcome.gone ? {} : { cutoff: outcome.at - FAILING_ENDPOINT_DISABLED_AFTER_MS }) },
     );
     return disabled.length > 0;
+  }
+
+  /**
+   * Master key rotation (see `SecretsRekey`): each endpoint's signing secret, and the previous
+   * one of a rotation (even past its overlap: it is stored, so it stays readable), sealed under
+   * the new key. Batched keyset reads by id (unique across keys) and one update per batch.
+   */
+  async rekeySecrets(rekey: SecretsRekey): Promise<void> {
+    const { manager } = rekey;
+    const [total] = await this.sql.run<{ n: number | string }>(manager, 'SELECT COUNT(*) AS n FROM webhook_endpoint', {});
+    await rekey.inBatches(
+      'webhook_endpoint',
+      Number(total!.n),
+      (after) =>
+        this.sql.run<{ id: string; secret_enc: string; previous_secret_enc: string | null }>(
+          manager,
+          `SELECT id, secret_enc, previous_secret_enc FROM webhook_endpoint${after === null ? '' : ' WHERE id > :after'} ORDER BY id LIMIT ${REKEY_BATCH}`,
+          after === null ? {} : { after },
+        ),
+      async (rows) => {
+        const rewritten = rows.map((row) => [
+          row.id,
+          rekey.reseal(row.secret_enc, { table: 'webhook_endpoint', column: 'secret_enc', row: row.id }),
+          row.previous_secret_enc === null
+            ? null
+            : rekey.reseal(row.previous_secret_enc, { table: 'webhook_endpoint', column: 'previous_secret_enc', row: row.id }),
+        ]);
+        if (!rekey.writing) return;
+        await this.sql.updateRows(
+          manager,
+          'webhook_endpoint',
+          {
+            match: [{ name: 'id', type: 'varchar' }],
+            set: [
+              { name: 'secret_enc', type: 'text' },
+              { name: 'previous_secret_enc', type: 'text' },
+            ],
+          },
+          rewritten,
+        );
+      },
+    );
   }
 
   private async get(apiKeyId: string, id: string): Promise<Endpoint> {

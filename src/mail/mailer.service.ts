@@ -4,6 +4,7 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { newSortableId } from '../common/ids.js';
 import { Secrets } from '../common/secrets.js';
+import { REKEY_BATCH, type SecretsRekey } from '../common/secrets-rekey.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 
@@ -133,6 +134,36 @@ export class Mailer implements OnApplicationShutdown {
         ['id', 'recipient', 'subject', 'content_enc', 'transport', 'status', 'error', 'created_at'],
         [[newSortableId('msg_'), message.to.slice(0, 320), message.subject.slice(0, 500), content, this.transport ? 'smtp' : 'log', status, error, Date.now()]],
       ),
+    );
+  }
+
+  /**
+   * Master key rotation (see `SecretsRekey`): every recorded mail's content sealed under the new
+   * key. Plain SQL: batched keyset reads by id and one update per batch (the table grows with
+   * every mail, so the rotation reports its progress).
+   */
+  async rekeySecrets(rekey: SecretsRekey): Promise<void> {
+    const { manager } = rekey;
+    const [total] = await this.sql.run<{ n: number | string }>(manager, 'SELECT COUNT(*) AS n FROM outgoing_mail', {});
+    await rekey.inBatches(
+      'outgoing_mail',
+      Number(total!.n),
+      (after) =>
+        this.sql.run<{ id: string; content_enc: string }>(
+          manager,
+          `SELECT id, content_enc FROM outgoing_mail${after === null ? '' : ' WHERE id > :after'} ORDER BY id LIMIT ${REKEY_BATCH}`,
+          after === null ? {} : { after },
+        ),
+      async (rows) => {
+        const rewritten = rows.map((row) => [row.id, rekey.reseal(row.content_enc, { table: 'outgoing_mail', column: 'content_enc', row: row.id })]);
+        if (!rekey.writing) return;
+        await this.sql.updateRows(
+          manager,
+          'outgoing_mail',
+          { match: [{ name: 'id', type: 'varchar' }], set: [{ name: 'content_enc', type: 'text' }] },
+          rewritten,
+        );
+      },
     );
   }
 

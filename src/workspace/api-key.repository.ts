@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, type EntityManager, type Repository } from 'typeorm';
-import { Sql } from '../database/sql.js';
+import { REKEY_BATCH, type SecretsRekey } from '../common/secrets-rekey.js';
+import { Sql, type Parameters } from '../database/sql.js';
 import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
 import { ApiKeyEntity, type ApiKeyType } from './entities/api-key.entity.js';
 import type { WorkspacePlan } from './entities/workspace.entity.js';
@@ -259,6 +260,95 @@ export class ApiKeyRepository {
         ...(changed.notification ? { notificationConfig: changed.notification } : {}),
         ...(changed.advanced ? { advancedWebhookConfig: changed.advanced } : {}),
         lastUpdated: Date.now(),
+      },
+    );
+  }
+
+  /**
+   * Master key rotation (see `SecretsRekey`): every auth token sealed under the new key with its
+   * lookup hash recomputed, and the secrets inside the key's JSON columns (the e-mail provider
+   * key, the basic webhook's auth token, the AI model keys) sealed anew. Plain SQL: batched
+   * keyset reads and one update per batch, in the rotation's unit of work; the JSON columns are
+   * rewritten as read, only the secret fields changed.
+   */
+  async rekeySecrets(rekey: SecretsRekey): Promise<void> {
+    const { manager } = rekey;
+    const count = async (sql: string) => Number((await this.sql.run<{ n: number | string }>(manager, sql, {}))[0]!.n);
+    const after = (key: string | null): Parameters => (key === null ? {} : { after: key });
+    const where = (key: string | null) => (key === null ? '' : ' WHERE id > :after');
+    await rekey.inBatches(
+      'api_key_auth_token',
+      await count('SELECT COUNT(*) AS n FROM api_key_auth_token'),
+      (key) =>
+        this.sql.run<{ id: string; token_enc: string }>(
+          manager,
+          `SELECT id, token_enc FROM api_key_auth_token${where(key)} ORDER BY id LIMIT ${REKEY_BATCH}`,
+          after(key),
+        ),
+      async (rows) => {
+        const rewritten = rows.map((row) => {
+          const token = rekey.open(row.token_enc, { table: 'api_key_auth_token', column: 'token_enc', row: row.id });
+          return [row.id, rekey.seal(token), rekey.hash(token, { table: 'api_key_auth_token', column: 'token_hash' })];
+        });
+        if (!rekey.writing) return;
+        await this.sql.updateRows(
+          manager,
+          'api_key_auth_token',
+          {
+            match: [{ name: 'id', type: 'varchar' }],
+            set: [
+              { name: 'token_enc', type: 'text' },
+              { name: 'token_hash', type: 'varchar' },
+            ],
+          },
+          rewritten,
+        );
+      },
+    );
+    type Row = { id: string; email_config: string; webhook_config: string; settings: string };
+    await rekey.inBatches(
+      'api_key',
+      await count('SELECT COUNT(*) AS n FROM api_key'),
+      (key) =>
+        this.sql.run<Row>(manager, `SELECT id, email_config, webhook_config, settings FROM api_key${where(key)} ORDER BY id LIMIT ${REKEY_BATCH}`, after(key)),
+      async (rows) => {
+        const changed = rows.flatMap((row) => {
+          const place = (column: string) => ({ table: 'api_key', column, row: row.id });
+          const email = JSON.parse(row.email_config) as Partial<StoredEmailConfig>;
+          const webhook = JSON.parse(row.webhook_config) as Partial<StoredWebhookConfig>;
+          const settings = JSON.parse(row.settings) as Partial<KeySettings>;
+          let secrets = 0;
+          if (email.emailServiceConfig?.apiKeyEnc) {
+            email.emailServiceConfig.apiKeyEnc = rekey.reseal(email.emailServiceConfig.apiKeyEnc, place('email_config.emailServiceConfig.apiKeyEnc'));
+            secrets += 1;
+          }
+          if (webhook.webhookServiceConfig?.authTokenEnc) {
+            webhook.webhookServiceConfig.authTokenEnc = rekey.reseal(
+              webhook.webhookServiceConfig.authTokenEnc,
+              place('webhook_config.webhookServiceConfig.authTokenEnc'),
+            );
+            secrets += 1;
+          }
+          for (const [provider, sealed] of Object.entries(settings.aiModelKeysEnc ?? {})) {
+            settings.aiModelKeysEnc![provider] = rekey.reseal(sealed, place('settings.aiModelKeysEnc'));
+            secrets += 1;
+          }
+          return secrets ? [[row.id, JSON.stringify(email), JSON.stringify(webhook), JSON.stringify(settings)]] : [];
+        });
+        if (!rekey.writing) return;
+        await this.sql.updateRows(
+          manager,
+          'api_key',
+          {
+            match: [{ name: 'id', type: 'varchar' }],
+            set: [
+              { name: 'email_config', type: 'text' },
+              { name: 'webhook_config', type: 'text' },
+              { name: 'settings', type: 'text' },
+            ],
+          },
+          changed,
+        );
       },
     );
   }

@@ -36,6 +36,6 @@ import { UserTokens } from './user-tokens.service.js';
     ConsoleSessionsService,
     UserTokens,
   ],
-  exports: [CredentialVerifier, WorkspaceService, ApiKeyService, AllowedDomainRepository, UserTokens],
+  exports: [CredentialVerifier, WorkspaceService, ApiKeyService, AllowedDomainRepository, UserTokens, WorkspaceRepository],
 })
 export class WorkspaceModule {}

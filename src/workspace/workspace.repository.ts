@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, Not, type EntityManager, type Repository } from 'typeorm';
 import { newSortableId } from '../common/ids.js';
+import { REKEY_BATCH, type SecretsRekey } from '../common/secrets-rekey.js';
 import { Sql } from '../database/sql.js';
 import { AccountEntity } from './entities/account.entity.js';
 import { LoginTokenEntity } from './entities/login-token.entity.js';
@@ -223,6 +224,55 @@ export class WorkspaceRepository {
       accountId,
     });
     return rows.length > 0;
+  }
+
+  /**
+   * Master key rotation (see `SecretsRekey`): each workspace's auth token sealed under the new
+   * key and its lookup hash recomputed; console sessions and unused login links, stored only as
+   * hashes of what the browser or the mail holds, cannot be rehashed, so they end (used links
+   * stay: they only tell that the address was verified). Plain SQL: batched keyset reads and
+   * one update per batch, in the rotation's unit of work.
+   */
+  async rekeySecrets(rekey: SecretsRekey): Promise<void> {
+    const { manager } = rekey;
+    const count = async (sql: string) => Number((await this.sql.run<{ n: number | string }>(manager, sql, {}))[0]!.n);
+    await rekey.inBatches(
+      'workspace',
+      await count('SELECT COUNT(*) AS n FROM workspace'),
+      (after) =>
+        this.sql.run<{ id: string; auth_token_enc: string }>(
+          manager,
+          `SELECT id, auth_token_enc FROM workspace${after === null ? '' : ' WHERE id > :after'} ORDER BY id LIMIT ${REKEY_BATCH}`,
+          after === null ? {} : { after },
+        ),
+      async (rows) => {
+        const rewritten = rows.map((row) => {
+          const token = rekey.open(row.auth_token_enc, { table: 'workspace', column: 'auth_token_enc', row: row.id });
+          return [row.id, rekey.seal(token), rekey.hash(token, { table: 'workspace', column: 'auth_token_hash' })];
+        });
+        if (!rekey.writing) return;
+        await this.sql.updateRows(
+          manager,
+          'workspace',
+          {
+            match: [{ name: 'id', type: 'varchar' }],
+            set: [
+              { name: 'auth_token_enc', type: 'text' },
+              { name: 'auth_token_hash', type: 'varchar' },
+            ],
+          },
+          rewritten,
+        );
+      },
+    );
+    const sessions = await count('SELECT COUNT(*) AS n FROM console_session');
+    const links = await count('SELECT COUNT(*) AS n FROM login_token WHERE used_at IS NULL');
+    if (rekey.writing) {
+      await this.sql.run(manager, 'DELETE FROM console_session', {});
+      await this.sql.run(manager, 'DELETE FROM login_token WHERE used_at IS NULL', {});
+    }
+    rekey.ended('console_session', sessions, 'console sessions (their owners sign in again)');
+    rekey.ended('login_token', links, 'unused login links (ask for a new one)');
   }
 
   /** Whether a login link of the address (lower-cased by the caller) was ever used. Entity: a sign-in check. */
