@@ -40,6 +40,8 @@ export class AppConfig {
   readonly redisKeyPrefix!: string;
   /** 32-byte key that encrypts secrets at rest (`MASTER_KEY`, or generated into `DATA_DIR`). */
   readonly masterKey!: Buffer;
+  /** The key file the master key was read from or generated into (the embedded default); undefined when `MASTER_KEY` is set. */
+  readonly masterKeyFile?: string;
   /** The file a master key was generated into at this start (the one secret to back up); else undefined. */
   readonly masterKeyGeneratedInto?: string;
   /** Product part of header names: `x-<product>-api-key` (`HEADER_PRODUCT`). */

@@ -8,8 +8,8 @@ export function loadAppConfig(read: EnvReader): AppConfig {
   if (settings.dialect === 'sqlite' && settings.database !== ':memory:') {
     mkdirSync(settings.dataDir, { recursive: true });
   }
-  const { key: masterKey, generatedInto } = resolveMasterKey(masterKeyBase64, settings.dataDir, settings.dialect === 'postgres');
-  return Object.freeze(Object.assign(new AppConfig(), { ...settings, masterKey, masterKeyGeneratedInto: generatedInto }));
+  const { key: masterKey, file, generatedInto } = resolveMasterKey(masterKeyBase64, settings.dataDir, settings.dialect === 'postgres');
+  return Object.freeze(Object.assign(new AppConfig(), { ...settings, masterKey, masterKeyFile: file, masterKeyGeneratedInto: generatedInto }));
 }
 
 /**
