@@ -5,6 +5,7 @@ import { EventsModule } from '../events/events.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ApiKeyCommand, CreateApiKeyCommand } from './apikey.command.js';
 import { DeliveriesCommand, DeliveryProblemsCommand } from './deliveries.command.js';
+import { MasterKeyCliModule } from './master-key.command.js';
 import { MigrationCommand, RunMigrationsCommand } from './migration.command.js';
 import { CreateWorkspaceCommand, SetPlanCommand, WorkspaceCommand } from './workspace.command.js';
 
@@ -14,7 +15,7 @@ export class CliModule {
   static forConfig(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [AppModule.forConfig(config), WorkspaceModule, EventsModule],
+      imports: [AppModule.forConfig(config), WorkspaceModule, EventsModule, MasterKeyCliModule],
       providers: [
         WorkspaceCommand,
         CreateWorkspaceCommand,
