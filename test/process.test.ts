@@ -3,9 +3,35 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
+import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { freePort, startService, waitForHealth } from './helpers/service-process.js';
+import { MIGRATIONS } from '../src/database/migrations/index.js';
+import { freePort, startService, waitForHealth, type ServiceProcess } from './helpers/service-process.js';
+
+interface LogLine {
+  level: number;
+  msg: string;
+  context?: string;
+  [field: string]: unknown;
+}
+
+/** Every line the process printed, each a JSON object. */
+function logLines(service: ServiceProcess): LogLine[] {
+  return service
+    .output()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+/** Sends SIGTERM, waits for the exit; answers the exit code. */
+async function stopped(service: ServiceProcess): Promise<{ code: number | null }> {
+  service.child.kill('SIGTERM');
+  return { code: await service.exited };
+}
 
 describe('the service process', () => {
   const children: ChildProcess[] = [];
@@ -49,6 +75,40 @@ describe('the service process', () => {
       .map((line) => JSON.parse(line) as { level: number; msg: string })
       .find((line) => line.level === 60);
     assert.equal(fatal?.msg, 'The service could not start', failing.output());
+  });
+
+  it('at start: the migrations applied, route mappings only at debug, and Listening once everything is up; none pending on the next start', async () => {
+    const port = await freePort();
+    const env = { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-proc-')), MASTER_KEY: randomBytes(32).toString('base64') };
+    const first = startService({ ...env, LOG_LEVEL: 'debug' });
+    children.push(first.child);
+    await waitForHealth(port);
+    const lines = logLines(first);
+    const migrations = lines.filter((line) => line.context === 'Migrations');
+    assert.equal(migrations.length, 1, JSON.stringify(migrations));
+    const names = MIGRATIONS.map((Migration) => new Migration().name ?? Migration.name);
+    assert.deepEqual(migrations[0], { ...migrations[0], level: 30, count: names.length, migrations: names, msg: `Applied ${names.length} migrations` });
+    // Nest's route table (a line per route) and its early "started" line are debug detail.
+    const routes = lines.filter((line) => line.context === 'RouterExplorer' || line.context === 'RoutesResolver');
+    assert.ok(routes.length > 100, `${routes.length} route lines`);
+    assert.deepEqual([...new Set(routes.map((line) => line.level))], [20]);
+    assert.equal(lines.find((line) => line.msg === 'Nest application successfully started')?.level, 20);
+    // Listening comes after every start-up line (requests may be answered as soon as the port is bound).
+    const startup = lines.filter((line) => line.msg !== 'request completed');
+    assert.equal(startup.at(-1)?.msg, 'Listening', JSON.stringify(startup.slice(-3)));
+    assert.equal(startup.filter((line) => line.msg === 'Listening').length, 1);
+    assert.equal((await stopped(first)).code, 0);
+
+    const second = startService({ ...env, LOG_LEVEL: 'info' });
+    children.push(second.child);
+    await waitForHealth(port);
+    const again = logLines(second);
+    assert.deepEqual(
+      again.filter((line) => line.context === 'Migrations').map(({ level, count, msg }) => ({ level, count, msg })),
+      [{ level: 30, count: 0, msg: 'No migrations pending' }],
+    );
+    assert.equal(again.filter((line) => line.context === 'RouterExplorer' || line.context === 'RoutesResolver').length, 0, 'no route lines at info');
+    assert.equal((await stopped(second)).code, 0);
   });
 
   it('on SIGTERM stops accepting, finishes the request in flight, and exits cleanly', async () => {

@@ -1,8 +1,19 @@
 import { Global, Inject, Injectable, type LoggerService, Module } from '@nestjs/common';
-import { pino, type Logger as Pino } from 'pino';
+import { pino, type DestinationStream, type Logger as Pino } from 'pino';
 import { AppConfig } from '../config/app-config.js';
 
 const ROOT_LOGGER = Symbol('ROOT_LOGGER');
+
+/**
+ * Nest's own lines an operator need not read at `info`: one per route at start-up (about 250),
+ * and "successfully started", which Nest prints before the port is bound (the service's
+ * `Listening` line says it is up). Its error for a port that could not be bound is `main.ts`'s one
+ * fatal line. They stay at `debug`.
+ */
+const FRAMEWORK_DEBUG_CONTEXTS = new Set(['RouterExplorer', 'RoutesResolver']);
+const NEST_STARTED = 'Nest application successfully started';
+const NEST_LISTEN_FAILED = /^Error: listen /;
+
 /**
  * Nest's logger interface over pino: JSON lines, one shape for framework and service logs.
  * Structured calls (`logger.warn({ err, requestId }, 'msg')`) keep their fields.
@@ -12,10 +23,10 @@ export class PinoNestLogger implements LoggerService {
   constructor(@Inject(ROOT_LOGGER) private readonly pino: Pino) {}
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    this.write(frameworkDetail(message, params) ? 'debug' : 'info', message, params);
   }
   error(message: unknown, ...params: unknown[]): void {
-    this.write('error', message, params);
+    this.write(frameworkDetail(message, params) ? 'debug' : 'error', message, params);
   }
   warn(message: unknown, ...params: unknown[]): void {
     this.write('warn', message, params);
@@ -45,9 +56,25 @@ export class PinoNestLogger implements LoggerService {
   }
 }
 
-/** The service's one pino instance: JSON lines, secrets redacted (also used by `main.ts` before the app exists). */
+/** Whether a line Nest logs at `info` or `error` is one of its start-up details (see `FRAMEWORK_DEBUG_CONTEXTS`). */
+function frameworkDetail(message: unknown, params: unknown[]): boolean {
+  const context = params[params.length - 1];
+  if (typeof context !== 'string') return false;
+  if (FRAMEWORK_DEBUG_CONTEXTS.has(context)) return true;
+  return context === 'NestApplication' && typeof message === 'string' && (message === NEST_STARTED || NEST_LISTEN_FAILED.test(message));
+}
+
+/**
+ * Standard output, shared by every logger of the process: `main.ts`'s and the app's write
+ * asynchronously, and two streams on one descriptor could print their lines out of order
+ * (Nest's start-up lines after `Listening`, say). Flushed on exit.
+ */
+let stdout: DestinationStream | undefined;
+
+/** The service's pino instance: JSON lines, secrets redacted (also used by `main.ts` before the app exists). */
 export function createRootLogger(level: string): Pino {
-  return pino({ level, redact: { paths: ['*.authToken', '*.token', '*.apiKey', '*.secret', '*.password'], censor: '[redacted]' } });
+  stdout ??= pino.destination(1);
+  return pino({ level, redact: { paths: ['*.authToken', '*.token', '*.apiKey', '*.secret', '*.password'], censor: '[redacted]' } }, stdout);
 }
 
 @Global()

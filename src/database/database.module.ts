@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
@@ -23,7 +23,7 @@ export class DatabaseModule {
           useFactory: () => ({ ...dataSourceOptions(config), autoLoadEntities: true, retryAttempts: 3, retryDelay: 1000 }),
           dataSourceFactory: async (options) => {
             const dataSource = await new DataSource(options!).initialize();
-            if (config.migrationsRun) await runMigrations(dataSource);
+            logMigrations(config.migrationsRun ? await runMigrations(dataSource) : undefined);
             return dataSource;
           },
         }),
@@ -32,4 +32,12 @@ export class DatabaseModule {
       exports: [WalCheckpointer],
     };
   }
+}
+
+/** One line at start-up: the migrations applied (names and count), none pending, or not run (`MIGRATIONS_RUN=false`). */
+function logMigrations(applied: string[] | undefined): void {
+  const logger = new Logger('Migrations');
+  if (!applied) logger.log('Migrations not run at start-up (MIGRATIONS_RUN=false)');
+  else if (applied.length) logger.log({ count: applied.length, migrations: applied }, `Applied ${applied.length} migration${applied.length === 1 ? '' : 's'}`);
+  else logger.log({ count: 0 }, 'No migrations pending');
 }
