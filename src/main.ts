@@ -1,12 +1,15 @@
 import 'reflect-metadata';
-import type { Server as HttpServer } from 'node:http';
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { Server as NetServer } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
+import type { Logger as Pino } from 'pino';
 import { AppModule } from './app.module.js';
 import { ConfigError } from './config/parsers.js';
 import type { AppConfig } from './config/app-config.js';
-import { createRootLogger, PinoNestLogger } from './common/logging.module.js';
+import { DrainReports } from './common/drain-reports.js';
+import { createRootLogger, PinoNestLogger, ROOT_LOGGER } from './common/logging.module.js';
 import { loadAppConfig, readProcessEnv } from './config/load-config.js';
 import { createHttpPipeline } from './common/http/http-pipeline.js';
 import { configureApp } from './configure-app.js';
@@ -33,20 +36,40 @@ async function bootstrap(): Promise<void> {
     // The service's logger from the first line, so start-up failures are JSON lines too.
     app = await NestFactory.create(AppModule.forConfig(config), http.adapter, { logger: new PinoNestLogger(logger), abortOnError: false, bodyParser: false });
     configureApp(app, http);
-    await app.listen(config.port, config.host);
   } catch (error) {
     logger.fatal({ err: error }, 'The service could not start');
     process.exit(1);
+  }
+  const server = app.getHttpServer() as HttpServer;
+  const requests = countRequestsInFlight(server);
+  try {
+    // Initialises first (migrations, workers started), then binds the port.
+    await app.listen(config.port, config.host);
+  } catch (error) {
+    await refuseToStart(app, config, logger, error);
   }
   if (config.masterKeyGeneratedInto) {
     logger.warn({ file: config.masterKeyGeneratedInto }, 'A master key was generated: back up this file (without it, no stored secret can be read)');
   }
   logger.info({ address: `http://${config.host}:${config.port}`, database: databaseShown(config), httpAdapter: config.httpAdapter }, 'Listening');
-  const server = app.getHttpServer() as HttpServer;
+  const drain = app.get(DrainReports);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
+      const started = performance.now();
+      const elapsedMs = () => Math.round(performance.now() - started);
+      logger.info({ signal, shutdownTimeoutMs: config.shutdownTimeoutMs }, `${signal} received: shutting down`);
       // Bound how long a stuck request may hold the process.
-      setTimeout(() => process.exit(1), config.shutdownTimeoutMs).unref();
+      setTimeout(() => {
+        logger.error(
+          { code: 1, elapsedMs: elapsedMs(), inFlightRequests: requests.inFlight, ...drain.read() },
+          'Exiting: the shutdown did not end within SHUTDOWN_TIMEOUT_MS',
+        );
+        process.exit(1);
+      }, config.shutdownTimeoutMs).unref();
+      logger.info(
+        { inFlightRequests: requests.inFlight, ...drain.read() },
+        'Draining: waiting for requests in flight, live rooms to be stored and deliveries to end',
+      );
       // First a short drain: no new connections (net's close, without HTTP's closing of idle
       // ones), and requests on open ones answered 503 with `Connection: close`, so kept-alive
       // clients get an answer, not a reset.
@@ -61,15 +84,55 @@ async function bootstrap(): Promise<void> {
           app.close().then(
             () => {
               clearInterval(closeIdle);
+              logger.info({ code: 0, elapsedMs: elapsedMs() }, 'Exiting: shut down cleanly');
               process.exit(0);
             },
-            () => process.exit(1),
+            (error: unknown) => {
+              logger.error({ err: error, code: 1, elapsedMs: elapsedMs() }, 'Exiting: the shutdown failed');
+              process.exit(1);
+            },
           );
         },
         Math.min(DRAIN_MS, config.shutdownTimeoutMs / 4),
       );
     });
   }
+}
+
+/**
+ * Requests received and not yet answered (or abandoned), for the shutdown's log lines: one
+ * listener per request on Node's server, whichever framework serves it.
+ */
+function countRequestsInFlight(server: HttpServer): { readonly inFlight: number } {
+  const counter = { inFlight: 0 };
+  const ended = () => counter.inFlight--;
+  server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
+    counter.inFlight++;
+    response.on('close', ended);
+  });
+  return counter;
+}
+
+/**
+ * The port could not be bound (taken, not permitted) or the last step of start-up failed: one
+ * fatal line (a port problem needs no stack), the workers already started stopped quietly (claims
+ * handed back), and exit 1.
+ */
+async function refuseToStart(app: INestApplication, config: AppConfig, logger: Pino, error: unknown): Promise<never> {
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  const address = `${config.host}:${config.port}`;
+  if (syscall === 'listen') {
+    const reason =
+      code === 'EADDRINUSE' ? `${address} is already in use` : code === 'EACCES' ? `no permission to listen on ${address}` : `cannot listen on ${address}`;
+    logger.fatal({ code, address }, `The service could not start: ${reason}`);
+  } else {
+    logger.fatal({ err: error }, 'The service could not start');
+  }
+  setTimeout(() => process.exit(1), config.shutdownTimeoutMs).unref();
+  // Only failures of the stopping are worth a line now.
+  app.get<Pino>(ROOT_LOGGER).level = 'error';
+  await app.close().catch(() => undefined);
+  process.exit(1);
 }
 
 /** The database in use, without credentials: the embedded file, or PostgreSQL's host and database. */

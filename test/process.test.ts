@@ -4,12 +4,15 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { mkdtempSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { MIGRATIONS } from '../src/database/migrations/index.js';
-import { freePort, startService, waitForHealth, type ServiceProcess } from './helpers/service-process.js';
+import { roomName } from '../src/live/room-names.js';
+import { connectLive, eventually } from './helpers/live-clients.js';
+import { apiKeyHeadersOn, freePort, postTo, startService, waitForHealth, type ServiceProcess } from './helpers/service-process.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
 
 interface LogLine {
   level: number;
@@ -27,10 +30,12 @@ function logLines(service: ServiceProcess): LogLine[] {
     .map((line) => JSON.parse(line) as LogLine);
 }
 
-/** Sends SIGTERM, waits for the exit; answers the exit code. */
-async function stopped(service: ServiceProcess): Promise<{ code: number | null }> {
+/** Sends SIGTERM, waits for the exit; answers the exit code and the lines from the signal on. */
+async function stopped(service: ServiceProcess): Promise<{ code: number | null; lines: LogLine[] }> {
   service.child.kill('SIGTERM');
-  return { code: await service.exited };
+  const code = await service.exited;
+  const lines = logLines(service);
+  return { code, lines: lines.slice(lines.findIndex((line) => line.msg === 'SIGTERM received: shutting down')) };
 }
 
 describe('the service process', () => {
@@ -111,9 +116,38 @@ describe('the service process', () => {
     assert.equal((await stopped(second)).code, 0);
   });
 
+  it('on a port already in use: one fatal line naming it, no success line, exit 1', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as { port: number }).port;
+    try {
+      const service = startService({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', MASTER_KEY: randomBytes(32).toString('base64') });
+      children.push(service.child);
+      assert.equal(await service.exited, 1);
+      const lines = logLines(service);
+      const problems = lines.filter((line) => line.level >= 40);
+      assert.deepEqual(
+        problems.map(({ level, msg, code, address }) => ({ level, msg, code, address })),
+        [{ level: 60, msg: `The service could not start: 127.0.0.1:${port} is already in use`, code: 'EADDRINUSE', address: `127.0.0.1:${port}` }],
+        service.output(),
+      );
+      assert.equal(problems[0]!.err, undefined, 'no stack');
+      assert.ok(!lines.some((line) => line.msg === 'Listening' || /successfully started/.test(line.msg)), 'no success line');
+      assert.equal(lines.at(-1)?.level, 60, 'nothing after the fatal line');
+    } finally {
+      holder.close();
+    }
+  });
+
   it('on SIGTERM stops accepting, finishes the request in flight, and exits cleanly', async () => {
     const port = await freePort();
-    const service = startService({ PORT: String(port), HOST: '127.0.0.1', MASTER_KEY: randomBytes(32).toString('base64'), SQLITE_FILE: ':memory:' });
+    const service = startService({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MASTER_KEY: randomBytes(32).toString('base64'),
+      SQLITE_FILE: ':memory:',
+      LOG_LEVEL: 'info',
+    });
     children.push(service.child);
     await waitForHealth(port);
 
@@ -156,6 +190,85 @@ describe('the service process', () => {
     assert.equal(response.status, 200, response.body);
     assert.equal(JSON.parse(response.body).result.status, 'success');
     assert.equal(await service.exited, 0, service.output());
+    // One line each: the signal, what the drain waits for (this request), the exit.
+    const lines = logLines(service);
+    const shutdown = lines.slice(lines.findIndex((line) => line.msg === 'SIGTERM received: shutting down'));
+    assert.deepEqual(
+      shutdown.filter((line) => line.context === undefined && line.msg !== 'request completed').map((line) => line.msg),
+      [
+        'SIGTERM received: shutting down',
+        'Draining: waiting for requests in flight, live rooms to be stored and deliveries to end',
+        'Exiting: shut down cleanly',
+      ],
+      service.output(),
+    );
+    assert.equal(shutdown[0]!.signal, 'SIGTERM');
+    assert.equal(shutdown[1]!.inFlightRequests, 1);
+    const exit = shutdown.at(-1)!;
+    assert.equal(exit.msg, 'Exiting: shut down cleanly', 'the exit is the last line');
+    assert.equal(exit.code, 0);
+    assert.ok(typeof exit.elapsedMs === 'number' && exit.elapsedMs >= 0);
+  });
+
+  it('the drain line counts the live rooms to store and the deliveries in flight it waits for', async () => {
+    const receiver = await new WebhookReceiver().start();
+    receiver.answers.set('/slow', 'hang');
+    const port = await freePort();
+    const service = startService({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MASTER_KEY: randomBytes(32).toString('base64'),
+      SQLITE_FILE: ':memory:',
+      LOG_LEVEL: 'info',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      // Attempts in flight get half of it to end, then are handed back.
+      SHUTDOWN_TIMEOUT_MS: '3000',
+    });
+    children.push(service.child);
+    const clients: { close(): void }[] = [];
+    try {
+      await waitForHealth(port);
+      const headers = await apiKeyHeadersOn(port, `drain.${randomBytes(4).toString('hex')}@example.com`);
+      const call = async (path: string, data: unknown) => {
+        const answer = await postTo(port, path, data, headers);
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        return answer.body.result;
+      };
+      await call('/v2/workspace/advancedwebhookconfig/update', { isEnabled: true });
+      await call('/v2/workspace/advancedwebhook/endpoints/create', { url: receiver.url('/slow') });
+      const place = { organizationId: 'org', documentId: 'doc', editorId: 'ed' };
+      await call('/v2/activities/add', {
+        organizationId: place.organizationId,
+        documentId: place.documentId,
+        activities: [{ featureType: 'comment', actionType: 'comment.add', actionUser: { userId: 'ana' } }],
+      });
+      await call('/v2/crdt/add', { ...place, type: 'text', data: '' });
+      // Two deliveries held by the receiver: the activity's event and the editor write's `crdt.update_data`.
+      await receiver.waitFor('/slow', 2);
+      const token = (await call('/v2/auth/token/get', { userId: 'ana' })).data.token as string;
+      const live = connectLive(port, roomName({ apiKeyId: headers['x-svc-api-key']!, ...place }), token);
+      clients.push(live);
+      await live.synced;
+      await eventually(() => live.provider.isSynced, 'synced');
+
+      const { code, lines } = await stopped(service);
+      assert.equal(code, 0, service.output());
+      const drain = lines.find((line) => line.msg.startsWith('Draining'));
+      assert.deepEqual(
+        {
+          inFlightRequests: drain?.inFlightRequests,
+          liveRoomsToStore: drain?.liveRoomsToStore,
+          liveConnections: drain?.liveConnections,
+          deliveriesInFlight: drain?.deliveriesInFlight,
+        },
+        { inFlightRequests: 0, liveRoomsToStore: 1, liveConnections: 1, deliveriesInFlight: 2 },
+        service.output(),
+      );
+      assert.equal(lines.at(-1)?.msg, 'Exiting: shut down cleanly');
+    } finally {
+      clients.forEach((client) => client.close());
+      await receiver.stop();
+    }
   });
 
   it('after SIGTERM, a request on a kept-alive connection gets 503 UNAVAILABLE, not a reset', async () => {

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { Clock } from './clock.js';
+import { DrainReports } from './drain-reports.js';
 import { HealthReports } from './health-reports.js';
 import { IdempotencyStore } from './idempotency-store.js';
 import { PageTokens } from './paging.js';
@@ -10,7 +11,7 @@ import { Secrets } from './secrets.js';
 /** Shared services every feature module uses. */
 @Global()
 @Module({
-  providers: [Secrets, PageTokens, Transactions, Sql, Clock, HealthReports, IdempotencyStore],
-  exports: [Secrets, PageTokens, Transactions, Sql, Clock, HealthReports, IdempotencyStore],
+  providers: [Secrets, PageTokens, Transactions, Sql, Clock, HealthReports, DrainReports, IdempotencyStore],
+  exports: [Secrets, PageTokens, Transactions, Sql, Clock, HealthReports, DrainReports, IdempotencyStore],
 })
 export class CoreModule {}

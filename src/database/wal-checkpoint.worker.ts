@@ -10,6 +10,7 @@ const { file, intervalMs, restartPages } = workerData as { file: string; interva
 const db = new Database(file);
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
+parentPort!.postMessage({ kind: 'ready' });
 
 type Result = { busy: number; log: number; checkpointed: number };
 const timer = setInterval(() => {

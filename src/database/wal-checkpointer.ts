@@ -43,19 +43,24 @@ export class WalCheckpointer implements OnModuleInit, OnApplicationShutdown {
     private readonly config: AppConfig,
   ) {}
 
-  onModuleInit(): void {
+  /** Resolves once the worker has its connection (or has failed: checkpoints then run inline), so start-up ends with it running. */
+  async onModuleInit(): Promise<void> {
     if (this.config.dialect !== 'sqlite' || this.config.database === ':memory:') return;
     this.setAutomaticCheckpoint(BACKSTOP_PAGES);
     const worker = new Worker(new URL('./wal-checkpoint.worker.js', import.meta.url), {
       workerData: { file: this.config.database, intervalMs: INTERVAL_MS, restartPages: RESTART_PAGES },
     });
-    worker.unref();
-    worker.on('message', (message: ({ kind: 'checkpoint' } & CheckpointReport) | { kind: 'error'; message: string }) => {
-      if (message.kind === 'checkpoint') this.latest = { log: message.log, checkpointed: message.checkpointed, busy: message.busy };
+    // Held referenced until it has started: nothing else may be keeping the process alive yet.
+    let started!: () => void;
+    const ready = new Promise<void>((resolve) => (started = resolve)).then(() => worker.unref());
+    worker.on('message', (message: ({ kind: 'checkpoint' } & CheckpointReport) | { kind: 'error'; message: string } | { kind: 'ready' }) => {
+      if (message.kind === 'ready') started();
+      else if (message.kind === 'checkpoint') this.latest = { log: message.log, checkpointed: message.checkpointed, busy: message.busy };
       else this.logger.warn({ error: message.message }, 'background checkpoint failed');
     });
     worker.on('error', (error) => this.logger.error({ err: error }, 'checkpoint worker failed'));
     worker.on('exit', () => {
+      started();
       this.worker = undefined;
       if (this.stopping) return;
       // Without the worker, the connection checkpoints by itself again.
@@ -63,6 +68,7 @@ export class WalCheckpointer implements OnModuleInit, OnApplicationShutdown {
       this.setAutomaticCheckpoint(DEFAULT_PAGES);
     });
     this.worker = worker;
+    await ready;
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -5,6 +5,7 @@ import { Clock } from '../common/clock.js';
 import { AppConfig } from '../config/app-config.js';
 import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
 import { Transactions, type WorkerConnection } from '../database/transactions.js';
+import { DrainReports } from '../common/drain-reports.js';
 import { Metrics } from '../common/metrics.js';
 import { judge, type AttemptResult } from './delivery-outcome.js';
 import { advancedRoute } from './delivery-routes.js';
@@ -122,8 +123,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly clock: Clock,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly metrics: Metrics,
+    drain: DrainReports,
   ) {
     this.capacity = config.deliveryConcurrency;
+    // Shutdown lets attempts in flight end (for a while), and hands queued claims back.
+    drain.add('deliveriesInFlight', () => this.inFlightCount);
+    drain.add('deliveriesQueued', () => this.queuedCount);
     metrics.gauge(
       'outbox_deliveries',
       'Deliveries in the outbox waiting for an attempt (all instances), and claimed by this instance: queued or in flight.',

@@ -12,6 +12,7 @@ import * as decoding from 'lib0/decoding';
 import * as Y from 'yjs';
 import { AccessService } from '../access/access.service.js';
 import type { AccessRole } from '../access/entities/grant.entity.js';
+import { DrainReports } from '../common/drain-reports.js';
 import { ApiError } from '../common/errors.js';
 import { HealthReports } from '../common/health-reports.js';
 import { Metrics } from '../common/metrics.js';
@@ -155,8 +156,12 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly presence: PresenceService,
     metrics: Metrics,
     health: HealthReports,
+    drain: DrainReports,
   ) {
     health.add('live', () => ({ rooms: this.hocuspocus.getDocumentsCount(), connections: this.hocuspocus.getConnectionsCount() }));
+    // Shutdown stores every room, then closes its clients.
+    drain.add('liveRoomsToStore', () => this.hocuspocus.getDocumentsCount());
+    drain.add('liveConnections', () => this.hocuspocus.getConnectionsCount());
     metrics.gauge('live_open', 'Live editing on this instance: rooms loaded and connections open.', 'kind', () => ({
       rooms: this.hocuspocus.getDocumentsCount(),
       connections: this.hocuspocus.getConnectionsCount(),

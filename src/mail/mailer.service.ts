@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { AppConfig } from '../config/app-config.js';
+import { DrainReports } from '../common/drain-reports.js';
 import { newSortableId } from '../common/ids.js';
 import { Secrets } from '../common/secrets.js';
 import { REKEY_BATCH, type SecretsRekey } from '../common/secrets-rekey.js';
@@ -56,7 +57,9 @@ export class Mailer implements OnApplicationShutdown {
     private readonly secrets: Secrets,
     private readonly sql: Sql,
     private readonly transactions: Transactions,
+    drain: DrainReports,
   ) {
+    drain.add('mailBeingSent', () => this.pending.size);
     // Bounded waits: nodemailer's defaults allow minutes per stage.
     this.transport = config.smtpUrl
       ? nodemailer.createTransport({

@@ -1,4 +1,5 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { DrainReports } from '../common/drain-reports.js';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../database/transactions.js';
 import { WalCheckpointer } from '../database/wal-checkpointer.js';
@@ -34,7 +35,11 @@ export class DeletionWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly erasure: UserErasure,
     private readonly transactions: Transactions,
     private readonly checkpointer: WalCheckpointer,
-  ) {}
+    drain: DrainReports,
+  ) {
+    // Shutdown lets the task under way commit.
+    drain.add('dataDeletionTasks', () => (this.running ? 1 : 0));
+  }
 
   onApplicationBootstrap(): void {
     if (!this.config.dataDeletionWorker) return;
