@@ -39,6 +39,9 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Reads of the gauges of `gaugeAtScrapeStart`, run before any sampler. */
+  private readonly firstReads: (() => void)[] = [];
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -59,8 +62,24 @@ export class Metrics {
     });
   }
 
+  /**
+   * A gauge read synchronously when a scrape begins, before any sampler runs: for values the
+   * samplers' own work would change. The database pool's `waiting` was the scrape's own queries
+   * (the outbox depth, the attachments' totals), queued for a connection while an idle one was
+   * being handed out, so an idle service showed requests waiting.
+   */
+  gaugeAtScrapeStart(name: string, help: string, label: string, read: () => Record<string, number>): void {
+    const gauge = new Gauge({ name, help, labelNames: [label], registers: [this.registry] });
+    this.firstReads.push(() => {
+      const values = read();
+      gauge.reset();
+      for (const [value, count] of Object.entries(values)) gauge.set({ [label]: value }, count);
+    });
+  }
+
   /** The text Prometheus scrapes. */
   text(): Promise<string> {
+    for (const read of this.firstReads) read();
     return this.registry.metrics();
   }
 }

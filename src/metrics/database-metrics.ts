@@ -21,7 +21,8 @@ export class DatabaseMetrics implements OnModuleInit {
   onModuleInit(): void {
     if (this.dataSource.options.type !== 'postgres') return;
     const pool = (this.dataSource.driver as unknown as { master: PoolCounts }).master;
-    this.metrics.gauge('db_pool_connections', 'PostgreSQL pool: connections open and idle, and requests waiting for one.', 'state', () => ({
+    // Read before the scrape's own queries take connections (see `gaugeAtScrapeStart`).
+    this.metrics.gaugeAtScrapeStart('db_pool_connections', 'PostgreSQL pool: connections open and idle, and requests waiting for one.', 'state', () => ({
       open: pool.totalCount,
       idle: pool.idleCount,
       waiting: pool.waitingCount,
