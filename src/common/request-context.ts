@@ -19,7 +19,10 @@ export interface WorkspacePrincipal {
 }
 
 /** Why a body could not be used; kept until credentials have been checked (contract 1.1). */
-export type BodyProblem = { kind: 'too-large'; limit: number } | { kind: 'malformed' };
+export type BodyProblem =
+  | { kind: 'too-large'; limit: number }
+  /** With JSON.parse's error when the bytes arrived and did not parse (none when the body could not be read). */
+  | { kind: 'malformed'; jsonError?: string };
 
 /**
  * A request as guards, decorators and filters see it, whichever HTTP framework runs (both give

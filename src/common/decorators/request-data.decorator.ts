@@ -17,12 +17,18 @@ export const RequestData = createParamDecorator((_: unknown, context: ExecutionC
   if (problem?.kind === 'too-large') {
     throw new ApiError('INVALID_ARGUMENT', `Request body exceeds the limit of ${problem.limit} bytes.`, undefined, { httpStatus: 413 });
   }
+  if (problem?.kind === 'malformed' && problem.jsonError !== undefined) throw new ApiError('INVALID_ARGUMENT', notJsonMessage(problem.jsonError));
   const body: unknown = request.body;
   if (problem || !isPlainObject(body) || !isPlainObject(body.data)) throw new ApiError('INVALID_ARGUMENT', MALFORMED_BODY_MESSAGE);
   const valueProblem = wireValueProblem(body.data);
   if (valueProblem) throw new ApiError('INVALID_ARGUMENT', valueProblem);
   return body.data;
 });
+
+/** A body that did not parse, with the parser's words (`Unexpected end of JSON input`, a position). */
+export function notJsonMessage(jsonError: string): string {
+  return `Request body is not valid JSON: ${jsonError}${/[.!]$/.test(jsonError) ? '' : '.'}`;
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

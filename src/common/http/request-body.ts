@@ -78,8 +78,8 @@ function readJsonBody(payload: IncomingMessage, limit: number, deadlineMs: numbe
     if (size === 0) return answer({ empty: true });
     try {
       answer({ body: JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8')) });
-    } catch {
-      answer({ problem: { kind: 'malformed' } });
+    } catch (error) {
+      answer({ problem: { kind: 'malformed', jsonError: (error as Error).message } });
     }
   });
 }
