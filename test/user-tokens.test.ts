@@ -191,11 +191,23 @@ describe('user tokens for front ends (upstream generate_token and token/get)', (
       const owner = await createKey(limited);
       const attempt = (authToken: string) => limited.post('/v1/auth/token/get', { data: { apiKey: owner.apiKey, authToken, userId: 'u1' } });
       // Right credentials are never counted.
-      for (let i = 0; i < 5; i++) expectSuccess(await attempt(owner.authToken));
-      for (let i = 0; i < 3; i++) expectError(await attempt(`wrong-${i}`), 403, 'PERMISSION_DENIED', 'Invalid API key or auth token.');
+      for (let i = 0; i < 5; i++) {
+        const minted = await attempt(owner.authToken);
+        expectSuccess(minted);
+        assert.equal(minted.headers['ratelimit'], undefined, 'a success does not count');
+      }
+      // The answers that count carry the counter's RateLimit fields (draft-ietf-httpapi-ratelimit-headers-11).
+      for (let i = 0; i < 3; i++) {
+        const failed = await attempt(`wrong-${i}`);
+        expectError(failed, 403, 'PERMISSION_DENIED', 'Invalid API key or auth token.');
+        assert.equal(failed.headers['ratelimit-policy'], '"tokenFailures";q=3;w=60');
+        assert.match(String(failed.headers['ratelimit']), new RegExp(`^"tokenFailures";r=${2 - i};t=([1-9]|[1-5]\\d|60)$`));
+      }
       const refused = await attempt('wrong-3');
       expectError(refused, 429, 'RESOURCE_EXHAUSTED', 'Rate limit exceeded for this endpoint. Try again later.');
       assert.equal(refused.headers['retry-after'], '60');
+      assert.equal(refused.headers['ratelimit-policy'], '"tokenFailures";q=3;w=60');
+      assert.equal(refused.headers['ratelimit'], '"tokenFailures";r=0;t=60');
       // Right ones too, while the window lasts: a guess that hits learns nothing.
       expectError(await attempt(owner.authToken), 429, 'RESOURCE_EXHAUSTED');
     } finally {

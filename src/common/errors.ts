@@ -1,3 +1,5 @@
+import type { RateLimitFields } from './rate-limit/rate-limit-headers.js';
+
 /**
  * Error codes of the wire contract (contract 1.2). Each maps to exactly one HTTP status in
  * `HTTP_STATUS_BY_CODE`; adding a code without a status does not compile.
@@ -60,6 +62,8 @@ export interface ApiErrorOptions {
   httpStatus?: number;
   /** Sent as the `Retry-After` header (RESOURCE_EXHAUSTED). */
   retryAfterSeconds?: number;
+  /** Sent as the `RateLimit-Policy` and `RateLimit` headers: the limits the request counted against. */
+  rateLimit?: RateLimitFields;
 }
 
 /**

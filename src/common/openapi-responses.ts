@@ -120,7 +120,8 @@ export interface ErrorSources {
   auth: 'apiKey' | 'workspace' | 'public' | 'console';
   /** Bad workspace credentials answer NOT_FOUND / UNAUTHENTICATED rather than PERMISSION_DENIED. */
   distinctWorkspaceAuthErrors: boolean;
-  rateLimited: boolean;
+  /** The named limits it counts against (none: not rate limited). */
+  rateLimits: readonly string[];
   /** Errors of the operation itself beyond the ones every operation can answer. */
   errors: ErrorCode[];
 }
@@ -132,10 +133,19 @@ const DESCRIPTION: Record<number, string> = {
   404: 'NOT_FOUND',
   409: 'ALREADY_EXISTS or ABORTED',
   413: 'INVALID_ARGUMENT: the body is over BODY_LIMIT.',
-  429: 'RESOURCE_EXHAUSTED: a rate limit; `Retry-After` says when to retry.',
+  429: 'RESOURCE_EXHAUSTED: a rate limit; `Retry-After` says when to retry, `RateLimit-Policy` and `RateLimit` which limit (`r=0`).',
   500: 'INTERNAL: an unexpected failure (with `details.requestId`), or, where the contract asks for it, a batch partly skipped (with the items in `details`).',
   503: 'UNAVAILABLE: the database is unreachable or the service is shutting down; retry.',
 };
+
+/** What every answer of a rate-limited operation carries (`rate-limit-headers.ts`). */
+function rateLimitFields(limits: readonly string[]): string {
+  const [first] = limits;
+  return (
+    `Success. Answers that count against its limits (${limits.map((name) => `\`${name}\``).join(', ')}; those turned on) carry \`RateLimit-Policy\` and \`RateLimit\` (draft-ietf-httpapi-ratelimit-headers-11), errors too: ` +
+    `\`"${first}";q=<quota>;w=<window seconds>\` and \`"${first}";r=<requests left>;t=<seconds until the window ends>\`.`
+  );
+}
 
 /** The success answer with `result`, and every error status with the error envelope. */
 export function operationResponses(result: Type<object>, sources: ErrorSources): MethodDecorator {
@@ -143,13 +153,13 @@ export function operationResponses(result: Type<object>, sources: ErrorSources):
   // Every operation with credentials may also be called with a console session, which answers
   // 401 once it has expired or been signed out.
   if (sources.auth !== 'public') for (const status of sources.distinctWorkspaceAuthErrors ? [401, 403, 404] : [401, 403]) statuses.add(status);
-  if (sources.rateLimited) statuses.add(429);
+  if (sources.rateLimits.length) statuses.add(429);
   for (const code of sources.errors) statuses.add(HTTP_STATUS_BY_CODE[code]);
   return applyDecorators(
     ApiExtraModels(result),
     ApiResponse({
       status: 200,
-      description: 'Success.',
+      description: sources.rateLimits.length ? rateLimitFields(sources.rateLimits) : 'Success.',
       schema: { type: 'object', required: ['result'], properties: { result: { $ref: getSchemaPath(result) } } },
     }),
     ...[...statuses].sort().map((status) => ApiResponse({ status, description: DESCRIPTION[status] ?? 'Error.', type: ErrorEnvelope })),

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LIMIT_MESSAGE } from '../common/rate-limit/rate-limit.guard.js';
+import { limitItem, policyItem } from '../common/rate-limit/rate-limit-headers.js';
 import { RATE_LIMIT_STORE, type RateLimitStore } from '../common/rate-limit/rate-limit.module.js';
 import { AppConfig } from '../config/app-config.js';
 import { base64url, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
@@ -32,6 +33,8 @@ const CLOCK_SKEW_SECONDS = 60;
 const BASE64URL_SEGMENT = /^[A-Za-z0-9_-]+$/;
 /** The window of the failed-credentials counter of v1 token/get. */
 const FAILURE_WINDOW_MS = 60_000;
+/** The counter's name, in its keys and in the `RateLimit` fields. */
+const TOKEN_FAILURES = 'tokenFailures';
 
 /**
  * Signed, expiring JWTs (HS256, `jose`) for a product's front end: the back end asks for one with
@@ -60,20 +63,27 @@ export class UserTokens {
    * be. The operation is public, so wrong credentials are counted per client address: past
    * `RATE_LIMIT_TOKEN_FAILURES` in a minute, every attempt from there is refused (429) until the
    * minute ends, right ones too, so guessing learns nothing; a back end that sends right ones is
-   * never slowed.
+   * never slowed. The answers that count (the failures, and the refusals) carry the limit's
+   * `RateLimit-Policy` and `RateLimit` fields.
    */
   async mintV1(request: UserTokenV1Request, clientIp: string): Promise<{ token: string }> {
     const limit = this.config.rateLimits.tokenFailuresPerMinute;
-    const counter = `tokenFailures:${clientIp}`;
+    const counter = `${TOKEN_FAILURES}:${clientIp}`;
+    const policy = policyItem(TOKEN_FAILURES, limit, FAILURE_WINDOW_MS);
     if (limit > 0) {
       // At the limit, the next attempt would be one over it: refused until the window ends.
       const window = await this.limits.peek(counter, limit - 1);
-      if (window.isBlocked) throw new ApiError('RESOURCE_EXHAUSTED', LIMIT_MESSAGE, undefined, { retryAfterSeconds: window.timeToBlockExpire });
+      if (window.isBlocked) {
+        const rateLimit = { policy, limit: limitItem(TOKEN_FAILURES, 0, window.timeToBlockExpire) };
+        throw new ApiError('RESOURCE_EXHAUSTED', LIMIT_MESSAGE, undefined, { retryAfterSeconds: window.timeToBlockExpire, rateLimit });
+      }
     }
     const caller = await this.credentials.verifyApiKey(request.apiKey, request.authToken);
     if (!caller) {
-      if (limit > 0) await this.limits.increment(counter, FAILURE_WINDOW_MS, limit);
-      throw new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.');
+      if (limit <= 0) throw new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.');
+      const counted = await this.limits.increment(counter, FAILURE_WINDOW_MS, limit);
+      const rateLimit = { policy, limit: limitItem(TOKEN_FAILURES, limit - counted.totalHits, counted.timeToExpire) };
+      throw new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.', undefined, { rateLimit });
     }
     const { apiKey: _apiKey, authToken: _authToken, ...userRequest } = request;
     return this.mint(caller, userRequest);

@@ -85,7 +85,7 @@ export function Operation(path: string, options: OperationOptions): MethodDecora
     operationResponses(options.response, {
       auth: options.auth,
       distinctWorkspaceAuthErrors: options.distinctWorkspaceAuthErrors === true,
-      rateLimited: limitsOf(options).length > 0,
+      rateLimits: limitsOf(options),
       errors: options.errors ?? [],
     }),
   ];

@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import { HttpAdapterHost } from '@nestjs/core';
 import { errorEnvelope } from '../envelope.js';
 import { ApiError, type ErrorCode, HTTP_STATUS_BY_CODE, IDEMPOTENCY_ERROR_CODES } from '../errors.js';
+import { RATE_LIMIT_FIELD, RATE_LIMIT_POLICY_FIELD } from '../rate-limit/rate-limit-headers.js';
 import type { ServiceRequest } from '../request-context.js';
 
 export const OPERATION_NOT_FOUND_MESSAGE = 'Operation not found.';
@@ -55,6 +56,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const adapter = this.adapterHost.httpAdapter;
     if (error.options.retryAfterSeconds !== undefined) {
       adapter.setHeader(response, 'Retry-After', String(Math.max(1, Math.ceil(error.options.retryAfterSeconds))));
+    }
+    if (error.options.rateLimit) {
+      adapter.setHeader(response, RATE_LIMIT_POLICY_FIELD, error.options.rateLimit.policy);
+      adapter.setHeader(response, RATE_LIMIT_FIELD, error.options.rateLimit.limit);
     }
     adapter.reply(response, errorEnvelope(error.code, error.message, error.details), error.httpStatus);
   }
