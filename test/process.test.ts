@@ -210,6 +210,41 @@ describe('the service process', () => {
     assert.ok(typeof exit.elapsedMs === 'number' && exit.elapsedMs >= 0);
   });
 
+  it('a shutdown that outlasts SHUTDOWN_TIMEOUT_MS exits 1 with one line naming what was still pending', async () => {
+    const port = await freePort();
+    const service = startService({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MASTER_KEY: randomBytes(32).toString('base64'),
+      SQLITE_FILE: ':memory:',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: '1500',
+    });
+    children.push(service.child);
+    await waitForHealth(port);
+    // A request whose body never ends holds the shutdown.
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.on('error', () => undefined);
+    // Node answers `100 Continue` as it hands the request to the framework: then it is in flight.
+    const continued = new Promise((resolve) => socket.on('data', (chunk: Buffer) => chunk.toString().includes('100 Continue') && resolve(undefined)));
+    socket.write('POST /v2/workspace/create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n');
+    await continued;
+    socket.write('{"data":');
+    try {
+      const { code, lines } = await stopped(service);
+      assert.equal(code, 1, service.output());
+      const exit = lines.at(-1)!;
+      assert.equal(exit.msg, 'Exiting: the shutdown did not end within SHUTDOWN_TIMEOUT_MS', service.output());
+      assert.equal(exit.level, 50);
+      assert.equal(exit.code, 1);
+      assert.equal(exit.inFlightRequests, 1);
+      assert.ok((exit.elapsedMs as number) >= 1500);
+    } finally {
+      socket.destroy();
+    }
+  });
+
   it('the drain line counts the live rooms to store and the deliveries in flight it waits for', async () => {
     const receiver = await new WebhookReceiver().start();
     receiver.answers.set('/slow', 'hang');
