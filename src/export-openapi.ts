@@ -22,7 +22,7 @@ const overrides: Record<string, string | undefined> = {
   DATA_DELETION_WORKER: 'false',
 };
 const config = loadAppConfig((name) => (name in overrides ? overrides[name] : env(name)));
-const http = createHttpPipeline(config);
+const http = await createHttpPipeline(config);
 const app = await NestFactory.create(AppModule.forConfig(config), http.adapter, { logger: false, bodyParser: false });
 configureApp(app, http);
 await app.init();

@@ -30,7 +30,7 @@ async function bootstrap(): Promise<void> {
     throw error;
   }
   const logger = createRootLogger(config.logLevel);
-  const http = createHttpPipeline(config);
+  const http = await createHttpPipeline(config);
   let app: INestApplication;
   try {
     // The service's logger from the first line, so start-up failures are JSON lines too.

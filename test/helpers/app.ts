@@ -99,7 +99,7 @@ export async function startApp(overrides: Record<string, string | undefined> = {
   const builder = Test.createTestingModule({ imports: [AppModule.forConfig(config)] });
   if (options.clock) builder.overrideProvider(Clock).useValue(options.clock);
   const moduleRef = await builder.compile();
-  const http = createHttpPipeline(config);
+  const http = await createHttpPipeline(config);
   const app = moduleRef.createNestApplication(http.adapter, { logger: false, bodyParser: false });
   configureApp(app, http);
   // Listening once, with a keep-alive agent of the app's own, spares every request a listen, a
