@@ -14,9 +14,15 @@ async function main(): Promise<void> {
     const config = loadAppConfig((name) => (name === 'LOG_LEVEL' ? (env(name) ?? 'warn') : (fixed[name] ?? env(name))));
     await CommandFactory.run(CliModule.forConfig(config), {
       logger: ['error', 'warn'],
-      cliName: 'svc',
-      // Commander reports help and usage errors through this handler.
+      // Commander reports help and usage errors through this handler. (The program's name in
+      // them is set by CliProgram: nest-commander's cliName only names its plugin config files.)
       errorHandler: (error) => process.exit((error as { exitCode?: number }).exitCode ?? 1),
+      // An error no command turned into a message (runCommand does for the service's own):
+      // nest-commander would print it and exit 0.
+      serviceErrorHandler: (error) => {
+        process.stderr.write(`Unexpected error: ${error.stack ?? String(error)}\n`);
+        process.exitCode = 1;
+      },
     });
   } catch (error) {
     if (error instanceof ConfigError) {

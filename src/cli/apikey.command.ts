@@ -2,7 +2,9 @@ import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { AppConfig } from '../config/app-config.js';
 import { ApiKeyService } from '../workspace/api-key.service.js';
 import { CreateApiKeyRequest } from '../workspace/dto/api-key.dto.js';
-import { curlExample, print, runCommand, validatedRequest } from './output.js';
+import { API_KEY_TYPES } from '../workspace/plans.js';
+import { curlExample, oneOf, print, runCommand, validatedRequest } from './output.js';
+import { CommandGroup } from './program.js';
 
 interface CreateOptions {
   workspace: string;
@@ -52,9 +54,9 @@ export class CreateApiKeyCommand extends CommandRunner {
     return value;
   }
 
-  @Option({ flags: '--type <type>', description: 'testing or production', defaultValue: 'testing', choices: ['testing', 'production'] })
+  @Option({ flags: '--type <type>', description: 'testing or production', defaultValue: 'testing' })
   parseType(value: string): string {
-    return value;
+    return oneOf(value, API_KEY_TYPES);
   }
 
   @Option({ flags: '--name <name>', description: 'display name' })
@@ -69,8 +71,4 @@ export class CreateApiKeyCommand extends CommandRunner {
 }
 
 @Command({ name: 'apikey', description: 'Manage API keys', subCommands: [CreateApiKeyCommand] })
-export class ApiKeyCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class ApiKeyCommand extends CommandGroup {}

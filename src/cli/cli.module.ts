@@ -7,6 +7,7 @@ import { ApiKeyCommand, CreateApiKeyCommand } from './apikey.command.js';
 import { DeliveriesCommand, DeliveryProblemsCommand } from './deliveries.command.js';
 import { MasterKeyCliModule } from './master-key.command.js';
 import { MigrationCommand, RunMigrationsCommand } from './migration.command.js';
+import { CliProgram } from './program.js';
 import { CreateWorkspaceCommand, SetPlanCommand, WorkspaceCommand } from './workspace.command.js';
 
 /** Admin commands, running the same services as the HTTP API. Later modules add theirs here. */
@@ -17,6 +18,7 @@ export class CliModule {
       module: CliModule,
       imports: [AppModule.forConfig(config), WorkspaceModule, EventsModule, MasterKeyCliModule],
       providers: [
+        CliProgram,
         WorkspaceCommand,
         CreateWorkspaceCommand,
         SetPlanCommand,

@@ -1,7 +1,8 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { Clock } from '../common/clock.js';
 import { OutboxStore } from '../events/outbox-store.js';
-import { print, runCommand } from './output.js';
+import { print, runCommand, shown, wholeNumber } from './output.js';
+import { CommandGroup } from './program.js';
 
 /** A pending delivery due longer ago than this is stuck: no worker is getting to it. */
 const STUCK_AFTER_MS = 5 * 60 * 1000;
@@ -38,7 +39,7 @@ export class DeliveryProblemsCommand extends CommandRunner {
         }
         const state = row.status === 'failed' ? 'failed' : `stuck, due ${new Date(row.nextAttemptAt!).toISOString()}`;
         lines.push(
-          `  ${row.messageId}  ${row.channel}:${row.target}  ${row.eventType}  ${state}  after ${row.attempts} attempt(s)${row.lastError ? `  last error: ${row.lastError}` : ''}`,
+          `  ${row.messageId}  ${row.channel}:${shown(row.target)}  ${row.eventType}  ${state}  after ${row.attempts} attempt(s)${row.lastError ? `  last error: ${shown(row.lastError)}` : ''}`,
         );
       }
       if (rows.length === options.limit) lines.push(`(first ${options.limit}; --limit shows more)`);
@@ -53,15 +54,9 @@ export class DeliveryProblemsCommand extends CommandRunner {
 
   @Option({ flags: '--limit <n>', description: 'at most this many deliveries (default 100)', defaultValue: 100 })
   parseLimit(value: string): number {
-    const limit = Number(value);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new Error('--limit must be an integer between 1 and 10000');
-    return limit;
+    return wholeNumber(value, 1, 10_000);
   }
 }
 
 @Command({ name: 'deliveries', description: 'Inspect the event outbox (webhook deliveries)', subCommands: [DeliveryProblemsCommand] })
-export class DeliveriesCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class DeliveriesCommand extends CommandGroup {}

@@ -11,6 +11,7 @@ import { ConfigError } from '../config/parsers.js';
 import { MasterKeyRotation, refusal, type RotationPhase } from '../rekey/master-key-rotation.js';
 import { RekeyModule } from '../rekey/rekey.module.js';
 import { print, runCommand } from './output.js';
+import { CommandGroup } from './program.js';
 
 /** The variable the new key is read from, so it lands in no shell history or process list. */
 export const NEW_MASTER_KEY = 'NEW_MASTER_KEY';
@@ -163,11 +164,7 @@ export class CheckMasterKeyCommand extends CommandRunner {
   description: 'Check or rotate the master key that encrypts secrets at rest',
   subCommands: [RotateMasterKeyCommand, CheckMasterKeyCommand],
 })
-export class MasterKeyCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class MasterKeyCommand extends CommandGroup {}
 
 /** The master-key commands and the rotation they run; `CliModule` imports it. */
 @Module({

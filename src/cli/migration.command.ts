@@ -3,6 +3,7 @@ import { Command, CommandRunner, SubCommand } from 'nest-commander';
 import type { DataSource } from 'typeorm';
 import { runMigrations } from '../database/migrate.js';
 import { print } from './output.js';
+import { CommandGroup } from './program.js';
 
 @SubCommand({ name: 'run', description: 'Apply pending migrations (for MIGRATIONS_RUN=false deployments)' })
 export class RunMigrationsCommand extends CommandRunner {
@@ -17,8 +18,4 @@ export class RunMigrationsCommand extends CommandRunner {
 }
 
 @Command({ name: 'migration', description: 'Database schema', subCommands: [RunMigrationsCommand] })
-export class MigrationCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class MigrationCommand extends CommandGroup {}

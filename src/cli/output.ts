@@ -7,6 +7,39 @@ export function print(lines: string | string[]): void {
   process.stdout.write(`${([] as string[]).concat(lines).join('\n')}\n`);
 }
 
+/**
+ * Text that came from outside (names, e-mail addresses, receivers' answers) as it is safe to
+ * print: control characters (terminal escapes, line breaks) shown as `\u` escapes, so a stored
+ * name can neither move the cursor nor pass for another line of the output.
+ */
+export function shown(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * Bad option value, thrown by an option's parse method: commander reports it as
+ * `error: option '--limit <n>' argument '0' is invalid. <message>` and exits 1. The code and
+ * exit code are those of commander's own InvalidArgumentError, which is how it recognises one.
+ */
+export class InvalidOptionValue extends Error {
+  readonly code = 'commander.invalidArgument';
+  readonly exitCode = 1;
+}
+
+/** The value when it is one of `allowed`; an InvalidOptionValue naming them otherwise. */
+export function oneOf<T extends string>(value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new InvalidOptionValue(`Allowed values: ${allowed.join(', ')}.`);
+  return value as T;
+}
+
+/** A whole number from `min` to `max`; an InvalidOptionValue saying so otherwise. */
+export function wholeNumber(value: string, min: number, max: number): number {
+  const number = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(number) || number < min || number > max) throw new InvalidOptionValue(`It must be a whole number from ${min} to ${max}.`);
+  return number;
+}
+
 /** Domain errors become a one-line message and exit code 1; anything else propagates. */
 export async function runCommand(work: () => Promise<void>): Promise<void> {
   try {

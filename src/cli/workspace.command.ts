@@ -1,8 +1,10 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { AppConfig } from '../config/app-config.js';
+import { WORKSPACE_PLANS, type WorkspacePlan } from '../workspace/plans.js';
 import { WorkspaceService } from '../workspace/workspace.service.js';
 import { CreateWorkspaceRequest } from '../workspace/dto/workspace.dto.js';
-import { curlExample, print, runCommand, validatedRequest } from './output.js';
+import { curlExample, oneOf, print, runCommand, shown, validatedRequest } from './output.js';
+import { CommandGroup } from './program.js';
 
 interface CreateOptions {
   email: string;
@@ -24,7 +26,7 @@ export class CreateWorkspaceCommand extends CommandRunner {
       const request = await validatedRequest(CreateWorkspaceRequest, { ownerEmail: options.email, name: options.name, workspaceName: options.workspaceName });
       const created = await this.workspaces.create(request);
       print([
-        `Workspace "${created.workspace.name}" created.`,
+        `Workspace "${shown(created.workspace.name)}" created.`,
         `  workspace id:          ${created.workspace.id}`,
         `  workspace auth token:  ${created.workspace.authToken}`,
         `  API key (testing):     ${created.apiKey}`,
@@ -53,14 +55,14 @@ export class CreateWorkspaceCommand extends CommandRunner {
 }
 
 interface SetPlanOptions {
-  plan: 'paid' | 'free';
+  plan?: WorkspacePlan;
   selfServeProductionKeys?: boolean;
 }
 
 @SubCommand({
   name: 'set-plan',
   arguments: '<workspaceId>',
-  description: 'Set the plan of a workspace and whether it may create production keys itself',
+  description: 'Set the plan of a workspace and whether it may create production keys itself; what is not given stays as it is',
 })
 export class SetPlanCommand extends CommandRunner {
   constructor(private readonly workspaces: WorkspaceService) {
@@ -68,26 +70,39 @@ export class SetPlanCommand extends CommandRunner {
   }
 
   async run([workspaceId]: string[], options: SetPlanOptions): Promise<void> {
+    if (options.plan === undefined && options.selfServeProductionKeys === undefined) {
+      this.command.error('error: nothing to set: give --plan, --self-serve-production-keys or --no-self-serve-production-keys');
+    }
     await runCommand(async () => {
-      const workspace = await this.workspaces.setPlan(workspaceId!, options.plan, options.selfServeProductionKeys === true);
-      print(`Workspace ${workspace.id}: plan ${workspace.plan}, self-serve production keys ${workspace.selfServeProductionKeys ? 'on' : 'off'}.`);
+      const workspace = await this.workspaces.setPlan(workspaceId!, options.plan, options.selfServeProductionKeys);
+      print(`Workspace ${workspace.id}: plan ${workspace.plan}, self-serve production keys ${onOff(workspace.selfServeProductionKeys)}.`);
     });
   }
 
-  @Option({ flags: '--plan <plan>', description: 'paid or free', required: true, choices: ['paid', 'free'] })
-  parsePlan(value: string): string {
-    return value;
+  @Option({ flags: '--plan <plan>', description: `${WORKSPACE_PLANS.join(' or ')}` })
+  parsePlan(value: string): WorkspacePlan {
+    return oneOf(value, WORKSPACE_PLANS);
   }
 
+  // Declared before its --no- form: commander then leaves the value unset when neither is given.
   @Option({ flags: '--self-serve-production-keys', description: 'allow creating production keys through the API' })
   parseSelfServe(): boolean {
     return true;
   }
+
+  @Option({ flags: '--no-self-serve-production-keys', description: 'no longer allow it (keys made before stay)' })
+  parseNoSelfServe(): boolean {
+    return false;
+  }
 }
 
-@Command({ name: 'workspace', description: 'Manage workspaces', subCommands: [CreateWorkspaceCommand, SetPlanCommand] })
-export class WorkspaceCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
-  }
+@Command({
+  name: 'workspace',
+  description: 'Manage workspaces',
+  subCommands: [CreateWorkspaceCommand, SetPlanCommand],
+})
+export class WorkspaceCommand extends CommandGroup {}
+
+function onOff(value: boolean): string {
+  return value ? 'on' : 'off';
 }

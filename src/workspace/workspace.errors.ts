@@ -1,4 +1,5 @@
 import { ApiError } from '../common/errors.js';
+import { WORKSPACE_PLANS } from './plans.js';
 
 /** Errors of the workspace module (contract part 2). */
 export const WorkspaceErrors = {
@@ -18,6 +19,8 @@ export const WorkspaceErrors = {
   continueUrlNotAllowed: () => new ApiError('INVALID_ARGUMENT', 'The continueUrl domain is not allowed.'),
   invalidLoginToken: () => new ApiError('PERMISSION_DENIED', 'Invalid or expired login token.'),
   emailNotFound: () => new ApiError('NOT_FOUND', 'Email not found.'),
+  unknownPlan: (plan: string) =>
+    new ApiError('INVALID_ARGUMENT', `plan must be one of ${WORKSPACE_PLANS.join(', ')}, not ${JSON.stringify(plan.slice(0, 100))}`),
 };
 
 /** Per-workspace and per-owner quotas (contract 1.5). */

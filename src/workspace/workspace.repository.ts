@@ -140,12 +140,21 @@ export class WorkspaceRepository {
     return account !== null && (await this.workspaces.existsBy({ accountId: account.id }));
   }
 
-  /** Sets plan and self-serve production keys in the caller's unit of work; the workspace as it now is, or undefined when missing. Entity: an operator's write. */
-  async setPlan(manager: EntityManager, workspaceId: string, plan: WorkspacePlan, selfServeProductionKeys: boolean): Promise<WorkspaceRecord | undefined> {
-    const workspace = await manager.findOneBy(WorkspaceEntity, { id: workspaceId });
+  /**
+   * Sets plan and self-serve production keys (those given; an undefined one keeps its value) in
+   * the caller's unit of work, the row locked first (see `lockWorkspace`), so what it answers is
+   * the workspace as it now is; undefined when missing. Entity: an operator's write.
+   */
+  async setPlan(
+    manager: EntityManager,
+    workspaceId: string,
+    changes: { plan?: WorkspacePlan; selfServeProductionKeys?: boolean },
+  ): Promise<WorkspaceRecord | undefined> {
+    const workspace = await this.lockWorkspace(manager, workspaceId);
     if (!workspace) return undefined;
-    await manager.update(WorkspaceEntity, { id: workspaceId }, { plan, selfServeProductionKeys, lastUpdated: Date.now() });
-    return { ...workspaceOf(workspace), plan, selfServeProductionKeys };
+    const changed = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as typeof changes;
+    await manager.update(WorkspaceEntity, { id: workspaceId }, { ...changed, lastUpdated: Date.now() });
+    return { ...workspace, ...changed };
   }
 
   /** The keyed hash of the workspace's auth token. Plain SQL: every workspace-authenticated request runs it, one indexed lookup. */

@@ -9,7 +9,7 @@ import { isDisposableEmail } from './disposable-email.js';
 import { displayLocalPart } from './display-name.js';
 import type { CreateWorkspaceRequest } from './dto/workspace.dto.js';
 import type { WorkspaceView } from './dto/workspace.response.js';
-import type { WorkspacePlan } from './entities/workspace.entity.js';
+import { WORKSPACE_PLANS, type WorkspacePlan } from './plans.js';
 import { WORKSPACE_LIMITS, WorkspaceErrors } from './workspace.errors.js';
 import { WorkspaceRepository, type AccountRecord, type WorkspaceRecord } from './workspace.repository.js';
 
@@ -96,10 +96,14 @@ export class WorkspaceService {
     return this.workspaces.ownsAny(email.toLowerCase());
   }
 
-  /** Operator setting (admin CLI): plan and self-serve production keys. */
-  async setPlan(workspaceId: string, plan: WorkspacePlan, selfServeProductionKeys: boolean): Promise<WorkspaceRecord> {
+  /**
+   * Operator setting (admin CLI): plan and self-serve production keys; what is left undefined
+   * keeps its stored value. A plan the service does not know is INVALID_ARGUMENT, storing nothing.
+   */
+  async setPlan(workspaceId: string, plan: WorkspacePlan | undefined, selfServeProductionKeys?: boolean): Promise<WorkspaceRecord> {
+    if (plan !== undefined && !(WORKSPACE_PLANS as readonly string[]).includes(plan)) throw WorkspaceErrors.unknownPlan(plan);
     return this.transactions.run(async (manager) => {
-      const workspace = await this.workspaces.setPlan(manager, workspaceId, plan, selfServeProductionKeys);
+      const workspace = await this.workspaces.setPlan(manager, workspaceId, { plan, selfServeProductionKeys });
       if (!workspace) throw WorkspaceErrors.workspaceNotFound();
       return workspace;
     });

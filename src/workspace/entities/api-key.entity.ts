@@ -1,8 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { StoredEmailConfig, StoredNotificationConfig, StoredWebhookConfig, KeySettings, StoredAdvancedWebhookConfig } from '../key-configs.js';
 import { JsonColumn, TimestampColumn } from '../../database/column-types.js';
+import type { ApiKeyType } from '../plans.js';
 
-export type ApiKeyType = 'testing' | 'production';
+export type { ApiKeyType } from '../plans.js';
 
 /**
  * An API key: the tenant every piece of data belongs to (contract 1.4). Its delivery configs

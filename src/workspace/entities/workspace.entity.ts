@@ -1,7 +1,8 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { BooleanColumn, TextColumn, TimestampColumn } from '../../database/column-types.js';
+import type { WorkspacePlan } from '../plans.js';
 
-export type WorkspacePlan = 'free' | 'paid';
+export type { WorkspacePlan } from '../plans.js';
 
 @Entity('workspace')
 export class WorkspaceEntity {
