@@ -7,11 +7,12 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import { ApiKeyRepository } from '../src/workspace/api-key.repository.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { ownDatabase } from './helpers/database.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
 import { advancedEndpoint, commentActivity, waitForStatus } from './helpers/webhooks.js';
-import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
+import { agentFor, createKey, expectError, expectSuccess } from './factories/workspace.js';
 
 const CLI = new URL('../src/cli.js', import.meta.url).pathname;
 const execute = promisify(execFile);
@@ -106,24 +107,84 @@ describe('admin CLI', { concurrency: true }, () => {
     await refused([
       // Unknown commands, missing and extra arguments: the messages name the program as it is run.
       [['nope'], /error: unknown command 'nope'\n\(npm run cli -- --help shows the usage\)/],
-      [['workspace', 'nope'], /unknown command 'nope' for 'npm run cli -- workspace' \(commands: create, set-plan\)/],
+      [['workspace', 'nope'], /unknown command 'nope' for 'npm run cli -- workspace' \(commands: create, set-plan, list, show\)/],
       [['master-key', 'nope'], /unknown command 'nope' for 'npm run cli -- master-key' \(commands: rotate, check\)/],
-      [['apikey'], /^Usage: npm run cli -- apikey \[options\] \[command\]\n[\s\S]*create \[options\]/],
-      [['migration', 'run', 'extra'], /too many arguments for 'run'/],
+      [['apikey'], /^Usage: npm run cli -- apikey \[options\] \[command\]\n[\s\S]*revoke <apiKey>/],
+      [['apikey', 'show', 'one', 'two'], /too many arguments for 'show'/],
       // Bad option values.
       [['deliveries', 'problems', '--limit', '0'], /option '--limit <n>' argument '0' is invalid\. It must be a whole number from 1 to 10000\./],
       [['deliveries', 'problems', '--limit', '-3'], /option '--limit <n>' argument '-3' is invalid/],
       [['deliveries', 'problems', '--limit', 'x'], /option '--limit <n>' argument 'x' is invalid/],
+      [['workspace', 'list', '--limit', 'x'], /option '--limit <n>' argument 'x' is invalid\. It must be a whole number from 1 to 10000\./],
       [[...refusedKey, '--type', 'gold'], /option '--type <type>' argument 'gold' is invalid\. Allowed values: testing, production\./],
       // The API's own rules (the request DTOs).
       [['workspace', 'create', '--email', 'bad'], /Error \(INVALID_ARGUMENT\):.*data\.ownerEmail/],
       [[...refusedKey, '--type', 'production', '--region', 'nowhere'], /Error \(INVALID_ARGUMENT\):.*persistenceDBRegion/],
       // Unknown ids.
       [['workspace', 'set-plan', 'missing', '--plan', 'paid'], /^Error \(NOT_FOUND\): Workspace not found\.\n$/],
+      [['workspace', 'show', 'missing'], /^Error \(NOT_FOUND\): Workspace not found\.\n$/],
+      [['apikey', 'list', '--workspace', 'missing'], /^Error \(NOT_FOUND\): Workspace not found\.\n$/],
+      [['apikey', 'show', 'missing'], /^Error \(NOT_FOUND\): API key not found\.\n$/],
+      [['apikey', 'revoke', 'missing'], /^Error \(NOT_FOUND\): API key not found\.\n$/],
+      [['deliveries', 'problems', '--api-key', 'missing'], /^Error \(NOT_FOUND\): API key not found\.\n$/],
     ]);
     const keys = await app.post('/v2/workspace/apikeys/get', { data: {} }, workspaceHeaders(created));
     const names = (expectSuccess(keys).data as { apiKeyName: string }[]).map((key) => key.apiKeyName);
     assert.ok(!names.includes(refusedName), `a refused key was stored: ${names.join(', ')}`);
+  });
+
+  it('lists and shows workspaces and keys without their secrets, and revokes a key for good', async () => {
+    const owner = newEmail('list');
+    const made = await cli('workspace', 'create', '--email', owner, '--workspace-name', 'Docs\u001b[2J\nforged line');
+    const [id, apiKey, workspaceToken, authToken] = [
+      field(made, 'workspace id'),
+      field(made, 'API key \\(testing\\)'),
+      field(made, 'workspace auth token'),
+      field(made, 'API key auth token'),
+    ];
+    const [list, show, key] = await Promise.all([
+      cli('workspace', 'list', '--email', owner.toUpperCase()),
+      cli('workspace', 'show', id),
+      cli('apikey', 'show', apiKey),
+    ]);
+    const name = 'Docs\\u001b[2J\\u000aforged line';
+    assert.match(
+      list,
+      new RegExp(`^ID +PLAN +CREATED +OWNER +NAME\\n${id}  free  \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ  ${escape(owner)}  ${escape(name)}\\n$`),
+    );
+    assert.match(show, new RegExp(`^Workspace "${escape(name)}"\\n  workspace id: +${id}\\n  owner e-mail: +${escape(owner)}\\n`));
+    assert.match(show, /plan: +free\n {2}self-serve production keys: +off\n/);
+    assert.match(show, new RegExp(`API keys \\(1\\):\\n.*\\n  ${apiKey}  testing  live  `));
+    assert.match(key, new RegExp(`^API key ".*"\\n  API key: +${apiKey}\\n  type: +testing\\n  workspace id: +${id}\\n`));
+    assert.match(key, new RegExp(`status: +live\\n\\nAuth tokens \\(1, only their start is shown\\):\\n.*\\n  ${escape(authToken.slice(0, 8))}…  `));
+    for (const output of [list, show, key]) {
+      assert.ok(!output.includes(workspaceToken) && !output.includes(authToken), `a secret was printed:\n${output}`);
+    }
+
+    assert.equal((await cli('apikey', 'revoke', apiKey)).trim(), `API key ${apiKey} revoked: its auth tokens no longer work.`);
+    const [again, revoked, listed] = await Promise.all([
+      cli('apikey', 'revoke', apiKey),
+      cli('apikey', 'show', apiKey),
+      cli('apikey', 'list', '--workspace', id),
+    ]);
+    assert.match(again, new RegExp(`^API key ${apiKey} was already revoked \\(\\d{4}-.*Z\\)\\.\\n$`));
+    assert.match(revoked, /status: +revoked \d{4}-.*Z\n\nNo auth tokens\.\n$/);
+    assert.match(listed, new RegExp(`^API KEY +TYPE +STATUS +CREATED +OWNER +NAME\\n${apiKey}  testing  revoked  .*  ${escape(owner)}  .*\\n$`));
+
+    // Its token fails as an unknown key's does, and its workspace no longer has it.
+    const unknown = await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-api-key': 'unknownKey00000000000000', 'x-svc-auth-token': authToken });
+    const answer = await app.post('/v2/workspace/domains/get', { data: {} }, { 'x-svc-api-key': apiKey, 'x-svc-auth-token': authToken });
+    expectError(unknown, 403, 'PERMISSION_DENIED', 'Invalid API key or auth token.');
+    assert.deepEqual([answer.status, answer.body], [unknown.status, unknown.body]);
+    const headers = workspaceHeaders(made);
+    assert.deepEqual(expectSuccess(await app.post('/v2/workspace/get', { data: {} }, headers)).data.apiKeyList, {});
+    assert.deepEqual(expectSuccess(await app.post('/v2/workspace/apikeys/get', { data: {} }, headers)).data, []);
+    for (const operation of ['authtokens/get', 'authtoken/reset']) {
+      expectError(await app.post(`/v2/workspace/${operation}`, { data: { apiKey } }, headers), 404, 'NOT_FOUND', 'API key not found.');
+    }
+    // What the console (a session's key) and live rooms (the room's key) look the key up by.
+    const keys = app.app.get(ApiKeyRepository);
+    assert.deepEqual([await keys.workspaceOfKey(apiKey), await keys.profile(apiKey)], [undefined, undefined]);
   });
 
   it('lists failed deliveries per API key (deliveries problems)', async () => {
@@ -162,4 +223,8 @@ describe('admin CLI', { concurrency: true }, () => {
 function workspaceHeaders(output: string): Record<string, string> {
   const value = (label: string) => new RegExp(`${label}:\\s+(\\S+)`).exec(output)![1]!;
   return { 'x-svc-workspace-id': value('workspace id'), 'x-svc-workspace-auth-token': value('workspace auth token') };
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

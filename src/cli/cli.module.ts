@@ -3,12 +3,12 @@ import { AppModule } from '../app.module.js';
 import { WorkspaceModule } from '../workspace/workspace.module.js';
 import { EventsModule } from '../events/events.module.js';
 import type { AppConfig } from '../config/app-config.js';
-import { ApiKeyCommand, CreateApiKeyCommand } from './apikey.command.js';
+import { ApiKeyCommand, CreateApiKeyCommand, ListApiKeysCommand, RevokeApiKeyCommand, ShowApiKeyCommand } from './apikey.command.js';
 import { DeliveriesCommand, DeliveryProblemsCommand } from './deliveries.command.js';
 import { MasterKeyCliModule } from './master-key.command.js';
 import { MigrationCommand, RunMigrationsCommand } from './migration.command.js';
 import { CliProgram } from './program.js';
-import { CreateWorkspaceCommand, SetPlanCommand, WorkspaceCommand } from './workspace.command.js';
+import { CreateWorkspaceCommand, ListWorkspacesCommand, SetPlanCommand, ShowWorkspaceCommand, WorkspaceCommand } from './workspace.command.js';
 
 /** Admin commands, running the same services as the HTTP API. Later modules add theirs here. */
 @Module({})
@@ -22,8 +22,13 @@ export class CliModule {
         WorkspaceCommand,
         CreateWorkspaceCommand,
         SetPlanCommand,
+        ListWorkspacesCommand,
+        ShowWorkspaceCommand,
         ApiKeyCommand,
         CreateApiKeyCommand,
+        ListApiKeysCommand,
+        ShowApiKeyCommand,
+        RevokeApiKeyCommand,
         MigrationCommand,
         RunMigrationsCommand,
         DeliveriesCommand,

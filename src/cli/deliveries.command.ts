@@ -1,6 +1,7 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { Clock } from '../common/clock.js';
 import { OutboxStore } from '../events/outbox-store.js';
+import { ApiKeyService } from '../workspace/api-key.service.js';
 import { print, runCommand, shown, wholeNumber } from './output.js';
 import { CommandGroup } from './program.js';
 
@@ -17,12 +18,15 @@ export class DeliveryProblemsCommand extends CommandRunner {
   constructor(
     private readonly store: OutboxStore,
     private readonly clock: Clock,
+    private readonly apiKeys: ApiKeyService,
   ) {
     super();
   }
 
   async run(_: string[], options: ProblemsOptions): Promise<void> {
     await runCommand(async () => {
+      // An unknown key is a typo, not a key without problems (a revoked key is known: its deliveries are still listed).
+      if (options.apiKey !== undefined) await this.apiKeys.record(options.apiKey);
       const now = this.clock.now();
       const rows = await this.store.troubled(now - STUCK_AFTER_MS, options.apiKey, options.limit);
       if (!rows.length) {

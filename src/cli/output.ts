@@ -17,6 +17,22 @@ export function shown(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** An epoch-millisecond time as printed: ISO 8601 in UTC, to the second. */
+export function when(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Rows as columns aligned under a header; the last column runs free (put free text there). */
+export function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
 /**
  * Bad option value, thrown by an option's parse method: commander reports it as
  * `error: option '--limit <n>' argument '0' is invalid. <message>` and exits 1. The code and

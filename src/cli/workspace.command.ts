@@ -1,9 +1,11 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { AppConfig } from '../config/app-config.js';
+import { ApiKeyService } from '../workspace/api-key.service.js';
 import { WORKSPACE_PLANS, type WorkspacePlan } from '../workspace/plans.js';
 import { WorkspaceService } from '../workspace/workspace.service.js';
 import { CreateWorkspaceRequest } from '../workspace/dto/workspace.dto.js';
-import { curlExample, oneOf, print, runCommand, shown, validatedRequest } from './output.js';
+import { apiKeyTable } from './apikey.command.js';
+import { curlExample, oneOf, print, runCommand, shown, table, validatedRequest, when, wholeNumber } from './output.js';
 import { CommandGroup } from './program.js';
 
 interface CreateOptions {
@@ -96,10 +98,76 @@ export class SetPlanCommand extends CommandRunner {
   }
 }
 
+interface ListOptions {
+  email?: string;
+  limit: number;
+}
+
+@SubCommand({ name: 'list', description: 'List workspaces, newest first: id, plan, created, owner e-mail, name' })
+export class ListWorkspacesCommand extends CommandRunner {
+  constructor(private readonly workspaces: WorkspaceService) {
+    super();
+  }
+
+  async run(_: string[], options: ListOptions): Promise<void> {
+    await runCommand(async () => {
+      const workspaces = await this.workspaces.newest(options.limit, options.email);
+      if (!workspaces.length) {
+        print(options.email === undefined ? 'No workspaces.' : `No workspaces owned by ${shown(options.email)}.`);
+        return;
+      }
+      const rows = workspaces.map((w) => [w.id, w.plan, when(w.createdAt), shown(w.ownerEmail), shown(w.name)]);
+      const lines = table(['ID', 'PLAN', 'CREATED', 'OWNER', 'NAME'], rows);
+      if (workspaces.length === options.limit) lines.push(`(newest ${options.limit}; --limit shows more)`);
+      print(lines);
+    });
+  }
+
+  @Option({ flags: '--email <email>', description: 'only the workspaces this address owns' })
+  parseEmail(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--limit <n>', description: 'at most this many (default 100)', defaultValue: 100 })
+  parseLimit(value: string): number {
+    return wholeNumber(value, 1, 10_000);
+  }
+}
+
+@SubCommand({ name: 'show', arguments: '<workspaceId>', description: 'Show a workspace and its API keys (never its auth token)' })
+export class ShowWorkspaceCommand extends CommandRunner {
+  constructor(
+    private readonly workspaces: WorkspaceService,
+    private readonly apiKeys: ApiKeyService,
+  ) {
+    super();
+  }
+
+  async run([workspaceId]: string[]): Promise<void> {
+    await runCommand(async () => {
+      const workspace = await this.workspaces.overview(workspaceId!);
+      const keys = await this.apiKeys.newest({ workspaceId: workspace.id });
+      print([
+        `Workspace "${shown(workspace.name)}"`,
+        `  workspace id:                ${workspace.id}`,
+        `  owner e-mail:                ${shown(workspace.ownerEmail)}`,
+        `  owner name:                  ${shown(workspace.ownerName)}`,
+        `  owner id:                    ${workspace.ownerId}`,
+        `  plan:                        ${workspace.plan}`,
+        `  self-serve production keys:  ${onOff(workspace.selfServeProductionKeys)}`,
+        `  created:                     ${when(workspace.createdAt)}`,
+        `  updated:                     ${when(workspace.lastUpdated)}`,
+        '',
+        ...(keys.length ? [`API keys (${keys.length}):`, ...apiKeyTable(keys).map((line) => `  ${line}`)] : ['No API keys.']),
+      ]);
+    });
+  }
+}
+
 @Command({
   name: 'workspace',
   description: 'Manage workspaces',
-  subCommands: [CreateWorkspaceCommand, SetPlanCommand],
+  subCommands: [CreateWorkspaceCommand, SetPlanCommand, ListWorkspacesCommand, ShowWorkspaceCommand],
 })
 export class WorkspaceCommand extends CommandGroup {}
 

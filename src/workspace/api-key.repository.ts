@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, type EntityManager, type Repository } from 'typeorm';
+import { In, IsNull, type EntityManager, type Repository } from 'typeorm';
 import { REKEY_BATCH, type SecretsRekey } from '../common/secrets-rekey.js';
 import { Sql, type Parameters } from '../database/sql.js';
 import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
@@ -26,6 +26,21 @@ export interface ApiKeySummary {
   name: string;
   type: ApiKeyType;
   createdAt: number;
+}
+
+/** A key as an operator sees it (admin CLI): who owns it, where and since when; no configs, no tokens. */
+export interface ApiKeyRecord {
+  id: string;
+  workspaceId: string;
+  name: string;
+  type: ApiKeyType;
+  ownerEmail: string;
+  persistenceDbRegion: string | null;
+  realtimeDbRegion: string | null;
+  createdAt: number;
+  lastUpdated: number;
+  /** When an operator revoked it; null while it is live. */
+  revokedAt: number | null;
 }
 
 /** A key as it is created. */
@@ -78,6 +93,11 @@ const SELECT_SETTINGS = 'SELECT settings FROM api_key WHERE id = :apiKeyId';
  * records, the JSON columns parsed once, over their defaults. Each statement picks its tool and
  * says why: plain SQL (`Sql`) for lookups on hot paths and for locked reads, the entity where
  * TypeORM's column transformers (JSON, timestamps) do the work on a rare write.
+ *
+ * A revoked key (`revoked_at` set, by `revoke`) keeps its row and its data, but is gone for
+ * every caller: the credential lookups, the workspace's listings and checks and the key's
+ * profile leave it out, as they would an unknown key. Only the operator's reads (`record`,
+ * `newest`) and the key-scoped reads of a caller already let in (settings, configs) see it.
  */
 @Injectable()
 export class ApiKeyRepository {
@@ -95,15 +115,17 @@ export class ApiKeyRepository {
     const [row] = await this.sql.rows<{ token_hash: string; api_key_id: string; workspace_id: string }>(
       `SELECT t.token_hash AS token_hash, k.id AS api_key_id, k.workspace_id AS workspace_id
          FROM api_key_auth_token t INNER JOIN api_key k ON k.id = t.api_key_id
-        WHERE t.token_hash = :hash AND t.api_key_id = :apiKey`,
+        WHERE t.token_hash = :hash AND t.api_key_id = :apiKey AND k.revoked_at IS NULL`,
       { hash: tokenHash, apiKey: apiKeyId },
     );
     return row && { tokenHash: row.token_hash, apiKeyId: row.api_key_id, workspaceId: row.workspace_id };
   }
 
-  /** The workspace of a key, when the key exists. Plain SQL: every console request on a key runs it, one indexed lookup. */
+  /** The workspace of a key, when the key exists (and is not revoked). Plain SQL: every console request on a key runs it, one indexed lookup. */
   async workspaceOfKey(apiKeyId: string): Promise<string | undefined> {
-    const [row] = await this.sql.rows<{ workspace_id: string }>('SELECT workspace_id FROM api_key WHERE id = :apiKeyId', { apiKeyId });
+    const [row] = await this.sql.rows<{ workspace_id: string }>('SELECT workspace_id FROM api_key WHERE id = :apiKeyId AND revoked_at IS NULL', {
+      apiKeyId,
+    });
     return row?.workspace_id;
   }
 
@@ -144,20 +166,38 @@ export class ApiKeyRepository {
     });
   }
 
-  /** Production keys of a workspace, counted in the caller's unit of work (which holds the workspace's lock). */
+  /** Live production keys of a workspace (a revoked one frees its place), counted in the caller's unit of work (which holds the workspace's lock). */
   async productionKeyCount(manager: EntityManager, workspaceId: string): Promise<number> {
-    return manager.count(ApiKeyEntity, { where: { workspaceId, type: 'production' } });
+    return manager.count(ApiKeyEntity, { where: { workspaceId, type: 'production', revokedAt: IsNull() } });
   }
 
   /**
-   * Up to `limit` keys of a workspace in (createdAt, id) order, after the keyset `after`,
+   * Revokes a key in the caller's unit of work: marks it revoked and deletes its auth tokens, the
+   * row locked first so two revokes take turns (a token a concurrent reset still adds is never
+   * accepted: `tokenHolder` looks at live keys only). Answers when the key was
+   * revoked (now, or earlier when it already was), undefined when there is no such key. Plain SQL
+   * for the lock (`Sql.lockRows`), then the entity's update and delete.
+   */
+  async revoke(manager: EntityManager, apiKeyId: string, now: number): Promise<{ revokedAt: number; already: boolean } | undefined> {
+    const [row] = await this.sql.lockRows<{ revoked_at: number | string | null }>(manager, 'SELECT revoked_at FROM api_key WHERE id = :apiKeyId', {
+      apiKeyId,
+    });
+    if (!row) return undefined;
+    if (row.revoked_at !== null) return { revokedAt: Number(row.revoked_at), already: true };
+    await manager.update(ApiKeyEntity, { id: apiKeyId }, { revokedAt: now, lastUpdated: now });
+    await manager.delete(ApiKeyAuthTokenEntity, { apiKeyId });
+    return { revokedAt: now, already: false };
+  }
+
+  /**
+   * Up to `limit` live keys of a workspace in (createdAt, id) order, after the keyset `after`,
    * only `ids` when given. Query builder: the row-value comparison of the keyset has no
    * find-options form; listing keys is an operator's call, not a hot path.
    */
   async page(workspaceId: string, options: { ids?: readonly string[]; after?: [createdAt: number, id: string]; limit: number }): Promise<ApiKeySummary[]> {
     const query = this.keys
       .createQueryBuilder('k')
-      .where('k.workspace_id = :workspaceId', { workspaceId })
+      .where('k.workspace_id = :workspaceId AND k.revoked_at IS NULL', { workspaceId })
       .orderBy('k.created_at', 'ASC')
       .addOrderBy('k.id', 'ASC')
       .take(options.limit);
@@ -166,21 +206,40 @@ export class ApiKeyRepository {
     return (await query.getMany()).map(summary);
   }
 
-  /** Every key of these workspaces, oldest first. Entity: workspace reads are rare, and the timestamp transformer applies. */
+  /** Every live key of these workspaces, oldest first. Entity: workspace reads are rare, and the timestamp transformer applies. */
   async ofWorkspaces(workspaceIds: readonly string[]): Promise<ApiKeySummary[]> {
     if (!workspaceIds.length) return [];
-    const keys = await this.keys.find({ where: { workspaceId: In([...workspaceIds]) }, order: { createdAt: 'ASC', id: 'ASC' } });
+    const keys = await this.keys.find({ where: { workspaceId: In([...workspaceIds]), revokedAt: IsNull() }, order: { createdAt: 'ASC', id: 'ASC' } });
     return keys.map(summary);
   }
 
-  /** Whether the workspace has this key; given a unit of work's `manager`, as that unit sees it. */
-  async belongsTo(workspaceId: string, apiKeyId: string, manager?: EntityManager): Promise<boolean> {
-    return (manager?.getRepository(ApiKeyEntity) ?? this.keys).existsBy({ id: apiKeyId, workspaceId });
+  /** A key as an operator sees it. Entity: an operator's read (admin CLI). */
+  async record(apiKeyId: string): Promise<ApiKeyRecord | undefined> {
+    const key = await this.keys.findOneBy({ id: apiKeyId });
+    return key ? recordOf(key) : undefined;
   }
 
-  /** Renames a workspace's key in the caller's unit of work; false when the workspace has no such key. */
+  /**
+   * The newest `limit` keys, newest first, only the workspace's when given. Entity: an
+   * operator's listing (admin CLI), not a hot path.
+   */
+  async newest(options: { workspaceId?: string; limit?: number }): Promise<ApiKeyRecord[]> {
+    const keys = await this.keys.find({
+      where: options.workspaceId === undefined ? {} : { workspaceId: options.workspaceId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: options.limit,
+    });
+    return keys.map(recordOf);
+  }
+
+  /** Whether the workspace has this key, live; given a unit of work's `manager`, as that unit sees it. */
+  async belongsTo(workspaceId: string, apiKeyId: string, manager?: EntityManager): Promise<boolean> {
+    return (manager?.getRepository(ApiKeyEntity) ?? this.keys).existsBy({ id: apiKeyId, workspaceId, revokedAt: IsNull() });
+  }
+
+  /** Renames a workspace's key in the caller's unit of work; false when the workspace has no such live key. */
   async rename(manager: EntityManager, workspaceId: string, apiKeyId: string, name: string): Promise<boolean> {
-    const result = await manager.update(ApiKeyEntity, { id: apiKeyId, workspaceId }, { name, lastUpdated: Date.now() });
+    const result = await manager.update(ApiKeyEntity, { id: apiKeyId, workspaceId, revokedAt: IsNull() }, { name, lastUpdated: Date.now() });
     return Boolean(result.affected);
   }
 
@@ -194,13 +253,13 @@ export class ApiKeyRepository {
   }
 
   /**
-   * Owner, plan and settings of a key. Plain SQL: one join to the workspace's plan, which no
+   * Owner, plan and settings of a live key (undefined for a revoked one, as for an unknown one). Plain SQL: one join to the workspace's plan, which no
    * entity relation models; the `workspace` table is `WorkspaceRepository`'s, read here only,
    * because this module sits below the workspace operations and cannot call it.
    */
   async profile(apiKeyId: string): Promise<KeyProfile | undefined> {
     const [row] = await this.sql.rows<{ owner_email: string; settings: string; plan: WorkspacePlan }>(
-      'SELECT k.owner_email, k.settings, w.plan FROM api_key k JOIN workspace w ON w.id = k.workspace_id WHERE k.id = :apiKeyId',
+      'SELECT k.owner_email, k.settings, w.plan FROM api_key k JOIN workspace w ON w.id = k.workspace_id WHERE k.id = :apiKeyId AND k.revoked_at IS NULL',
       { apiKeyId },
     );
     return row && { ownerEmail: row.owner_email, plan: row.plan, settings: settingsOf(row.settings) };
@@ -356,6 +415,21 @@ export class ApiKeyRepository {
 
 function summary(key: ApiKeyEntity): ApiKeySummary {
   return { id: key.id, workspaceId: key.workspaceId, name: key.name, type: key.type, createdAt: key.createdAt };
+}
+
+function recordOf(key: ApiKeyEntity): ApiKeyRecord {
+  return {
+    id: key.id,
+    workspaceId: key.workspaceId,
+    name: key.name,
+    type: key.type,
+    ownerEmail: key.ownerEmail,
+    persistenceDbRegion: key.persistenceDbRegion,
+    realtimeDbRegion: key.realtimeDbRegion,
+    createdAt: key.createdAt,
+    lastUpdated: key.lastUpdated,
+    revokedAt: key.revokedAt,
+  };
 }
 
 /** The `settings` column (JSON) over the defaults for what it does not hold. */

@@ -6,7 +6,7 @@ import type { WorkspacePrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
 import { Transactions } from '../database/transactions.js';
 import { AllowedDomainRepository } from './allowed-domain.repository.js';
-import { ApiKeyRepository, type NewApiKey } from './api-key.repository.js';
+import { ApiKeyRepository, type ApiKeyRecord, type NewApiKey } from './api-key.repository.js';
 import { ConfigCodec } from './config-codec.js';
 import { CredentialsService, type IssuedToken } from './credentials.service.js';
 import { DomainsService } from './domains.service.js';
@@ -134,7 +134,7 @@ export class ApiKeyService {
     const tokens = await this.keys.tokensOf(apiKey);
     // Through the console, a token shows only its start (enough to tell tokens apart): the page
     // never holds a usable credential but the one a reset shows once.
-    const shown = (token: string) => (principal.viaConsole ? `${token.slice(0, 8)}…` : token);
+    const shown = (token: string) => (principal.viaConsole ? tokenStart(token) : token);
     return { apiKey, authTokens: tokens.map((t) => ({ token: shown(this.secrets.decrypt(t.tokenEnc)), name: t.name, domains: t.domains })) };
   }
 
@@ -147,7 +147,55 @@ export class ApiKeyService {
     });
   }
 
+  /**
+   * Operator listing (admin CLI): the newest keys, revoked ones too, newest first; only the
+   * workspace's when given (NOT_FOUND when there is no such workspace).
+   */
+  async newest(options: { workspaceId?: string; limit?: number }): Promise<ApiKeyRecord[]> {
+    if (options.workspaceId !== undefined && !(await this.workspaces.workspace(options.workspaceId))) throw WorkspaceErrors.workspaceNotFound();
+    return this.keys.newest(options);
+  }
+
+  /**
+   * Operator action (admin CLI): revokes a key for good. Its auth tokens are deleted and it is
+   * gone for every caller as an unknown key is (its credentials, the workspace's listings and
+   * operations, the console, live rooms), while its data stays stored. NOT_FOUND when there is no
+   * such key; revoking a revoked key changes nothing and answers when it was revoked.
+   */
+  async revoke(apiKey: string): Promise<{ revokedAt: number; already: boolean }> {
+    return this.transactions.run(async (manager) => {
+      const revoked = await this.keys.revoke(manager, apiKey, Date.now());
+      if (!revoked) throw WorkspaceErrors.apiKeyNotFound();
+      return revoked;
+    });
+  }
+
+  /** Operator view of one key, revoked or live (admin CLI); NOT_FOUND when there is none. */
+  async record(apiKey: string): Promise<ApiKeyRecord> {
+    const key = await this.keys.record(apiKey);
+    if (!key) throw WorkspaceErrors.apiKeyNotFound();
+    return key;
+  }
+
+  /**
+   * Operator view of one key (admin CLI), NOT_FOUND when there is none: the key and its auth
+   * tokens, each shown only by its start (enough to tell tokens apart, never a usable credential).
+   */
+  async details(apiKey: string): Promise<{ key: ApiKeyRecord; authTokens: { start: string; name: string; domains: string[]; createdAt: number }[] }> {
+    const key = await this.record(apiKey);
+    const tokens = await this.keys.tokensOf(apiKey);
+    return {
+      key,
+      authTokens: tokens.map((t) => ({ start: tokenStart(this.secrets.decrypt(t.tokenEnc)), name: t.name, domains: t.domains, createdAt: t.createdAt })),
+    };
+  }
+
   private async requireOwnKey(principal: WorkspacePrincipal, apiKey: string): Promise<void> {
     if (!(await this.keys.belongsTo(principal.workspaceId, apiKey))) throw WorkspaceErrors.apiKeyNotFound();
   }
+}
+
+/** The start of a token, as the console and the admin CLI show one: enough to tell tokens apart, never the credential. */
+function tokenStart(token: string): string {
+  return `${token.slice(0, 8)}…`;
 }

@@ -127,6 +127,25 @@ export class WorkspaceRepository {
     return workspace ? workspaceOf(workspace) : undefined;
   }
 
+  /**
+   * The newest `limit` workspaces, newest first; only those of the address (lower-cased by the
+   * caller) when given. Entity: an operator's listing (admin CLI), not a hot path.
+   */
+  async newest(limit: number, email?: string): Promise<WorkspaceRecord[]> {
+    let accountId: string | undefined;
+    if (email !== undefined) {
+      const account = await this.accounts.findOneBy({ email });
+      if (!account) return [];
+      accountId = account.id;
+    }
+    const workspaces = await this.workspaces.find({
+      where: accountId === undefined ? {} : { accountId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: limit,
+    });
+    return workspaces.map(workspaceOf);
+  }
+
   /** Every workspace owned by an address (lower-cased by the caller), oldest first. Entity: sign-in and operator reads. */
   async ownedBy(email: string): Promise<WorkspaceRecord[]> {
     const account = await this.accounts.findOneBy({ email });

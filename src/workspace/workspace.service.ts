@@ -20,6 +20,19 @@ export interface CreatedWorkspace {
   apiKeyAuthToken: string;
 }
 
+/** A workspace as an operator sees it (admin CLI): everything but its auth token. */
+export interface WorkspaceOverview {
+  id: string;
+  name: string;
+  ownerId: string;
+  ownerEmail: string;
+  ownerName: string;
+  plan: WorkspacePlan;
+  selfServeProductionKeys: boolean;
+  createdAt: number;
+  lastUpdated: number;
+}
+
 /** Workspaces and their owners' accounts (contract part 2); the tables are `WorkspaceRepository`'s. */
 @Injectable()
 export class WorkspaceService {
@@ -107,6 +120,35 @@ export class WorkspaceService {
       if (!workspace) throw WorkspaceErrors.workspaceNotFound();
       return workspace;
     });
+  }
+
+  /** Operator listing (admin CLI): the newest `limit` workspaces, newest first, only the owner's when `ownerEmail` is given. */
+  async newest(limit: number, ownerEmail?: string): Promise<WorkspaceOverview[]> {
+    return this.overviewsOf(await this.workspaces.newest(limit, ownerEmail?.trim().toLowerCase()));
+  }
+
+  /** Operator view of one workspace (admin CLI); NOT_FOUND when there is none. */
+  async overview(workspaceId: string): Promise<WorkspaceOverview> {
+    const workspace = await this.workspaces.workspace(workspaceId);
+    if (!workspace) throw WorkspaceErrors.workspaceNotFound();
+    const [overview] = await this.overviewsOf([workspace]);
+    return overview!;
+  }
+
+  private async overviewsOf(workspaces: WorkspaceRecord[]): Promise<WorkspaceOverview[]> {
+    const accounts = await this.workspaces.accountsById([...new Set(workspaces.map((w) => w.accountId))]);
+    const emails = new Map(accounts.map((account) => [account.id, account.email]));
+    return workspaces.map((w) => ({
+      id: w.id,
+      name: w.name,
+      ownerId: w.accountId,
+      ownerEmail: emails.get(w.accountId)!,
+      ownerName: w.ownerName,
+      plan: w.plan,
+      selfServeProductionKeys: w.selfServeProductionKeys,
+      createdAt: w.createdAt,
+      lastUpdated: w.lastUpdated,
+    }));
   }
 
   /** Responses for several workspaces in three queries, whatever their number. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InvalidOptionValue, oneOf, shown, wholeNumber } from '../../src/cli/output.js';
+import { InvalidOptionValue, oneOf, shown, table, when, wholeNumber } from '../../src/cli/output.js';
 
 describe('admin CLI output and option values', () => {
   it('takes whole numbers in range only, as commander reports invalid arguments', () => {
@@ -32,5 +32,19 @@ describe('admin CLI output and option values', () => {
   it('prints outside text without control characters, so it cannot move the cursor or forge a line', () => {
     assert.equal(shown('Docs\u001b[2J\nnext\r\u0000\u007f\u009b\u202etxt\u2028'), 'Docs\\u001b[2J\\u000anext\\u000d\\u0000\\u007f\\u009b\\u202etxt\\u2028');
     assert.equal(shown('Café – 日本 ✓'), 'Café – 日本 ✓');
+  });
+
+  it('aligns columns under their header, the last one running free', () => {
+    assert.deepEqual(
+      table(
+        ['ID', 'PLAN', 'NAME'],
+        [
+          ['a', 'free', 'x y'],
+          ['abcdef', 'paid', ''],
+        ],
+      ),
+      ['ID      PLAN  NAME', 'a       free  x y', 'abcdef  paid'],
+    );
+    assert.equal(when(Date.UTC(2025, 0, 2, 3, 4, 5, 678)), '2025-01-02T03:04:05Z');
   });
 });

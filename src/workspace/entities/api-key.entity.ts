@@ -53,4 +53,8 @@ export class ApiKeyEntity {
 
   @TimestampColumn('last_updated')
   lastUpdated!: number;
+
+  /** When an operator revoked the key (admin CLI); null while it is live. A revoked key has no auth tokens. */
+  @TimestampColumn('revoked_at', { nullable: true })
+  revokedAt!: number | null;
 }
