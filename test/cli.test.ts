@@ -1,12 +1,13 @@
-// @testScope engine: the admin CLI runs without the HTTP adapter; its one HTTP call only checks the key it made.
+// @testScope engine: the admin CLI runs without the HTTP adapter; its HTTP calls only check what the commands stored.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import { runCli } from '../src/cli/run.js';
 import { ApiKeyRepository } from '../src/workspace/api-key.repository.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { ownDatabase } from './helpers/database.js';
@@ -17,57 +18,67 @@ import { agentFor, createKey, expectError, expectSuccess } from './factories/wor
 const CLI = new URL('../src/cli.js', import.meta.url).pathname;
 const execute = promisify(execFile);
 
-/** At most `free` holders at a time; the others wait their turn, first come first served. */
-class Semaphore {
-  private readonly waiting: (() => void)[] = [];
-  constructor(private free: number) {}
-
-  async use<T>(work: () => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await work();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
-    }
-  }
+/** What a run of the CLI ended with. */
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
 }
-
-// Each invocation is a process that loads the whole app (about 2 s of CPU): the tests run at once
-// and start their independent invocations at once, and this many processes run at a time, so
-// the cores stay busy without the processes crowding each other out.
-const processes = new Semaphore(availableParallelism() + 1);
-const run = (args: string[], env: Record<string, string>) => processes.use(() => execute(process.execPath, [CLI, ...args], { env }));
 
 describe('admin CLI', { concurrency: true }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
-  const env = {
+  const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     DATA_DIR: dataDir,
     SQLITE_FILE: join(dataDir, 'svc.sqlite'),
     MASTER_KEY: randomBytes(32).toString('base64'),
+    LOG_LEVEL: 'silent',
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
   };
-  const cli = async (...args: string[]) => (await run(args, env)).stdout;
+  /**
+   * A run in this process: `runCli`, all `cli.ts` does but set the process's exit code, on the
+   * same modules and database (a fresh app each run, closed after it), its output captured:
+   * about 0.15 s of CPU, where a process start costs 2 s (loading the app's modules). `spawn`
+   * checks the process's side (exit codes, streams) once per kind of outcome.
+   */
+  const invoke = async (args: string[], environment = env): Promise<Outcome> => {
+    const output = { stdout: '', stderr: '' };
+    const streams = { out: (text: string) => void (output.stdout += text), err: (text: string) => void (output.stderr += text) };
+    const code = await runCli(args, { env: (name) => environment[name], streams, logger: false });
+    return { code, ...output };
+  };
+  /** A run as an operator's: `node dist/src/cli.js`, a process of its own. */
+  const spawn = async (args: string[], environment = env): Promise<Outcome> => {
+    try {
+      return { code: 0, ...(await execute(process.execPath, [CLI, ...args], { env: environment })) };
+    } catch (error) {
+      const { code, stdout, stderr } = error as { code?: unknown; stdout?: string; stderr?: string };
+      if (typeof code !== 'number') throw error;
+      return { code, stdout: stdout ?? '', stderr: stderr ?? '' };
+    }
+  };
+  /** The output of a run that must succeed. */
+  const succeeded = (outcome: Outcome, args: string[]) => {
+    assert.equal(outcome.code, 0, `${args.join(' ')}: ${outcome.stderr}`);
+    assert.equal(outcome.stderr, '', args.join(' '));
+    return outcome.stdout;
+  };
+  const cli = async (...args: string[]) => succeeded(await invoke(args), args);
   const field = (output: string, label: string) => new RegExp(`${label}:\\s+(\\S+)`).exec(output)?.[1] ?? assert.fail(`no ${label} in:\n${output}`);
-  /** Runs each invocation at once; each must exit 1 with stderr matching its pattern and print nothing on stdout. */
-  const refused = (cases: [args: string[], stderr: RegExp][]) =>
+  /** Runs each at once; each must exit 1 with stderr matching its pattern and print nothing on stdout. */
+  const refused = (cases: [args: string[], stderr: RegExp][], run = invoke) =>
     Promise.all(
-      cases.map(([args, pattern]) =>
-        assert.rejects(cli(...args), (error: { code?: number; stdout?: string; stderr?: string }) => {
-          assert.equal(error.code, 1, `exit code of ${args.join(' ')}: ${error.stderr}`);
-          assert.match(error.stderr ?? '', pattern, args.join(' '));
-          assert.equal(error.stdout, '', args.join(' '));
-          return true;
-        }),
-      ),
+      cases.map(async ([args, pattern]) => {
+        const outcome = await run(args);
+        assert.equal(outcome.code, 1, `exit code of ${args.join(' ')}: ${outcome.stderr}`);
+        assert.match(outcome.stderr, pattern, args.join(' '));
+        assert.equal(outcome.stdout, '', args.join(' '));
+      }),
     );
   const newEmail = (prefix: string) => `cli.${prefix}.${randomBytes(4).toString('hex')}@example.com`;
 
-  // One workspace made before the tests (its process also migrates the fresh SQLite file, which
-  // invocations at once must not race to do), and one app on the same database for HTTP checks.
+  // One workspace made before the tests (the run also migrates the fresh SQLite file: runs at
+  // once must not race to), and one app on the same database for HTTP checks.
   const email = newEmail('owner');
   let created: string;
   let workspaceId: string;
@@ -75,22 +86,44 @@ describe('admin CLI', { concurrency: true }, () => {
   before(async () => {
     created = await cli('workspace', 'create', '--email', email);
     workspaceId = field(created, 'workspace id');
-    app = await startApp({ SQLITE_FILE: env.SQLITE_FILE, MASTER_KEY: env.MASTER_KEY, DATA_DIR: dataDir });
+    app = await startApp({ SQLITE_FILE: env.SQLITE_FILE!, MASTER_KEY: env.MASTER_KEY!, DATA_DIR: dataDir });
   });
   after(() => app.close());
+
+  it('runs as a process of its own: output on stdout and exit code 0, or a message on stderr and exit code 1', async () => {
+    const args = ['workspace', 'create', '--email', newEmail('process')];
+    const [made] = await Promise.all([
+      spawn(args),
+      refused(
+        [
+          // A usage error (commander's) and a refusal (the service's).
+          [
+            ['deliveries', 'problems', '--limit', '0'],
+            /^error: option '--limit <n>' argument '0' is invalid\. It must be a whole number from 1 to 10000\.\n\(npm run cli -- deliveries problems --help shows the usage\)\n$/,
+          ],
+          [['workspace', 'show', 'missing'], /^Error \(NOT_FOUND\): Workspace not found\.\n$/],
+        ],
+        spawn,
+      ),
+    ]);
+    assert.match(succeeded(made, args), /^Workspace ".*" created\.\n {2}workspace id: +\w+\n {2}workspace auth token: +\w+\n/);
+  });
 
   it('sets a plan and the production-key flag, each only when given, and production keys follow them', async () => {
     const testingKey = field(created, 'API key \\(testing\\)');
     const testingToken = field(created, 'API key auth token');
-    await refused([
-      [['workspace', 'set-plan', workspaceId, '--plan', 'gold'], /option '--plan <plan>' argument 'gold' is invalid\. Allowed values: free, paid\./],
-      [['workspace', 'set-plan', workspaceId], /nothing to set: give --plan, --self-serve-production-keys or --no-self-serve-production-keys/],
-      [['apikey', 'create', '--workspace', workspaceId, '--email', email, '--type', 'production'], /PERMISSION_DENIED/],
-    ]);
-    // Still free (gold was not stored); each call changes only what it names.
+    await refused([[['apikey', 'create', '--workspace', workspaceId, '--email', email, '--type', 'production'], /^Error \(PERMISSION_DENIED\): /]]);
+    // Each call changes only what it names: the plan stays free, then the flag stays on.
     assert.match(await cli('workspace', 'set-plan', workspaceId, '--self-serve-production-keys'), /plan free, self-serve production keys on/);
     assert.match(await cli('workspace', 'set-plan', workspaceId, '--plan', 'paid'), /plan paid, self-serve production keys on/);
-    const production = await cli('apikey', 'create', '--workspace', workspaceId, '--email', email, '--type', 'production', '--region', 'europe-west1');
+    const [production] = await Promise.all([
+      cli('apikey', 'create', '--workspace', workspaceId, '--email', email, '--type', 'production', '--region', 'europe-west1'),
+      refused([
+        [['workspace', 'set-plan', workspaceId, '--plan', 'gold'], /option '--plan <plan>' argument 'gold' is invalid\. Allowed values: free, paid\./],
+        [['workspace', 'set-plan', workspaceId], /nothing to set: give --plan, --self-serve-production-keys or --no-self-serve-production-keys/],
+      ]),
+    ]);
+    // Still paid: gold was not stored.
     assert.match(await cli('workspace', 'set-plan', workspaceId, '--no-self-serve-production-keys'), /plan paid, self-serve production keys off/);
 
     for (const [apiKey, authToken] of [
@@ -106,28 +139,47 @@ describe('admin CLI', { concurrency: true }, () => {
     const refusedKey = ['apikey', 'create', '--workspace', workspaceId, '--email', email, '--name', refusedName];
     await refused([
       // Unknown commands, missing and extra arguments: the messages name the program as it is run.
-      [['nope'], /error: unknown command 'nope'\n\(npm run cli -- --help shows the usage\)/],
+      [['nope'], /^error: unknown command 'nope'\n\(npm run cli -- --help shows the usage\)\n$/],
       [['workspace', 'nope'], /unknown command 'nope' for 'npm run cli -- workspace' \(commands: create, set-plan, list, show\)/],
+      [['apikey', 'nope'], /unknown command 'nope' for 'npm run cli -- apikey' \(commands: create, list, show, revoke\)/],
+      [['deliveries', 'nope'], /unknown command 'nope' for 'npm run cli -- deliveries' \(commands: problems\)/],
+      [['migration', 'nope'], /unknown command 'nope' for 'npm run cli -- migration' \(commands: run\)/],
       [['master-key', 'nope'], /unknown command 'nope' for 'npm run cli -- master-key' \(commands: rotate, check\)/],
+      [['workspace'], /^Usage: npm run cli -- workspace \[options\] \[command\]\n/],
       [['apikey'], /^Usage: npm run cli -- apikey \[options\] \[command\]\n[\s\S]*revoke <apiKey>/],
+      [['workspace', 'create'], /required option '--email <email>' not specified/],
+      [['workspace', 'list', '--bogus'], /unknown option '--bogus'/],
+      [['workspace', 'show'], /missing required argument 'workspaceId'/],
+      [['workspace', 'set-plan'], /missing required argument 'workspaceId'/],
       [['apikey', 'show', 'one', 'two'], /too many arguments for 'show'/],
+      [['apikey', 'revoke'], /missing required argument 'apiKey'/],
+      [['migration', 'run', 'extra'], /too many arguments for 'run'/],
       // Bad option values.
       [['deliveries', 'problems', '--limit', '0'], /option '--limit <n>' argument '0' is invalid\. It must be a whole number from 1 to 10000\./],
-      [['deliveries', 'problems', '--limit', '-3'], /option '--limit <n>' argument '-3' is invalid/],
-      [['deliveries', 'problems', '--limit', 'x'], /option '--limit <n>' argument 'x' is invalid/],
-      [['workspace', 'list', '--limit', 'x'], /option '--limit <n>' argument 'x' is invalid\. It must be a whole number from 1 to 10000\./],
+      [['deliveries', 'problems', '--limit', '-3'], /option '--limit <n>' argument '-3' is invalid\./],
+      [['deliveries', 'problems', '--limit', 'x'], /option '--limit <n>' argument 'x' is invalid\./],
+      [['workspace', 'list', '--limit', '10001'], /option '--limit <n>' argument '10001' is invalid\./],
+      [['apikey', 'list', '--limit', '1.5'], /option '--limit <n>' argument '1\.5' is invalid\./],
+      [['workspace', 'set-plan', workspaceId, '--plan', 'Paid'], /option '--plan <plan>' argument 'Paid' is invalid\. Allowed values: free, paid\./],
       [[...refusedKey, '--type', 'gold'], /option '--type <type>' argument 'gold' is invalid\. Allowed values: testing, production\./],
       // The API's own rules (the request DTOs).
-      [['workspace', 'create', '--email', 'bad'], /Error \(INVALID_ARGUMENT\):.*data\.ownerEmail/],
-      [[...refusedKey, '--type', 'production', '--region', 'nowhere'], /Error \(INVALID_ARGUMENT\):.*persistenceDBRegion/],
+      [['workspace', 'create', '--email', 'bad'], /^Error \(INVALID_ARGUMENT\):.*data\.ownerEmail/],
+      [[...refusedKey, '--type', 'production', '--region', 'nowhere'], /^Error \(INVALID_ARGUMENT\):.*persistenceDBRegion/],
+      [['apikey', 'create', '--workspace', workspaceId, '--email', 'not-an-email', '--name', refusedName], /^Error \(INVALID_ARGUMENT\):.*data\.ownerEmail/],
       // Unknown ids.
       [['workspace', 'set-plan', 'missing', '--plan', 'paid'], /^Error \(NOT_FOUND\): Workspace not found\.\n$/],
       [['workspace', 'show', 'missing'], /^Error \(NOT_FOUND\): Workspace not found\.\n$/],
+      [['apikey', 'create', '--workspace', 'missing', '--email', email], /^Error \(NOT_FOUND\): Workspace not found\.\n$/],
       [['apikey', 'list', '--workspace', 'missing'], /^Error \(NOT_FOUND\): Workspace not found\.\n$/],
       [['apikey', 'show', 'missing'], /^Error \(NOT_FOUND\): API key not found\.\n$/],
       [['apikey', 'revoke', 'missing'], /^Error \(NOT_FOUND\): API key not found\.\n$/],
       [['deliveries', 'problems', '--api-key', 'missing'], /^Error \(NOT_FOUND\): API key not found\.\n$/],
     ]);
+    // A configuration the service refuses.
+    await refused([[['workspace', 'list'], /^Invalid configuration: MASTER_KEY must be 32 bytes encoded as base64\.\n$/]], (args) =>
+      invoke(args, { ...env, MASTER_KEY: 'short' }),
+    );
+    assert.match(await cli('--help'), /^Usage: npm run cli -- \[options\] \[command\]\n[\s\S]*workspace +Manage workspaces/);
     const keys = await app.post('/v2/workspace/apikeys/get', { data: {} }, workspaceHeaders(created));
     const names = (expectSuccess(keys).data as { apiKeyName: string }[]).map((key) => key.apiKeyName);
     assert.ok(!names.includes(refusedName), `a refused key was stored: ${names.join(', ')}`);
@@ -199,9 +251,9 @@ describe('admin CLI', { concurrency: true }, () => {
       await advancedEndpoint(call, receiver.url('/gone'));
       expectSuccess(await call('/v2/activities/add', { organizationId: 'org-cli', documentId: 'doc', activities: [commentActivity()] }));
       const [hook] = await receiver.waitFor('/gone');
-      // Settled as failed (seen through the API: each CLI run is a process start), then listed.
+      // Settled as failed (seen through the API: each CLI run starts an app of its own), then listed.
       await waitForStatus(call, hook!.headers['webhook-id'] as string, 'failed');
-      const problems = (apiKey: string) => run(['deliveries', 'problems', '--api-key', apiKey], own);
+      const problems = (apiKey: string) => invoke(['deliveries', 'problems', '--api-key', apiKey], own);
       const [output, none] = await Promise.all([problems(key.apiKey), problems(other.apiKey)]);
       assert.match(output.stdout, new RegExp(`API key ${key.apiKey}: 1 failed, 0 stuck`));
       assert.match(

@@ -10,7 +10,7 @@ import { decodeKey, discardStagedMasterKey, installStagedMasterKey, stagedMaster
 import { ConfigError } from '../config/parsers.js';
 import { MasterKeyRotation, refusal, type RotationPhase } from '../rekey/master-key-rotation.js';
 import { RekeyModule } from '../rekey/rekey.module.js';
-import { print, runCommand } from './output.js';
+import { fail, note, print, runCommand } from './output.js';
 import { CommandGroup } from './program.js';
 
 /** The variable the new key is read from, so it lands in no shell history or process list. */
@@ -93,7 +93,7 @@ export class RotateMasterKeyCommand extends CommandRunner {
   /** The new key: the option, else NEW_MASTER_KEY, else (embedded default only) a fresh one. */
   private newKey(option: string | undefined, keyFile: boolean): Buffer {
     const given = option ?? readProcessEnv()(NEW_MASTER_KEY);
-    if (option !== undefined) process.stderr.write(`Note: --new-key is kept in shell history and shown in the process list; ${NEW_MASTER_KEY} is not.\n`);
+    if (option !== undefined) note(`Note: --new-key is kept in shell history and shown in the process list; ${NEW_MASTER_KEY} is not.`);
     let key: Buffer;
     if (given) {
       try {
@@ -178,8 +178,7 @@ export class MasterKeyCliModule {}
  * handler would print it and exit 0).
  */
 function failed(message: string): void {
-  process.stderr.write(`Error: ${message}\n`);
-  process.exitCode = 1;
+  fail(message);
 }
 
 /** Progress of tables larger than one batch, a line per batch: `  rewriting outgoing_mail: 400/1200`. */

@@ -1,10 +1,67 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { ApiError } from '../common/errors.js';
 import { wireValueProblem } from '../common/wire-values.js';
 import { createValidationPipe } from '../common/validation.js';
 
+/** Where a CLI run writes: the process's stdout and stderr, or a test's buffers. */
+export interface CliStreams {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** One run of the CLI (`runCli`): its streams and the exit code it ends with. */
+export interface CliRun {
+  readonly streams: CliStreams;
+  exitCode: number;
+}
+
+export const PROCESS_STREAMS: CliStreams = {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+};
+
+/**
+ * The run a command belongs to, found through the async context `runCli` starts, so commands
+ * print to their own run's streams (several runs may share a process: the tests') without
+ * passing them around. Outside a run: the process's streams and exit code.
+ */
+const runs = new AsyncLocalStorage<CliRun>();
+const outsideRuns: CliRun = {
+  streams: PROCESS_STREAMS,
+  get exitCode() {
+    return Number(process.exitCode ?? 0);
+  },
+  set exitCode(code: number) {
+    process.exitCode = code;
+  },
+};
+
+/** Runs `work` as one CLI run writing to `streams`; `work` gets the run, to read its exit code. */
+export function withCliRun<T>(streams: CliStreams, work: (run: CliRun) => Promise<T>): Promise<T> {
+  const run: CliRun = { streams, exitCode: 0 };
+  return runs.run(run, () => work(run));
+}
+
+/** The run the caller belongs to. */
+export function currentRun(): CliRun {
+  return runs.getStore() ?? outsideRuns;
+}
+
 /** Prints to stdout; commands print only what an operator needs to copy. */
 export function print(lines: string | string[]): void {
-  process.stdout.write(`${([] as string[]).concat(lines).join('\n')}\n`);
+  currentRun().streams.out(`${([] as string[]).concat(lines).join('\n')}\n`);
+}
+
+/** A failure that is not the service's refusal: `Error: <message>` on stderr and exit code 1. */
+export function fail(message: string): void {
+  const run = currentRun();
+  run.streams.err(`Error: ${message}\n`);
+  run.exitCode = 1;
+}
+
+/** A note on stderr (it does not change the exit code). */
+export function note(text: string): void {
+  currentRun().streams.err(`${text}\n`);
 }
 
 /**
@@ -62,8 +119,9 @@ export async function runCommand(work: () => Promise<void>): Promise<void> {
     await work();
   } catch (error) {
     if (error instanceof ApiError) {
-      process.stderr.write(`Error (${error.code}): ${error.message}\n`);
-      process.exitCode = 1;
+      const run = currentRun();
+      run.streams.err(`Error (${error.code}): ${error.message}\n`);
+      run.exitCode = 1;
       return;
     }
     throw error;

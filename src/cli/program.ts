@@ -1,5 +1,6 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { CommandRunner, InjectCommander } from 'nest-commander';
+import { currentRun } from './output.js';
 
 /** How an operator runs the CLI, as its help and usage lines name it (`npm run cli -- workspace list`). */
 export const PROGRAM_NAME = 'npm run cli --';
@@ -17,6 +18,9 @@ function usagePath(command: CommanderCommand): string {
  * program's name (commander would take the script's file name, `cli`, which no one can type), a
  * hint after each usage error, and no stray arguments: commander ignores extra operands unless
  * told otherwise, so `apikey show a b` or `workspace list x` would run as if they were not there.
+ * And every command writes to the run's streams and, where commander would call process.exit
+ * (help, usage errors), throws its CommanderError instead, which `runCli` turns into the run's
+ * exit code: the run ends as any other, its app closed.
  */
 @Injectable()
 export class CliProgram implements OnApplicationBootstrap {
@@ -24,7 +28,10 @@ export class CliProgram implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     this.program.name(PROGRAM_NAME);
+    const output = { writeOut: (text: string) => currentRun().streams.out(text), writeErr: (text: string) => currentRun().streams.err(text) };
     const settle = (command: CommanderCommand) => {
+      command.configureOutput(output);
+      command.exitOverride();
       command.showHelpAfterError(`(${usagePath(command)} --help shows the usage)`);
       // Groups get their operands themselves (CommandGroup names an unknown subcommand).
       if (!command.commands.length) command.allowExcessArguments(false);
@@ -46,4 +53,14 @@ export abstract class CommandGroup extends CommandRunner {
     const known = this.command.commands.map((command) => command.name());
     this.command.error(`error: unknown command '${args[0]}' for '${usagePath(this.command)}' (commands: ${known.join(', ')})`);
   }
+}
+
+/**
+ * Whether an error is commander's own exit (help shown, a usage error: the message is already
+ * out), carrying the exit code. Told by its code, as commander's CommanderError has one:
+ * nest-commander does not re-export the class.
+ */
+export function commanderExit(error: unknown): { exitCode: number } | undefined {
+  const { code, exitCode } = (error ?? {}) as { code?: unknown; exitCode?: unknown };
+  return typeof code === 'string' && code.startsWith('commander.') && typeof exitCode === 'number' ? { exitCode } : undefined;
 }
