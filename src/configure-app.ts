@@ -8,6 +8,7 @@ import { CONSOLE_CSRF_HEADER, CONSOLE_SESSION_COOKIE } from './common/guards/cre
 import { Metrics } from './common/metrics.js';
 import { declareIdempotencyKey } from './common/idempotency.js';
 import { referencedModels } from './common/openapi-responses.js';
+import { operationIdOf, withRequestExamples } from './common/openapi-examples.js';
 
 /**
  * Everything `main.ts` and the e2e tests must share, applied to an app created with
@@ -53,9 +54,9 @@ export function openApiDocument(app: INestApplication, config: AppConfig): OpenA
       // No requirement means "no credentials" (public operations, health, metrics), said explicitly.
       operation.security ??= [];
       // One id per path, an alias's too (`v1_organizations_add`), as generated clients name methods.
-      operation.operationId = path === '/health' ? 'health' : path.replace(/^\//, '').replace(/\//g, '_');
+      operation.operationId = operationIdOf(path);
     }
   }
   declareIdempotencyKey(document, config.idempotencyRetentionHours);
-  return document;
+  return withRequestExamples(document);
 }

@@ -19,6 +19,9 @@ export class AccessController {
   constructor(private readonly access: AccessService) {}
 
   @Operation('/v2/auth/permissions/get', {
+    summary: "Resolves users' access to an organization and its folders and documents.",
+    example: { organizationId: 'org-acme', userIds: ['user-alice', 'user-carol'], documentIds: ['doc-roadmap'] },
+
     auth: 'apiKey',
     message: 'User permissions retrieved successfully.',
     response: PermissionsResult,
@@ -30,6 +33,9 @@ export class AccessController {
 
   /** Behind the console's permission checker: may this user see this document, and through which grant? */
   @Operation('/v2/auth/permissions/explain', {
+    summary: 'Explains whether a user may see a document or folder, and through which grant.',
+    example: { organizationId: 'org-acme', userId: 'user-carol', documentId: 'doc-roadmap' },
+
     auth: 'apiKey',
     message: 'Permission explained successfully.',
     response: PermissionExplainedResult,
@@ -39,12 +45,28 @@ export class AccessController {
     return this.access.explain(caller, data);
   }
 
-  @Operation('/v2/auth/permissions/add', { auth: 'apiKey', message: 'Permissions added successfully.', response: NullDataResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/auth/permissions/add', {
+    summary: 'Grants a user access to organizations, folders or documents, optionally until a time.',
+    example: {
+      user: { userId: 'user-carol' },
+      permissions: { resources: [{ type: 'document', id: 'doc-roadmap', organizationId: 'org-acme', accessRole: 'editor', expiresAt: 1924992000 }] },
+    },
+    auth: 'apiKey',
+    message: 'Permissions added successfully.',
+    response: NullDataResult,
+    errors: ['NOT_FOUND'],
+  })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddPermissionsRequest): Promise<null> {
     return this.access.add(caller, data);
   }
 
-  @Operation('/v2/auth/permissions/remove', { auth: 'apiKey', message: 'Permissions removed successfully.', response: NullDataResult })
+  @Operation('/v2/auth/permissions/remove', {
+    summary: "Takes back a user's permissions on organizations, folders or documents.",
+    example: { userId: 'user-carol', permissions: { resources: [{ type: 'document', id: 'doc-roadmap', organizationId: 'org-acme' }] } },
+    auth: 'apiKey',
+    message: 'Permissions removed successfully.',
+    response: NullDataResult,
+  })
   remove(@ApiKeyPrincipal() caller: Caller, @RequestData() data: RemovePermissionsRequest): Promise<null> {
     return this.access.remove(caller, data);
   }

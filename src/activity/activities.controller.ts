@@ -17,22 +17,73 @@ import { ItemResultsResult } from '../common/openapi-responses.js';
 export class ActivitiesController {
   constructor(private readonly activities: ActivitiesService) {}
 
-  @Operation('/v2/activities/add', { auth: 'apiKey', message: 'Activity(s) added successfully.', response: ItemResultsResult })
+  @Operation('/v2/activities/add', {
+    summary: "Adds records to a document's activity log.",
+    example: {
+      organizationId: 'org-acme',
+      documentId: 'doc-roadmap',
+      activities: [
+        {
+          id: 'act-launch-approved',
+          featureType: 'custom',
+          actionType: 'launch.approved',
+          actionUser: { userId: 'user-alice', name: 'Alice Martin', email: 'alice@acme.example' },
+          targetEntityId: 'ann-launch-date',
+          displayMessageTemplate: '{{actionUser.name}} approved the September launch',
+          entityData: { decision: 'approved', reasoning: 'A September launch works once QA signs off.', contentType: 'launch-date' },
+          metadata: { source: 'review-bot' },
+        },
+        {
+          id: 'act-launch-endorsed',
+          featureType: 'custom',
+          actionType: 'launch.endorsed',
+          actionUser: { userId: 'user-bob', name: 'Bob Chen' },
+          targetEntityId: 'ann-launch-date',
+          entityData: { decision: 'endorse', reasoning: 'A September launch keeps the marketing window.', contentType: 'launch-date' },
+        },
+        { id: 'act-roadmap-typo', featureType: 'custom', actionType: 'roadmap.edited', actionUser: { userId: 'user-bob' }, targetEntityId: 'doc-roadmap' },
+      ],
+    },
+    auth: 'apiKey',
+    message: 'Activity(s) added successfully.',
+    response: ItemResultsResult,
+  })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddActivitiesRequest): Promise<ItemResults> {
     return this.activities.add(caller, data);
   }
 
-  @Operation('/v2/activities/get', { auth: 'apiKey', message: 'Activity(s) retrieved successfully.', response: ActivitiesResult })
+  @Operation('/v2/activities/get', {
+    summary: "Reads an organization's activity records, filtered, a page at a time (newest first).",
+    example: { organizationId: 'org-acme', documentId: 'doc-roadmap', featureTypes: ['custom'] },
+    auth: 'apiKey',
+    message: 'Activity(s) retrieved successfully.',
+    response: ActivitiesResult,
+  })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetActivitiesRequest): Promise<ResultFields> {
     return this.activities.get(caller, data).then((page) => withResultFields(page.activities, { pageToken: page.pageToken }));
   }
 
-  @Operation('/v2/activities/update', { auth: 'apiKey', message: 'Activity(s) updated successfully.', response: ItemResultsResult })
+  @Operation('/v2/activities/update', {
+    summary: 'Changes the updatable fields of activity records.',
+    example: {
+      organizationId: 'org-acme',
+      activities: [{ id: 'act-launch-approved', displayMessageTemplate: '{{actionUser.name}} approved the September launch date' }],
+    },
+    auth: 'apiKey',
+    message: 'Activity(s) updated successfully.',
+    response: ItemResultsResult,
+  })
   update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateActivitiesRequest): Promise<ItemResults> {
     return this.activities.update(caller, data);
   }
 
-  @Operation('/v2/activities/delete', { auth: 'apiKey', message: 'Activity(s) deleted successfully.', response: ItemResultsResult })
+  @Operation('/v2/activities/delete', {
+    summary: 'Deletes activity records by id, or every record of a document or entity.',
+    example: { organizationId: 'org-acme', activityIds: ['act-roadmap-typo'] },
+    auth: 'apiKey',
+    message: 'Activity(s) deleted successfully.',
+    response: ItemResultsResult,
+  })
   delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteActivitiesRequest): Promise<ItemResults> {
     return this.activities.delete(caller, data);
   }

@@ -21,6 +21,9 @@ export class AttachmentsController {
   ) {}
 
   @Operation('/v2/commentannotations/comments/attachments/add', {
+    summary: 'Uploads a file (multipart) and attaches it to a comment.',
+    listedAfter: '/v2/commentannotations/comments/add',
+
     auth: 'apiKey',
     message: ADDED,
     response: AttachmentAddedResult,
@@ -32,10 +35,11 @@ export class AttachmentsController {
       type: 'object',
       required: ['organizationId', 'documentId', 'annotationId', 'commentId', 'file'],
       properties: {
-        organizationId: { type: 'string' },
-        documentId: { type: 'string' },
-        annotationId: { type: 'string' },
-        commentId: { type: 'integer' },
+        // Examples: the first comment of the thread `commentannotations/add` starts in its example.
+        organizationId: { type: 'string', example: 'org-acme' },
+        documentId: { type: 'string', example: 'doc-roadmap' },
+        annotationId: { type: 'string', example: 'ann-launch-date' },
+        commentId: { type: 'integer', example: 1 },
         file: { type: 'string', format: 'binary', description: 'At most ATTACHMENT_MAX_BYTES, of a type ATTACHMENT_TYPES accepts.' },
       },
     },
@@ -45,6 +49,11 @@ export class AttachmentsController {
   }
 
   @Operation('/v2/commentannotations/comments/attachments/get', {
+    summary: 'Answers fresh download links of attachments by id.',
+    example: { attachmentIds: [202339246311381] },
+    exampleFrom: { '/attachmentIds/0': { operation: '/v2/commentannotations/comments/attachments/add', answer: '/result/data/attachmentId' } },
+    listedAfter: '/v2/commentannotations/comments/attachments/add',
+
     auth: 'apiKey',
     message: 'Attachments retrieved successfully.',
     response: AttachmentLinksResult,
@@ -54,6 +63,17 @@ export class AttachmentsController {
   }
 
   @Operation('/v2/commentannotations/comments/attachments/presign', {
+    example: {
+      organizationId: 'org-acme',
+      documentId: 'doc-roadmap',
+      annotationId: 'ann-launch-date',
+      commentId: 1,
+      name: 'launch-plan.pdf',
+      mimeType: 'application/pdf',
+      size: 482133,
+    },
+    listedAfter: '/v2/commentannotations/comments/attachments/get',
+
     auth: 'apiKey',
     message: 'Upload URL created successfully.',
     response: UploadUrlResult,

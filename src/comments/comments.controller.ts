@@ -44,6 +44,36 @@ export class CommentsController {
   ) {}
 
   @Operation('/v2/commentannotations/add', {
+    summary: 'Adds comment threads to a document, each with its first comments.',
+    example: {
+      organizationId: 'org-acme',
+      documentId: 'doc-roadmap',
+      commentAnnotations: [
+        {
+          annotationId: 'ann-launch-date',
+          location: { id: 'section-q3', locationName: 'Q3 milestones' },
+          priority: { id: 'P1', name: 'High' },
+          commentData: [
+            {
+              commentId: 1,
+              commentText: '@Bob Chen can we move the launch to September?',
+              commentHtml: '<p>{{user-bob}} can we move the launch to September?</p>',
+              from: { userId: 'user-alice', name: 'Alice Martin', email: 'alice@acme.example' },
+              taggedUserContacts: [{ userId: 'user-bob', contact: { userId: 'user-bob', name: 'Bob Chen', email: 'bob@acme.example' }, text: '@Bob Chen' }],
+            },
+          ],
+        },
+        { annotationId: 'ann-typo', commentData: [{ commentText: 'Typo in the title.', from: { userId: 'user-carol', name: 'Carol Diaz' } }] },
+      ],
+    },
+    aliasExamples: {
+      '/v1/commentannotations/add': {
+        organizationId: 'org-acme',
+        documentId: 'doc-roadmap',
+        commentAnnotations: [{ annotationId: 'ann-legacy-note', commentData: [{ commentText: 'Imported from the old tool.', from: { userId: 'user-bob' } }] }],
+      },
+    },
+
     aliases: ['/v1/commentannotations/add'],
     auth: 'apiKey',
     message: 'Comment Annotation(s) added successfully.',
@@ -54,17 +84,38 @@ export class CommentsController {
     return this.annotations.add(caller, data);
   }
 
-  @Operation('/v1/commentannotations/get', { auth: 'apiKey', message: 'Annotations fetched successfully.', response: AnnotationsResult })
+  @Operation('/v1/commentannotations/get', {
+    summary: "Reads a document's comment threads with all their comments, all at once (v1).",
+    example: { organizationId: 'org-acme', documentId: 'doc-roadmap', annotationIds: ['ann-launch-date'] },
+    auth: 'apiKey',
+    message: 'Annotations fetched successfully.',
+    response: AnnotationsResult,
+  })
   getV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetAnnotationsV1Request): Promise<unknown[]> {
     return this.annotations.getEveryPage(caller, data);
   }
 
-  @Operation('/v2/commentannotations/get', { auth: 'apiKey', message: 'Annotation(s) fetched successfully.', response: AnnotationsResult })
+  @Operation('/v2/commentannotations/get', {
+    summary: 'Reads comment threads with their comments, filtered, a page at a time.',
+    example: { organizationId: 'org-acme', documentId: 'doc-roadmap', mentionedUserIds: ['user-bob'] },
+    auth: 'apiKey',
+    message: 'Annotation(s) fetched successfully.',
+    response: AnnotationsResult,
+  })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetAnnotationsRequest): Promise<ResultFields> {
     return this.annotations.get(caller, data).then((page) => withResultFields(page.data, { nextPageToken: page.nextPageToken }));
   }
 
   @Operation('/v2/commentannotations/update', {
+    summary: 'Changes comment threads: status, priority, assignee, location, context; or replaces a user in them.',
+    example: {
+      organizationId: 'org-acme',
+      documentId: 'doc-roadmap',
+      annotationIds: ['ann-launch-date'],
+      updatedData: { status: { id: 'IN_PROGRESS', name: 'In progress', type: 'ongoing' }, assignedTo: { userId: 'user-bob', name: 'Bob Chen' } },
+      actionUser: { userId: 'user-alice' },
+    },
+
     aliases: ['/v1/commentannotations/update'],
     auth: 'apiKey',
     message: 'Annotations updated successfully.',
@@ -75,6 +126,10 @@ export class CommentsController {
   }
 
   @Operation('/v2/commentannotations/delete', {
+    summary: 'Deletes comment threads with their comments.',
+    example: { organizationId: 'org-acme', documentId: 'doc-roadmap', annotationIds: ['ann-typo'] },
+    aliasExamples: { '/v1/commentannotations/delete': { organizationId: 'org-acme', documentId: 'doc-roadmap', annotationIds: ['ann-legacy-note'] } },
+
     aliases: ['/v1/commentannotations/delete'],
     auth: 'apiKey',
     message: 'Annotations deleted successfully.',
@@ -85,6 +140,9 @@ export class CommentsController {
   }
 
   @Operation('/v2/commentannotations/count/get', {
+    summary: "Counts each document's comment threads, and those unread by a user.",
+    example: { organizationId: 'org-acme', documentIds: ['doc-roadmap'], userId: 'user-bob' },
+
     aliases: ['/v1/commentannotations/count/get'],
     auth: 'apiKey',
     message: 'Comment count retrieved successfully.',
@@ -95,6 +153,22 @@ export class CommentsController {
   }
 
   @Operation('/v2/commentannotations/comments/add', {
+    summary: 'Adds comments to a comment thread.',
+    example: {
+      organizationId: 'org-acme',
+      documentId: 'doc-roadmap',
+      annotationId: 'ann-launch-date',
+      commentData: [{ commentId: 2, commentText: 'September works if QA signs off.', from: { userId: 'user-bob', name: 'Bob Chen' } }],
+    },
+    aliasExamples: {
+      '/v1/commentannotations/comments/add': {
+        organizationId: 'org-acme',
+        documentId: 'doc-roadmap',
+        annotationId: 'ann-launch-date',
+        commentData: [{ commentId: 3, commentText: '+1', from: { userId: 'user-carol' } }],
+      },
+    },
+
     aliases: ['/v1/commentannotations/comments/add'],
     auth: 'apiKey',
     message: 'Comment(s) added successfully.',
@@ -106,6 +180,9 @@ export class CommentsController {
   }
 
   @Operation('/v1/commentannotations/comments/get', {
+    summary: "Reads a thread's comments, all at once (v1).",
+    example: { organizationId: 'org-acme', documentId: 'doc-roadmap', annotationId: 'ann-launch-date' },
+
     auth: 'apiKey',
     message: 'Comments(s) retrieved successfully.',
     response: CommentsResult,
@@ -116,6 +193,9 @@ export class CommentsController {
   }
 
   @Operation('/v2/commentannotations/comments/get', {
+    summary: "Reads a thread's comments, oldest first, a page at a time.",
+    example: { organizationId: 'org-acme', documentId: 'doc-roadmap', annotationId: 'ann-launch-date', commentIds: [1, 2] },
+
     auth: 'apiKey',
     message: 'Comments retrieved successfully.',
     response: CommentsResult,
@@ -126,6 +206,15 @@ export class CommentsController {
   }
 
   @Operation('/v2/commentannotations/comments/update', {
+    summary: 'Changes comments of a thread (text, HTML, mentions, attachments, context).',
+    example: {
+      organizationId: 'org-acme',
+      documentId: 'doc-roadmap',
+      annotationId: 'ann-launch-date',
+      commentIds: [2],
+      updatedData: { commentText: 'September works once QA signs off.' },
+    },
+
     aliases: ['/v1/commentannotations/comments/update'],
     auth: 'apiKey',
     message: 'Comment updated successfully.',
@@ -137,6 +226,12 @@ export class CommentsController {
   }
 
   @Operation('/v2/commentannotations/comments/delete', {
+    summary: 'Deletes comments of a thread.',
+    example: { organizationId: 'org-acme', documentId: 'doc-roadmap', annotationId: 'ann-launch-date', commentIds: [3] },
+    aliasExamples: {
+      '/v1/commentannotations/comments/delete': { organizationId: 'org-acme', documentId: 'doc-roadmap', annotationId: 'ann-launch-date', commentIds: [2] },
+    },
+
     aliases: ['/v1/commentannotations/comments/delete'],
     auth: 'apiKey',
     message: 'Comments(s) deleted successfully.',
@@ -148,6 +243,16 @@ export class CommentsController {
   }
 
   @Operation('/v2/commentannotations/comments/reactions/add', {
+    summary: "Adds a user's reaction (an emoji or short name) to a comment.",
+    example: {
+      organizationId: 'org-acme',
+      documentId: 'doc-roadmap',
+      annotationId: 'ann-launch-date',
+      commentId: 1,
+      icon: '👍',
+      from: { userId: 'user-bob', name: 'Bob Chen' },
+    },
+
     auth: 'apiKey',
     message: 'Reaction added successfully.',
     response: ReactionAddedResult,
@@ -158,6 +263,9 @@ export class CommentsController {
   }
 
   @Operation('/v2/commentannotations/comments/reactions/delete', {
+    summary: "Removes a user's reaction from a comment.",
+    example: { organizationId: 'org-acme', documentId: 'doc-roadmap', annotationId: 'ann-launch-date', commentId: 1, icon: '👍', userId: 'user-bob' },
+
     auth: 'apiKey',
     message: 'Reaction deleted successfully.',
     response: ReactionDeletedResult,

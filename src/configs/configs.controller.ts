@@ -42,6 +42,8 @@ export class ConfigsController {
 
   /** Upstream's apikeyconfig pair (its legacy apikeymetadata paths too). */
   @Operation('/v2/workspace/apikeyconfig/get', {
+    summary: "Reads the API key's settings: private comments, JWT requirement, default document access, AI model keys, attachment limits.",
+
     aliases: ['/v2/workspace/apikeymetadata/get'],
     auth: 'apiKey',
     message: 'API key metadata retrieved successfully.',
@@ -52,6 +54,9 @@ export class ConfigsController {
   }
 
   @Operation('/v2/workspace/apikeyconfig/update', {
+    summary: "Changes some of the API key's settings; the fields sent are merged into the stored ones.",
+    example: { enablePrivateComments: true, attachmentConfig: { maxBytes: 10485760, types: ['image/*', 'application/pdf', 'text/plain'] } },
+
     aliases: ['/v2/workspace/apikeymetadata/update'],
     auth: 'apiKey',
     message: 'API key configuration updated successfully.',
@@ -63,6 +68,8 @@ export class ConfigsController {
 
   /** Upstream's activity logs configuration pair. */
   @Operation('/v2/workspace/activityconfig/get', {
+    summary: "Reads the API key's activity log settings.",
+
     auth: 'apiKey',
     message: 'Activity logs configuration retrieved successfully.',
     response: ActivityConfigResult,
@@ -72,6 +79,9 @@ export class ConfigsController {
   }
 
   @Operation('/v2/workspace/activityconfig/update', {
+    summary: "Changes the API key's activity log settings (deep-merged).",
+    example: { activityServiceConfig: { isEnabled: true, immutable: false, triggers: { comment: { 'comment.add': true, 'comment_annotation.add': true } } } },
+
     auth: 'apiKey',
     message: 'Activity logs configuration updated successfully.',
     response: ActivityConfigResult,
@@ -80,27 +90,54 @@ export class ConfigsController {
     return this.activityConfig.update(caller, data);
   }
 
-  @Operation('/v2/workspace/emailconfig/get', { auth: 'apiKey', message: 'Email configuration retrieved successfully.', response: EmailConfigResult })
+  @Operation('/v2/workspace/emailconfig/get', {
+    summary: "Reads the API key's e-mail notification settings.",
+    auth: 'apiKey',
+    message: 'Email configuration retrieved successfully.',
+    response: EmailConfigResult,
+  })
   getEmail(@ApiKeyPrincipal() caller: Caller, @RequestData() _data: EmptyRequest) {
     return this.configs.getEmail(caller);
   }
 
-  @Operation('/v2/workspace/emailconfig/update', { auth: 'apiKey', message: 'Email configuration updated successfully.', response: EmailConfigResult })
+  @Operation('/v2/workspace/emailconfig/update', {
+    summary: 'Turns e-mail notifications on or off and changes their settings.',
+    example: { useEmailService: true, emailServiceConfig: { type: 'default', fromCompany: 'Acme', triggers: { 'comment.add': true } } },
+    auth: 'apiKey',
+    message: 'Email configuration updated successfully.',
+    response: EmailConfigResult,
+  })
   updateEmail(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateEmailConfigRequest) {
     return this.configs.updateEmail(caller, data);
   }
 
-  @Operation('/v2/workspace/webhookconfig/get', { auth: 'apiKey', message: 'Webhook configuration retrieved successfully.', response: WebhookConfigResult })
+  @Operation('/v2/workspace/webhookconfig/get', {
+    summary: "Reads the API key's basic webhook settings.",
+    auth: 'apiKey',
+    message: 'Webhook configuration retrieved successfully.',
+    response: WebhookConfigResult,
+  })
   getWebhook(@ApiKeyPrincipal() caller: Caller, @RequestData() _data: EmptyRequest) {
     return this.configs.getWebhook(caller);
   }
 
-  @Operation('/v2/workspace/webhookconfig/update', { auth: 'apiKey', message: 'Webhook configuration updated successfully.', response: WebhookConfigResult })
+  @Operation('/v2/workspace/webhookconfig/update', {
+    summary: 'Turns basic webhooks on or off and changes where and how they are sent.',
+    example: {
+      useWebhookService: true,
+      webhookServiceConfig: { rawNotificationUrl: 'https://hooks.acme.example/collab/raw', triggers: { 'comment.add': true } },
+    },
+    auth: 'apiKey',
+    message: 'Webhook configuration updated successfully.',
+    response: WebhookConfigResult,
+  })
   updateWebhook(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateWebhookConfigRequest) {
     return this.configs.updateWebhook(caller, data);
   }
 
   @Operation('/v2/workspace/notificationconfig/get', {
+    summary: "Reads the API key's in-app notification settings.",
+
     auth: 'apiKey',
     message: 'Notification configuration retrieved successfully.',
     response: NotificationConfigResult,
@@ -110,6 +147,9 @@ export class ConfigsController {
   }
 
   @Operation('/v2/workspace/notificationconfig/update', {
+    summary: 'Turns in-app notifications on or off and changes their triggers.',
+    example: { useNotificationService: true, notificationServiceConfig: { triggers: { comment: { 'comment.add': true, 'comment_annotation.add': true } } } },
+
     auth: 'apiKey',
     message: 'Notification configuration updated successfully.',
     response: NotificationConfigResult,
@@ -119,6 +159,8 @@ export class ConfigsController {
   }
 
   @Operation('/v2/workspace/advancedwebhookconfig/get', {
+    summary: "Reads the API key's advanced webhook settings.",
+
     auth: 'apiKey',
     message: 'Advanced webhook configuration retrieved successfully.',
     response: AdvancedWebhookConfigResult,
@@ -129,6 +171,9 @@ export class ConfigsController {
   }
 
   @Operation('/v2/workspace/advancedwebhookconfig/update', {
+    summary: 'Turns advanced webhooks (signed deliveries to endpoints, with retries and a message log) on or off.',
+    example: { isEnabled: true },
+
     auth: 'apiKey',
     message: 'Advanced webhook configuration updated successfully.',
     response: AdvancedWebhookConfigResult,
@@ -139,6 +184,14 @@ export class ConfigsController {
   }
 
   @Operation('/v2/workspace/advancedwebhook/endpoints/create', {
+    summary: 'Creates an advanced webhook endpoint: a URL receiving signed deliveries of the events it filters.',
+    example: {
+      url: 'https://hooks.acme.example/collab',
+      description: 'Acme production receiver',
+      filterTypes: ['comment.add', 'comment_annotation.add'],
+      uid: 'acme-production',
+    },
+
     auth: 'apiKey',
     message: 'Advanced webhook endpoint created successfully.',
     response: EndpointResult,
@@ -149,6 +202,9 @@ export class ConfigsController {
   }
 
   @Operation('/v2/workspace/advancedwebhook/endpoints/get', {
+    summary: 'Lists the advanced webhook endpoints, a page at a time, in creation order.',
+    example: { limit: 20 },
+
     auth: 'apiKey',
     message: 'Advanced webhook endpoints retrieved successfully.',
     response: EndpointsPageResult,
@@ -159,6 +215,10 @@ export class ConfigsController {
   }
 
   @Operation('/v2/workspace/advancedwebhook/endpoints/update', {
+    summary: 'Changes an advanced webhook endpoint; `null` clears an optional field.',
+    example: { endpointId: 'ep_01JDQ2Y3Z4A5B6C7D8E9F0G1H2', description: 'Acme production receiver (rate-limited)', rateLimit: 10 },
+    exampleFrom: { '/endpointId': { operation: '/v2/workspace/advancedwebhook/endpoints/create', answer: '/result/data/id' } },
+
     auth: 'apiKey',
     message: 'Advanced webhook endpoint updated successfully.',
     response: EndpointResult,
@@ -169,6 +229,10 @@ export class ConfigsController {
   }
 
   @Operation('/v2/workspace/advancedwebhook/endpoints/secret/get', {
+    summary: "Reads an advanced webhook endpoint's signing secret.",
+    example: { endpointId: 'ep_01JDQ2Y3Z4A5B6C7D8E9F0G1H2' },
+    exampleFrom: { '/endpointId': { operation: '/v2/workspace/advancedwebhook/endpoints/create', answer: '/result/data/id' } },
+
     auth: 'apiKey',
     message: 'Advanced webhook endpoint secret retrieved successfully.',
     response: EndpointSecretResult,
@@ -179,6 +243,10 @@ export class ConfigsController {
   }
 
   @Operation('/v2/workspace/advancedwebhook/endpoints/secret/rotate', {
+    summary: 'Gives an advanced webhook endpoint a new signing secret; the old one keeps signing beside it for `overlapSeconds`.',
+    example: { endpointId: 'ep_01JDQ2Y3Z4A5B6C7D8E9F0G1H2', overlapSeconds: 3600 },
+    exampleFrom: { '/endpointId': { operation: '/v2/workspace/advancedwebhook/endpoints/create', answer: '/result/data/id' } },
+
     auth: 'apiKey',
     message: 'Advanced webhook endpoint secret rotated successfully.',
     response: RotatedSecretResult,
@@ -189,6 +257,11 @@ export class ConfigsController {
   }
 
   @Operation('/v2/workspace/advancedwebhook/endpoints/delete', {
+    summary: 'Deletes an advanced webhook endpoint; its pending deliveries are cancelled.',
+    example: { endpointId: 'ep_01JDQ2Y3Z4A5B6C7D8E9F0G1H2' },
+    exampleFrom: { '/endpointId': { operation: '/v2/workspace/advancedwebhook/endpoints/create', answer: '/result/data/id' } },
+    listedAfter: '/v2/workspace/advancedwebhook/health/get',
+
     auth: 'apiKey',
     message: 'Advanced webhook endpoint deleted successfully.',
     response: EndpointDeletedResult,

@@ -16,32 +16,93 @@ import { StatusOnlyResult } from '../common/openapi-responses.js';
 export class CrdtController {
   constructor(private readonly crdt: CrdtService) {}
 
-  @Operation('/v2/crdt/add', { auth: 'apiKey', message: 'CRDT data added successfully.', response: StatusOnlyResult, errors: ['ALREADY_EXISTS'] })
+  @Operation('/v2/crdt/add', {
+    summary: "Creates an editor's shared-editing (Yjs) content from plain data.",
+    example: {
+      organizationId: 'org-acme',
+      documentId: 'doc-roadmap',
+      editorId: 'roadmap-body',
+      type: 'text',
+      data: 'Q1: discovery. Q2: beta.',
+      userId: 'user-alice',
+    },
+    auth: 'apiKey',
+    message: 'CRDT data added successfully.',
+    response: StatusOnlyResult,
+    errors: ['ALREADY_EXISTS'],
+  })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): Promise<ResultFields> {
     return this.crdt.add(caller, data).then(noData);
   }
 
-  @Operation('/v2/crdt/get', { auth: 'apiKey', message: 'CRDT data retrieved successfully.', response: CrdtRecordsResult })
+  @Operation('/v2/crdt/get', {
+    summary: "Reads the content of a document's editors as plain data, a page at a time.",
+    example: { organizationId: 'org-acme', documentId: 'doc-roadmap', editorId: 'roadmap-body' },
+    auth: 'apiKey',
+    message: 'CRDT data retrieved successfully.',
+    response: CrdtRecordsResult,
+  })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCrdtRequest): Promise<ResultFields> {
     return this.crdt.get(caller, data).then((page) => withResultFields(page.records, { pageToken: page.pageToken }));
   }
 
-  @Operation('/v2/crdt/update', { auth: 'apiKey', message: 'CRDT data updated successfully.', response: StatusOnlyResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/crdt/update', {
+    summary: "Replaces an editor's content, merged into the shared document as a diff.",
+    example: {
+      organizationId: 'org-acme',
+      documentId: 'doc-roadmap',
+      editorId: 'roadmap-body',
+      type: 'text',
+      data: 'Q1: discovery. Q2: beta. Q3: launch.',
+      userId: 'user-bob',
+    },
+    auth: 'apiKey',
+    message: 'CRDT data updated successfully.',
+    response: StatusOnlyResult,
+    errors: ['NOT_FOUND'],
+  })
   update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): Promise<ResultFields> {
     return this.crdt.update(caller, data).then(noData);
   }
 
-  @Operation('/v2/crdt/delete', { auth: 'apiKey', message: 'CRDT data deleted successfully.', response: StatusOnlyResult })
+  @Operation('/v2/crdt/delete', {
+    summary: "Deletes editors' shared-editing content, or every editor of the document.",
+    example: { organizationId: 'org-acme', documentId: 'doc-roadmap', editorIds: ['roadmap-body'] },
+    listedAfter: '/v2/crdt/state/update',
+    auth: 'apiKey',
+    message: 'CRDT data deleted successfully.',
+    response: StatusOnlyResult,
+  })
   delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteCrdtRequest): Promise<ResultFields> {
     return this.crdt.delete(caller, data).then(noData);
   }
 
-  @Operation('/v2/crdt/state/get', { auth: 'apiKey', message: 'CRDT state retrieved successfully.', response: CrdtStateResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/crdt/state/get', {
+    summary: "Reads an editor's Yjs state as an update (base64), all of it or what a state vector lacks.",
+    example: { organizationId: 'org-acme', documentId: 'doc-roadmap', editorId: 'roadmap-body' },
+    auth: 'apiKey',
+    message: 'CRDT state retrieved successfully.',
+    response: CrdtStateResult,
+    errors: ['NOT_FOUND'],
+  })
   getState(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCrdtStateRequest): Promise<{ update: string; stateVector: string }> {
     return this.crdt.getState(caller, data);
   }
 
-  @Operation('/v2/crdt/state/update', { auth: 'apiKey', message: 'CRDT state updated successfully.', response: StatusOnlyResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/crdt/state/update', {
+    summary: 'Applies a Yjs update (base64) to an editor, as a live client would.',
+    example: {
+      organizationId: 'org-acme',
+      documentId: 'doc-roadmap',
+      editorId: 'roadmap-body',
+      update: 'AQGy8hkABAEHY29udGVudAdEcmFmdDogAA==',
+      userId: 'user-bob',
+    },
+    auth: 'apiKey',
+    message: 'CRDT state updated successfully.',
+    response: StatusOnlyResult,
+    errors: ['NOT_FOUND'],
+  })
   updateState(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateCrdtStateRequest): Promise<ResultFields> {
     return this.crdt.updateState(caller, data).then(noData);
   }

@@ -34,6 +34,21 @@ export class DocumentsController {
   ) {}
 
   @Operation('/v2/organizations/documents/add', {
+    summary: 'Adds documents to an organization, optionally in a folder; keys beyond the named fields are kept as metadata.',
+    example: {
+      organizationId: 'org-acme',
+      folderId: 'folder-planning',
+      documents: [
+        { documentId: 'doc-roadmap', documentName: 'Product roadmap', owner: 'user-alice' },
+        { documentId: 'doc-draft', documentName: 'Draft (to delete)' },
+        { documentId: 'doc-old-spec', documentName: 'Specification (old id)' },
+        { documentId: 'doc-archive', documentName: 'Archived plan' },
+      ],
+    },
+    aliasExamples: {
+      '/v1/organizations/documents/add': { organizationId: 'org-acme', documents: [{ documentId: 'doc-meeting-notes', documentName: 'Meeting notes' }] },
+    },
+
     aliases: ['/v1/organizations/documents/add'],
     auth: 'apiKey',
     message: 'Document(s) added successfully.',
@@ -45,6 +60,9 @@ export class DocumentsController {
   }
 
   @Operation('/v2/organizations/documents/get', {
+    summary: "Reads documents by id, or an organization's (or folder's) documents a page at a time.",
+    example: { organizationId: 'org-acme', documentIds: ['doc-roadmap', 'doc-archive'] },
+
     aliases: ['/v1/organizations/documents/get'],
     auth: 'apiKey',
     message: 'Document(s) retrieved successfully.',
@@ -55,6 +73,9 @@ export class DocumentsController {
   }
 
   @Operation('/v2/organizations/documents/update', {
+    summary: 'Changes existing documents (name, access type, disabled, metadata); an unknown id fails on its own.',
+    example: { organizationId: 'org-acme', documents: [{ documentId: 'doc-roadmap', documentName: 'Product roadmap 2027', owner: 'user-alice' }] },
+
     aliases: ['/v1/organizations/documents/update'],
     auth: 'apiKey',
     message: 'Document(s) updated successfully.',
@@ -65,6 +86,10 @@ export class DocumentsController {
   }
 
   @Operation('/v2/organizations/documents/delete', {
+    summary: 'Deletes documents, and the access grants on them.',
+    example: { organizationId: 'org-acme', documentIds: ['doc-draft'] },
+    aliasExamples: { '/v1/organizations/documents/delete': { organizationId: 'org-acme', documentIds: ['doc-meeting-notes'] } },
+
     aliases: ['/v1/organizations/documents/delete'],
     auth: 'apiKey',
     message: 'Document(s) deleted successfully.',
@@ -75,6 +100,9 @@ export class DocumentsController {
   }
 
   @Operation('/v2/organizations/documents/move', {
+    summary: 'Moves documents into a folder, or to top level with `root`.',
+    example: { organizationId: 'org-acme', documentIds: ['doc-roadmap'], folderId: 'folder-q3' },
+
     aliases: ['/v1/organizations/documents/move'],
     auth: 'apiKey',
     message: 'Documents moved successfully.',
@@ -86,6 +114,9 @@ export class DocumentsController {
   }
 
   @Operation('/v2/organizations/documents/access/update', {
+    summary: "Sets documents' access type: public, organization members only, or only users given access.",
+    example: { organizationId: 'org-acme', documentIds: ['doc-roadmap'], accessType: 'organizationPrivate' },
+
     aliases: ['/v1/organizations/documents/access/update'],
     auth: 'apiKey',
     message: 'Updated access for documents successfully.',
@@ -102,6 +133,9 @@ export class DocumentsController {
   }
 
   @Operation('/v2/organizations/documents/access/disablestate/update', {
+    summary: 'Disables documents (access to them is denied) or enables them again.',
+    example: { organizationId: 'org-acme', documentIds: ['doc-archive'], disabled: true },
+
     aliases: ['/v1/organizations/documents/access/disablestate/update'],
     auth: 'apiKey',
     message: 'Updated disable state for documents successfully.',
@@ -112,6 +146,9 @@ export class DocumentsController {
   }
 
   @Operation('/v2/organizations/documents/migrate', {
+    summary: 'Gives a document a new id, moving everything attached to it.',
+    example: { organizationId: 'org-acme', documentId: 'doc-old-spec', newDocumentId: 'doc-spec' },
+
     auth: 'apiKey',
     message: 'Document migration started successfully.',
     response: MigrationStartedResult,
@@ -122,6 +159,10 @@ export class DocumentsController {
   }
 
   @Operation('/v2/organizations/documents/migrate/status', {
+    summary: 'Reads the status of a document migration.',
+    example: { organizationId: 'org-acme', migrationId: 'mig_01JDQ4B5C6D7E8F9G0H1J2K3L4' },
+    exampleFrom: { '/migrationId': { operation: '/v2/organizations/documents/migrate', answer: '/result/data/migrationId' } },
+
     auth: 'apiKey',
     message: 'Migration status retrieved successfully.',
     response: MigrationStatusResult,

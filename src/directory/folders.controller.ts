@@ -17,6 +17,17 @@ export class FoldersController {
   constructor(private readonly folders: FoldersService) {}
 
   @Operation('/v2/organizations/folders/add', {
+    summary: 'Adds folders to an organization, at top level or under a parent folder.',
+    example: {
+      organizationId: 'org-acme',
+      folders: [
+        { folderId: 'folder-planning', folderName: 'Planning' },
+        { folderId: 'folder-q3', folderName: 'Q3', parentFolderId: 'folder-planning' },
+        { folderId: 'folder-scratch', folderName: 'Scratch' },
+      ],
+    },
+    aliasExamples: { '/v1/organizations/folders/add': { organizationId: 'org-acme', folders: [{ folderId: 'folder-archive', folderName: 'Archive' }] } },
+
     aliases: ['/v1/organizations/folders/add'],
     auth: 'apiKey',
     message: 'Folder created successfully.',
@@ -28,6 +39,9 @@ export class FoldersController {
   }
 
   @Operation('/v2/organizations/folders/get', {
+    summary: "Reads an organization's folders, or one folder with its subfolders.",
+    example: { organizationId: 'org-acme', folderId: 'folder-planning', maxDepth: 2 },
+
     aliases: ['/v1/organizations/folders/get'],
     auth: 'apiKey',
     message: 'Folders retrieved successfully.',
@@ -39,6 +53,9 @@ export class FoldersController {
   }
 
   @Operation('/v2/organizations/folders/update', {
+    summary: 'Renames folders or moves them (with their subtree) under another parent.',
+    example: { organizationId: 'org-acme', folders: [{ folderId: 'folder-q3', folderName: 'Q3 2026' }] },
+
     aliases: ['/v1/organizations/folders/update'],
     auth: 'apiKey',
     message: 'Folder Updated successfully.',
@@ -49,12 +66,22 @@ export class FoldersController {
     return this.folders.update(caller, data);
   }
 
-  @Operation('/v2/organizations/folders/delete', { auth: 'apiKey', message: 'Folder deleted successfully.', response: NullDataResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/organizations/folders/delete', {
+    summary: 'Deletes a folder with its subfolders and the documents in them.',
+    example: { organizationId: 'org-acme', folderId: 'folder-scratch' },
+    auth: 'apiKey',
+    message: 'Folder deleted successfully.',
+    response: NullDataResult,
+    errors: ['NOT_FOUND'],
+  })
   delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteFolderRequest): Promise<null> {
     return this.folders.delete(caller, data.organizationId, data.folderId);
   }
 
   @Operation('/v2/organizations/folders/access/update', {
+    summary: "Sets folders' access type, or makes them inherit their parent's again.",
+    example: { organizationId: 'org-acme', folderIds: ['folder-planning'], accessType: 'organizationPrivate' },
+
     aliases: ['/v1/organizations/folders/access/update'],
     auth: 'apiKey',
     message: 'Updated access for folders successfully.',

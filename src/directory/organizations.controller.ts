@@ -18,6 +18,16 @@ export class OrganizationsController {
   constructor(private readonly organizations: OrganizationsService) {}
 
   @Operation('/v2/organizations/add', {
+    summary: 'Adds organizations, or updates the ones that exist; keys beyond the named fields are kept as metadata.',
+    example: {
+      organizations: [
+        { organizationId: 'org-acme', organizationName: 'Acme Corp', plan: 'enterprise' },
+        { organizationId: 'org-acme-sandbox', organizationName: 'Acme Sandbox' },
+        { organizationId: 'org-acme-partners', organizationName: 'Acme Partners' },
+      ],
+    },
+    aliasExamples: { '/v1/organizations/add': { organizations: [{ organizationId: 'org-acme-legacy', organizationName: 'Acme (legacy)' }] } },
+
     aliases: ['/v1/organizations/add'],
     auth: 'apiKey',
     message: 'Organization(s) added successfully.',
@@ -28,6 +38,9 @@ export class OrganizationsController {
   }
 
   @Operation('/v2/organizations/get', {
+    summary: 'Reads organizations by id, or all of them a page at a time.',
+    example: { organizationIds: ['org-acme', 'org-acme-partners'] },
+
     aliases: ['/v1/organizations/get'],
     auth: 'apiKey',
     message: 'Organization(s) retrieved successfully.',
@@ -38,6 +51,9 @@ export class OrganizationsController {
   }
 
   @Operation('/v2/organizations/update', {
+    summary: 'Changes existing organizations (name, disabled, metadata); an unknown id fails on its own.',
+    example: { organizations: [{ organizationId: 'org-acme', organizationName: 'Acme Corporation', plan: 'enterprise' }] },
+
     aliases: ['/v1/organizations/update'],
     auth: 'apiKey',
     message: 'Organization(s) updated successfully.',
@@ -48,6 +64,10 @@ export class OrganizationsController {
   }
 
   @Operation('/v2/organizations/delete', {
+    summary: 'Deletes organizations with everything in them.',
+    example: { organizationIds: ['org-acme-sandbox'] },
+    aliasExamples: { '/v1/organizations/delete': { organizationIds: ['org-acme-legacy'] } },
+
     aliases: ['/v1/organizations/delete'],
     auth: 'apiKey',
     message: 'Organization(s) deleted successfully.',
@@ -58,6 +78,9 @@ export class OrganizationsController {
   }
 
   @Operation('/v2/organizations/access/disablestate/update', {
+    summary: 'Disables organizations (access to them is denied) or enables them again.',
+    example: { organizationIds: ['org-acme-partners'], disabled: true },
+
     aliases: ['/v1/organizations/access/disablestate/update'],
     auth: 'apiKey',
     message: 'Updated disable state for Organization(s) successfully.',

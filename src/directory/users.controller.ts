@@ -27,37 +27,92 @@ export class UsersController {
     private readonly groups: UserGroupsService,
   ) {}
 
-  @Operation('/v1/users/add', { auth: 'apiKey', message: USERS_PROCESSED, response: ItemResultsResult, errors: ['NOT_FOUND'] })
+  @Operation('/v1/users/add', {
+    summary: 'Adds users to an organization, folder or document, or updates the ones there (v1: no access roles).',
+    example: { organizationId: 'org-acme', users: [{ userId: 'user-erin', name: 'Erin Walsh', email: 'erin@acme.example' }] },
+    auth: 'apiKey',
+    message: USERS_PROCESSED,
+    response: ItemResultsResult,
+    errors: ['NOT_FOUND'],
+  })
   addV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddUsersV1Request): Promise<ItemResults> {
     return this.users.add(caller, data);
   }
 
-  @Operation('/v2/users/add', { auth: 'apiKey', message: USERS_PROCESSED, response: ItemResultsResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/users/add', {
+    summary: 'Adds users to an organization, folder or document with their access role, or updates the ones there.',
+    example: {
+      organizationId: 'org-acme',
+      users: [
+        { userId: 'user-alice', name: 'Alice Martin', email: 'alice@acme.example', accessRole: 'editor', team: 'product' },
+        { userId: 'user-bob', name: 'Bob Chen', email: 'bob@acme.example', accessRole: 'editor' },
+        { userId: 'user-carol', name: 'Carol Diaz', email: 'carol@acme.example', accessRole: 'viewer' },
+        { userId: 'user-dan', name: 'Dan Brooks', email: 'dan@acme.example' },
+      ],
+    },
+    auth: 'apiKey',
+    message: USERS_PROCESSED,
+    response: ItemResultsResult,
+    errors: ['NOT_FOUND'],
+  })
   addV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddUsersV2Request): Promise<ItemResults> {
     return this.users.add(caller, data);
   }
 
-  @Operation('/v1/users/get', { auth: 'apiKey', message: USERS_RETRIEVED, response: UsersResult })
+  @Operation('/v1/users/get', {
+    summary: 'Reads the users of an organization or document, all at once (v1).',
+    example: { organizationId: 'org-acme', userIds: ['user-alice', 'user-bob'] },
+    auth: 'apiKey',
+    message: USERS_RETRIEVED,
+    response: UsersResult,
+  })
   getV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUsersV1Request): Promise<UserRecord[]> {
     return this.users.getEveryPage(caller, data);
   }
 
-  @Operation('/v2/users/get', { auth: 'apiKey', message: USERS_RETRIEVED, response: UsersResult })
+  @Operation('/v2/users/get', {
+    summary: 'Reads the users of an organization, folder or document, a page at a time.',
+    example: { organizationId: 'org-acme', userIds: ['user-alice', 'user-bob', 'user-carol'] },
+    auth: 'apiKey',
+    message: USERS_RETRIEVED,
+    response: UsersResult,
+  })
   getV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUsersV2Request): Promise<ResultFields> {
     return this.users.get(caller, data).then((page) => withResultFields(page.users, { nextPageToken: page.nextPageToken }));
   }
 
-  @Operation('/v2/users/update', { aliases: ['/v1/users/update'], auth: 'apiKey', message: USERS_PROCESSED, response: ItemResultsResult })
+  @Operation('/v2/users/update', {
+    summary: 'Changes users already in the scope (name, e-mail, access role, metadata).',
+    example: { organizationId: 'org-acme', users: [{ userId: 'user-carol', accessRole: 'editor', team: 'design' }] },
+    aliases: ['/v1/users/update'],
+    auth: 'apiKey',
+    message: USERS_PROCESSED,
+    response: ItemResultsResult,
+  })
   update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateUsersRequest): Promise<ItemResults> {
     return this.users.update(caller, data);
   }
 
-  @Operation('/v2/users/delete', { aliases: ['/v1/users/delete'], auth: 'apiKey', message: 'User(s) deleted successfully.', response: ItemResultsResult })
+  @Operation('/v2/users/delete', {
+    summary: 'Removes users from an organization, folder or document.',
+    example: { organizationId: 'org-acme', userIds: ['user-dan'] },
+    aliasExamples: { '/v1/users/delete': { organizationId: 'org-acme', userIds: ['user-erin'] } },
+    aliases: ['/v1/users/delete'],
+    auth: 'apiKey',
+    message: 'User(s) deleted successfully.',
+    response: ItemResultsResult,
+  })
   delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteUsersRequest): Promise<ItemResults> {
     return this.users.delete(caller, data);
   }
 
   @Operation('/v2/organizations/usergroups/add', {
+    summary: 'Adds user groups to an organization.',
+    example: { organizationId: 'org-acme', organizationUserGroups: [{ groupId: 'group-design', groupName: 'Design' }] },
+    aliasExamples: {
+      '/v1/organizations/usergroups/add': { organizationId: 'org-acme', organizationUserGroups: [{ groupId: 'group-engineering', groupName: 'Engineering' }] },
+    },
+
     aliases: ['/v1/organizations/usergroups/add'],
     auth: 'apiKey',
     message: 'Organization User Groups added successfully.',
@@ -67,17 +122,35 @@ export class UsersController {
     return this.groups.addGroups(caller, data);
   }
 
-  @Operation('/v1/organizations/usergroups/users/add', { auth: 'apiKey', message: GROUP_USERS_ADDED, response: GroupMemberOutcomesResult })
+  @Operation('/v1/organizations/usergroups/users/add', {
+    summary: 'Adds organization users to a user group (v1).',
+    example: { organizationId: 'org-acme', organizationUserGroupId: 'group-engineering', userIds: ['user-bob'] },
+    auth: 'apiKey',
+    message: GROUP_USERS_ADDED,
+    response: GroupMemberOutcomesResult,
+  })
   addGroupUsersV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddGroupUsersRequest): Promise<Record<string, GroupMemberResult>> {
     return this.groups.addUsers(caller, data);
   }
 
-  @Operation('/v2/organizations/usergroups/users/add', { auth: 'apiKey', message: GROUP_USERS_ADDED, response: GroupMemberOutcomesResult })
+  @Operation('/v2/organizations/usergroups/users/add', {
+    summary: 'Adds organization users to a user group.',
+    example: { organizationId: 'org-acme', organizationUserGroupId: 'group-design', userIds: ['user-alice', 'user-carol'] },
+    auth: 'apiKey',
+    message: GROUP_USERS_ADDED,
+    response: GroupMemberOutcomesResult,
+  })
   addGroupUsersV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddGroupUsersRequest): Promise<Record<string, GroupMemberResult>> {
     return this.groups.addUsers(caller, data);
   }
 
   @Operation('/v2/organizations/usergroups/users/delete', {
+    summary: 'Removes users from a user group, or empties it with `deleteAll`.',
+    example: { organizationId: 'org-acme', organizationUserGroupId: 'group-design', userIds: ['user-alice'] },
+    aliasExamples: {
+      '/v1/organizations/usergroups/users/delete': { organizationId: 'org-acme', organizationUserGroupId: 'group-engineering', deleteAll: true },
+    },
+
     aliases: ['/v1/organizations/usergroups/users/delete'],
     auth: 'apiKey',
     message: 'Deleted users from group successfully.',

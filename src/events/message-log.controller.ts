@@ -21,6 +21,9 @@ export class MessageLogController {
   ) {}
 
   @Operation('/v2/workspace/advancedwebhook/messages/get', {
+    summary: 'Lists advanced webhook deliveries with their attempts, newest first, a page at a time.',
+    example: { limit: 20 },
+
     auth: 'apiKey',
     message: 'Advanced webhook messages retrieved successfully.',
     response: MessagesPageResult,
@@ -31,6 +34,13 @@ export class MessageLogController {
   }
 
   @Operation('/v2/workspace/advancedwebhook/messages/retry', {
+    summary: 'Sends an advanced webhook message again, to one endpoint or to every enabled endpoint it went to.',
+    example: { messageId: 'msg_01JDQ3A4B5C6D7E8F9G0H1J2K3', endpointId: 'ep_01JDQ2Y3Z4A5B6C7D8E9F0G1H2' },
+    exampleFrom: {
+      '/messageId': { operation: '/v2/workspace/advancedwebhook/endpoints/test', answer: '/result/data/messageId' },
+      '/endpointId': { operation: '/v2/workspace/advancedwebhook/endpoints/create', answer: '/result/data/id' },
+    },
+
     auth: 'apiKey',
     message: 'Advanced webhook message retry scheduled successfully.',
     response: MessageRetryResult,
@@ -41,6 +51,10 @@ export class MessageLogController {
   }
 
   @Operation('/v2/workspace/advancedwebhook/messages/recover', {
+    summary: 'Sends again every message whose delivery to an endpoint failed within a time window.',
+    example: { endpointId: 'ep_01JDQ2Y3Z4A5B6C7D8E9F0G1H2', since: '2026-11-01T00:00:00Z' },
+    exampleFrom: { '/endpointId': { operation: '/v2/workspace/advancedwebhook/endpoints/create', answer: '/result/data/id' } },
+
     auth: 'apiKey',
     message: 'Failed advanced webhook messages scheduled again successfully.',
     response: MessagesRecoveredResult,
@@ -51,6 +65,11 @@ export class MessageLogController {
   }
 
   @Operation('/v2/workspace/advancedwebhook/endpoints/test', {
+    summary: 'Queues a test message to one endpoint, whatever its filters.',
+    example: { endpointId: 'ep_01JDQ2Y3Z4A5B6C7D8E9F0G1H2', eventType: 'webhook.test' },
+    exampleFrom: { '/endpointId': { operation: '/v2/workspace/advancedwebhook/endpoints/create', answer: '/result/data/id' } },
+    listedAfter: '/v2/workspace/advancedwebhook/endpoints/secret/rotate',
+
     auth: 'apiKey',
     message: 'Test message sent successfully.',
     response: TestMessageResult,
@@ -61,6 +80,8 @@ export class MessageLogController {
   }
 
   @Operation('/v2/workspace/advancedwebhook/health/get', {
+    summary: 'Reads the delivery backlog by channel, and which advanced webhook endpoints are failing or disabled.',
+
     auth: 'apiKey',
     message: 'Delivery health retrieved successfully.',
     response: DeliveryHealthResult,

@@ -17,22 +17,50 @@ const SET = 'User config set successfully.';
 export class NotificationsController {
   constructor(private readonly preferences: NotificationPreferencesService) {}
 
-  @Operation('/v1/notifications/config/get', { auth: 'apiKey', message: FETCHED, response: PreferencesV1Result, errors: ['FAILED_PRECONDITION'] })
+  @Operation('/v1/notifications/config/get', {
+    summary: "Reads a user's notification preferences for documents (v1: inbox and e-mail).",
+    example: { organizationId: 'org-acme', userId: 'user-alice', documentIds: ['doc-roadmap'] },
+    auth: 'apiKey',
+    message: FETCHED,
+    response: PreferencesV1Result,
+    errors: ['FAILED_PRECONDITION'],
+  })
   getV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPreferencesV1Request) {
     return this.preferences.get(caller, { ...data, withOrganization: false }).then(toV1Entries);
   }
 
-  @Operation('/v2/notifications/config/get', { auth: 'apiKey', message: FETCHED, response: PreferencesResult, errors: ['FAILED_PRECONDITION'] })
+  @Operation('/v2/notifications/config/get', {
+    summary: "Reads a user's notification preferences for documents, and the organization-level default.",
+    example: { organizationId: 'org-acme', userId: 'user-alice', documentIds: ['doc-roadmap'], getOrganizationConfig: true },
+    auth: 'apiKey',
+    message: FETCHED,
+    response: PreferencesResult,
+    errors: ['FAILED_PRECONDITION'],
+  })
   getV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPreferencesV2Request) {
     return this.preferences.get(caller, { ...data, withOrganization: data.getOrganizationConfig === true || !data.documentIds?.length });
   }
 
-  @Operation('/v1/notifications/config/set', { auth: 'apiKey', message: SET, response: PreferencesSetResult, errors: ['FAILED_PRECONDITION'] })
+  @Operation('/v1/notifications/config/set', {
+    summary: "Sets users' notification preferences for documents (v1).",
+    example: { organizationId: 'org-acme', userIds: ['user-alice'], documentIds: ['doc-roadmap'], config: { inbox: 'ALL', email: 'MINE' } },
+    auth: 'apiKey',
+    message: SET,
+    response: PreferencesSetResult,
+    errors: ['FAILED_PRECONDITION'],
+  })
   setV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: SetPreferencesV1Request) {
     return this.preferences.set(caller, data);
   }
 
-  @Operation('/v2/notifications/config/set', { auth: 'apiKey', message: SET, response: PreferencesSetResult, errors: ['FAILED_PRECONDITION'] })
+  @Operation('/v2/notifications/config/set', {
+    summary: "Sets users' notification preferences per channel, for documents or as the organization-level default.",
+    example: { organizationId: 'org-acme', userIds: ['user-bob'], config: { inbox: 'ALL', email: 'MINE', chat: 'NONE' } },
+    auth: 'apiKey',
+    message: SET,
+    response: PreferencesSetResult,
+    errors: ['FAILED_PRECONDITION'],
+  })
   setV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: SetPreferencesV2Request) {
     return this.preferences.set(caller, data);
   }

@@ -27,6 +27,31 @@ export class InboxController {
   constructor(private readonly inbox: InboxService) {}
 
   @Operation('/v2/notifications/add', {
+    summary: "Adds an in-app notification to the inboxes of a document's users.",
+    example: {
+      organizationId: 'org-acme',
+      documentId: 'doc-roadmap',
+      notificationId: 'notif-roadmap-review',
+      actionUser: { userId: 'user-alice', name: 'Alice Martin', email: 'alice@acme.example' },
+      displayHeadlineMessageTemplate: '{{actionUser}} asked you to review the roadmap',
+      displayHeadlineMessageTemplateData: { actionUser: 'Alice Martin' },
+      displayBodyMessage: 'Comments are due Friday.',
+      notifyUsers: [{ userId: 'user-bob' }, { userId: 'user-carol' }],
+      notifyAll: false,
+    },
+    aliasExamples: {
+      '/v1/notifications/add': {
+        organizationId: 'org-acme',
+        documentId: 'doc-roadmap',
+        notificationId: 'notif-standup-moved',
+        actionUser: { userId: 'user-bob', name: 'Bob Chen' },
+        displayHeadlineMessageTemplate: 'Stand-up moves to 10:00',
+        displayBodyMessage: 'From Monday on.',
+        notifyUsers: [{ userId: 'user-alice' }],
+        notifyAll: false,
+      },
+    },
+
     aliases: ['/v1/notifications/add'],
     auth: 'apiKey',
     message: InboxMessages.added,
@@ -37,17 +62,32 @@ export class InboxController {
     return this.inbox.add(caller, data);
   }
 
-  @Operation('/v1/notifications/get', { auth: 'apiKey', message: NOTIFICATIONS_RETRIEVED, response: NotificationsResult })
+  @Operation('/v1/notifications/get', {
+    summary: "Reads a document's or a user's notifications, all at once (v1).",
+    example: { organizationId: 'org-acme', userId: 'user-bob' },
+    auth: 'apiKey',
+    message: NOTIFICATIONS_RETRIEVED,
+    response: NotificationsResult,
+  })
   getV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetNotificationsV1Request): Promise<unknown[]> {
     return this.inbox.getEveryPage(caller, data);
   }
 
-  @Operation('/v2/notifications/get', { auth: 'apiKey', message: NOTIFICATIONS_RETRIEVED, response: NotificationsResult })
+  @Operation('/v2/notifications/get', {
+    summary: "Reads a document's or a user's notifications, a page at a time.",
+    example: { organizationId: 'org-acme', documentId: 'doc-roadmap', notificationIds: ['notif-roadmap-review'] },
+    auth: 'apiKey',
+    message: NOTIFICATIONS_RETRIEVED,
+    response: NotificationsResult,
+  })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetNotificationsRequest): Promise<ResultFields> {
     return this.inbox.get(caller, data).then((page) => withResultFields(page.notifications, { pageToken: page.pageToken }));
   }
 
   @Operation('/v2/notifications/update', {
+    summary: 'Changes notifications, or marks them read for users.',
+    example: { organizationId: 'org-acme', notifications: [{ id: 'notif-roadmap-review', readByUserIds: ['user-bob'] }] },
+
     aliases: ['/v1/notifications/update'],
     auth: 'apiKey',
     message: 'Notification(s) updated successfully.',
@@ -58,6 +98,10 @@ export class InboxController {
   }
 
   @Operation('/v2/notifications/delete', {
+    summary: "Deletes notifications, or removes them from one user's inbox.",
+    example: { organizationId: 'org-acme', notificationIds: ['notif-standup-moved'] },
+    aliasExamples: { '/v1/notifications/delete': { organizationId: 'org-acme', userId: 'user-carol', notificationIds: ['notif-roadmap-review'] } },
+
     aliases: ['/v1/notifications/delete'],
     auth: 'apiKey',
     message: 'Notification(s) deleted successfully.',

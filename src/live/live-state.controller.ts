@@ -15,6 +15,9 @@ export class LiveStateController {
   constructor(private readonly live: LiveEditing) {}
 
   @Operation('/v2/livestate/broadcast', {
+    summary: 'Sends live-state data to every live client of a document.',
+    example: { organizationId: 'org-acme', documentId: 'doc-roadmap', liveStateDataId: 'review-mode', data: { enabled: true, by: 'user-alice' } },
+
     aliases: ['/v1/livestate/broadcast'],
     auth: 'apiKey',
     message: 'Event broadcasted successfully.',

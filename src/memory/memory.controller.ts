@@ -21,12 +21,24 @@ export class MemoryController {
   constructor(private readonly memory: MemoryService) {}
 
   /** The result holds only `primary` and `conflict` (rest-interface convention 2). */
-  @Operation('/v2/memory/suggest', { auth: 'apiKey', message: 'Suggestion retrieved successfully.', response: SuggestResult })
+  @Operation('/v2/memory/suggest', {
+    summary: 'Suggests an approve or reject decision from similar past judgments.',
+    example: { query: 'Launch in September?', organizationId: 'org-acme' },
+    auth: 'apiKey',
+    message: 'Suggestion retrieved successfully.',
+    response: SuggestResult,
+  })
   suggest(@ApiKeyPrincipal() caller: Caller, @RequestData() data: SuggestRequest): Promise<ResultOnly> {
     return this.memory.suggest(caller, data).then(resultOnly);
   }
 
-  @Operation('/v2/memory/judgments/query', { auth: 'apiKey', message: 'Judgments retrieved successfully.', response: JudgmentsResult })
+  @Operation('/v2/memory/judgments/query', {
+    summary: 'Lists past judgments (approvals, rejections, resolutions), filtered.',
+    example: { organizationId: 'org-acme', documentId: 'doc-roadmap', limit: 20 },
+    auth: 'apiKey',
+    message: 'Judgments retrieved successfully.',
+    response: JudgmentsResult,
+  })
   query(@ApiKeyPrincipal() caller: Caller, @RequestData() data: QueryJudgmentsRequest): Promise<ResultFields> {
     return this.memory.query(caller, data).then(judgmentsAnswer);
   }

@@ -27,12 +27,23 @@ export class PrivacyController {
     private readonly config: AppConfig,
   ) {}
 
-  @Operation('/v2/users/data/get', { aliases: ['/v1/users/data/get'], auth: 'apiKey', message: DATA_FETCHED, response: UserDataResult })
+  @Operation('/v2/users/data/get', {
+    summary: 'Exports everything held about a user in an organization, a page at a time.',
+    example: { organizationId: 'org-acme', userId: 'user-alice' },
+    aliases: ['/v1/users/data/get'],
+    auth: 'apiKey',
+    message: DATA_FETCHED,
+    response: UserDataResult,
+  })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUserDataRequest, @Req() request: AdapterRequest): Promise<ResultFields> {
     return this.privacy.get(caller, data, linkBaseUrl(this.config, request)).then((page) => withResultFields(page.data, { nextPageToken: page.nextPageToken }));
   }
 
   @Operation('/v2/users/data/delete', {
+    summary: "Starts a background job erasing users' data (all of it, or within some organizations).",
+    example: { userIds: ['user-dan'], organizationIds: ['org-acme'] },
+    aliasExamples: { '/v1/users/data/delete': { userIds: ['user-erin'] } },
+
     aliases: ['/v1/users/data/delete'],
     auth: 'apiKey',
     message: 'Data deletion process has been initiated.',
@@ -43,6 +54,10 @@ export class PrivacyController {
   }
 
   @Operation('/v2/users/data/delete/status', {
+    summary: 'Reads the progress of a data deletion job.',
+    example: { jobId: 'job_01JDQ5C6D7E8F9G0H1J2K3L4M5' },
+    exampleFrom: { '/jobId': { operation: '/v2/users/data/delete', answer: '/result/data/jobId' } },
+
     aliases: ['/v1/users/data/delete/status'],
     auth: 'apiKey',
     message: DATA_FETCHED,

@@ -20,6 +20,8 @@ export class ConsoleSessionController {
   constructor(private readonly sessions: ConsoleSessionsService) {}
 
   @Operation('/v2/console/session/create', {
+    example: { token: 'Vx1q2bT9fK3mZr8sLw0pYdE5hN7cJ4gA6uRiOkXyQeM' },
+
     auth: 'public',
     message: 'Signed in.',
     summary: "Sign in to the console with a login link's token: sets the HttpOnly session cookie",

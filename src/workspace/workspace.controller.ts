@@ -35,6 +35,9 @@ export class WorkspaceController {
   ) {}
 
   @Operation('/v2/workspace/create', {
+    summary: 'Creates a workspace with its owner, its auth token and a first (testing) API key.',
+    example: { ownerEmail: 'owner@acme.example', name: 'Olivia Owner', workspaceName: 'Acme' },
+
     auth: 'public',
     message: 'Workspace created successfully',
     rateLimits: ['workspaceCreate'],
@@ -46,6 +49,8 @@ export class WorkspaceController {
   }
 
   @Operation('/v2/workspace/get', {
+    summary: 'Reads the workspace of the credentials: owner, auth token and API keys.',
+
     auth: 'workspace',
     message: 'Workspace retrieved successfully',
     rateLimits: ['workspaceGet'],
@@ -58,6 +63,9 @@ export class WorkspaceController {
   }
 
   @Operation('/v2/workspace/apikey/create', {
+    summary: 'Creates another API key in the workspace, optionally with its first auth token.',
+    example: { ownerEmail: 'owner@acme.example', type: 'testing', apiKeyName: 'Acme staging', createAuthToken: true, allowedDomains: ['staging.acme.example'] },
+
     auth: 'workspace',
     message: 'API key created successfully.',
     response: CreatedApiKeyResult,
@@ -67,18 +75,36 @@ export class WorkspaceController {
     return this.apiKeys.create(caller, data);
   }
 
-  @Operation('/v2/workspace/apikeys/get', { auth: 'workspace', message: 'API keys retrieved successfully.', response: ApiKeysResult })
+  @Operation('/v2/workspace/apikeys/get', {
+    summary: "Lists the workspace's API keys, a page at a time.",
+    example: { pageSize: 20 },
+    auth: 'workspace',
+    message: 'API keys retrieved successfully.',
+    response: ApiKeysResult,
+  })
   listApiKeys(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ListApiKeysRequest): Promise<ResultFields> {
     return this.apiKeys.list(caller, data).then((page) => withResultFields(page.keys, { nextPageToken: page.nextPageToken }));
   }
 
-  @Operation('/v2/workspace/apikey/update', { auth: 'workspace', message: 'API key updated successfully.', response: NullDataResult, errors: ['NOT_FOUND'] })
+  @Operation('/v2/workspace/apikey/update', {
+    summary: 'Renames an API key of the workspace.',
+    example: { apiKey: 'k3Hq8mZrT4wXv9bNc2LdY7eP', apiKeyName: 'Acme staging (EU)' },
+    exampleFrom: { '/apiKey': { operation: '/v2/workspace/apikey/create', answer: '/result/data/apiKey' } },
+    auth: 'workspace',
+    message: 'API key updated successfully.',
+    response: NullDataResult,
+    errors: ['NOT_FOUND'],
+  })
   async updateApiKey(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: UpdateApiKeyRequest): Promise<null> {
     await this.apiKeys.rename(caller, data.apiKey, data.apiKeyName);
     return null;
   }
 
   @Operation('/v2/workspace/authtokens/get', {
+    summary: "Lists an API key's auth tokens (secrets).",
+    example: { apiKey: 'k3Hq8mZrT4wXv9bNc2LdY7eP' },
+    exampleFrom: { '/apiKey': { operation: '/v2/workspace/apikey/create', answer: '/result/data/apiKey' } },
+
     auth: 'workspace',
     message: 'Auth tokens retrieved successfully.',
     response: AuthTokensResult,
@@ -89,6 +115,10 @@ export class WorkspaceController {
   }
 
   @Operation('/v2/workspace/authtoken/reset', {
+    summary: 'Replaces every auth token of an API key with one new token: the old ones stop working at once.',
+    example: { apiKey: 'k3Hq8mZrT4wXv9bNc2LdY7eP' },
+    exampleFrom: { '/apiKey': { operation: '/v2/workspace/apikey/create', answer: '/result/data/apiKey' } },
+
     auth: 'workspace',
     message: 'Auth token reset successfully.',
     response: AuthTokenResetResult,
@@ -99,6 +129,10 @@ export class WorkspaceController {
   }
 
   @Operation('/v2/workspace/domains/add', {
+    summary: "Adds domains to the API key's allowed domains (URLs or bare domains, `*.` wildcards).",
+    example: { domains: ['app.acme.example', 'https://docs.acme.example'] },
+    aliasExamples: { '/v1/workspace/domains/add': { domains: ['*.preview.acme.example'] } },
+
     aliases: ['/v1/workspace/domains/add'],
     auth: 'apiKey',
     message: DOMAINS_ADDED_MESSAGE,
@@ -108,12 +142,21 @@ export class WorkspaceController {
     return this.domains.add(caller, data.domains);
   }
 
-  @Operation('/v2/workspace/domains/get', { auth: 'apiKey', message: 'Allowed domains retrieved successfully.', response: AllowedDomainsResult })
+  @Operation('/v2/workspace/domains/get', {
+    summary: "Lists the API key's allowed domains.",
+    auth: 'apiKey',
+    message: 'Allowed domains retrieved successfully.',
+    response: AllowedDomainsResult,
+  })
   getDomains(@ApiKeyPrincipal() caller: ApiKeyCaller, @RequestData() _data: EmptyRequest): Promise<{ allowedDomains: string[] }> {
     return this.domains.list(caller);
   }
 
   @Operation('/v2/workspace/domains/delete', {
+    summary: "Removes domains from the API key's allowed domains.",
+    example: { domains: ['https://docs.acme.example'] },
+    aliasExamples: { '/v1/workspace/domains/delete': { domains: ['*.preview.acme.example'] } },
+
     aliases: ['/v1/workspace/domains/delete'],
     auth: 'apiKey',
     message: DOMAINS_REMOVED_MESSAGE,
@@ -124,6 +167,9 @@ export class WorkspaceController {
   }
 
   @Operation('/v2/workspace/email/send-login-link', {
+    summary: 'Mails a single-use sign-in link to a workspace owner (answered alike whether or not the address owns one).',
+    example: { email: 'owner@acme.example', continueUrl: 'http://localhost:8080/console/' },
+
     auth: 'public',
     message: 'Login link sent successfully',
     rateLimits: ['loginLink', 'loginLinkEmail'],
@@ -134,6 +180,9 @@ export class WorkspaceController {
   }
 
   @Operation('/v2/workspace/email/status', {
+    summary: 'Tells whether a workspace owner has opened a login link yet.',
+    example: { ownerEmail: 'owner@acme.example' },
+
     auth: 'public',
     // Upstream's two wordings; the answer carries the one that applies (see `emailStatus`).
     message: EMAIL_NOT_VERIFIED,
@@ -146,6 +195,9 @@ export class WorkspaceController {
   }
 
   @Operation('/v2/workspace/login/verify', {
+    summary: "Signs an owner in with the login link's token (it works once), answering their workspaces.",
+    example: { token: 'Vx1q2bT9fK3mZr8sLw0pYdE5hN7cJ4gA6uRiOkXyQeM' },
+
     auth: 'public',
     message: 'Login verified successfully.',
     rateLimits: ['loginVerify'],

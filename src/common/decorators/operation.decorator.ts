@@ -3,6 +3,9 @@ import { ApiBody, ApiExtraModels, ApiOperation, ApiSecurity, getSchemaPath } fro
 import type { ErrorCode } from '../errors.js';
 import { operationResponses, type SuccessResult } from '../openapi-responses.js';
 
+/** A request's `data` as an OpenAPI example. */
+export type RequestExample = Record<string, unknown>;
+
 /**
  * Credential levels of rest-interface part 5: API-key (A), workspace (W), public (P); and the
  * console's own session operations (sign-in state, sign-out), which take the session cookie.
@@ -28,8 +31,31 @@ export interface OperationOptions {
   aliases?: string[];
   /** Error codes of this operation beyond those of every operation of its level (OpenAPI). */
   errors?: ErrorCode[];
-  /** OpenAPI summary. */
+  /** OpenAPI summary: what the operation does, in a short sentence (default: the success message). */
   summary?: string;
+  /**
+   * OpenAPI: the request's `data` as Swagger UI's "Try it out" offers it. The examples of the
+   * document succeed when run in its order on a fresh API key (test/openapi-examples.test.ts runs
+   * them): ids name what earlier examples created, optional paging fields are left out, and
+   * deletes remove what an example made for that purpose. Operations without fields default to
+   * `{}`.
+   */
+  example?: RequestExample;
+  /** OpenAPI: the example of an alias path, where running `example` a second time would not succeed (a delete of ids already gone). */
+  aliasExamples?: Record<string, RequestExample>;
+  /**
+   * OpenAPI: fields of `example` whose value only an earlier answer holds (an id the service
+   * made): the field's JSON pointer in `data` (`/endpointId`) → the operation (its path) that
+   * answers it and the JSON pointer in that answer (`/result/data/id`). The document shows them
+   * as links of that operation's answer, which the examples test follows.
+   */
+  exampleFrom?: Record<string, { operation: string; answer: string }>;
+  /**
+   * OpenAPI: listed right after this operation (its path) instead of in declaration order, where
+   * the examples need an order the controllers do not have (a delete after the operations still
+   * using what it deletes).
+   */
+  listedAfter?: string;
   /** Extra named limits besides the per-key one API-key operations always count against. */
   rateLimits?: RateLimitName[];
   /**
@@ -68,12 +94,27 @@ export function limitsOf(operation: OperationOptions | undefined): RateLimitName
 export const OPERATION_METADATA = 'svc:operation';
 export const AUTH_METADATA = 'svc:auth';
 
+/** An operation as declared, under each of its paths (its aliases too). */
+export interface DeclaredOperation {
+  path: string;
+  options: OperationOptions;
+}
+
+/** Every declared operation by path (the main path and each alias), for `openApiDocument`. */
+const DECLARED = new Map<string, DeclaredOperation>();
+
+/** The operation declared at `path` (a main path or an alias). */
+export function declaredOperation(path: string): DeclaredOperation | undefined {
+  return DECLARED.get(path);
+}
+
 /**
  * The one way to declare an operation: `POST <path>`, HTTP 200, its credential level, success
  * message and limits. A handler without it is no route, and the credentials guard refuses any
  * route that carries no auth level, so forgetting auth fails closed.
  */
 export function Operation(path: string, options: OperationOptions): MethodDecorator {
+  for (const declared of [path, ...(options.aliases ?? [])]) DECLARED.set(declared, { path, options });
   const decorators = [
     Post(options.aliases ? [path, ...options.aliases] : path),
     HttpCode(200),

@@ -110,7 +110,7 @@ export interface NotificationUpdate {
 /** One item of notifications update (OpenAPI; checked by `checkNotificationUpdate`). */
 class NotificationUpdateItem {
   @ApiProperty() id!: string;
-  @ApiPropertyOptional(actionUserSchema()) actionUser?: WireUser;
+  @ApiPropertyOptional(userItemSchema) actionUser?: WireUser;
   @ApiPropertyOptional({ maxLength: TEMPLATE_MAX }) displayHeadlineMessageTemplate?: string;
   @ApiPropertyOptional(anyObject()) displayHeadlineMessageTemplateData?: Record<string, unknown>;
   @ApiPropertyOptional({ maxLength: TEMPLATE_MAX }) displayBodyMessage?: string;
