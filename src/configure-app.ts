@@ -7,7 +7,7 @@ import { AppConfig } from './config/app-config.js';
 import { CONSOLE_CSRF_HEADER, CONSOLE_SESSION_COOKIE } from './common/guards/credentials.guard.js';
 import { Metrics } from './common/metrics.js';
 import { declareIdempotencyKey } from './common/idempotency.js';
-import { referencedModels } from './common/openapi-responses.js';
+import { referencedModels, withBodyLimit } from './common/openapi-responses.js';
 import { operationIdOf, withRequestExamples } from './common/openapi-examples.js';
 
 /**
@@ -58,5 +58,5 @@ export function openApiDocument(app: INestApplication, config: AppConfig): OpenA
     }
   }
   declareIdempotencyKey(document, config.idempotencyRetentionHours);
-  return withRequestExamples(document);
+  return withBodyLimit(withRequestExamples(document), config.bodyLimitBytes);
 }

@@ -11,6 +11,8 @@ import { PermissionExplainedResult, PermissionsResult } from './dto/permissions.
 import type { GrantedBy } from './permission-world.js';
 import type { PermissionEntry } from './resolve-permission.js';
 import { NullDataResult } from '../common/openapi-responses.js';
+import { AccessErrors } from './access.errors.js';
+import { DirectoryErrors } from '../directory/directory.errors.js';
 
 /** Permissions of users on organizations, folders and documents (contract part 5). */
 @ApiTags('access')
@@ -25,7 +27,7 @@ export class AccessController {
     auth: 'apiKey',
     message: 'User permissions retrieved successfully.',
     response: PermissionsResult,
-    errors: ['NOT_FOUND'],
+    errors: [AccessErrors.organizationMissing()],
   })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPermissionsRequest): Promise<JsonText> {
     return this.access.get(caller, data);
@@ -39,7 +41,7 @@ export class AccessController {
     auth: 'apiKey',
     message: 'Permission explained successfully.',
     response: PermissionExplainedResult,
-    errors: ['NOT_FOUND'],
+    errors: [AccessErrors.organizationMissing()],
   })
   explain(@ApiKeyPrincipal() caller: Caller, @RequestData() data: ExplainPermissionRequest): Promise<PermissionEntry & { grantedBy: GrantedBy }> {
     return this.access.explain(caller, data);
@@ -54,7 +56,7 @@ export class AccessController {
     auth: 'apiKey',
     message: 'Permissions added successfully.',
     response: NullDataResult,
-    errors: ['NOT_FOUND'],
+    errors: [DirectoryErrors.folderNotFound()],
   })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddPermissionsRequest): Promise<null> {
     return this.access.add(caller, data);

@@ -5,7 +5,7 @@ import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
-import { AttachmentsService, DOWNLOAD_PATH, UPLOAD_PATH, type AttachmentLink, type UploadUrl } from './attachments.service.js';
+import { AttachmentErrors, AttachmentsService, DOWNLOAD_PATH, UPLOAD_PATH, type AttachmentLink, type UploadUrl } from './attachments.service.js';
 import { linkBaseUrl, type AdapterRequest } from './link-base-url.js';
 import { AttachmentAddedResult, AttachmentLinksResult, GetAttachmentsRequest, PresignRequest, UploadUrlResult } from './dto/attachments.dto.js';
 
@@ -27,7 +27,7 @@ export class AttachmentsController {
     auth: 'apiKey',
     message: ADDED,
     response: AttachmentAddedResult,
-    errors: ['NOT_FOUND'],
+    errors: [AttachmentErrors.commentMissing()],
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({
@@ -77,7 +77,7 @@ export class AttachmentsController {
     auth: 'apiKey',
     message: 'Upload URL created successfully.',
     response: UploadUrlResult,
-    errors: ['NOT_FOUND'],
+    errors: [AttachmentErrors.commentMissing()],
     summary: 'A pre-signed URL to PUT a large file to, which attaches it to the comment.',
   })
   presign(@ApiKeyPrincipal() caller: Caller, @RequestData() data: PresignRequest, @Req() request: AdapterRequest): Promise<UploadUrl> {

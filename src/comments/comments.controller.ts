@@ -7,8 +7,8 @@ import { withResultFields, type ResultFields } from '../common/envelope.js';
 import { ItemResultsResult } from '../common/openapi-responses.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { CommentAnnotationsService } from './comment-annotations.service.js';
-import { CommentsService } from './comments.service.js';
-import { ReactionsService } from './reactions.service.js';
+import { CommentMessages, CommentsService } from './comments.service.js';
+import { ReactionErrors, ReactionsService } from './reactions.service.js';
 import {
   AddAnnotationsRequest,
   AddCommentsRequest,
@@ -32,6 +32,13 @@ import {
   UpdateAnnotationsRequest,
   UpdateCommentsRequest,
 } from './dto/comments.dto.js';
+import { DirectoryErrors } from '../directory/directory.errors.js';
+import { ApiError } from '../common/errors.js';
+
+/** What the comment operations answer for a thread that does not exist (OpenAPI). */
+const THREAD_NOT_FOUND = new ApiError('NOT_FOUND', CommentMessages.threadNotFound);
+/** `COMMENT_MAX_REACTIONS` by default, for the OpenAPI example of its error. */
+const DEFAULT_MAX_REACTIONS = 500;
 
 /** Comment threads (upstream's `v2/commentannotations`, and its `v1` paths), and reactions to comments (ours). */
 @ApiTags('comments')
@@ -78,7 +85,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Comment Annotation(s) added successfully.',
     response: AnnotationsAddedResult,
-    errors: ['NOT_FOUND'],
+    errors: [DirectoryErrors.organizationMissing(), DirectoryErrors.documentMissing()],
   })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddAnnotationsRequest): Promise<unknown> {
     return this.annotations.add(caller, data);
@@ -173,7 +180,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Comment(s) added successfully.',
     response: CommentIdsResult,
-    errors: ['NOT_FOUND'],
+    errors: [DirectoryErrors.organizationMissing(), DirectoryErrors.documentMissing(), THREAD_NOT_FOUND],
   })
   addComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddCommentsRequest): Promise<unknown> {
     return this.comments.add(caller, data);
@@ -186,7 +193,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Comments(s) retrieved successfully.',
     response: CommentsResult,
-    errors: ['NOT_FOUND'],
+    errors: [THREAD_NOT_FOUND],
   })
   getCommentsV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCommentsV1Request): Promise<unknown[]> {
     return this.comments.getEveryPage(caller, data);
@@ -199,7 +206,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Comments retrieved successfully.',
     response: CommentsResult,
-    errors: ['NOT_FOUND'],
+    errors: [THREAD_NOT_FOUND],
   })
   getComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCommentsRequest): Promise<ResultFields> {
     return this.comments.get(caller, data).then((page) => withResultFields(page.data, { nextPageToken: page.nextPageToken }));
@@ -219,7 +226,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Comment updated successfully.',
     response: CommentOutcomesResult,
-    errors: ['NOT_FOUND'],
+    errors: [THREAD_NOT_FOUND],
   })
   updateComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateCommentsRequest): Promise<unknown> {
     return this.comments.update(caller, data);
@@ -236,7 +243,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Comments(s) deleted successfully.',
     response: CommentOutcomesResult,
-    errors: ['NOT_FOUND'],
+    errors: [THREAD_NOT_FOUND],
   })
   deleteComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteCommentsRequest): Promise<unknown> {
     return this.comments.delete(caller, data);
@@ -256,7 +263,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Reaction added successfully.',
     response: ReactionAddedResult,
-    errors: ['NOT_FOUND', 'FAILED_PRECONDITION'],
+    errors: [THREAD_NOT_FOUND, ReactionErrors.commentNotFound(), ReactionErrors.tooMany(DEFAULT_MAX_REACTIONS)],
   })
   addReaction(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddReactionRequest): Promise<unknown> {
     return this.reactions.add(caller, data);
@@ -269,7 +276,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Reaction deleted successfully.',
     response: ReactionDeletedResult,
-    errors: ['NOT_FOUND'],
+    errors: [THREAD_NOT_FOUND, ReactionErrors.commentNotFound()],
   })
   deleteReaction(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteReactionRequest): Promise<unknown> {
     return this.reactions.delete(caller, data);

@@ -1,6 +1,6 @@
 import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, ApiSchema, type ApiSchemaOptions, getSchemaPath } from '@nestjs/swagger';
-import { type ErrorCode, HTTP_STATUS_BY_CODE } from './errors.js';
+import { ApiError, type ErrorCode, HTTP_STATUS_BY_CODE } from './errors.js';
 
 /**
  * OpenAPI descriptions of answers: each operation names the class of its success `result`
@@ -122,8 +122,11 @@ export interface ErrorSources {
   distinctWorkspaceAuthErrors: boolean;
   /** The named limits it counts against (none: not rate limited). */
   rateLimits: readonly string[];
-  /** Errors of the operation itself beyond the ones every operation can answer. */
-  errors: ErrorCode[];
+  /**
+   * Errors of the operation itself beyond the ones every operation can answer: a code, or the
+   * error itself (from its module's error factory), whose message the document's example shows.
+   */
+  errors: (ErrorCode | ApiError)[];
 }
 
 const DESCRIPTION: Record<number, string> = {
@@ -147,14 +150,105 @@ function rateLimitFields(limits: readonly string[]): string {
   );
 }
 
-/** The success answer with `result`, and every error status with the error envelope. */
+/** An error as the error envelope carries it. */
+interface ErrorExample {
+  status: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** The body limit the 413 examples name: the default `BODY_LIMIT`; `openApiDocument` writes the configured one (`withBodyLimit`). */
+const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+export const bodyLimitMessage = (bytes: number) => `Request body exceeds the limit of ${bytes} bytes.`;
+
+/**
+ * The errors every operation of these sources can answer, by status, as the service words them
+ * (credentials guard, request body checks, rate limit guard, exception filter; the examples test
+ * compares them with real answers).
+ */
+function commonErrors(sources: ErrorSources): Map<number, ErrorExample[]> {
+  const common = new Map<number, ErrorExample[]>([
+    [400, [{ status: 'INVALID_ARGUMENT', message: 'Request body must be a JSON object with a "data" object.' }]],
+    [413, [{ status: 'INVALID_ARGUMENT', message: bodyLimitMessage(DEFAULT_BODY_LIMIT_BYTES) }]],
+    [500, [{ status: 'INTERNAL', message: 'An internal error occurred.', details: { requestId: 'req_01JDQ6D7E8F9G0H1J2K3L4M5N6' } }]],
+    [503, [{ status: 'UNAVAILABLE', message: 'The service is temporarily unavailable. Try again later.' }]],
+  ]);
+  if (sources.auth !== 'public') {
+    // Every operation with credentials may also be called with a console session: 401 once it
+    // has expired or been signed out, 403 without its CSRF header.
+    const session: ErrorExample = { status: 'UNAUTHENTICATED', message: 'Console session missing, expired or signed out.' };
+    const csrf: ErrorExample = {
+      status: 'PERMISSION_DENIED',
+      message: 'Console request refused: it must come from the console itself, with its x-console-csrf header.',
+    };
+    const credentials: ErrorExample | undefined =
+      sources.auth === 'apiKey'
+        ? { status: 'PERMISSION_DENIED', message: 'Invalid API key or auth token.' }
+        : sources.auth === 'workspace' && !sources.distinctWorkspaceAuthErrors
+          ? { status: 'PERMISSION_DENIED', message: 'Invalid workspace credentials.' }
+          : undefined;
+    if (sources.distinctWorkspaceAuthErrors) {
+      common.set(401, [{ status: 'UNAUTHENTICATED', message: 'Invalid auth token for workspace.' }, session]);
+      common.set(404, [{ status: 'NOT_FOUND', message: 'Workspace not found.' }]);
+    } else common.set(401, [session]);
+    common.set(403, credentials ? [credentials, csrf] : [csrf]);
+  }
+  if (sources.rateLimits.length) common.set(429, [{ status: 'RESOURCE_EXHAUSTED', message: 'Rate limit exceeded for this endpoint. Try again later.' }]);
+  return common;
+}
+
+/** The error example of a declared error; a bare code gets its status's generic wording. */
+function declaredError(error: ErrorCode | ApiError): [number, ErrorExample] {
+  if (error instanceof ApiError)
+    return [error.httpStatus, { status: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }];
+  return [HTTP_STATUS_BY_CODE[error], { status: error, message: GENERIC_MESSAGE[error] }];
+}
+
+/** Wording for a code an operation declares without its error (prefer declaring the error itself). */
+const GENERIC_MESSAGE: Record<ErrorCode, string> = {
+  INVALID_ARGUMENT: 'A field is invalid.',
+  FAILED_PRECONDITION: 'The operation is not allowed in the current state.',
+  UNAUTHENTICATED: 'The credentials are wrong.',
+  PERMISSION_DENIED: 'The credentials are not valid for this operation.',
+  NOT_FOUND: 'The record does not exist.',
+  ALREADY_EXISTS: 'A record with this identity already exists.',
+  ABORTED: 'A concurrent change won; retry.',
+  RESOURCE_EXHAUSTED: 'A quota is exhausted.',
+  INTERNAL: 'An internal error occurred.',
+  UNAVAILABLE: 'The service is temporarily unavailable. Try again later.',
+  IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was already used with another request body on this operation; send a new key for a new request.',
+  IDEMPOTENCY_KEY_IN_USE: 'A request with this Idempotency-Key is still being processed; retry once it has been answered.',
+};
+
+/**
+ * Each error status with its examples: the common errors of the sources, then the declared ones
+ * (one example per distinct code and message; a status shows only codes it really carries).
+ */
+export function errorExamples(sources: ErrorSources): Map<number, ErrorExample[]> {
+  const byStatus = commonErrors(sources);
+  // Errors declared as themselves first: a bare code only adds its generic wording where no
+  // example of that code exists.
+  const declared = [...sources.errors].sort((a, b) => Number(typeof a === 'string') - Number(typeof b === 'string'));
+  for (const error of declared) {
+    const [status, example] = declaredError(error);
+    const examples = byStatus.get(status) ?? [];
+    const known =
+      typeof error === 'string'
+        ? examples.some((other) => other.status === error)
+        : examples.some((other) => other.status === example.status && other.message === example.message);
+    if (!known) examples.push(example);
+    byStatus.set(status, examples);
+  }
+  return new Map([...byStatus].sort(([a], [b]) => a - b));
+}
+
+/** An example's name in the document: its code, and its message when the status has several of one code. */
+function exampleName(example: ErrorExample, all: ErrorExample[]): string {
+  return all.filter((other) => other.status === example.status).length > 1 ? `${example.status}: ${example.message}` : example.status;
+}
+
+/** The success answer with `result`, and every error status with the error envelope and an example of each error it carries. */
 export function operationResponses(result: Type<object>, sources: ErrorSources): MethodDecorator {
-  const statuses = new Set<number>([400, 413, 500, 503]);
-  // Every operation with credentials may also be called with a console session, which answers
-  // 401 once it has expired or been signed out.
-  if (sources.auth !== 'public') for (const status of sources.distinctWorkspaceAuthErrors ? [401, 403, 404] : [401, 403]) statuses.add(status);
-  if (sources.rateLimits.length) statuses.add(429);
-  for (const code of sources.errors) statuses.add(HTTP_STATUS_BY_CODE[code]);
   return applyDecorators(
     ApiExtraModels(result),
     ApiResponse({
@@ -162,6 +256,39 @@ export function operationResponses(result: Type<object>, sources: ErrorSources):
       description: sources.rateLimits.length ? rateLimitFields(sources.rateLimits) : 'Success.',
       schema: { type: 'object', required: ['result'], properties: { result: { $ref: getSchemaPath(result) } } },
     }),
-    ...[...statuses].sort().map((status) => ApiResponse({ status, description: DESCRIPTION[status] ?? 'Error.', type: ErrorEnvelope })),
+    ...[...errorExamples(sources)].map(([status, examples]) =>
+      ApiResponse({
+        status,
+        description: DESCRIPTION[status] ?? 'Error.',
+        type: ErrorEnvelope,
+        examples: Object.fromEntries(examples.map((example) => [exampleName(example, examples), { summary: example.message, value: { error: example } }])),
+      }),
+    ),
   );
+}
+
+type ResponseWithExamples = { content?: Record<string, { examples?: Record<string, { value?: { error?: ErrorExample } }> }> };
+
+/** The document with its 413 examples naming `bytes`, the configured `BODY_LIMIT`. */
+export function withBodyLimit<T extends { paths: Record<string, Partial<Record<'get' | 'post', { responses?: Record<string, unknown> }>>> }>(
+  document: T,
+  bytes: number,
+): T {
+  for (const item of Object.values(document.paths)) {
+    const responses = item.post?.responses;
+    const tooLarge = responses?.['413'] as ResponseWithExamples | undefined;
+    const media = tooLarge?.content?.['application/json'];
+    if (!responses || !media?.examples) continue;
+    // Copies: operations of one handler (aliases) may share these objects, and apps of other configurations their metadata.
+    const examples = Object.fromEntries(
+      Object.entries(media.examples).map(([name, example]) => [
+        name,
+        example.value?.error?.message.startsWith('Request body exceeds')
+          ? { ...example, value: { error: { ...example.value.error, message: bodyLimitMessage(bytes) } } }
+          : example,
+      ]),
+    );
+    responses['413'] = { ...tooLarge, content: { ...tooLarge!.content, 'application/json': { ...media, examples } } };
+  }
+  return document;
 }

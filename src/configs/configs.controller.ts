@@ -28,6 +28,7 @@ import {
   WebhookConfigResult,
 } from './dto/config.response.js';
 import { EndpointDeletedResult, EndpointResult, EndpointSecretResult, EndpointsPageResult, RotatedSecretResult } from './dto/endpoint.response.js';
+import { ADVANCED_OFF, ConfigErrors } from './configs.errors.js';
 
 /** The API key's delivery configs and advanced webhook endpoints (contract part 3). */
 @ApiTags('configs')
@@ -164,7 +165,7 @@ export class ConfigsController {
     auth: 'apiKey',
     message: 'Advanced webhook configuration retrieved successfully.',
     response: AdvancedWebhookConfigResult,
-    errors: ['FAILED_PRECONDITION'],
+    errors: [ConfigErrors.advancedUnavailable()],
   })
   getAdvanced(@ApiKeyPrincipal() caller: Caller, @RequestData() _data: EmptyRequest) {
     return this.configs.getAdvanced(caller);
@@ -177,7 +178,7 @@ export class ConfigsController {
     auth: 'apiKey',
     message: 'Advanced webhook configuration updated successfully.',
     response: AdvancedWebhookConfigResult,
-    errors: ['FAILED_PRECONDITION'],
+    errors: [ConfigErrors.advancedUnavailable(), ConfigErrors.advancedNotConfigured()],
   })
   updateAdvanced(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateAdvancedWebhookConfigRequest) {
     return this.configs.updateAdvanced(caller, data);
@@ -195,7 +196,7 @@ export class ConfigsController {
     auth: 'apiKey',
     message: 'Advanced webhook endpoint created successfully.',
     response: EndpointResult,
-    errors: ['FAILED_PRECONDITION', 'ALREADY_EXISTS'],
+    errors: [...ADVANCED_OFF, ConfigErrors.endpointUidTaken()],
   })
   createEndpoint(@ApiKeyPrincipal() caller: Caller, @RequestData() data: CreateEndpointRequest) {
     return this.endpoints.create(caller, data);
@@ -208,7 +209,7 @@ export class ConfigsController {
     auth: 'apiKey',
     message: 'Advanced webhook endpoints retrieved successfully.',
     response: EndpointsPageResult,
-    errors: ['FAILED_PRECONDITION'],
+    errors: ADVANCED_OFF,
   })
   listEndpoints(@ApiKeyPrincipal() caller: Caller, @RequestData() data: ListEndpointsRequest) {
     return this.endpoints.list(caller, data);
@@ -222,7 +223,7 @@ export class ConfigsController {
     auth: 'apiKey',
     message: 'Advanced webhook endpoint updated successfully.',
     response: EndpointResult,
-    errors: ['FAILED_PRECONDITION', 'NOT_FOUND'],
+    errors: [...ADVANCED_OFF, ConfigErrors.endpointMissing()],
   })
   updateEndpoint(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateEndpointRequest) {
     return this.endpoints.update(caller, data);
@@ -236,7 +237,7 @@ export class ConfigsController {
     auth: 'apiKey',
     message: 'Advanced webhook endpoint secret retrieved successfully.',
     response: EndpointSecretResult,
-    errors: ['FAILED_PRECONDITION', 'NOT_FOUND'],
+    errors: [...ADVANCED_OFF, ConfigErrors.endpointMissing()],
   })
   endpointSecret(@ApiKeyPrincipal() caller: Caller, @RequestData() data: EndpointIdRequest) {
     return this.endpoints.secret(caller, data.endpointId);
@@ -250,7 +251,7 @@ export class ConfigsController {
     auth: 'apiKey',
     message: 'Advanced webhook endpoint secret rotated successfully.',
     response: RotatedSecretResult,
-    errors: ['FAILED_PRECONDITION', 'NOT_FOUND'],
+    errors: [...ADVANCED_OFF, ConfigErrors.endpointMissing()],
   })
   rotateEndpointSecret(@ApiKeyPrincipal() caller: Caller, @RequestData() data: RotateEndpointSecretRequest) {
     return this.endpoints.rotateSecret(caller, data.endpointId, data.overlapSeconds);
@@ -265,7 +266,7 @@ export class ConfigsController {
     auth: 'apiKey',
     message: 'Advanced webhook endpoint deleted successfully.',
     response: EndpointDeletedResult,
-    errors: ['FAILED_PRECONDITION', 'NOT_FOUND'],
+    errors: [...ADVANCED_OFF, ConfigErrors.endpointMissing()],
   })
   deleteEndpoint(@ApiKeyPrincipal() caller: Caller, @RequestData() data: EndpointIdRequest) {
     return this.endpoints.delete(caller, data.endpointId);

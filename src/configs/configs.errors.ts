@@ -15,3 +15,6 @@ export const ConfigErrors = {
   keyGone: () => new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.'),
   notificationServiceOff: () => new ApiError('FAILED_PRECONDITION', 'Notification service is not enabled for this API key.'),
 };
+
+/** What endpoint and message operations answer while advanced webhooks are off (`ConfigsService.requireAdvancedEnabled`), for their OpenAPI examples. */
+export const ADVANCED_OFF = [ConfigErrors.advancedUnavailable(), ConfigErrors.advancedNotConfigured(), ConfigErrors.advancedDisabled()];

@@ -5,7 +5,7 @@ import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import { noData, withResultFields, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
-import { CrdtService } from './crdt.service.js';
+import { CrdtErrors, CrdtService } from './crdt.service.js';
 import { DeleteCrdtRequest, GetCrdtRequest, GetCrdtStateRequest, UpdateCrdtStateRequest, WriteCrdtRequest } from './dto/crdt.dto.js';
 import { CrdtRecordsResult, CrdtStateResult } from './dto/crdt.response.js';
 import { StatusOnlyResult } from '../common/openapi-responses.js';
@@ -29,7 +29,7 @@ export class CrdtController {
     auth: 'apiKey',
     message: 'CRDT data added successfully.',
     response: StatusOnlyResult,
-    errors: ['ALREADY_EXISTS'],
+    errors: [CrdtErrors.exists()],
   })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): Promise<ResultFields> {
     return this.crdt.add(caller, data).then(noData);
@@ -59,7 +59,7 @@ export class CrdtController {
     auth: 'apiKey',
     message: 'CRDT data updated successfully.',
     response: StatusOnlyResult,
-    errors: ['NOT_FOUND'],
+    errors: [CrdtErrors.missing()],
   })
   update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): Promise<ResultFields> {
     return this.crdt.update(caller, data).then(noData);
@@ -83,7 +83,7 @@ export class CrdtController {
     auth: 'apiKey',
     message: 'CRDT state retrieved successfully.',
     response: CrdtStateResult,
-    errors: ['NOT_FOUND'],
+    errors: [CrdtErrors.missing()],
   })
   getState(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCrdtStateRequest): Promise<{ update: string; stateVector: string }> {
     return this.crdt.getState(caller, data);
@@ -101,7 +101,7 @@ export class CrdtController {
     auth: 'apiKey',
     message: 'CRDT state updated successfully.',
     response: StatusOnlyResult,
-    errors: ['NOT_FOUND'],
+    errors: [CrdtErrors.missing()],
   })
   updateState(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateCrdtStateRequest): Promise<ResultFields> {
     return this.crdt.updateState(caller, data).then(noData);

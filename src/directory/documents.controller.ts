@@ -23,6 +23,7 @@ import {
 } from './dto/document.dto.js';
 import { DocumentAccessResultsResult, DocumentDisableStateResultsResult, DocumentsResult } from './dto/document.response.js';
 import { ItemResultsResult } from '../common/openapi-responses.js';
+import { DirectoryErrors } from './directory.errors.js';
 
 /** Documents of an organization (contract part 4). */
 @ApiTags('documents')
@@ -53,7 +54,7 @@ export class DocumentsController {
     auth: 'apiKey',
     message: 'Document(s) added successfully.',
     response: ItemResultsResult,
-    errors: ['NOT_FOUND'],
+    errors: [DirectoryErrors.organizationMissing(), DirectoryErrors.folderNotFound()],
   })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddDocumentsRequest): Promise<ItemResults> {
     return this.documents.add(caller, data);
@@ -107,7 +108,7 @@ export class DocumentsController {
     auth: 'apiKey',
     message: 'Documents moved successfully.',
     response: ItemResultsResult,
-    errors: ['NOT_FOUND'],
+    errors: [DirectoryErrors.folderNotFound()],
   })
   move(@ApiKeyPrincipal() caller: Caller, @RequestData() data: MoveDocumentsRequest): Promise<ItemResults> {
     return this.documents.move(caller, data);
@@ -152,7 +153,7 @@ export class DocumentsController {
     auth: 'apiKey',
     message: 'Document migration started successfully.',
     response: MigrationStartedResult,
-    errors: ['NOT_FOUND', 'ALREADY_EXISTS'],
+    errors: [DirectoryErrors.organizationMissing(), DirectoryErrors.documentMissing(), DirectoryErrors.documentExists()],
   })
   migrate(@ApiKeyPrincipal() caller: Caller, @RequestData() data: MigrateDocumentRequest): Promise<{ migrationId: string }> {
     return this.migrations.migrate(caller, data);
@@ -166,7 +167,7 @@ export class DocumentsController {
     auth: 'apiKey',
     message: 'Migration status retrieved successfully.',
     response: MigrationStatusResult,
-    errors: ['NOT_FOUND'],
+    errors: [DirectoryErrors.migrationNotFound()],
   })
   migrationStatus(@ApiKeyPrincipal() caller: Caller, @RequestData() data: MigrationStatusRequest): Promise<MigrationRecord> {
     return this.migrations.status(caller, data);

@@ -9,6 +9,7 @@ import { AddFoldersRequest, DeleteFolderRequest, GetFoldersRequest, UpdateFolder
 import { FoldersService, type FolderAccessItem, type FolderRecord } from './folders.service.js';
 import { FolderAccessResultsResult, FoldersResult } from './dto/folder.response.js';
 import { ItemResultsResult, NullDataResult } from '../common/openapi-responses.js';
+import { DirectoryErrors } from './directory.errors.js';
 
 /** Folder trees of an organization (contract part 4). */
 @ApiTags('folders')
@@ -32,7 +33,7 @@ export class FoldersController {
     auth: 'apiKey',
     message: 'Folder created successfully.',
     response: ItemResultsResult,
-    errors: ['NOT_FOUND'],
+    errors: [DirectoryErrors.organizationMissing()],
   })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddFoldersRequest): Promise<ItemResults> {
     return this.folders.add(caller, data);
@@ -46,7 +47,7 @@ export class FoldersController {
     auth: 'apiKey',
     message: 'Folders retrieved successfully.',
     response: FoldersResult,
-    errors: ['NOT_FOUND'],
+    errors: [DirectoryErrors.folderNotFound()],
   })
   get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetFoldersRequest): Promise<FolderRecord[]> {
     return this.folders.get(caller, data);
@@ -72,7 +73,7 @@ export class FoldersController {
     auth: 'apiKey',
     message: 'Folder deleted successfully.',
     response: NullDataResult,
-    errors: ['NOT_FOUND'],
+    errors: [DirectoryErrors.folderNotFound()],
   })
   delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteFolderRequest): Promise<null> {
     return this.folders.delete(caller, data.organizationId, data.folderId);

@@ -13,6 +13,7 @@ import { UsersService, type UserRecord } from './users.service.js';
 import { UsersResult } from './dto/user.response.js';
 import { GroupMemberOutcomesResult } from './dto/user-group.response.js';
 import { ItemResultsResult } from '../common/openapi-responses.js';
+import { DirectoryErrors } from './directory.errors.js';
 
 const USERS_PROCESSED = 'User(s) processed successfully.';
 const USERS_RETRIEVED = 'User(s) retrieved successfully.';
@@ -33,7 +34,7 @@ export class UsersController {
     auth: 'apiKey',
     message: USERS_PROCESSED,
     response: ItemResultsResult,
-    errors: ['NOT_FOUND'],
+    errors: [DirectoryErrors.organizationMissing(), DirectoryErrors.documentMissing()],
   })
   addV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddUsersV1Request): Promise<ItemResults> {
     return this.users.add(caller, data);
@@ -53,7 +54,7 @@ export class UsersController {
     auth: 'apiKey',
     message: USERS_PROCESSED,
     response: ItemResultsResult,
-    errors: ['NOT_FOUND'],
+    errors: [DirectoryErrors.organizationMissing(), DirectoryErrors.folderNotFound(), DirectoryErrors.documentMissing()],
   })
   addV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddUsersV2Request): Promise<ItemResults> {
     return this.users.add(caller, data);

@@ -9,7 +9,8 @@ import { DeliveryHealthService } from './delivery-health.service.js';
 import { DeliveryHealthResult } from './dto/health.response.js';
 import { ListMessagesRequest, RecoverMessagesRequest, RetryMessageRequest, TestMessageRequest } from './dto/messages.dto.js';
 import { MessagesPageResult, MessageRetryResult, MessagesRecoveredResult, TestMessageResult } from './dto/messages.response.js';
-import { MessageLogService } from './message-log.service.js';
+import { MessageErrors, MessageLogService } from './message-log.service.js';
+import { ADVANCED_OFF, ConfigErrors } from '../configs/configs.errors.js';
 
 /** The advanced webhook message log and replay (contract 6.3), and the console's delivery tools. */
 @ApiTags('configs')
@@ -27,7 +28,7 @@ export class MessageLogController {
     auth: 'apiKey',
     message: 'Advanced webhook messages retrieved successfully.',
     response: MessagesPageResult,
-    errors: ['FAILED_PRECONDITION'],
+    errors: ADVANCED_OFF,
   })
   list(@ApiKeyPrincipal() caller: Caller, @RequestData() data: ListMessagesRequest) {
     return this.messages.list(caller, data);
@@ -44,7 +45,7 @@ export class MessageLogController {
     auth: 'apiKey',
     message: 'Advanced webhook message retry scheduled successfully.',
     response: MessageRetryResult,
-    errors: ['FAILED_PRECONDITION', 'NOT_FOUND'],
+    errors: [...ADVANCED_OFF, MessageErrors.endpointDisabled(), MessageErrors.messageMissing(), ConfigErrors.endpointMissing()],
   })
   retry(@ApiKeyPrincipal() caller: Caller, @RequestData() data: RetryMessageRequest) {
     return this.messages.retry(caller, data);
@@ -58,7 +59,7 @@ export class MessageLogController {
     auth: 'apiKey',
     message: 'Failed advanced webhook messages scheduled again successfully.',
     response: MessagesRecoveredResult,
-    errors: ['FAILED_PRECONDITION', 'NOT_FOUND'],
+    errors: [...ADVANCED_OFF, MessageErrors.endpointDisabled(), ConfigErrors.endpointMissing()],
   })
   recover(@ApiKeyPrincipal() caller: Caller, @RequestData() data: RecoverMessagesRequest) {
     return this.messages.recover(caller, data);
@@ -73,7 +74,7 @@ export class MessageLogController {
     auth: 'apiKey',
     message: 'Test message sent successfully.',
     response: TestMessageResult,
-    errors: ['FAILED_PRECONDITION', 'NOT_FOUND'],
+    errors: [...ADVANCED_OFF, MessageErrors.endpointDisabled(), ConfigErrors.endpointMissing()],
   })
   test(@ApiKeyPrincipal() caller: Caller, @RequestData() data: TestMessageRequest) {
     return this.messages.sendTest(caller, data);
@@ -85,7 +86,7 @@ export class MessageLogController {
     auth: 'apiKey',
     message: 'Delivery health retrieved successfully.',
     response: DeliveryHealthResult,
-    errors: ['FAILED_PRECONDITION'],
+    errors: ADVANCED_OFF,
   })
   getHealth(@ApiKeyPrincipal() caller: Caller, @RequestData() _data: EmptyRequest) {
     return this.health.get(caller);

@@ -7,6 +7,7 @@ import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { GetPreferencesV1Request, GetPreferencesV2Request, SetPreferencesV1Request, SetPreferencesV2Request, toV1Entries } from './dto/preferences.dto.js';
 import { PreferencesResult, PreferencesSetResult, PreferencesV1Result } from './dto/preferences.response.js';
 import { NotificationPreferencesService } from './notification-preferences.service.js';
+import { ConfigErrors } from '../configs/configs.errors.js';
 
 const FETCHED = 'User config fetched successfully.';
 const SET = 'User config set successfully.';
@@ -23,7 +24,7 @@ export class NotificationsController {
     auth: 'apiKey',
     message: FETCHED,
     response: PreferencesV1Result,
-    errors: ['FAILED_PRECONDITION'],
+    errors: [ConfigErrors.notificationServiceOff()],
   })
   getV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPreferencesV1Request) {
     return this.preferences.get(caller, { ...data, withOrganization: false }).then(toV1Entries);
@@ -35,7 +36,7 @@ export class NotificationsController {
     auth: 'apiKey',
     message: FETCHED,
     response: PreferencesResult,
-    errors: ['FAILED_PRECONDITION'],
+    errors: [ConfigErrors.notificationServiceOff()],
   })
   getV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetPreferencesV2Request) {
     return this.preferences.get(caller, { ...data, withOrganization: data.getOrganizationConfig === true || !data.documentIds?.length });
@@ -47,7 +48,7 @@ export class NotificationsController {
     auth: 'apiKey',
     message: SET,
     response: PreferencesSetResult,
-    errors: ['FAILED_PRECONDITION'],
+    errors: [ConfigErrors.notificationServiceOff()],
   })
   setV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: SetPreferencesV1Request) {
     return this.preferences.set(caller, data);
@@ -59,7 +60,7 @@ export class NotificationsController {
     auth: 'apiKey',
     message: SET,
     response: PreferencesSetResult,
-    errors: ['FAILED_PRECONDITION'],
+    errors: [ConfigErrors.notificationServiceOff()],
   })
   setV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: SetPreferencesV2Request) {
     return this.preferences.set(caller, data);

@@ -17,6 +17,7 @@ import {
   UpdateNotificationsRequest,
 } from './dto/inbox.dto.js';
 import { InboxMessages, InboxService } from './inbox.service.js';
+import { DirectoryErrors } from '../directory/directory.errors.js';
 
 const NOTIFICATIONS_RETRIEVED = 'Notification(s) retrieved successfully.';
 
@@ -56,7 +57,7 @@ export class InboxController {
     auth: 'apiKey',
     message: InboxMessages.added,
     response: NotificationAddedResult,
-    errors: ['NOT_FOUND'],
+    errors: [DirectoryErrors.organizationMissing(), DirectoryErrors.documentMissing()],
   })
   add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddNotificationRequest): Promise<unknown> {
     return this.inbox.add(caller, data);

@@ -11,6 +11,7 @@ import { DeletionJobResult, DeletionStatusResult, UserDataResult } from './dto/u
 import { PrivacyService } from './privacy.service.js';
 import { linkBaseUrl, type AdapterRequest } from '../attachments/link-base-url.js';
 import { AppConfig } from '../config/app-config.js';
+import { PrivacyErrors } from './privacy.errors.js';
 
 const DATA_FETCHED = 'Data fetched successfully.';
 
@@ -62,7 +63,7 @@ export class PrivacyController {
     auth: 'apiKey',
     message: DATA_FETCHED,
     response: DeletionStatusResult,
-    errors: ['NOT_FOUND'],
+    errors: [PrivacyErrors.jobNotFound()],
   })
   status(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteUserDataStatusRequest): Promise<DeletionStatus> {
     return this.privacy.status(caller, data);

@@ -9,6 +9,7 @@ import { NullDataResult } from '../common/openapi-responses.js';
 import { ConsoleSessionsService } from './console-sessions.service.js';
 import { StartConsoleSessionRequest } from './dto/console-session.dto.js';
 import { ConsoleSessionResult, type ConsoleSessionView } from './dto/console-session.response.js';
+import { WorkspaceErrors } from './workspace.errors.js';
 
 /**
  * The console's sign-in state (issue 34). Everything else the console does goes through the
@@ -27,7 +28,7 @@ export class ConsoleSessionController {
     summary: "Sign in to the console with a login link's token: sets the HttpOnly session cookie",
     rateLimits: ['loginVerify'],
     response: ConsoleSessionResult,
-    errors: ['PERMISSION_DENIED'],
+    errors: [WorkspaceErrors.invalidLoginToken()],
   })
   async create(@RequestData() data: StartConsoleSessionRequest, @ConsoleCookie() cookie: ConsoleCookieJar): Promise<ConsoleSessionView> {
     const started = await this.sessions.signIn(data.token);

@@ -7,6 +7,8 @@ import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { GenerateTokenRequest, UserTokenRequest, UserTokenV1Request, VerifyUserTokenRequest } from './dto/user-token.dto.js';
 import { UserTokenClaimsResult, UserTokenResult } from './dto/user-token.response.js';
 import { type UserTokenClaims, UserTokens } from './user-tokens.service.js';
+import { ApiError } from '../common/errors.js';
+import { LIMIT_MESSAGE } from '../common/rate-limit/rate-limit.guard.js';
 
 const GENERATED = 'Token generated successfully.';
 
@@ -63,7 +65,7 @@ export class UserTokensController {
     auth: 'public',
     message: GENERATED,
     response: UserTokenResult,
-    errors: ['PERMISSION_DENIED', 'RESOURCE_EXHAUSTED'],
+    errors: [new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.'), new ApiError('RESOURCE_EXHAUSTED', LIMIT_MESSAGE)],
   })
   getV1(@RequestData() data: UserTokenV1Request, @ClientIp() clientIp: string): Promise<{ token: string }> {
     return this.tokens.mintV1(data, clientIp);

@@ -18,6 +18,7 @@ import { AllowedDomainsResult, DomainsAddedResult, DomainsRemovedResult } from '
 import { EmailStatusResult, LoginResult, WorkspaceResult, type WorkspaceView } from './dto/workspace.response.js';
 import { NullDataResult } from '../common/openapi-responses.js';
 import { WorkspaceService } from './workspace.service.js';
+import { WORKSPACE_LIMITS, WorkspaceErrors } from './workspace.errors.js';
 
 /** Upstream's two wordings of email/status; the answer carries the one that applies. */
 const EMAIL_VERIFIED = 'Email verified and workspace reactivated';
@@ -42,7 +43,7 @@ export class WorkspaceController {
     message: 'Workspace created successfully',
     rateLimits: ['workspaceCreate'],
     response: WorkspaceResult,
-    errors: ['RESOURCE_EXHAUSTED'],
+    errors: [WorkspaceErrors.disposableEmail(), WorkspaceErrors.tooManyWorkspaces(WORKSPACE_LIMITS.workspacesPerOwnerEmail)],
   })
   async create(@RequestData() data: CreateWorkspaceRequest): Promise<WorkspaceView> {
     return (await this.workspaces.create(data)).workspace;
@@ -69,7 +70,11 @@ export class WorkspaceController {
     auth: 'workspace',
     message: 'API key created successfully.',
     response: CreatedApiKeyResult,
-    errors: ['FAILED_PRECONDITION', 'RESOURCE_EXHAUSTED'],
+    errors: [
+      WorkspaceErrors.productionNotEnabled(),
+      WorkspaceErrors.productionNeedsPaidPlan(),
+      WorkspaceErrors.productionKeyLimit(WORKSPACE_LIMITS.productionKeysPerWorkspace),
+    ],
   })
   createApiKey(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: CreateApiKeyRequest): Promise<CreatedApiKey> {
     return this.apiKeys.create(caller, data);
@@ -93,7 +98,7 @@ export class WorkspaceController {
     auth: 'workspace',
     message: 'API key updated successfully.',
     response: NullDataResult,
-    errors: ['NOT_FOUND'],
+    errors: [WorkspaceErrors.apiKeyNotFound()],
   })
   async updateApiKey(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: UpdateApiKeyRequest): Promise<null> {
     await this.apiKeys.rename(caller, data.apiKey, data.apiKeyName);
@@ -108,7 +113,7 @@ export class WorkspaceController {
     auth: 'workspace',
     message: 'Auth tokens retrieved successfully.',
     response: AuthTokensResult,
-    errors: ['NOT_FOUND'],
+    errors: [WorkspaceErrors.apiKeyNotFound()],
   })
   authTokens(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ApiKeyRequest): Promise<{ apiKey: string; authTokens: IssuedToken[] }> {
     return this.apiKeys.authTokens(caller, data.apiKey);
@@ -122,7 +127,7 @@ export class WorkspaceController {
     auth: 'workspace',
     message: 'Auth token reset successfully.',
     response: AuthTokenResetResult,
-    errors: ['NOT_FOUND'],
+    errors: [WorkspaceErrors.apiKeyNotFound()],
   })
   resetAuthToken(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ApiKeyRequest): Promise<{ apiKey: string; newAuthToken: IssuedToken }> {
     return this.apiKeys.resetAuthToken(caller, data.apiKey);
@@ -188,7 +193,7 @@ export class WorkspaceController {
     message: EMAIL_NOT_VERIFIED,
     rateLimits: ['emailStatus'],
     response: EmailStatusResult,
-    errors: ['NOT_FOUND'],
+    errors: [WorkspaceErrors.emailNotFound()],
   })
   emailStatus(@RequestData() data: EmailStatusRequest): Promise<WithMessage> {
     return this.login.emailStatus(data.ownerEmail).then((status) => new WithMessage(status, status.verified ? EMAIL_VERIFIED : EMAIL_NOT_VERIFIED));
@@ -202,7 +207,7 @@ export class WorkspaceController {
     message: 'Login verified successfully.',
     rateLimits: ['loginVerify'],
     response: LoginResult,
-    errors: ['PERMISSION_DENIED'],
+    errors: [WorkspaceErrors.invalidLoginToken()],
   })
   verifyLogin(@RequestData() data: VerifyLoginRequest): Promise<{ email: string; workspaces: WorkspaceView[] }> {
     return this.login.verify(data.token);

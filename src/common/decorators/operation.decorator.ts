@@ -1,6 +1,6 @@
 import { applyDecorators, HttpCode, Post, SetMetadata, type Type } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
-import type { ErrorCode } from '../errors.js';
+import type { ApiError, ErrorCode } from '../errors.js';
 import { operationResponses, type SuccessResult } from '../openapi-responses.js';
 
 /** A request's `data` as an OpenAPI example. */
@@ -29,8 +29,12 @@ export interface OperationOptions {
    * calls. Each answers exactly as `path` does (the v1 requests are subsets of the v2 ones).
    */
   aliases?: string[];
-  /** Error codes of this operation beyond those of every operation of its level (OpenAPI). */
-  errors?: ErrorCode[];
+  /**
+   * Errors of this operation beyond those of every operation of its level (OpenAPI): the errors
+   * themselves, from their module's error factory (the document's examples show their messages),
+   * or bare codes.
+   */
+  errors?: (ErrorCode | ApiError)[];
   /** OpenAPI summary: what the operation does, in a short sentence (default: the success message). */
   summary?: string;
   /**
