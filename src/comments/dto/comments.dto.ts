@@ -1,6 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
-import { anyObject, SuccessResult } from '../../common/openapi-responses.js';
+import { listOf, mapOf, nullableRef, SuccessResult } from '../../common/openapi-responses.js';
+import {
+  AnnotationChanges,
+  AnnotationInput as AnnotationInputSchema,
+  AnnotationView,
+  CommentChanges,
+  CommentInput as CommentInputSchema,
+  CommentUser,
+  CommentView,
+  UserReplacement,
+} from './thread.schemas.js';
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import {
   checkArrayOf,
@@ -245,9 +255,6 @@ export type AnnotationUpdate = Partial<
 >;
 export type CommentUpdate = Partial<Pick<Comment, keyof typeof COMMENT_FIELDS>>;
 
-const COMMENT_SCHEMA = anyObject(
-  '`from` (a user, required), `commentText`, `commentHtml`, `commentId`, `taggedUserContacts`, `attachments`, `context`, `agent`, `progress`, `actions`, `createdAt`, `lastUpdated`, `triggerNotification`, `triggerActivities`.',
-);
 const TRIGGER_NOTE = 'Default false, as upstream: ';
 
 /** Where a write names its thread. */
@@ -258,7 +265,10 @@ class ThreadPlace {
 
 /** The service's own additions to the update and delete operations: who acts, and whether the change is an event. */
 class EventOptions extends ThreadPlace {
-  @ApiPropertyOptional({ description: "Who made the change, for its activity (default: the thread's author, or `statusUpdatedByUserId` for a status change)." })
+  @ApiPropertyOptional({
+    type: CommentUser,
+    description: "Who made the change, for its activity (default: the thread's author, or `statusUpdatedByUserId` for a status change).",
+  })
   @IsOptionalUser()
   actionUser?: WireUser;
   @ApiPropertyOptional({ description: `${TRIGGER_NOTE}record the change in the activity log.` }) @IsOptionalBool() triggerActivities?: boolean;
@@ -271,13 +281,7 @@ export class AddAnnotationsRequest extends ThreadPlace {
   @ApiPropertyOptional({ description: "Each thread's author (its first comment's `from`) must be able to see the document." })
   @IsOptionalBool()
   verifyUserPermissions?: boolean;
-  @ApiProperty({
-    type: 'array',
-    items: anyObject(
-      '`commentData` (required), `annotationId`, `location`, `targetElement`, `status`, `assignedTo`, `priority`, `context`, `type`, `suggestion`, `commentType`, `visibility`, `actions`, `createdAt`, `lastUpdated`.',
-    ),
-    maxItems: MAX_BATCH,
-  })
+  @ApiProperty({ type: [AnnotationInputSchema], minItems: 1, maxItems: MAX_BATCH })
   @Satisfies(checkAnnotations)
   commentAnnotations!: AnnotationInput[];
 }
@@ -332,15 +336,11 @@ export class UpdateAnnotationsRequest extends EventOptions {
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) locationIds?: string[];
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH, description: 'Thread authors.' }) @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) annotationIds?: string[];
-  @ApiPropertyOptional(
-    anyObject(
-      'Any of `location`, `targetElement`, `from`, `status`, `statusUpdatedByUserId`, `resolvedByUserId`, `assignedTo`, `context`, `priority`, `suggestion`, `actions`.',
-    ),
-  )
+  @ApiPropertyOptional({ type: AnnotationChanges })
   @Optional()
   @Satisfies(checkShape(ANNOTATION_UPDATE_FIELDS))
   updatedData?: AnnotationUpdate;
-  @ApiPropertyOptional({ type: 'array', items: anyObject('`{ oldUser: { userId }, newUser: { userId, name?, email? } }`.'), maxItems: MAX_BATCH })
+  @ApiPropertyOptional({ type: [UserReplacement], minItems: 1, maxItems: MAX_BATCH })
   @Optional()
   @Satisfies(checkArrayOf(checkShape({ oldUser: checkUser, newUser: checkUser }, ['oldUser', 'newUser']), { min: 1, max: MAX_BATCH }))
   updateUsers?: { oldUser: WireUser; newUser: WireUser }[];
@@ -372,7 +372,7 @@ class CommentThreadPlace extends ThreadPlace {
 export class AddCommentsRequest extends CommentThreadPlace {
   @ApiPropertyOptional() @IsOptionalBool() createOrganization?: boolean;
   @ApiPropertyOptional() @IsOptionalBool() createDocument?: boolean;
-  @ApiProperty({ type: 'array', items: COMMENT_SCHEMA, maxItems: MAX_BATCH }) @Satisfies(checkComments) commentData!: CommentInput[];
+  @ApiProperty({ type: [CommentInputSchema], minItems: 1, maxItems: MAX_BATCH }) @Satisfies(checkComments) commentData!: CommentInput[];
 }
 
 /** v1 comments get (upstream's): no paging, every comment of the thread is answered. */
@@ -393,11 +393,7 @@ export class UpdateCommentsRequest extends CommentThreadPlace {
   @ApiProperty({ type: [Number], maxItems: MAX_BATCH })
   @Satisfies(checkArrayOf(checkCommentId, { min: 1, max: MAX_BATCH, unique: true }))
   commentIds!: number[];
-  @ApiProperty(
-    anyObject(
-      'Any of `commentText`, `commentHtml`, `context`, `isCommentResolverUsed`, `isCommentTextAvailable`, `from`, `taggedUserContacts`, `attachments`.',
-    ),
-  )
+  @ApiProperty({ type: CommentChanges })
   @Satisfies(checkShape(COMMENT_FIELDS))
   updatedData!: CommentUpdate;
   @ApiPropertyOptional({ description: `${TRIGGER_NOTE}record \`comment.update\` in the activity log.` }) @IsOptionalBool() triggerActivities?: boolean;
@@ -409,7 +405,9 @@ export class DeleteCommentsRequest extends CommentThreadPlace {
   @Optional()
   @Satisfies(checkArrayOf(checkCommentId, { min: 1, max: MAX_BATCH }))
   commentIds?: number[];
-  @ApiPropertyOptional(anyObject("Who deleted them, for the activity (default: each comment's author).")) @IsOptionalUser() actionUser?: WireUser;
+  @ApiPropertyOptional({ type: CommentUser, description: "Who deleted them, for the activity (default: each comment's author)." })
+  @IsOptionalUser()
+  actionUser?: WireUser;
   @ApiPropertyOptional() @IsOptionalBool() triggerActivities?: boolean;
   @ApiPropertyOptional() @IsOptionalBool() triggerNotification?: boolean;
 }
@@ -425,7 +423,7 @@ class ReactionPlace extends CommentThreadPlace {
 
 /** `commentannotations/comments/reactions/add` (ours: upstream's REST API has none). */
 export class AddReactionRequest extends ReactionPlace {
-  @ApiProperty(anyObject('Who reacts: `{ userId, name?, email?, … }`.')) @IsUser() from!: WireUser;
+  @ApiProperty({ type: CommentUser, description: 'Who reacts.' }) @IsUser() from!: WireUser;
 }
 
 /** `commentannotations/comments/reactions/delete`. */
@@ -461,15 +459,15 @@ export class AnnotationAdded {
 }
 
 export class AnnotationsAddedResult extends SuccessResult {
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'object', additionalProperties: true }, description: 'By annotation id: `AnnotationAdded`.' })
+  @ApiProperty(mapOf(AnnotationAdded, "Each thread's outcome, by annotation id."))
   data!: Record<string, AnnotationAdded>;
 }
 
 export class AnnotationsResult extends SuccessResult {
   @ApiProperty({
     oneOf: [
-      { type: 'array', items: { type: 'object', additionalProperties: true, nullable: true } },
-      { type: 'object', additionalProperties: { type: 'array', items: { type: 'object', additionalProperties: true } } },
+      { type: 'array', items: nullableRef(AnnotationView) },
+      { type: 'object', additionalProperties: listOf(AnnotationView) },
     ],
     description:
       'Threads (each with its `comments`), or by document id with `groupByDocumentId`; `null` for a requested annotation id that does not exist. A thread whose comments pass a page (8 MiB) carries the first of them and `commentsPageToken`, the `pageToken` of comments get for the rest.',
@@ -493,7 +491,7 @@ export class CommentIdsResult extends SuccessResult {
 export class CommentsResult extends SuccessResult {
   @ApiProperty({
     type: 'array',
-    items: { type: 'object', additionalProperties: true, nullable: true },
+    items: nullableRef(CommentView),
     description: 'Oldest first; on the last page, `null` for each requested comment id that does not exist.',
   })
   data!: unknown[];

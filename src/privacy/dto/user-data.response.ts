@@ -1,3 +1,4 @@
+import { AnnotationView, CommentUser } from '../../comments/dto/thread.schemas.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ActivityView } from '../../activity/dto/activity.response.js';
 import { nullableRef, SuccessResult, WithMetadata } from '../../common/openapi-responses.js';
@@ -57,7 +58,7 @@ export class CommentReactionView {
   @ApiProperty({ type: 'integer' }) commentId!: number;
   @ApiProperty({ description: "The reaction's id (upstream's reaction `annotationId`)." }) annotationId!: string;
   @ApiProperty() icon!: string;
-  @ApiProperty({ type: 'object', additionalProperties: true }) from!: Record<string, unknown>;
+  @ApiProperty({ type: CommentUser }) from!: Record<string, unknown>;
   @ApiProperty({ type: 'integer', description: 'Epoch ms.' }) createdAt!: number;
   @ApiProperty({ description: 'ISO 8601.' }) lastUpdated!: string;
 }
@@ -79,8 +80,7 @@ export class UserAttachmentView {
 /** Everything held about a user in one organization; every list holds at most 100 items per page, and each thing is in one list. */
 export class UserDataView {
   @ApiProperty({
-    type: 'array',
-    items: { type: 'object', additionalProperties: true },
+    type: [AnnotationView],
     description:
       'Comment threads the user started, wrote in, reacted in, or that name them (mentioned, assigned, resolver), each with its comments, as annotations get answers them.',
   })
