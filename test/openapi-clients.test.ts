@@ -1,7 +1,7 @@
 // @testScope once: the document is built from the controllers' metadata, the same whatever the adapter or engine (the browser test of /docs, served per adapter, is docs-browser.test.ts).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { startApp, type TestApp } from './helpers/app.js';
+import { createKey } from './factories/workspace.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -51,6 +52,77 @@ type Body = paths['/v2/organizations/add']['post']['requestBody']['content']['ap
 export const body: Body = { data: { organizations: [{ organizationId: 42 }] } };
 `;
 
+/**
+ * A client made with openapi-fetch on the generated types: every path, body and answer is typed
+ * by the document, with no types written by hand. A comment thread is started and read back, its
+ * comments and mentions typed down to their fields.
+ */
+const FETCH_CLIENT = `
+import createClient from 'openapi-fetch';
+import type { paths } from './api.js';
+
+export async function run(baseUrl: string, headers: Record<string, string>): Promise<string[]> {
+  const client = createClient<paths>({ baseUrl, headers });
+  const organizations = await client.POST('/v2/organizations/add', { body: { data: { organizations: [{ organizationId: 'org-fetch', organizationName: 'Fetch' }] } } });
+  if (!organizations.data) throw new Error(JSON.stringify(organizations.error));
+  const added = await client.POST('/v2/commentannotations/add', {
+    body: {
+      data: {
+        organizationId: 'org-fetch',
+        documentId: 'doc-fetch',
+        createDocument: true,
+        commentAnnotations: [
+          {
+            annotationId: 'ann-fetch',
+            status: { id: 'OPEN', name: 'Open', type: 'default' },
+            commentData: [
+              {
+                commentText: 'Typed all the way down, {{user-bob}}',
+                from: { userId: 'user-alice', name: 'Alice' },
+                taggedUserContacts: [{ userId: 'user-bob', contact: { userId: 'user-bob', name: 'Bob' } }],
+                context: { section: 'intro' },
+              },
+            ],
+          },
+        ],
+      },
+    },
+  });
+  if (!added.data) throw new Error(JSON.stringify(added.error));
+  const outcome: boolean = added.data.result.data['ann-fetch']!.success;
+  const read = await client.POST('/v2/commentannotations/get', { body: { data: { organizationId: 'org-fetch', documentId: 'doc-fetch' } } });
+  if (!read.data) throw new Error(JSON.stringify(read.error));
+  const threads = read.data.result.data;
+  if (!Array.isArray(threads) || !threads[0]) throw new Error('no thread');
+  const comment = threads[0].comments[0]!;
+  const mentioned: string = comment.taggedUserContacts[0]!.userId;
+  const status: string = threads[0].status.type;
+  const missing = await client.POST('/v2/crdt/state/get', { body: { data: { organizationId: 'org-fetch', documentId: 'doc-fetch', editorId: 'none' } } });
+  const code: string | undefined = missing.error?.error.status;
+  return [String(outcome), String(comment.commentText), mentioned, status, comment.from.userId, String(code)];
+}
+`;
+
+/**
+ * Clients with typos the document forbids, where comment threads and comments were free-form
+ * objects that took any key: a thread's `commentData` misspelt in an openapi-fetch call, and an
+ * unknown field in a comment typed by the generated schema. (openapi-fetch infers its `init`
+ * generically, so TypeScript flags an unknown key in a call only when a required one is missing
+ * too, openapi-ts/openapi-typescript#1769; a value typed by the schema is checked whole.)
+ */
+const WRONG_FETCH_CLIENT = `
+import createClient from 'openapi-fetch';
+import type { components, paths } from './api.js';
+const client = createClient<paths>({ baseUrl: 'http://127.0.0.1' });
+export const thread = client.POST('/v2/commentannotations/add', {
+  body: { data: { organizationId: 'o', documentId: 'd', commentAnnotations: [{ annotationId: 'a', commentDta: [{ from: { userId: 'u' } }] }] } },
+});
+const comment: components['schemas']['CommentInput'] = { from: { userId: 'u' }, commentTxt: 'hello' };
+export const reply = client.POST('/v2/commentannotations/comments/add', {
+  body: { data: { organizationId: 'o', documentId: 'd', annotationId: 'a', commentData: [comment] } },
+});
+`;
+
 /** TypeScript's diagnostics for `file`, compiled strictly as the project compiles. */
 function typeErrors(file: string): string[] {
   const program = ts.createProgram([file], {
@@ -77,6 +149,8 @@ describe('the OpenAPI document, as clients and tools use it', () => {
     documentText = (await app.get('/docs/openapi.json')).text;
     writeFileSync(join(folder, 'openapi.json'), documentText);
     writeFileSync(join(folder, 'package.json'), '{ "type": "module" }');
+    // The project's packages (openapi-fetch), for the compiler and for the compiled clients alike.
+    symlinkSync(join(ROOT, 'node_modules'), join(folder, 'node_modules'));
   });
   after(() => app.close());
 
@@ -103,6 +177,21 @@ describe('the OpenAPI document, as clients and tools use it', () => {
     writeFileSync(join(folder, 'client.mjs'), compiled);
     const client = (await import(join(folder, 'client.mjs'))) as { run(base: string, email: string): Promise<string[]> };
     assert.deepEqual(await client.run(base, `client.${Date.now()}@example.com`), ['true', 'true', 'spec:Spec']);
+  });
+
+  it('types an openapi-fetch client from the document: its calls compile and run, and a misspelt field does not compile', async () => {
+    writeFileSync(join(folder, 'api.ts'), astToString(await openapiTS(JSON.parse(documentText))));
+    writeFileSync(join(folder, 'fetch-client.ts'), FETCH_CLIENT);
+    assert.deepEqual(typeErrors(join(folder, 'fetch-client.ts')), []);
+    writeFileSync(join(folder, 'wrong-fetch.ts'), WRONG_FETCH_CLIENT);
+    const errors = typeErrors(join(folder, 'wrong-fetch.ts')).join('\n');
+    assert.match(errors, /'commentDta' does not exist in type/);
+    assert.match(errors, /'commentTxt' does not exist in type/);
+    const compiled = ts.transpileModule(FETCH_CLIENT, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2023 } }).outputText;
+    writeFileSync(join(folder, 'fetch-client.mjs'), compiled);
+    const client = (await import(join(folder, 'fetch-client.mjs'))) as { run(base: string, headers: Record<string, string>): Promise<string[]> };
+    const key = await createKey(app);
+    assert.deepEqual(await client.run(base, key.headers), ['true', 'Typed all the way down, {{user-bob}}', 'user-bob', 'default', 'user-alice', 'NOT_FOUND']);
   });
 
   it("passes Redocly's recommended lint with no errors", async () => {
