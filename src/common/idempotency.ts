@@ -9,6 +9,10 @@ export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
+/** The refusals a remembered key adds, worded once for the interceptor and the document. */
+export const IDEMPOTENCY_KEY_REUSED_MESSAGE = `This Idempotency-Key was already used with another request body on this operation; send a new key for a new request.`;
+export const IDEMPOTENCY_KEY_IN_USE_MESSAGE = `A request with this Idempotency-Key is still being processed; retry once it has been answered.`;
+
 /** The INVALID_ARGUMENT message of a bad key. */
 export const IDEMPOTENCY_KEY_PROBLEM = `The Idempotency-Key header must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters.`;
 
@@ -105,14 +109,36 @@ function declareOn(operation: Operation): void {
   (operation.parameters ??= []).push({ $ref: `#/components/parameters/${remembered ? 'IdempotencyKey' : 'IdempotencyKeyChecked'}` });
   if (!remembered) return;
   const responses = operation.responses;
-  const envelope = (responses['400'] as { content?: unknown }).content;
-  const add = (status: string, description: string) => {
-    const existing = responses[status] as { description: string } | undefined;
-    if (existing) existing.description += `; ${description}`;
-    else responses[status] = { description, content: envelope } as Operation['responses'][string];
+  type Media = { schema?: unknown; examples?: Record<string, unknown> };
+  type Response = { description: string; content?: Record<string, Media> };
+  const envelopeSchema = (responses['400'] as Response).content?.['application/json']?.schema;
+  // The status's description and an example of the refusal, beside the examples it already shows.
+  const add = (status: string, code: string, description: string, message: string) => {
+    const example = { [code]: { summary: message, value: { error: { status: code, message } } } };
+    const existing = responses[status] as Response | undefined;
+    if (!existing) {
+      responses[status] = { description, content: { 'application/json': { schema: envelopeSchema, examples: example } } } as Operation['responses'][string];
+      return;
+    }
+    const media = existing.content?.['application/json'] ?? { schema: envelopeSchema };
+    responses[status] = {
+      ...existing,
+      description: `${existing.description}; ${description}`,
+      content: { ...existing.content, 'application/json': { ...media, examples: { ...media.examples, ...example } } },
+    } as Operation['responses'][string];
   };
-  add('409', 'IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still being answered; retry shortly');
-  add('422', 'IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with another body on this operation');
+  add(
+    '409',
+    'IDEMPOTENCY_KEY_IN_USE',
+    'IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still being answered; retry shortly',
+    IDEMPOTENCY_KEY_IN_USE_MESSAGE,
+  );
+  add(
+    '422',
+    'IDEMPOTENCY_KEY_REUSED',
+    'IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with another body on this operation',
+    IDEMPOTENCY_KEY_REUSED_MESSAGE,
+  );
   const success = responses['200'] as { headers?: Record<string, unknown> };
   success.headers = { ...success.headers, 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
   operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));

@@ -5,7 +5,16 @@ import { OPERATION_METADATA } from '../decorators/operation.decorator.js';
 import { type ErrorEnvelope, errorEnvelope } from '../envelope.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 import { answerableError } from '../filters/api-exception.filter.js';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PROBLEM, IDEMPOTENT_REPLAYED_HEADER, isIdempotencyKey, requestHashText, scopeOf } from '../idempotency.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_IN_USE_MESSAGE,
+  IDEMPOTENCY_KEY_PROBLEM,
+  IDEMPOTENCY_KEY_REUSED_MESSAGE,
+  IDEMPOTENT_REPLAYED_HEADER,
+  isIdempotencyKey,
+  requestHashText,
+  scopeOf,
+} from '../idempotency.js';
 import { type IdempotencyKeyRef, IdempotencyStore, type RememberedAnswer } from '../idempotency-store.js';
 import type { ServiceRequest } from '../request-context.js';
 import { Secrets } from '../secrets.js';
@@ -16,9 +25,6 @@ import { Secrets } from '../secrets.js';
  * the idempotency refusals themselves are answered before any key is claimed.
  */
 const RELEASED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['RESOURCE_EXHAUSTED', 'ABORTED', 'INTERNAL', 'UNAVAILABLE']);
-
-const KEY_REUSED = `This Idempotency-Key was already used with another request body on this operation; send a new key for a new request.`;
-const KEY_IN_USE = `A request with this Idempotency-Key is still being processed; retry once it has been answered.`;
 
 interface ResponseHeaders {
   header(name: string, value: string): unknown;
@@ -65,9 +71,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
       concatMap((found) => {
         switch (found.kind) {
           case 'mismatch':
-            throw new ApiError('IDEMPOTENCY_KEY_REUSED', KEY_REUSED);
+            throw new ApiError('IDEMPOTENCY_KEY_REUSED', IDEMPOTENCY_KEY_REUSED_MESSAGE);
           case 'in-flight':
-            throw new ApiError('IDEMPOTENCY_KEY_IN_USE', KEY_IN_USE, undefined, { retryAfterSeconds: 1 });
+            throw new ApiError('IDEMPOTENCY_KEY_IN_USE', IDEMPOTENCY_KEY_IN_USE_MESSAGE, undefined, { retryAfterSeconds: 1 });
           case 'replay':
             response.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
             return of(replayed(found.answer, response));
