@@ -1,33 +1,34 @@
 // @testScope engine: the rotation is SQL over each engine's own transaction; the HTTP adapter is irrelevant to it.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Secrets } from '../src/common/secrets.js';
 import { eventually, startApp, type TestApp } from './helpers/app.js';
 import { ownDatabase, type OwnDatabase } from './helpers/database.js';
+import { runCli } from '../src/cli/run.js';
 import { advancedEndpoint } from './helpers/webhooks.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
 
-const CLI = new URL('../src/cli.js', import.meta.url).pathname;
-const execute = promisify(execFile);
 const postgres = Boolean(process.env.DATABASE_URL);
 /** More recorded mails than one batch of the rotation (200), so it reports progress. */
 const BULK_MAILS = 450;
 
-/** Runs the admin CLI with exactly these variables; its stdout. */
+/**
+ * Runs the admin CLI with exactly these variables, in this process (`runCli`, all `cli.ts` does
+ * but set the exit code: a process start costs 2 s of CPU loading the app; test/cli.test.ts checks
+ * the process's side): its stdout, or a rejection with the exit code and stderr.
+ */
 async function cli(env: Record<string, string | undefined>, ...args: string[]): Promise<string> {
-  const clean = Object.fromEntries(Object.entries({ PATH: process.env.PATH ?? '', ...env }).filter(([, value]) => value !== undefined)) as Record<
-    string,
-    string
-  >;
-  return (await execute(process.execPath, [CLI, ...args], { env: clean })).stdout;
+  const output = { stdout: '', stderr: '' };
+  const streams = { out: (text: string) => void (output.stdout += text), err: (text: string) => void (output.stderr += text) };
+  const code = await runCli(args, { env: (name) => env[name], streams, logger: false });
+  if (code !== 0) throw Object.assign(new Error(`exit ${code}: ${output.stderr}`), { code, stderr: output.stderr });
+  return output.stdout;
 }
 
 /** Asserts the CLI exits 1 with stderr matching every pattern. */

@@ -5,12 +5,11 @@ import { ApiError } from '../common/errors.js';
 import { Secrets } from '../common/secrets.js';
 import { REKEY_BATCH, type RekeyCount } from '../common/secrets-rekey.js';
 import { AppConfig } from '../config/app-config.js';
-import { readProcessEnv } from '../config/load-config.js';
 import { decodeKey, discardStagedMasterKey, installStagedMasterKey, stagedMasterKey, stageMasterKey } from '../config/master-key.js';
 import { ConfigError } from '../config/parsers.js';
 import { MasterKeyRotation, refusal, type RotationPhase } from '../rekey/master-key-rotation.js';
 import { RekeyModule } from '../rekey/rekey.module.js';
-import { fail, note, print, runCommand } from './output.js';
+import { currentRun, fail, note, print, runCommand } from './output.js';
 import { CommandGroup } from './program.js';
 
 /** The variable the new key is read from, so it lands in no shell history or process list. */
@@ -92,7 +91,7 @@ export class RotateMasterKeyCommand extends CommandRunner {
 
   /** The new key: the option, else NEW_MASTER_KEY, else (embedded default only) a fresh one. */
   private newKey(option: string | undefined, keyFile: boolean): Buffer {
-    const given = option ?? readProcessEnv()(NEW_MASTER_KEY);
+    const given = option ?? currentRun().env(NEW_MASTER_KEY);
     if (option !== undefined) note(`Note: --new-key is kept in shell history and shown in the process list; ${NEW_MASTER_KEY} is not.`);
     let key: Buffer;
     if (given) {

@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ApiError } from '../common/errors.js';
+import type { EnvReader } from '../config/app-config.js';
+import { readProcessEnv } from '../config/load-config.js';
 import { wireValueProblem } from '../common/wire-values.js';
 import { createValidationPipe } from '../common/validation.js';
 
@@ -12,6 +14,8 @@ export interface CliStreams {
 /** One run of the CLI (`runCli`): its streams and the exit code it ends with. */
 export interface CliRun {
   readonly streams: CliStreams;
+  /** The environment the run reads (its configuration, and variables such as NEW_MASTER_KEY). */
+  readonly env: EnvReader;
   exitCode: number;
 }
 
@@ -28,6 +32,7 @@ export const PROCESS_STREAMS: CliStreams = {
 const runs = new AsyncLocalStorage<CliRun>();
 const outsideRuns: CliRun = {
   streams: PROCESS_STREAMS,
+  env: readProcessEnv(),
   get exitCode() {
     return Number(process.exitCode ?? 0);
   },
@@ -36,9 +41,9 @@ const outsideRuns: CliRun = {
   },
 };
 
-/** Runs `work` as one CLI run writing to `streams`; `work` gets the run, to read its exit code. */
-export function withCliRun<T>(streams: CliStreams, work: (run: CliRun) => Promise<T>): Promise<T> {
-  const run: CliRun = { streams, exitCode: 0 };
+/** Runs `work` as one CLI run reading `env` and writing to `streams`; `work` gets the run, to read its exit code. */
+export function withCliRun<T>(streams: CliStreams, env: EnvReader, work: (run: CliRun) => Promise<T>): Promise<T> {
+  const run: CliRun = { streams, env, exitCode: 0 };
   return runs.run(run, () => work(run));
 }
 

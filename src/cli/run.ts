@@ -23,7 +23,7 @@ export interface CliOptions {
  * `cli.ts` only sets the exit code, and tests run it in their own process.
  */
 export async function runCli(args: readonly string[], options: CliOptions): Promise<number> {
-  return withCliRun(options.streams ?? PROCESS_STREAMS, async (run) => {
+  return withCliRun(options.streams ?? PROCESS_STREAMS, options.env, async (run) => {
     // Commands print their own results; the log stays quiet unless asked. A command never
     // delivers events nor runs data deletion jobs: that is the service's work.
     const fixed: Record<string, string> = { DELIVERY_CONCURRENCY: '0', DATA_DELETION_WORKER: 'false' };
