@@ -135,3 +135,27 @@ export async function addWhileKilled(
   }
   return acknowledged;
 }
+
+export interface LogLine {
+  level: number;
+  msg: string;
+  context?: string;
+  [field: string]: unknown;
+}
+
+/** Every line the process printed, each a JSON object. */
+export function logLines(service: ServiceProcess): LogLine[] {
+  return service
+    .output()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+/** Sends SIGTERM, waits for the exit; answers the exit code and the lines from the signal on. */
+export async function stopped(service: ServiceProcess): Promise<{ code: number | null; lines: LogLine[] }> {
+  service.child.kill('SIGTERM');
+  const code = await service.exited;
+  const lines = logLines(service);
+  return { code, lines: lines.slice(lines.findIndex((line) => line.msg === 'SIGTERM received: shutting down')) };
+}

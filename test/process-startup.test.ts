@@ -1,0 +1,89 @@
+// @testScope once: start-up refusals and start-up logs come before any HTTP framework serves (config, migrations, Nest's own lines), so one adapter stands for both; the adapters' own start-up (a port in use) and shutdown are in process.test.ts.
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { MIGRATIONS } from '../src/database/migrations/index.js';
+import { freePort, logLines, startService, stopped, waitForHealth } from './helpers/service-process.js';
+
+describe('the service process, starting', () => {
+  const children: ChildProcess[] = [];
+  after(() => children.forEach((child) => child.kill('SIGKILL')));
+
+  it('refuses to start on a bad variable, naming it', async () => {
+    const service = startService({ PORT: 'eighty' });
+    children.push(service.child);
+    assert.equal(await service.exited, 1);
+    assert.match(service.output(), /Invalid configuration: PORT must be an integer/);
+  });
+
+  it('logs JSON lines: where it listens and which database, the generated master key to back up, and start-up failures', async () => {
+    const port = await freePort();
+    const service = startService({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    children.push(service.child);
+    await waitForHealth(port);
+    const lines = service
+      .output()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string; address?: string; database?: string; file?: string });
+    const listening = lines.find((line) => line.msg === 'Listening');
+    assert.equal(listening?.address, `http://127.0.0.1:${port}`);
+    assert.match(listening?.database ?? '', /^sqlite .*svc\.sqlite$/);
+    assert.match(lines.find((line) => /master key was generated/.test(line.msg))?.file ?? '', /master\.key$/);
+    service.child.kill('SIGTERM');
+    await service.exited;
+
+    const failing = startService({
+      PORT: String(await freePort()),
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none',
+      MASTER_KEY: randomBytes(32).toString('base64'),
+    });
+    children.push(failing.child);
+    assert.equal(await failing.exited, 1);
+    const fatal = failing
+      .output()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .find((line) => line.level === 60);
+    assert.equal(fatal?.msg, 'The service could not start', failing.output());
+  });
+
+  it('at start: the migrations applied, route mappings only at debug, and Listening once everything is up; none pending on the next start', async () => {
+    const port = await freePort();
+    const env = { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-proc-')), MASTER_KEY: randomBytes(32).toString('base64') };
+    const first = startService({ ...env, LOG_LEVEL: 'debug' });
+    children.push(first.child);
+    await waitForHealth(port);
+    const lines = logLines(first);
+    const migrations = lines.filter((line) => line.context === 'Migrations');
+    assert.equal(migrations.length, 1, JSON.stringify(migrations));
+    const names = MIGRATIONS.map((Migration) => new Migration().name ?? Migration.name);
+    assert.deepEqual(migrations[0], { ...migrations[0], level: 30, count: names.length, migrations: names, msg: `Applied ${names.length} migrations` });
+    // Nest's route table (a line per route) and its early "started" line are debug detail.
+    const routes = lines.filter((line) => line.context === 'RouterExplorer' || line.context === 'RoutesResolver');
+    assert.ok(routes.length > 100, `${routes.length} route lines`);
+    assert.deepEqual([...new Set(routes.map((line) => line.level))], [20]);
+    assert.equal(lines.find((line) => line.msg === 'Nest application successfully started')?.level, 20);
+    // Listening comes after every start-up line (requests may be answered as soon as the port is bound).
+    const startup = lines.filter((line) => line.msg !== 'request completed');
+    assert.equal(startup.at(-1)?.msg, 'Listening', JSON.stringify(startup.slice(-3)));
+    assert.equal(startup.filter((line) => line.msg === 'Listening').length, 1);
+    assert.equal((await stopped(first)).code, 0);
+
+    const second = startService({ ...env, LOG_LEVEL: 'info' });
+    children.push(second.child);
+    await waitForHealth(port);
+    const again = logLines(second);
+    assert.deepEqual(
+      again.filter((line) => line.context === 'Migrations').map(({ level, count, msg }) => ({ level, count, msg })),
+      [{ level: 30, count: 0, msg: 'No migrations pending' }],
+    );
+    assert.equal(again.filter((line) => line.context === 'RouterExplorer' || line.context === 'RoutesResolver').length, 0, 'no route lines at info');
+    assert.equal((await stopped(second)).code, 0);
+  });
+});
