@@ -3,7 +3,6 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { CoreModule } from './common/core.module.js';
 import { ApiExceptionFilter } from './common/filters/api-exception.filter.js';
 import { CredentialsGuard } from './common/guards/credentials.guard.js';
-import { IdempotencyInterceptor } from './common/interceptors/idempotency.interceptor.js';
 import { SuccessEnvelopeInterceptor } from './common/interceptors/success-envelope.interceptor.js';
 import { LoggingModule } from './common/logging.module.js';
 import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
@@ -63,8 +62,6 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
-        // Order matters: the first runs outermost, so Idempotency-Key keeps the enveloped answer.
-        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
         { provide: APP_INTERCEPTOR, useClass: SuccessEnvelopeInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         // Order matters: credentials first, so rate limits can track the authenticated principal.

@@ -1,7 +1,5 @@
-import { type CallHandler, type ExecutionContext, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { type ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { catchError, concatMap, from, type Observable, of } from 'rxjs';
-import { OPERATION_METADATA } from '../decorators/operation.decorator.js';
 import { type ErrorEnvelope, errorEnvelope } from '../envelope.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 import { answerableError } from '../filters/api-exception.filter.js';
@@ -41,30 +39,31 @@ interface ResponseHeaders {
  * bodies that could not be read as JSON (multipart uploads, malformed or oversized bodies), run as
  * if the key were absent: nothing is kept for them.
  *
- * Registered before the success envelope's interceptor, so it sees (and keeps) the very answer
+ * The success envelope's interceptor hands it an operation's whole answer only when the request
+ * carries the header (one interceptor for every request, not two), so it keeps the very answer
  * the client gets; it runs after the guards, so the caller's scope is known and rate-limited
  * requests never reach it. Adapter-neutral: it reads the request's common fields and answers
  * through Nest (a returned body, or an error for the exception filter).
  */
 @Injectable()
-export class IdempotencyInterceptor implements NestInterceptor {
+export class IdempotentAnswers {
   private readonly logger = new Logger('Idempotency');
 
   constructor(
-    private readonly reflector: Reflector,
     private readonly store: IdempotencyStore,
     private readonly secrets: Secrets,
   ) {}
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+  /** `answer()`, the operation's enveloped answer, at most once per key (see above); the request carries `Idempotency-Key`. */
+  around(context: ExecutionContext, answer: () => Observable<unknown>): Observable<unknown> {
     const request = context.switchToHttp().getRequest<ServiceRequest>();
     const sent = request.headers[IDEMPOTENCY_KEY_HEADER];
-    if (sent === undefined || request.method !== 'POST' || !this.reflector.get(OPERATION_METADATA, context.getHandler())) return next.handle();
+    if (sent === undefined || request.method !== 'POST') return answer();
     if (!isIdempotencyKey(sent)) throw new ApiError('INVALID_ARGUMENT', IDEMPOTENCY_KEY_PROBLEM);
     const scope = scopeOf(request);
-    if (scope === undefined || request.bodyProblem !== undefined) return next.handle();
+    if (scope === undefined || request.bodyProblem !== undefined) return answer();
     const hashed = requestHashText(request.body);
-    if (hashed === undefined) return next.handle();
+    if (hashed === undefined) return answer();
     const ref: IdempotencyKeyRef = { scope, path: request.url.split('?', 1)[0]!, key: sent };
     const response = context.switchToHttp().getResponse<ResponseHeaders>();
     return from(this.store.claim(ref, this.secrets.lookupHash(hashed))).pipe(
@@ -78,7 +77,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
             response.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
             return of(replayed(found.answer, response));
           case 'claimed':
-            return next.handle().pipe(
+            return answer().pipe(
               concatMap((body: unknown) => from(this.keep(ref, found.claim, { status: 200, body: answerText(body) }).then(() => body))),
               catchError((error: unknown) =>
                 from(
