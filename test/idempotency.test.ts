@@ -15,7 +15,7 @@ const KEY_PROBLEM = 'The Idempotency-Key header must be 1 to 255 printable ASCII
 const ana = { userId: 'ana', name: 'Ana', email: 'ana@example.com' };
 
 /**
- * `Idempotency-Key` (README, "Wire conventions"): a repeat gets the first answer without the
+ * `Idempotency-Key` (docs/reference/conventions.md): a repeat gets the first answer without the
  * operation running again, scoped by credential and path, for IDEMPOTENCY_RETENTION_HOURS.
  */
 describe('Idempotency-Key', () => {

@@ -29,7 +29,7 @@ interface ResponseHeaders {
 }
 
 /**
- * `Idempotency-Key` on every operation (README, "Wire conventions"), as Stripe and
+ * `Idempotency-Key` on every operation (docs/reference/conventions.md), as Stripe and
  * draft-ietf-httpapi-idempotency-key-header have it. A request without the header costs one
  * property read. With it: a bad key is INVALID_ARGUMENT; an operation of an API key or a
  * workspace claims the key in `IdempotencyStore` before it runs, and its answer (success, or an

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { dialectOf } from './dialect.js';
 
 /**
- * Answers remembered for `Idempotency-Key` (README, "Wire conventions"): one row per caller's
+ * Answers remembered for `Idempotency-Key` (docs/reference/conventions.md): one row per caller's
  * scope (its API key or workspace), operation path and key. A row is inserted as "in flight"
  * (no status yet) before the operation runs, so the primary key lets one request of a key run
  * and refuses its concurrent duplicates; the answer (status and encrypted body) completes it.
