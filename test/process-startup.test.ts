@@ -68,6 +68,9 @@ describe('the service process, starting', () => {
     const routes = lines.filter((line) => line.context === 'RouterExplorer' || line.context === 'RoutesResolver');
     assert.ok(routes.length > 100, `${routes.length} route lines`);
     assert.deepEqual([...new Set(routes.map((line) => line.level))], [20]);
+    const loading = lines.filter((line) => line.context === 'InstanceLoader' || line.context === 'NestFactory');
+    assert.ok(loading.length > 10, `${loading.length} module-loading lines at debug`);
+    assert.deepEqual([...new Set(loading.map((line) => line.level))], [20]);
     assert.equal(lines.find((line) => line.msg === 'Nest application successfully started')?.level, 20);
     // Listening comes after every start-up line (requests may be answered as soon as the port is bound).
     const startup = lines.filter((line) => line.msg !== 'request completed');
@@ -84,6 +87,12 @@ describe('the service process, starting', () => {
       [{ level: 30, count: 0, msg: 'No migrations pending' }],
     );
     assert.equal(again.filter((line) => line.context === 'RouterExplorer' || line.context === 'RoutesResolver').length, 0, 'no route lines at info');
+    // Nor a line per module loaded, nor Nest's "Starting Nest application...": at info, start-up says what an operator acts on.
+    assert.deepEqual(
+      again.filter((line) => line.context === 'InstanceLoader' || line.context === 'NestFactory').map((line) => line.msg),
+      [],
+      'no module-loading lines at info',
+    );
     assert.equal((await stopped(second)).code, 0);
   });
 });

@@ -6,11 +6,11 @@ const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 
 /**
  * Nest's own lines an operator need not read at `info`: one per route at start-up (about 250),
- * and "successfully started", which Nest prints before the port is bound (the service's
- * `Listening` line says it is up). Its error for a port that could not be bound is `main.ts`'s one
- * fatal line. They stay at `debug`.
+ * one per module loaded (about 35), "Starting Nest application...", and "successfully started",
+ * which Nest prints before the port is bound (the service's `Listening` line says it is up). Its
+ * error for a port that could not be bound is `main.ts`'s one fatal line. They stay at `debug`.
  */
-const FRAMEWORK_DEBUG_CONTEXTS = new Set(['RouterExplorer', 'RoutesResolver']);
+const FRAMEWORK_DEBUG_CONTEXTS = new Set(['RouterExplorer', 'RoutesResolver', 'InstanceLoader', 'NestFactory']);
 const NEST_STARTED = 'Nest application successfully started';
 const NEST_LISTEN_FAILED = /^Error: listen /;
 
