@@ -75,7 +75,7 @@ describe('Idempotency-Key', () => {
     assert.deepEqual(expectSuccess(await send('/v2/commentannotations/comments/add', reply('org-replay', 'doc-1', annotationId))).data, [3]);
   });
 
-  it('keys in another order are the same body; a different body is 422 and runs nothing', async () => {
+  it('keys in another order are the same body; a different body is 400 FAILED_PRECONDITION and runs nothing', async () => {
     const idem = randomUUID();
     const organizations = [{ organizationId: 'org-body', organizationName: 'Body' }];
     const first = await send('/v2/organizations/add', { organizations }, key, idem);
@@ -86,8 +86,8 @@ describe('Idempotency-Key', () => {
     const changed = await send('/v2/organizations/add', { organizations: [{ organizationId: 'org-body-2', organizationName: 'Other' }] }, key, idem);
     expectError(
       changed,
-      422,
-      'IDEMPOTENCY_KEY_REUSED',
+      400,
+      'FAILED_PRECONDITION',
       'This Idempotency-Key was already used with another request body on this operation; send a new key for a new request.',
     );
     assert.equal(replayed(changed), undefined);
@@ -109,7 +109,7 @@ describe('Idempotency-Key', () => {
     for (const answer of succeeded) assert.deepEqual(answer.body.result.data, [2]);
     assert.equal(succeeded.filter((answer) => replayed(answer) === undefined).length, 1, 'exactly one answer ran the operation');
     for (const answer of answers.filter((answer) => answer.status !== 200)) {
-      expectError(answer, 409, 'IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry once it has been answered.');
+      expectError(answer, 409, 'ABORTED', 'A request with this Idempotency-Key is still being processed; retry once it has been answered.');
       assert.equal(answer.headers['retry-after'], '1');
     }
     assert.deepEqual(await commentIds('org-race', 'doc-1', annotationId), [1, 2]);
@@ -256,7 +256,7 @@ describe('Idempotency-Key', () => {
       clock.now(),
       clock.now() + IN_FLIGHT_LEASE_MS,
     ]);
-    expectError(await send(path, data, key, idem), 409, 'IDEMPOTENCY_KEY_IN_USE');
+    expectError(await send(path, data, key, idem), 409, 'ABORTED');
     assert.deepEqual(expectSuccess(await send('/v2/organizations/get', { organizationIds: ['org-lease'] })).data, []);
     clock.advance(IN_FLIGHT_LEASE_MS + 1);
     const ran = await send(path, data, key, idem);
@@ -318,10 +318,12 @@ describe('Idempotency-Key', () => {
       );
     }
     const add = document.paths['/v2/organizations/add']!.post!;
-    assert.ok(add.responses['409'] && add.responses['422']);
+    const examples = (status: string) =>
+      Object.keys((add.responses[status] as { content?: Record<string, { examples?: object }> }).content?.['application/json']?.examples ?? {});
+    assert.ok(examples('409').includes('Idempotency-Key: ABORTED') && examples('400').includes('Idempotency-Key: FAILED_PRECONDITION'));
     assert.deepEqual(add.parameters, [{ $ref: '#/components/parameters/IdempotencyKey' }]);
     const create = document.paths['/v2/workspace/create']!.post!;
-    assert.equal(create.responses['422'], undefined);
+    assert.equal(create.responses['409'], undefined);
     assert.deepEqual(create.parameters, [{ $ref: '#/components/parameters/IdempotencyKeyChecked' }]);
   });
 });

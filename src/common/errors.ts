@@ -24,17 +24,7 @@ export type ErrorCode =
   /** Unexpected failure, or a partly skipped batch where the spec asks for it. */
   | 'INTERNAL'
   /** The database is unreachable or the service is shutting down. */
-  | 'UNAVAILABLE'
-  /**
-   * The `Idempotency-Key` was used before, on this operation, with another request body
-   * (draft-ietf-httpapi-idempotency-key-header: 422). Send a new key for a new request.
-   */
-  | 'IDEMPOTENCY_KEY_REUSED'
-  /**
-   * A request with this `Idempotency-Key` is still being answered (the draft's 409); retry once
-   * it is, to get its answer.
-   */
-  | 'IDEMPOTENCY_KEY_IN_USE';
+  | 'UNAVAILABLE';
 
 export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   INVALID_ARGUMENT: 400,
@@ -47,15 +37,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   RESOURCE_EXHAUSTED: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,
-  IDEMPOTENCY_KEY_REUSED: 422,
-  IDEMPOTENCY_KEY_IN_USE: 409,
 };
-
-/**
- * Codes only the `Idempotency-Key` handling answers: a refusal by the framework itself with the
- * same HTTP status (a 409 or 422 from Nest) is never given one of them.
- */
-export const IDEMPOTENCY_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE']);
 
 export interface ApiErrorOptions {
   /** Overrides the table for the one case the contract names (413 for an oversized body). */

@@ -9,7 +9,7 @@ import { Secrets } from './secrets.js';
 
 /**
  * How long a request holds its key while it runs. A duplicate meanwhile is refused
- * (IDEMPOTENCY_KEY_IN_USE); past it, a key whose request never finished (its instance died, or
+ * (ABORTED); past it, a key whose request never finished (its instance died, or
  * its answer could not be written) may run again. Far beyond any operation's run (a statement
  * stops at `DATABASE_STATEMENT_TIMEOUT_MS`, a webhook test send at `WEBHOOK_TIMEOUT_MS`), so an
  * operation still running is never started a second time.

@@ -65,7 +65,7 @@ const KEY_SCHEMA = { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MA
  * Declares `Idempotency-Key` on every POST operation of the OpenAPI document: the header (one
  * shared parameter, worded for operations that remember keys and for those that only check them),
  * and on operations that remember keys (those of an API key or a workspace, with a JSON body) the
- * refusals it adds (409, 422) and the `Idempotent-Replayed` header of a replay.
+ * refusals it adds (400 FAILED_PRECONDITION, 409 ABORTED) and the `Idempotent-Replayed` header of a replay.
  */
 export function declareIdempotencyKey(document: OpenAPIObject, retentionHours: number): void {
   const components = (document.components ??= {});
@@ -79,7 +79,7 @@ export function declareIdempotencyKey(document: OpenAPIObject, retentionHours: n
       description:
         `Answer this request at most once: a repeat with the same key and body (in this API key's or workspace's scope, on this path) within ` +
         `${retentionHours} h gets the first answer again, with \`Idempotent-Replayed: true\`, without running the operation. ` +
-        'A different body is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first is still running is 409 IDEMPOTENCY_KEY_IN_USE. ' +
+        'A different body is 400 FAILED_PRECONDITION; a repeat while the first is still running is 409 ABORTED (Retry-After: 1). ' +
         'Successes and errors the request caused are kept; 429, ABORTED and 5xx answers are not (a retry runs again).',
     },
     IdempotencyKeyChecked: {
@@ -114,7 +114,8 @@ function declareOn(operation: Operation): void {
   const envelopeSchema = (responses['400'] as Response).content?.['application/json']?.schema;
   // The status's description and an example of the refusal, beside the examples it already shows.
   const add = (status: string, code: string, description: string, message: string) => {
-    const example = { [code]: { summary: message, value: { error: { status: code, message } } } };
+    // Named apart from the status's own examples of the same code.
+    const example = { [`Idempotency-Key: ${code}`]: { summary: message, value: { error: { status: code, message } } } };
     const existing = responses[status] as Response | undefined;
     if (!existing) {
       responses[status] = { description, content: { 'application/json': { schema: envelopeSchema, examples: example } } } as Operation['responses'][string];
@@ -127,18 +128,8 @@ function declareOn(operation: Operation): void {
       content: { ...existing.content, 'application/json': { ...media, examples: { ...media.examples, ...example } } },
     } as Operation['responses'][string];
   };
-  add(
-    '409',
-    'IDEMPOTENCY_KEY_IN_USE',
-    'IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still being answered; retry shortly',
-    IDEMPOTENCY_KEY_IN_USE_MESSAGE,
-  );
-  add(
-    '422',
-    'IDEMPOTENCY_KEY_REUSED',
-    'IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with another body on this operation',
-    IDEMPOTENCY_KEY_REUSED_MESSAGE,
-  );
+  add('409', 'ABORTED', 'ABORTED: a request with this Idempotency-Key is still being answered; retry shortly', IDEMPOTENCY_KEY_IN_USE_MESSAGE);
+  add('400', 'FAILED_PRECONDITION', 'FAILED_PRECONDITION: this Idempotency-Key was used with another body on this operation', IDEMPOTENCY_KEY_REUSED_MESSAGE);
   const success = responses['200'] as { headers?: Record<string, unknown> };
   success.headers = { ...success.headers, 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
   operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));

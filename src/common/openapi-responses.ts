@@ -1,7 +1,6 @@
 import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, ApiSchema, type ApiSchemaOptions, getSchemaPath } from '@nestjs/swagger';
 import { ApiError, type ErrorCode, HTTP_STATUS_BY_CODE } from './errors.js';
-import { IDEMPOTENCY_KEY_IN_USE_MESSAGE, IDEMPOTENCY_KEY_REUSED_MESSAGE } from './idempotency.js';
 
 /**
  * OpenAPI descriptions of answers: each operation names the class of its success `result`
@@ -217,8 +216,6 @@ const GENERIC_MESSAGE: Record<ErrorCode, string> = {
   RESOURCE_EXHAUSTED: 'A quota is exhausted.',
   INTERNAL: 'An internal error occurred.',
   UNAVAILABLE: 'The service is temporarily unavailable. Try again later.',
-  IDEMPOTENCY_KEY_REUSED: IDEMPOTENCY_KEY_REUSED_MESSAGE,
-  IDEMPOTENCY_KEY_IN_USE: IDEMPOTENCY_KEY_IN_USE_MESSAGE,
 };
 
 /**

@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { errorEnvelope } from '../envelope.js';
-import { ApiError, type ErrorCode, HTTP_STATUS_BY_CODE, IDEMPOTENCY_ERROR_CODES } from '../errors.js';
+import { ApiError, type ErrorCode, HTTP_STATUS_BY_CODE } from '../errors.js';
 import { RATE_LIMIT_FIELD, RATE_LIMIT_POLICY_FIELD } from '../rate-limit/rate-limit-headers.js';
 import type { ServiceRequest } from '../request-context.js';
 
@@ -99,6 +99,6 @@ export function answerableError(exception: unknown): ApiError | undefined {
 }
 
 function codeForStatus(status: number): ErrorCode {
-  const match = (Object.entries(HTTP_STATUS_BY_CODE) as [ErrorCode, number][]).find(([code, http]) => http === status && !IDEMPOTENCY_ERROR_CODES.has(code));
+  const match = (Object.entries(HTTP_STATUS_BY_CODE) as [ErrorCode, number][]).find(([, http]) => http === status);
   return match?.[0] ?? 'INTERNAL';
 }

@@ -34,8 +34,8 @@ interface ResponseHeaders {
  * property read. With it: a bad key is INVALID_ARGUMENT; an operation of an API key or a
  * workspace claims the key in `IdempotencyStore` before it runs, and its answer (success, or an
  * error the request itself caused) is kept and given again, marked `Idempotent-Replayed: true`,
- * to a repeat of the same body; another body is IDEMPOTENCY_KEY_REUSED (422), a repeat while the
- * first still runs IDEMPOTENCY_KEY_IN_USE (409). Public and console-session operations, and
+ * to a repeat of the same body; another body is FAILED_PRECONDITION (400), a repeat while the
+ * first still runs ABORTED (409, `Retry-After: 1`): the contract's one table of codes, not new ones. Public and console-session operations, and
  * bodies that could not be read as JSON (multipart uploads, malformed or oversized bodies), run as
  * if the key were absent: nothing is kept for them.
  *
@@ -70,9 +70,9 @@ export class IdempotentAnswers {
       concatMap((found) => {
         switch (found.kind) {
           case 'mismatch':
-            throw new ApiError('IDEMPOTENCY_KEY_REUSED', IDEMPOTENCY_KEY_REUSED_MESSAGE);
+            throw new ApiError('FAILED_PRECONDITION', IDEMPOTENCY_KEY_REUSED_MESSAGE);
           case 'in-flight':
-            throw new ApiError('IDEMPOTENCY_KEY_IN_USE', IDEMPOTENCY_KEY_IN_USE_MESSAGE, undefined, { retryAfterSeconds: 1 });
+            throw new ApiError('ABORTED', IDEMPOTENCY_KEY_IN_USE_MESSAGE, undefined, { retryAfterSeconds: 1 });
           case 'replay':
             response.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
             return of(replayed(found.answer, response));
