@@ -14,6 +14,21 @@ describe('the service process', () => {
   const children: ChildProcess[] = [];
   after(() => children.forEach((child) => child.kill('SIGKILL')));
 
+  /** A service process on a free loopback port and a throw-away in-memory database, once it answers `/health`. */
+  const serving = async (variables: Record<string, string> = {}) => {
+    const port = await freePort();
+    const service = startService({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MASTER_KEY: randomBytes(32).toString('base64'),
+      SQLITE_FILE: ':memory:',
+      ...variables,
+    });
+    children.push(service.child);
+    await waitForHealth(port);
+    return { port, service };
+  };
+
   it('on a port already in use: one fatal line naming it, no success line, exit 1', async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
@@ -38,16 +53,7 @@ describe('the service process', () => {
   });
 
   it('on SIGTERM stops accepting, finishes the request in flight, and exits cleanly', async () => {
-    const port = await freePort();
-    const service = startService({
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      MASTER_KEY: randomBytes(32).toString('base64'),
-      SQLITE_FILE: ':memory:',
-      LOG_LEVEL: 'info',
-    });
-    children.push(service.child);
-    await waitForHealth(port);
+    const { port, service } = await serving({ LOG_LEVEL: 'info' });
 
     const body = JSON.stringify({ data: { ownerEmail: 'shutdown@example.com' } });
     const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -109,17 +115,7 @@ describe('the service process', () => {
   });
 
   it('a shutdown that outlasts SHUTDOWN_TIMEOUT_MS exits 1 with one line naming what was still pending', async () => {
-    const port = await freePort();
-    const service = startService({
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      MASTER_KEY: randomBytes(32).toString('base64'),
-      SQLITE_FILE: ':memory:',
-      LOG_LEVEL: 'info',
-      SHUTDOWN_TIMEOUT_MS: '1500',
-    });
-    children.push(service.child);
-    await waitForHealth(port);
+    const { port, service } = await serving({ LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: '1500' });
     // A request whose body never ends holds the shutdown.
     const socket = connect(port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
@@ -205,10 +201,7 @@ describe('the service process', () => {
   });
 
   it('after SIGTERM, a request on a kept-alive connection gets 503 UNAVAILABLE, not a reset', async () => {
-    const port = await freePort();
-    const service = startService({ PORT: String(port), HOST: '127.0.0.1', MASTER_KEY: randomBytes(32).toString('base64'), SQLITE_FILE: ':memory:' });
-    children.push(service.child);
-    await waitForHealth(port);
+    const { port, service } = await serving();
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const get = () =>
       new Promise<{ status: number; body: string; connection?: string }>((resolve, reject) => {
