@@ -78,34 +78,26 @@ function postgresStartCommand() {
   return 'sudo apt-get install -y postgresql';
 }
 
-/** Whether something accepts a TCP connection at host:port within a second. */
-function answers(host, port) {
+/**
+ * Whether something answers at host:port within a second: accepts a connection, or, given
+ * `hello`, also answers it with a reply that `expected` matches.
+ */
+function answers(host, port, hello, expected) {
   return new Promise((resolve) => {
     const socket = createConnection({ host, port, timeout: 1000 });
     const settle = (result) => {
       socket.destroy();
       resolve(result);
     };
-    socket.once('connect', () => settle(true));
+    socket.once('connect', () => (hello ? socket.write(hello) : settle(true)));
+    socket.once('data', (data) => settle(expected.test(data.toString())));
     socket.once('timeout', () => settle(false));
     socket.once('error', () => settle(false));
   });
 }
 
 /** Whether a Redis answers PING at host:port within a second (an auth error is an answer too). */
-function redisAnswers(host, port) {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host, port, timeout: 1000 });
-    const settle = (result) => {
-      socket.destroy();
-      resolve(result);
-    };
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => settle(/^(\+PONG|-NOAUTH)/.test(data.toString())));
-    socket.once('timeout', () => settle(false));
-    socket.once('error', () => settle(false));
-  });
-}
+const redisAnswers = (host, port) => answers(host, port, 'PING\r\n', /^(\+PONG|-NOAUTH)/);
 
 async function freePort() {
   const server = createServer();
