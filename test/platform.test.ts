@@ -24,8 +24,13 @@ describe('wire rules (contract part 1)', () => {
         .set({ ...key.headers, 'content-type': 'application/json', ...headers })
         .send(body);
 
-    it('answers malformed JSON with INVALID_ARGUMENT saying it did not parse', async () => {
-      expectError(await raw('{"data": {'), 400, 'INVALID_ARGUMENT', /^Request body is not valid JSON: .+/);
+    it("answers malformed JSON with INVALID_ARGUMENT, the contract's message, and an issue saying it did not parse", async () => {
+      const answer = await raw('{"data": {');
+      expectError(answer, 400, 'INVALID_ARGUMENT', MALFORMED);
+      assert.match(
+        (answer.body as { error: { details: { issues: { path: string; message: string }[] } } }).error.details.issues[0]!.message,
+        /^Request body is not valid JSON: .+/,
+      );
     });
 
     it('requires a body object with a data object', async () => {

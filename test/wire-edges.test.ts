@@ -89,7 +89,7 @@ describe('the wire contract at the HTTP layer', () => {
     );
   });
 
-  it('a body that is not JSON: 400 INVALID_ARGUMENT saying it did not parse, whatever the content type or framing', async () => {
+  it("a body that is not JSON: 400 INVALID_ARGUMENT, the contract's message, with an issue saying it did not parse, whatever the content type or framing", async () => {
     const body = '{"data": {"domains": [}';
     let parserSays = '';
     try {
@@ -97,23 +97,27 @@ describe('the wire contract at the HTTP layer', () => {
     } catch (error) {
       parserSays = (error as Error).message;
     }
-    const message = `Request body is not valid JSON: ${parserSays}.`;
+    const refusal = {
+      status: 'INVALID_ARGUMENT',
+      message: 'Request body must be a JSON object with a "data" object.',
+      details: { issues: [{ path: 'body', message: `Request body is not valid JSON: ${parserSays}.` }] },
+    };
     const post = (path: string, headers: string, payload: string) =>
       exchange(port, [`POST ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}\r\n`, payload]);
     for (const contentType of ['Content-Type: application/json\r\n', 'Content-Type: text/plain\r\n', 'Content-Type: x\r\n', '']) {
       const answer = await post('/v2/workspace/domains/get', `${contentType}${headersOf(key.headers)}Content-Length: ${body.length}\r\n`, body);
       assert.equal(answer.status, 400, `${contentType}: ${answer.head}`);
-      assert.deepEqual(envelope(answer).error, { status: 'INVALID_ARGUMENT', message }, contentType);
+      assert.deepEqual(envelope(answer).error, refusal, contentType);
     }
     const chunked = await post(
       '/v2/workspace/domains/get',
       `Content-Type: application/json\r\n${headersOf(key.headers)}Transfer-Encoding: chunked\r\n`,
       `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
     );
-    assert.deepEqual([chunked.status, envelope(chunked).error], [400, { status: 'INVALID_ARGUMENT', message }]);
-    // A public operation too; a body that parses but has no data object keeps its own message.
+    assert.deepEqual([chunked.status, envelope(chunked).error], [400, refusal]);
+    // A public operation too; a body that parses but has no data object has the message alone.
     const open = await post('/v2/workspace/create', `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`, body);
-    assert.deepEqual([open.status, envelope(open).error], [400, { status: 'INVALID_ARGUMENT', message }]);
+    assert.deepEqual([open.status, envelope(open).error], [400, refusal]);
     const shapeless = await post('/v2/workspace/domains/get', `Content-Type: application/json\r\n${headersOf(key.headers)}Content-Length: 2\r\n`, '[]');
     assert.deepEqual(envelope(shapeless).error, { status: 'INVALID_ARGUMENT', message: 'Request body must be a JSON object with a "data" object.' });
   });

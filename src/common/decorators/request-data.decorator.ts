@@ -17,7 +17,9 @@ export const RequestData = createParamDecorator((_: unknown, context: ExecutionC
   if (problem?.kind === 'too-large') {
     throw new ApiError('INVALID_ARGUMENT', `Request body exceeds the limit of ${problem.limit} bytes.`, undefined, { httpStatus: 413 });
   }
-  if (problem?.kind === 'malformed' && problem.jsonError !== undefined) throw new ApiError('INVALID_ARGUMENT', notJsonMessage(problem.jsonError));
+  // The contract's message for any body of the wrong shape (1.1); what the parser said is its issue.
+  if (problem?.kind === 'malformed' && problem.jsonError !== undefined)
+    throw new ApiError('INVALID_ARGUMENT', MALFORMED_BODY_MESSAGE, { issues: [{ path: 'body', message: notJsonMessage(problem.jsonError) }] });
   const body: unknown = request.body;
   if (problem || !isPlainObject(body) || !isPlainObject(body.data)) throw new ApiError('INVALID_ARGUMENT', MALFORMED_BODY_MESSAGE);
   const valueProblem = wireValueProblem(body.data);
