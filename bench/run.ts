@@ -27,7 +27,8 @@ type Post = (path: string, data: unknown, headers?: Record<string, string>) => P
  * Settings: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_DATABASE_URL,
  * BENCH_ONLY (run only scenarios whose name contains it, or one of its `|`-separated parts),
  * BENCH_CPU_PROF_DIR (profile the service, and the live run's relay, into that folder with --cpu-prof), BENCH_REDIS_URL (the live
- * run's Redis, default REDIS_URL or the local one), BENCH_LIVE_WORKERS (the live fan-out client's threads, default 2).
+ * run's Redis, default REDIS_URL or the local one), BENCH_LIVE_WORKERS (the live fan-out client's threads, default 2),
+ * BENCH_LIVE_FAN_OUT_PAIRS (turns of relay and service at the issue's fan-out load, default 3).
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);

@@ -175,10 +175,23 @@ export class AccessService {
    * or the organization or document does not exist.
    */
   async documentRole(apiKeyId: string, organizationId: string, documentId: string, userId: string): Promise<AccessRole | undefined> {
-    const world = await this.documentWorld(apiKeyId, organizationId, documentId, [userId]);
-    if (!world) return undefined;
-    const entry = new PermissionResolver(world).permission(userId, { type: 'document', id: documentId });
-    return 'accessRole' in entry ? entry.accessRole : undefined;
+    return (await this.documentRoles(apiKeyId, organizationId, documentId, [userId])).get(userId);
+  }
+
+  /**
+   * `documentRole` for several users of one document at once, with the queries of one: the
+   * users who may not see it are absent from the answer.
+   */
+  async documentRoles(apiKeyId: string, organizationId: string, documentId: string, userIds: string[]): Promise<Map<string, AccessRole>> {
+    const roles = new Map<string, AccessRole>();
+    const world = await this.documentWorld(apiKeyId, organizationId, documentId, userIds);
+    if (!world) return roles;
+    const resolver = new PermissionResolver(world);
+    for (const userId of userIds) {
+      const entry = resolver.permission(userId, { type: 'document', id: documentId });
+      if ('accessRole' in entry) roles.set(userId, entry.accessRole);
+    }
+    return roles;
   }
 
   /** What resolution reads for one document (the grants of `userIds`, or of everyone); undefined when the organization or the document does not exist. */

@@ -27,6 +27,7 @@ import { UserTokens, type UserTokenClaims } from '../workspace/user-tokens.servi
 import { PresenceService, type LiveUser } from './presence.service.js';
 import type { DocumentPlace } from './presence-store.js';
 import { documentPrefix, parseRoom, roomName, type Room } from './room-names.js';
+import { binaryFrame, SocketWriter } from './socket-writer.js';
 import { serveYWebsocket, type YWebsocketSession } from './y-websocket-session.js';
 
 /** The path of the Hocuspocus protocol's endpoint (`@hocuspocus/provider`, Tiptap's collaboration extension). */
@@ -66,14 +67,21 @@ const MISSING_EDITOR = 'No CRDT data found for this editor ID.';
  * Hocuspocus 3.4 (`Document.handleUpdate`) encodes an update's message again for each
  * connection of the room and sends it back to the connection it came from as well: in a busy
  * room, a copy and a frame per client per update for nothing (the sender has the update, and
- * its provider learns it was applied from the sync-status reply). This encodes it once and
- * sends it to the others; the hooks see the update as before.
+ * its provider learns it was applied from the sync-status reply). This encodes it once, frames
+ * it once (`binaryFrame`), and writes that frame to the others; the hooks see the update as
+ * before.
  */
 type UpdateHandler = (this: Document, update: Uint8Array, origin: unknown) => Document;
 (Document.prototype as unknown as { handleUpdate: UpdateHandler }).handleUpdate = function (update, origin) {
   (this as unknown as { callbacks: { onUpdate(document: Document, origin: unknown, update: Uint8Array): void } }).callbacks.onUpdate(this, origin, update);
   const message = new OutgoingMessage(this.name).createSyncMessage().writeUpdate(update).toUint8Array();
-  for (const connection of this.getConnections()) if (connection !== origin) connection.send(message);
+  let frame: Buffer | undefined;
+  for (const connection of this.getConnections()) {
+    if (connection === origin) continue;
+    const writer = SocketWriter.of(connection.webSocket);
+    if (writer?.writeFrame((frame ??= binaryFrame(message)))) continue;
+    connection.send(message);
+  }
   return this;
 };
 
@@ -356,23 +364,35 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     try {
       // A client that does not read what it is sent is dropped before its backlog grows further.
       for (const websocket of this.sockets.clients) if (websocket.bufferedAmount > this.config.live.bufferedBytes) websocket.terminate();
-      const resolved = new Map<string, Promise<AccessRole | undefined>>();
+      // Clients grouped by document: one resolution serves all of a document's users, and the
+      // check yields between documents, so a thousand connections never stall the rooms' traffic.
+      const byDocument = new Map<string, ReturnType<LiveEditing['openClients']>>();
       const now = Math.floor(Date.now() / 1000);
       for (const client of this.openClients()) {
-        const { room, userId, claims } = client.context;
+        const { room, claims } = client.context;
         if (claims.exp <= now) {
           client.close(4401, 'Invalid or expired token.');
           continue;
         }
         // A token naming the document decides alone: the stored grants are read only without one.
-        let role = roleInToken(claims, room);
-        if (!role) {
-          const key = `${roomName(room)}\n${userId}`;
-          if (!resolved.has(key)) resolved.set(key, this.access.documentRole(room.apiKeyId, room.organizationId, room.documentId, userId));
-          role = await resolved.get(key);
+        const role = roleInToken(claims, room);
+        if (role) {
+          client.setReadOnly(role === 'viewer');
+          continue;
         }
-        if (!role) client.close(4403, 'No access to this document.');
-        else client.setReadOnly(role === 'viewer');
+        const key = documentPrefix(room.apiKeyId, room);
+        byDocument.set(key, [...(byDocument.get(key) ?? []), client]);
+      }
+      for (const clients of byDocument.values()) {
+        const { room } = clients[0]!.context;
+        const userIds = [...new Set(clients.map((client) => client.context.userId))];
+        const roles = await this.access.documentRoles(room.apiKeyId, room.organizationId, room.documentId, userIds);
+        for (const client of clients) {
+          const role = roles.get(client.context.userId);
+          if (!role) client.close(4403, 'No access to this document.');
+          else client.setReadOnly(role === 'viewer');
+        }
+        await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (error) {
       this.logger.warn({ error: (error as Error).message }, 'live access could not be checked again; the next check tries');
@@ -416,27 +436,8 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       // A message past LIVE_MAX_MESSAGE_BYTES (and any other protocol error) closes the socket
       // (1009 and the like) and is reported here; unheard, it would stop the process.
       websocket.on('error', (error) => this.logger.warn({ error: error.message }, 'a live connection failed'));
-      // Both protocols send through the socket, so it is where messages out are counted, and
-      // where they are batched: the socket stays corked until the event loop has handled every
-      // message that arrived with this one, so the frames a busy room sends one client in that
-      // time leave in one write instead of one system call each (the cost that dominated the
-      // fan-out's profile). A frame waits at most for the loop's current turn.
-      const socket = (websocket as unknown as { _socket: import('node:net').Socket })._socket;
-      const send = websocket.send.bind(websocket) as (...args: unknown[]) => void;
-      let corked = false;
-      const uncork = () => {
-        corked = false;
-        socket.uncork();
-      };
-      websocket.send = ((...args: unknown[]) => {
-        this.messagesSent.inc();
-        if (!corked) {
-          corked = true;
-          socket.cork();
-          setImmediate(uncork);
-        }
-        send(...args);
-      }) as WebSocket['send'];
+      // Both protocols send through the socket's writer: it counts messages out and batches them.
+      SocketWriter.attach(websocket, () => this.messagesSent.inc());
       serve(websocket);
     });
   }
@@ -525,14 +526,6 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     this.sizes.set(name, { type: stored.type, contentKey: stored.contentKey, measured: Buffer.byteLength(stored.dataJson), since: 0 });
   }
 
-  /**
-   * Refuses a client's update that would take the room's view past `CRDT_MAX_BYTES` before it
-   * is applied or sent on: Hocuspocus closes the connection with the reason, and neither the
-   * room nor the stored editor changes. Measuring the view costs a copy of the document, so it
-   * is measured only when the updates since the last measure could have crossed the limit: an
-   * update adds at most six bytes of JSON per byte of its own (a control character written as
-   * `\u00XX`), so small edits to a document well under the limit are let through unmeasured.
-   */
   /** Closes a connection past `LIVE_MAX_MESSAGES_PER_SECOND` (counted per second). */
   private checkRate(connection: object): void {
     const limit = this.config.live.messagesPerSecond;
@@ -543,6 +536,14 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     if (++rate.count > limit) throw Object.assign(new Error(), { code: 4429, reason: `Too many messages: at most ${limit} a second.` });
   }
 
+  /**
+   * Refuses a client's update that would take the room's view past `CRDT_MAX_BYTES` before it
+   * is applied or sent on: Hocuspocus closes the connection with the reason, and neither the
+   * room nor the stored editor changes. Measuring the view costs a copy of the document, so it
+   * is measured only when the updates since the last measure could have crossed the limit: an
+   * update adds at most six bytes of JSON per byte of its own (a control character written as
+   * `\u00XX`), so small edits to a document well under the limit are let through unmeasured.
+   */
   private checkSize(name: string, document: Document, message: Uint8Array): void {
     this.messages.inc();
     const update = yjsUpdateIn(message);
