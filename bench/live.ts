@@ -56,7 +56,6 @@ const log = (message: string) => process.stdout.write(`${message}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted: ArrayLike<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
-const ratio = (a: number, b: number) => round(a / Math.max(b, 0.001), 2);
 
 /** A successful call's `result`; anything else throws. */
 async function call(port: number, path: string, data: unknown, headers: Record<string, string>): Promise<any> {
