@@ -45,6 +45,15 @@ export function openApiDocument(app: INestApplication, config: AppConfig): OpenA
     .addApiKey({ type: 'apiKey', in: 'header', name: `x-${product}-workspace-id` }, 'workspaceId')
     .addApiKey({ type: 'apiKey', in: 'header', name: `x-${product}-workspace-auth-token` }, 'workspaceAuthToken')
     .addApiKey({ type: 'apiKey', in: 'cookie', name: CONSOLE_SESSION_COOKIE }, 'consoleSession')
+    .addApiKey(
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: CONSOLE_CSRF_HEADER,
+        description: "The `csrfToken` of the console session's answer (`console/session/create` or `get`).",
+      },
+      'consoleCsrf',
+    )
     .addServer('/', 'This service')
     .build();
   const document = SwaggerModule.createDocument(app, builder, { extraModels: referencedModels() });

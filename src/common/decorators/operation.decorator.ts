@@ -82,7 +82,8 @@ export interface OperationOptions {
 const SECURITY: Record<AuthLevel, Record<string, string[]> | undefined> = {
   apiKey: { apiKey: [], authToken: [] },
   workspace: { workspaceId: [], workspaceAuthToken: [] },
-  console: { consoleSession: [] },
+  // The session's cookie and its CSRF header; `consoleSessionRead` operations take the cookie alone.
+  console: { consoleSession: [], consoleCsrf: [] },
   // `openApiDocument` gives operations without a requirement an empty list: "no credentials".
   public: undefined,
 };
@@ -126,7 +127,7 @@ export function Operation(path: string, options: OperationOptions): MethodDecora
     SetMetadata(OPERATION_METADATA, options),
     // The operationId of each path (aliases too) is set by `openApiDocument`, from the path.
     ApiOperation({ summary: options.summary ?? options.message }),
-    ...(SECURITY[options.auth] ? [ApiSecurity(SECURITY[options.auth]!)] : []),
+    ...(SECURITY[options.auth] ? [ApiSecurity(options.consoleSessionRead ? { consoleSession: [] } : SECURITY[options.auth]!)] : []),
     operationResponses(options.response, {
       auth: options.auth,
       distinctWorkspaceAuthErrors: options.distinctWorkspaceAuthErrors === true,
