@@ -233,11 +233,13 @@ describe('openapi.json', () => {
         workspaceId: 'header:x-svc-workspace-id',
         workspaceAuthToken: 'header:x-svc-workspace-auth-token',
         consoleSession: 'cookie:console_session',
+        consoleCsrf: 'header:x-console-csrf',
       });
       const security = (path: string) => document.paths[path]?.post?.security;
       assert.deepEqual(security('/v2/organizations/get'), [{ apiKey: [], authToken: [] }]);
       assert.deepEqual(security('/v2/workspace/get'), [{ workspaceId: [], workspaceAuthToken: [] }]);
       assert.deepEqual(security('/v2/console/session/get'), [{ consoleSession: [] }]);
+      assert.deepEqual(security('/v2/console/session/delete'), [{ consoleSession: [], consoleCsrf: [] }]);
       // Public operations say "no credentials" with an empty list.
       const open = Object.entries(document.paths)
         .filter(([, item]) => item.post?.security?.length === 0)
