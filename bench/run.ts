@@ -39,15 +39,25 @@ const BASELINE = new URL('./baseline-server.js', import.meta.url).pathname;
 
 const log = (message: string) => process.stdout.write(`${message}\n`);
 
+/** How many times a setup request answered 503 UNAVAILABLE is sent again, after its Retry-After, as a careful client does. */
+const UNAVAILABLE_RETRIES = 5;
+
 async function post(port: number, path: string, data: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ data }),
-  });
-  const body = await response.json();
-  if (!response.ok) throw new Error(`${path}: ${JSON.stringify(body)}`);
-  return body;
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ data }),
+    });
+    const body = await response.json();
+    if (response.ok) return body;
+    // The database was busy (seeding fires many writes at once; a profiled service is slower): nothing was stored.
+    if (response.status === 503 && attempt < UNAVAILABLE_RETRIES) {
+      await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000));
+      continue;
+    }
+    throw new Error(`${path}: ${JSON.stringify(body)}`);
+  }
 }
 
 /** One autocannon run; `p50` is exact (autocannon's own histogram keeps whole milliseconds). */
