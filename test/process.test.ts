@@ -56,6 +56,8 @@ describe('the service process', () => {
     const { port, service } = await serving({ LOG_LEVEL: 'info' });
 
     const body = JSON.stringify({ data: { ownerEmail: 'shutdown@example.com' } });
+    let terminated!: () => void;
+    const signalled = new Promise<void>((resolve) => (terminated = resolve));
     const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = httpRequest(
         {
@@ -63,7 +65,9 @@ describe('the service process', () => {
           port,
           method: 'POST',
           path: '/v2/workspace/create',
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          // The server's 100 Continue says it has taken the request in (Node answers it as it
+          // hands the request to the framework), so SIGTERM comes after, however loaded the machine.
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
         },
         (res) => {
           let text = '';
@@ -73,14 +77,19 @@ describe('the service process', () => {
       );
       req.on('error', reject);
       // Half the body now, the rest after SIGTERM: the request is in flight throughout.
-      req.write(body.slice(0, 10));
-      setTimeout(() => {
-        service.child.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(10)), 300);
-      }, 100);
+      req.on('continue', () => {
+        req.write(body.slice(0, 10));
+        setTimeout(() => {
+          service.child.kill('SIGTERM');
+          terminated();
+          setTimeout(() => req.end(body.slice(10)), 300);
+        }, 100);
+      });
+      req.flushHeaders();
     });
 
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await signalled;
+    await new Promise((resolve) => setTimeout(resolve, 150));
     const refused = await new Promise<string | undefined>((resolve) => {
       const socket = connect(port, '127.0.0.1');
       socket.on('connect', () => {
