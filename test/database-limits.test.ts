@@ -52,7 +52,9 @@ describe('PostgreSQL under a lock: bounded waits, 503 and recovery', { skip: pro
         call('/v2/organizations/get', { organizationIds: ['org-locked'] }).then((answer) => answer),
       );
       // Every connection now waits on the lock: an operation on another table waits for one.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // 800 ms lets the requests reach the pool on a loaded machine (300 did not, once in CI);
+      // the lock waits last 2 s, so this one's 500 ms pool wait still falls inside them.
+      await new Promise((resolve) => setTimeout(resolve, 800));
       const elsewhere = Date.now();
       unavailable(await call('/v2/workspace/domains/get', {}));
       const waited = Date.now() - elsewhere;

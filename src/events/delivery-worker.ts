@@ -212,6 +212,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   /** Claims this worker holds now: queued, in flight, or with their outcome not yet written. */
+  /** The report under way, if any (see `report`). */
+  private reporting: Promise<void> = Promise.resolve();
+
   get claimsHeld(): number {
     return this.held.size;
   }
@@ -590,8 +593,17 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     return pruned;
   }
 
+  /**
+   * Reports one after another: the last one, at shutdown, waits for a periodic one under way
+   * (it reads the outbox's depth), so no counters line comes after the exit line.
+   */
+  private report(): Promise<void> {
+    this.reporting = this.reporting.then(() => this.reportNow());
+    return this.reporting;
+  }
+
   /** Logs the counters since start when they moved, with the outbox's depth. */
-  private async report(): Promise<void> {
+  private async reportNow(): Promise<void> {
     const snapshot = JSON.stringify(this.counters);
     if (snapshot === this.reported) return;
     this.reported = snapshot;
