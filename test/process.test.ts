@@ -151,21 +151,14 @@ describe('the service process', () => {
   it('the drain line counts the live rooms to store and the deliveries in flight it waits for', async () => {
     const receiver = await new WebhookReceiver().start();
     receiver.answers.set('/slow', 'hang');
-    const port = await freePort();
-    const service = startService({
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      MASTER_KEY: randomBytes(32).toString('base64'),
-      SQLITE_FILE: ':memory:',
-      LOG_LEVEL: 'info',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      // Attempts in flight get half of it to end, then are handed back.
-      SHUTDOWN_TIMEOUT_MS: '3000',
-    });
-    children.push(service.child);
     const clients: { close(): void }[] = [];
     try {
-      await waitForHealth(port);
+      const { port, service } = await serving({
+        LOG_LEVEL: 'info',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        // Attempts in flight get half of it to end, then are handed back.
+        SHUTDOWN_TIMEOUT_MS: '3000',
+      });
       const headers = await apiKeyHeadersOn(port, `drain.${randomBytes(4).toString('hex')}@example.com`);
       const call = async (path: string, data: unknown) => {
         const answer = await postTo(port, path, data, headers);

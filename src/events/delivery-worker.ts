@@ -211,10 +211,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     return { ...this.counters };
   }
 
-  /** Claims this worker holds now: queued, in flight, or with their outcome not yet written. */
   /** The report under way, if any (see `report`). */
   private reporting: Promise<void> = Promise.resolve();
 
+  /** Claims this worker holds now: queued, in flight, or with their outcome not yet written. */
   get claimsHeld(): number {
     return this.held.size;
   }

@@ -12,6 +12,7 @@ import * as decoding from 'lib0/decoding';
 import * as Y from 'yjs';
 import { AccessService } from '../access/access.service.js';
 import type { AccessRole } from '../access/entities/grant.entity.js';
+import { groupBy } from '../common/collections.js';
 import { DrainReports } from '../common/drain-reports.js';
 import { ApiError } from '../common/errors.js';
 import { HealthReports } from '../common/health-reports.js';
@@ -366,8 +367,8 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       for (const websocket of this.sockets.clients) if (websocket.bufferedAmount > this.config.live.bufferedBytes) websocket.terminate();
       // Clients grouped by document: one resolution serves all of a document's users, and the
       // check yields between documents, so a thousand connections never stall the rooms' traffic.
-      const byDocument = new Map<string, ReturnType<LiveEditing['openClients']>>();
       const now = Math.floor(Date.now() / 1000);
+      const unresolved: ReturnType<LiveEditing['openClients']> = [];
       for (const client of this.openClients()) {
         const { room, claims } = client.context;
         if (claims.exp <= now) {
@@ -376,14 +377,10 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
         }
         // A token naming the document decides alone: the stored grants are read only without one.
         const role = roleInToken(claims, room);
-        if (role) {
-          client.setReadOnly(role === 'viewer');
-          continue;
-        }
-        const key = documentPrefix(room.apiKeyId, room);
-        byDocument.set(key, [...(byDocument.get(key) ?? []), client]);
+        if (role) client.setReadOnly(role === 'viewer');
+        else unresolved.push(client);
       }
-      for (const clients of byDocument.values()) {
+      for (const clients of groupBy(unresolved, (client) => documentPrefix(client.context.room.apiKeyId, client.context.room)).values()) {
         const { room } = clients[0]!.context;
         const userIds = [...new Set(clients.map((client) => client.context.userId))];
         const roles = await this.access.documentRoles(room.apiKeyId, room.organizationId, room.documentId, userIds);
