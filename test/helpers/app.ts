@@ -141,9 +141,12 @@ export async function startApp(overrides: Record<string, string | undefined> = {
 /**
  * Reads until `done` holds of what is read (or `timeoutMs` passes), and returns the last read:
  * for what the service does after answering (inbox entries the delivery worker writes). The
- * caller asserts on the value, so a timeout fails with what was there.
+ * caller asserts on the value, so a timeout fails with what was there. The wait is long (15 s)
+ * because it ends as soon as `done` holds: only a loaded CI machine (three files at once beside
+ * a browser on two cores) comes near it (a CI run failed comments.test there with 5 s; its log had
+ * lost which test, and these waits were the only time-bound steps in it).
  */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -339,7 +339,16 @@ function summarize(results) {
   const failedFiles = results.filter((job) => job.failures.length);
   if (failedFiles.length) {
     say(`\n== ${failedFiles.length} files failed`);
-    for (const job of failedFiles) say(`   ${job.combination.name.padEnd(16)} ${job.file}`);
+    // Repeated here, shortened, because a CI log is often read from its tail only.
+    for (const job of failedFiles) {
+      say(`   ${job.combination.name.padEnd(16)} ${job.file}`);
+      for (const failure of job.failures) {
+        say(`     ✖ ${failure.path.join(' › ')}`);
+        const lines = failure.error.split('\n');
+        say(lines.slice(0, 12).join('\n').replace(/^/gm, '         '));
+        if (lines.length > 12) say(`         … ${lines.length - 12} more lines above, in the file's report`);
+      }
+    }
   }
   return failedFiles.length === 0;
 }
