@@ -2,10 +2,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { Redis as RedisExtension } from '@hocuspocus/extension-redis';
 import { Document, Hocuspocus, OutgoingMessage, type onAuthenticatePayload } from '@hocuspocus/server';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { ioredis } from '../common/optional-modules.js';
 import type { EntityManager } from 'typeorm';
 import { WebSocketServer, type WebSocket } from 'ws';
 import * as decoding from 'lib0/decoding';
@@ -53,7 +53,7 @@ type Signal = SignalBody & { from: string };
 
 /** A Redis connection of the live rooms: it reconnects by itself, and its errors are logged by whoever uses it. */
 function liveRedis(url: string): Redis {
-  const client = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (attempt) => Math.min(attempt * 200, 2000) });
+  const client = new (ioredis().Redis)(url, { maxRetriesPerRequest: null, retryStrategy: (attempt) => Math.min(attempt * 200, 2000) });
   client.on('error', () => undefined);
   return client;
 }
@@ -225,7 +225,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /** Serves live editing once the app has an HTTP server (the CLI builds the app without one, and serves none). */
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     if (!this.adapterHost.httpAdapter) return;
     this.store.observers.add(this);
     this.presence.start();
@@ -235,7 +235,10 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     });
     if (this.config.redisUrl) {
       // Rooms open on several instances converge through Redis (updates and awareness), and one
-      // instance at a time stores a room (a Redis lock): @hocuspocus/extension-redis.
+      // instance at a time stores a room (a Redis lock): @hocuspocus/extension-redis, imported
+      // only then (an ES import, not `require`: its CommonJS build would bring a second copy of
+      // @hocuspocus/server and yjs).
+      const { Redis: RedisExtension } = await import('@hocuspocus/extension-redis');
       const url = this.config.redisUrl;
       const prefix = `${this.config.redisKeyPrefix}live`;
       this.hocuspocus.configure({ extensions: [new RedisExtension({ createClient: () => liveRedis(url), prefix, identifier: this.instanceId })] });

@@ -1,9 +1,10 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { DrainReports } from '../common/drain-reports.js';
 import { newSortableId } from '../common/ids.js';
+import { nodemailer } from '../common/optional-modules.js';
 import { Secrets } from '../common/secrets.js';
 import { REKEY_BATCH, type SecretsRekey } from '../common/secrets-rekey.js';
 import { Sql } from '../database/sql.js';
@@ -62,7 +63,7 @@ export class Mailer implements OnApplicationShutdown {
     drain.add('mailBeingSent', () => this.pending.size);
     // Bounded waits: nodemailer's defaults allow minutes per stage.
     this.transport = config.smtpUrl
-      ? nodemailer.createTransport({
+      ? nodemailer().createTransport({
           url: config.smtpUrl,
           pool: true,
           connectionTimeout: 10_000,

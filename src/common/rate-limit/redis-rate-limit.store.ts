@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface.js';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { ioredis } from '../optional-modules.js';
 import { MemoryRateLimitStore, toRecord, type LimiterState } from './memory-rate-limit.store.js';
 
 /** INCR and open the window on the first hit, atomically; returns hits and ms left. */
@@ -40,7 +41,7 @@ export class RedisRateLimitStore implements ThrottlerStorage {
     url: string,
     private readonly keyPrefix: string,
   ) {
-    this.redis = new Redis(url, {
+    this.redis = new (ioredis().Redis)(url, {
       commandTimeout: COMMAND_TIMEOUT_MS,
       connectTimeout: 2000,
       maxRetriesPerRequest: 0,

@@ -1,0 +1,22 @@
+import { createRequire } from 'node:module';
+import type * as IoRedis from 'ioredis';
+import type Nodemailer from 'nodemailer';
+
+/**
+ * Packages only some configurations use, loaded on first use instead of at start-up: each costs
+ * megabytes of memory a service without it would hold for nothing (the idle-memory bound of
+ * `npm run bench`). Loaded synchronously, so callers stay as they were: only packages published as CommonJS alone
+ * belong here (`require` of a package that also ships an ES build would load a second copy of it
+ * beside the one `import` loads; those are `await import`ed where used).
+ * `import type` elsewhere keeps their types; this file is the one place that loads them.
+ */
+const load = createRequire(import.meta.url);
+
+/** `ioredis`, for `REDIS_URL` (shared rate limits, live rooms across instances). */
+export const ioredis = (): typeof IoRedis => load('ioredis') as typeof IoRedis;
+
+/** `nodemailer`, for `SMTP_URL`. */
+export const nodemailer = (): typeof Nodemailer => load('nodemailer') as typeof Nodemailer;
+
+/** `mailchecker`'s list of throwaway mail domains (about 55,000; ~4 MB of heap), for workspace sign-ups. */
+export const disposableDomains = (): Set<string> => (load('mailchecker') as { blacklist(): Set<string> }).blacklist();
