@@ -21,8 +21,8 @@ import type {
 import { MAX_PERMISSION_RESOURCES } from './dto/permissions.dto.js';
 import type { AccessRole } from './entities/grant.entity.js';
 import { GrantRepository } from './grant.repository.js';
-import { PermissionResolver, type GrantedBy, type PermissionWorld } from './permission-world.js';
-import { permissionsJson, permissionsMap, type KindAnswer, type MissingEntry, type PermissionsLayout, type ResolvedUser } from './permissions-answer.js';
+import { PermissionResolver, type GrantedBy, type PermissionWorld, type RequestedResources } from './permission-world.js';
+import { permissionsJson, permissionsMap, userAnswers, type PermissionsLayout, type ResolvedUser } from './permissions-answer.js';
 import type { PermissionEntry } from './resolve-permission.js';
 import { groupBy } from '../common/collections.js';
 
@@ -54,21 +54,14 @@ export class AccessService {
     const userIds = [...new Set(request.userIds)];
     const { world, foundFolders, contextByUser } = await this.loadWorld(principal.apiKeyId, organizationId, userIds, folderIds, documentIds);
     const resolver = new PermissionResolver(world);
-    const missingFolder: MissingEntry = { error: 'Folder does not exist', errorCode: 'does_not_exist' };
-    const missingDocument: MissingEntry = { error: 'Document does not exist', errorCode: 'does_not_exist' };
-
-    // Users of one kind (see `PermissionResolver.kindOf`) share one answer object: 100 users
-    // cost the few kinds among them, and `get` encodes each shared answer once.
-    const answers = new Map<string, KindAnswer>();
+    const requested: RequestedResources = {
+      folder: folderIds,
+      document: documentIds,
+      exists: { folder: (id) => foundFolders.has(id), document: (id) => world.documents.has(id) },
+    };
+    const answers = userAnswers(resolver, userIds, requested, { folders: request.folderIds !== undefined, documents: request.documentIds !== undefined });
     const users = userIds.map((userId): ResolvedUser => {
-      const kind = resolver.kindOf(userId);
-      let answer = answers.get(kind);
-      if (!answer) {
-        answer = { organization: resolver.organizationEntry(userId) };
-        if (request.folderIds) answer.folders = resolver.entries(userId, 'folder', folderIds, (id) => foundFolders.has(id), missingFolder);
-        if (request.documentIds) answer.documents = resolver.entries(userId, 'document', documentIds, (id) => world.documents.has(id), missingDocument);
-        answers.set(kind, answer);
-      }
+      const answer = answers.get(userId)!;
       const accessFields = contextByUser.get(userId);
       return accessFields ? { userId, answer, context: { accessFields } } : { userId, answer };
     });

@@ -70,6 +70,26 @@ interface UserGrants {
   document: Map<string, GrantsAt>;
 }
 
+/** The folders and documents a request names, in its order (deduplicated), and which of them exist. */
+export interface RequestedResources {
+  folder: readonly string[];
+  document: readonly string[];
+  exists: { folder: (id: string) => boolean; document: (id: string) => boolean };
+}
+
+/** Positions in `RequestedResources` (ascending) whose entries a user's own grants may change. */
+export interface PersonalPositions {
+  folder: number[];
+  document: number[];
+}
+
+/** Where requested resources are: by id, and beneath each folder above them. */
+interface RequestIndex {
+  requested: RequestedResources;
+  position: { folder: Map<string, number>; document: Map<string, number> };
+  beneath: Map<string, { type: 'folder' | 'document'; at: number }[]>;
+}
+
 /** What resolution knows of one folder or document whoever asks. */
 interface ResourceFacts {
   /** Folders above it, nearest first. */
@@ -91,6 +111,7 @@ export class PermissionResolver {
   private readonly nodes: Map<string, FolderAccessNode>;
   private readonly facts = { folder: new Map<string, ResourceFacts>(), document: new Map<string, ResourceFacts>() };
   private readonly signatures = new Map<string, string>();
+  private index: RequestIndex | undefined;
 
   constructor(private readonly world: PermissionWorld) {
     for (const row of world.grants) {
@@ -110,8 +131,9 @@ export class PermissionResolver {
     return usable(this.users.get(userId)?.organization ?? NO_GRANTS, this.world.now)?.accessRole;
   }
 
-  organizationEntry(userId: string) {
-    return resolveOrganization(this.world.organization.disabled, this.organizationRole(userId));
+  /** The organization's entry for a user of that role (none: no live organization grant). */
+  organizationEntry(organizationRole: AccessRole | undefined) {
+    return resolveOrganization(this.world.organization.disabled, organizationRole);
   }
 
   /**
@@ -131,11 +153,68 @@ export class PermissionResolver {
     const own = user?.[resource.type].get(resource.id);
     const above = this.aboveGrants(user, facts);
     const personal = own !== undefined || above.some((place) => place !== NO_GRANTS);
-    const shared = personal ? undefined : facts.byRole.get(organizationRole ?? '');
-    if (shared) return shared;
-    const entry = resolvePermission(this.caseOf(resource.type, facts, own, above, organizationRole));
-    if (!personal) facts.byRole.set(organizationRole ?? '', entry);
+    if (!personal) return this.byRole(resource.type, facts, organizationRole);
+    return resolvePermission(this.caseOf(resource.type, facts, own, above, organizationRole));
+  }
+
+  /**
+   * The entries of a user of `organizationRole` who holds no grants on these resources or above
+   * them: what every such user shares, worked out once per resource and role.
+   */
+  roleEntries<M>(
+    organizationRole: AccessRole | undefined,
+    type: 'folder' | 'document',
+    ids: readonly string[],
+    exists: (id: string) => boolean,
+    missing: M,
+  ): (PermissionEntry | M)[] {
+    return ids.map((id) => (exists(id) ? this.byRole(type, this.factsOf(type, id), organizationRole) : missing));
+  }
+
+  /**
+   * Where among the requested resources the user's own grants may change their entry from their
+   * role's: resources they hold a grant on, and those beneath a folder they hold one on. Found
+   * from the user's grants through an index of the request made once, so a user costs what
+   * their grants touch, not what the request names.
+   */
+  personalPositions(userId: string, requested: RequestedResources): PersonalPositions {
+    const user = this.users.get(userId);
+    if (!user || (user.folder.size === 0 && user.document.size === 0)) return { folder: [], document: [] };
+    const index = this.indexOf(requested);
+    const found = { folder: new Set<number>(), document: new Set<number>() };
+    for (const type of ['folder', 'document'] as const) {
+      for (const id of user[type].keys()) {
+        const at = index.position[type].get(id);
+        if (at !== undefined) found[type].add(at);
+      }
+    }
+    for (const folderId of user.folder.keys()) for (const { type, at } of index.beneath.get(folderId) ?? []) found[type].add(at);
+    const ascending = (positions: Set<number>) => [...positions].sort((a, b) => a - b);
+    return { folder: ascending(found.folder), document: ascending(found.document) };
+  }
+
+  /** The shared entry of users of `organizationRole` without grants of their own on or above the resource. */
+  private byRole(type: 'folder' | 'document', facts: ResourceFacts, organizationRole: AccessRole | undefined): PermissionEntry {
+    let entry = facts.byRole.get(organizationRole ?? '');
+    if (!entry) facts.byRole.set(organizationRole ?? '', (entry = resolvePermission(this.caseOf(type, facts, undefined, [], organizationRole))));
     return entry;
+  }
+
+  /** The request's existing resources by id and beneath each folder above them; built on first use. */
+  private indexOf(requested: RequestedResources): RequestIndex {
+    if (this.index?.requested === requested) return this.index;
+    const index: RequestIndex = { requested, position: { folder: new Map(), document: new Map() }, beneath: new Map() };
+    for (const type of ['folder', 'document'] as const) {
+      requested[type].forEach((id, at) => {
+        if (!requested.exists[type](id)) return;
+        index.position[type].set(id, at);
+        for (const folderId of this.factsOf(type, id).above) {
+          const list = index.beneath.get(folderId) ?? index.beneath.set(folderId, []).get(folderId)!;
+          list.push({ type, at });
+        }
+      });
+    }
+    return (this.index = index);
   }
 
   /**
@@ -208,11 +287,6 @@ export class PermissionResolver {
     };
   }
 
-  /** One user's entries for a list of resources, in its order; missing ones given by `missing`. */
-  entries<M>(userId: string, type: 'folder' | 'document', ids: readonly string[], exists: (id: string) => boolean, missing: M): (PermissionEntry | M)[] {
-    return ids.map((id) => (exists(id) ? this.permission(userId, { type, id }) : missing));
-  }
-
   /** The user's grants on folders and documents, as a comparable string ('' when none). */
   private signature(userId: string): string {
     let signature = this.signatures.get(userId);
@@ -221,7 +295,11 @@ export class PermissionResolver {
       const parts: string[] = [];
       for (const type of ['folder', 'document'] as const) {
         for (const [id, place] of user?.[type] ?? []) {
-          parts.push(JSON.stringify([type, id, place.regular ?? null, place.temporary ?? null]));
+          const { regular, temporary } = place;
+          // The id quoted (it may hold any character); the rest are roles and numbers.
+          parts.push(
+            `${type}${JSON.stringify(id)}${regular?.accessRole ?? '-'}:${regular?.expiresAt ?? '-'}:${temporary?.accessRole ?? '-'}:${temporary?.expiresAt ?? '-'}`,
+          );
         }
       }
       signature = parts.sort().join('\n');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { GrantRow, PermissionWorld } from '../../src/access/permission-world.js';
 import { PermissionResolver } from '../../src/access/permission-world.js';
+import { permissionsJson, permissionsMap, userAnswers } from '../../src/access/permissions-answer.js';
 import type { AccessType } from '../../src/common/access-types.js';
 import { childPath } from '../../src/directory/folder-paths.js';
 
@@ -176,15 +177,21 @@ describe('permission resolution (contract part 5)', () => {
       });
     }
     it('denies the organization entry', () => {
-      assert.deepEqual(off.organizationEntry('member'), { error: 'Access to this organization is disabled', errorCode: 'permission_denied' });
+      assert.deepEqual(off.organizationEntry(off.organizationRole('member')), {
+        error: 'Access to this organization is disabled',
+        errorCode: 'permission_denied',
+      });
     });
   });
 
   describe('organization entries', () => {
-    it('give members their role', () => assert.deepEqual(resolver.organizationEntry('viewerMember'), { accessRole: 'viewer' }));
+    it('give members their role', () => assert.deepEqual(resolver.organizationEntry(resolver.organizationRole('viewerMember')), { accessRole: 'viewer' }));
     it('deny non-members', () =>
-      assert.deepEqual(resolver.organizationEntry('folderUser'), { error: 'User does not have access to organization', errorCode: 'permission_denied' }));
-    it('deny expired temporary members', () => assert.equal('error' in resolver.organizationEntry('expiredMember'), true));
+      assert.deepEqual(resolver.organizationEntry(resolver.organizationRole('folderUser')), {
+        error: 'User does not have access to organization',
+        errorCode: 'permission_denied',
+      }));
+    it('deny expired temporary members', () => assert.equal('error' in resolver.organizationEntry(resolver.organizationRole('expiredMember')), true));
   });
 
   it('has at least 40 resolution cases', () => assert.ok(CASES.length >= 40, `${CASES.length} cases`));
@@ -229,4 +236,43 @@ describe('permission resolution (contract part 5)', () => {
       assert.deepEqual(off.explain('docUser', { type: 'document', id: 'dR11' }).grantedBy, { kind: 'organizationDisabled', resourceId: 'o' });
     });
   });
+});
+
+describe("permissions get's answers: a role's answer with a user's own entries put in", () => {
+  const users = [...new Set([...GRANTS.map((g) => g.userId), 'outsider'])];
+  const folders = [...FOLDERS.map(([id]) => id), 'gone-folder'];
+  const documents = [...DOCUMENTS.map(([id]) => id), 'gone-document'];
+  const orders = {
+    'request order': { folder: folders, document: documents },
+    reversed: { folder: [...folders].reverse(), document: [...documents].reverse() },
+  };
+  for (const [name, ids] of Object.entries(orders)) {
+    it(`every user's entries are those resolved one at a time, all users asked at once (${name})`, () => {
+      const resolver = new PermissionResolver(world());
+      const requested = { ...ids, exists: { folder: (id: string) => id !== 'gone-folder', document: (id: string) => id !== 'gone-document' } };
+      const answers = userAnswers(resolver, users, requested, { folders: true, documents: true });
+      // The oracle: explain resolves each case in full, sharing nothing between users or resources.
+      const alone = new PermissionResolver(world());
+      let patched = 0;
+      for (const userId of users) {
+        const answer = answers.get(userId)!;
+        if (answer.patch) patched++;
+        for (const type of ['folder', 'document'] as const) {
+          const entries = answer[type === 'folder' ? 'folders' : 'documents']!;
+          ids[type].forEach((id, at) => {
+            const expected = requested.exists[type](id) ? alone.explain(userId, { type, id }).entry : { errorCode: 'does_not_exist' };
+            if ('errorCode' in expected && expected.errorCode === 'does_not_exist')
+              assert.equal((entries[at] as { errorCode?: string }).errorCode, 'does_not_exist');
+            else assert.deepEqual(entries[at], expected, `${userId} on ${type} ${id}`);
+          });
+        }
+      }
+      // Most fixture users hold grants below the organization: their answers are patched ones.
+      assert.ok(patched >= 10, `${patched} patched answers`);
+      // Spliced into their role's bytes, they still say what the objects say.
+      const layout = { organizationId: 'o', folderIds: ids.folder, documentIds: ids.document };
+      const resolved = users.map((userId) => ({ userId, answer: answers.get(userId)! }));
+      assert.deepEqual(JSON.parse(permissionsJson(layout, resolved).encode().toString('utf8')), JSON.parse(JSON.stringify(permissionsMap(layout, resolved))));
+    });
+  }
 });
