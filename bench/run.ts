@@ -183,6 +183,8 @@ async function main(): Promise<void> {
         RATE_LIMIT_WORKSPACE_GET: '0',
         // Room for a full-size (1 MiB) editor in one request.
         BODY_LIMIT: '2mb',
+        // As `npm start` and the image run it (see docs/reference/rules.md, "Memory arenas").
+        MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
         // The delivery runs' receiver listens on loopback.
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         ...(mailReceiver ? { SMTP_URL: mailReceiver.url } : {}),
