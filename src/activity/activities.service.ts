@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { JsonText } from '../common/envelope.js';
-import { ApiError } from '../common/errors.js';
 import { newSortableId } from '../common/ids.js';
 import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
@@ -15,6 +14,7 @@ import {
   type GetActivitiesRequest,
   type UpdateActivitiesRequest,
 } from './dto/activity.dto.js';
+import { ActivityErrors } from './activity.errors.js';
 
 /** Per-item messages of contract 6.1. */
 export const ActivityMessages = {
@@ -142,7 +142,7 @@ export class ActivitiesService {
     const { apiKeyId } = principal;
     const { organizationId, documentId, targetEntityId, activityIds } = request;
     if (documentId === undefined && targetEntityId === undefined && activityIds === undefined) {
-      throw new ApiError('INVALID_ARGUMENT', 'At least one of data.documentId, data.activityIds or data.targetEntityId is required.');
+      throw ActivityErrors.deleteNeedsSelection();
     }
     const deleted = await this.transactions.run((manager) =>
       this.log.delete(manager, apiKeyId, organizationId, { documentId, targetEntityId, activityIds, mutableOnly: true }),

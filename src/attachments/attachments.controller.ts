@@ -5,9 +5,10 @@ import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
-import { AttachmentErrors, AttachmentsService, DOWNLOAD_PATH, UPLOAD_PATH, type AttachmentLink, type UploadUrl } from './attachments.service.js';
+import { AttachmentsService, DOWNLOAD_PATH, UPLOAD_PATH, type AttachmentLink, type UploadUrl } from './attachments.service.js';
 import { linkBaseUrl, type AdapterRequest } from './link-base-url.js';
 import { AttachmentAddedResult, AttachmentLinksResult, GetAttachmentsRequest, PresignRequest, UploadUrlResult } from './dto/attachments.dto.js';
+import { AttachmentErrors } from './attachments.errors.js';
 
 const ADDED = 'Attachment added successfully.';
 

@@ -20,9 +20,10 @@ import { ApiKeyRepository } from '../workspace/api-key.repository.js';
 import { attachmentLimits, type AttachmentLimits } from '../workspace/attachment-limits.js';
 import { AttachmentStore, type Orphan, type StoredAttachment } from './attachment-store.js';
 import { BlobStore } from './blob-store.js';
-import { receiveUpload, UploadErrors } from './multipart-upload.js';
+import { receiveUpload } from './multipart-upload.js';
 import { receiveBody } from './raw-upload.js';
 import type { PresignRequest } from './dto/attachments.dto.js';
+import { AttachmentErrors } from './attachments.errors.js';
 
 /** A pre-signed upload URL, and what it takes. */
 export interface UploadUrl {
@@ -43,17 +44,6 @@ export interface AttachmentLink {
   /** When `url` stops working (ISO 8601). */
   expiresAt: string;
 }
-
-export const AttachmentErrors = {
-  typeRefused: (mimeType: string, list: string) => new ApiError('INVALID_ARGUMENT', `file type ${mimeType} is not accepted (${list}).`),
-  commentMissing: () => new ApiError('NOT_FOUND', 'Comment not found.'),
-  linkInvalid: () => new ApiError('PERMISSION_DENIED', 'This download link is not valid.'),
-  linkExpired: () => new ApiError('PERMISSION_DENIED', 'This download link has expired.'),
-  gone: () => new ApiError('NOT_FOUND', 'Attachment not found.'),
-  uploadInvalid: () => new ApiError('PERMISSION_DENIED', 'This upload URL is not valid.'),
-  uploadExpired: () => new ApiError('PERMISSION_DENIED', 'This upload URL has expired.'),
-  uploadUsed: () => new ApiError('ALREADY_EXISTS', 'This upload URL has already been used.'),
-};
 
 /** The path downloads are served at; the sealed link token is its `token` parameter. */
 export const DOWNLOAD_PATH = '/v2/attachments/download';
@@ -149,7 +139,7 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
     const limits = await this.limitsOf(apiKeyId);
     const mimeType = request.mimeType.toLowerCase();
     refuseType(limits, mimeType);
-    if (request.size !== undefined && request.size > limits.maxBytes) throw UploadErrors.tooLarge(limits.maxBytes);
+    if (request.size !== undefined && request.size > limits.maxBytes) throw AttachmentErrors.tooLarge(limits.maxBytes);
     const place = { organizationId: request.organizationId, documentId: request.documentId, annotationId: request.annotationId, commentId: request.commentId };
     await this.transactions.run(async (manager) => {
       const { comment } = await this.comments.lockComment(manager, { apiKeyId, ...place }, place.commentId);
@@ -376,9 +366,9 @@ interface UploadToken extends CommentPlace {
 /** The upload's form fields, checked; the first wrong one is named. */
 function checkedFields(fields: Record<string, string>): CommentPlace {
   for (const [name, check] of Object.entries(UPLOAD_FIELDS)) {
-    if (fields[name] === undefined) throw new ApiError('INVALID_ARGUMENT', `${name} is required (a form field).`);
+    if (fields[name] === undefined) throw AttachmentErrors.formFieldMissing(name);
     const problem = check(fields[name]);
-    if (problem) throw new ApiError('INVALID_ARGUMENT', `${name} ${problem}`);
+    if (problem) throw AttachmentErrors.formFieldInvalid(name, problem);
   }
   return { organizationId: fields.organizationId!, documentId: fields.documentId!, annotationId: fields.annotationId!, commentId: Number(fields.commentId) };
 }
@@ -388,5 +378,3 @@ function refuseType(limits: AttachmentLimits, mimeType: string): void {
   const refusedBy = limits.refusedBy(mimeType);
   if (refusedBy) throw AttachmentErrors.typeRefused(mimeType, refusedBy);
 }
-
-export { UploadErrors };

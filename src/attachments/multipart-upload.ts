@@ -6,18 +6,13 @@ import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import busboy from 'busboy';
 import { ApiError } from '../common/errors.js';
+import { AttachmentErrors } from './attachments.errors.js';
 
 /** A file received into the incoming folder, with the form's fields. */
 export interface ReceivedUpload {
   fields: Record<string, string>;
   file: { path: string; name: string; mimeType: string; size: number };
 }
-
-export const UploadErrors = {
-  notMultipart: () => new ApiError('INVALID_ARGUMENT', 'The request must be multipart/form-data with one `file` part.'),
-  noFile: () => new ApiError('INVALID_ARGUMENT', 'file is required: send the file as a part named `file`.'),
-  tooLarge: (max: number) => new ApiError('INVALID_ARGUMENT', `file exceeds the limit of ${max} bytes.`, undefined, { httpStatus: 413 }),
-};
 
 /**
  * Reads a multipart/form-data upload with `busboy`: its text fields, and its one part named
@@ -32,7 +27,7 @@ export async function receiveUpload(request: IncomingMessage, options: { maxByte
     parser = busboy({ headers: request.headers, defParamCharset: 'utf8', limits: { files: 1, fields: 20, fieldSize: 4096, fileSize: options.maxBytes } });
   } catch {
     request.resume();
-    throw UploadErrors.notMultipart();
+    throw AttachmentErrors.notMultipart();
   }
   const fields: Record<string, string> = {};
   let file: ReceivedUpload['file'] | undefined;
@@ -56,12 +51,12 @@ export async function receiveUpload(request: IncomingMessage, options: { maxByte
   } catch (error) {
     if (file) await rm(file.path, { force: true });
     if (error instanceof ApiError) throw error;
-    throw new ApiError('INVALID_ARGUMENT', `The multipart body could not be read: ${(error as Error).message}`);
+    throw AttachmentErrors.multipartUnreadable((error as Error).message);
   }
-  if (!file) throw UploadErrors.noFile();
+  if (!file) throw AttachmentErrors.noFile();
   if (truncated) {
     await rm(file.path, { force: true });
-    throw UploadErrors.tooLarge(options.maxBytes);
+    throw AttachmentErrors.tooLarge(options.maxBytes);
   }
   return { fields, file };
 }

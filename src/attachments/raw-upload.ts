@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../common/errors.js';
-import { UploadErrors } from './multipart-upload.js';
+import { AttachmentErrors } from './attachments.errors.js';
 
 /**
  * Reads a request's raw body (a pre-signed upload's PUT) into a file of `incomingDir`, never
@@ -30,11 +29,11 @@ export async function receiveBody(request: IncomingMessage, options: { maxBytes:
     await pipeline(request, limit, createWriteStream(path));
   } catch (error) {
     await rm(path, { force: true });
-    throw new ApiError('INVALID_ARGUMENT', `The request body could not be read: ${(error as Error).message}`);
+    throw AttachmentErrors.bodyUnreadable((error as Error).message);
   }
   if (over) {
     await rm(path, { force: true });
-    throw UploadErrors.tooLarge(options.maxBytes);
+    throw AttachmentErrors.tooLarge(options.maxBytes);
   }
   return { path, size };
 }

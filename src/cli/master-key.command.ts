@@ -7,7 +7,8 @@ import { REKEY_BATCH, type RekeyCount } from '../common/secrets-rekey.js';
 import { AppConfig } from '../config/app-config.js';
 import { decodeKey, discardStagedMasterKey, installStagedMasterKey, stagedMasterKey, stageMasterKey } from '../config/master-key.js';
 import { ConfigError } from '../config/parsers.js';
-import { MasterKeyRotation, refusal, type RotationPhase } from '../rekey/master-key-rotation.js';
+import { MasterKeyRotation, type RotationPhase } from '../rekey/master-key-rotation.js';
+import { RekeyErrors } from '../rekey/rekey.errors.js';
 import { RekeyModule } from '../rekey/rekey.module.js';
 import { currentRun, fail, note, print, runCommand } from './output.js';
 import { CommandGroup } from './program.js';
@@ -130,7 +131,7 @@ export class RotateMasterKeyCommand extends CommandRunner {
       return false;
     }
     const next = await this.rotation.check({ key: Secrets.fromKey(staged.key), progress: checkProgress });
-    if (next.undecryptable.length) throw refusal(current.undecryptable);
+    if (next.undecryptable.length) throw RekeyErrors.undecryptable(current.undecryptable);
     const file = installStagedMasterKey(this.config.dataDir);
     print([
       `That rotation had committed: ${file} now holds its key (mode 0600). Nothing else was changed; run the command again to rotate once more.`,
@@ -152,7 +153,7 @@ export class CheckMasterKeyCommand extends CommandRunner {
   async run(): Promise<void> {
     await runCommand(async () => {
       const outcome = await this.rotation.check({ progress: checkProgress });
-      if (outcome.undecryptable.length) throw refusal(outcome.undecryptable);
+      if (outcome.undecryptable.length) throw RekeyErrors.undecryptable(outcome.undecryptable);
       print(['The current master key decrypts every stored secret. A rotation would change:', ...summary(outcome.counts)]);
     });
   }

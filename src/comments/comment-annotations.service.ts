@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Activity } from '../activity/activity-log.js';
 import { AccessService } from '../access/access.service.js';
-import { ApiError } from '../common/errors.js';
 import { newSortableId } from '../common/ids.js';
 import { everyPage, PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
@@ -26,6 +25,7 @@ import {
 } from './dto/comments.dto.js';
 import { newComments, withAgentType } from './new-comments.js';
 import { AGENT_SOURCES, OPEN_STATUS, threadJson, type Annotation, type Thread } from './threads.js';
+import { CommentErrors } from './comments.errors.js';
 
 export const AnnotationMessages = {
   added: 'Added Successfully',
@@ -126,7 +126,7 @@ export class CommentAnnotationsService {
       }
       await this.events.publishEach(manager, apiKeyId, events);
     });
-    if (denied) throw new ApiError('PERMISSION_DENIED', 'One or more users do not have access to the document.', outcomes);
+    if (denied) throw CommentErrors.usersDenied(outcomes);
     return outcomes;
   }
 
@@ -156,7 +156,7 @@ export class CommentAnnotationsService {
     const { apiKeyId } = principal;
     const { organizationId } = request;
     const agentFilters = AGENT_FILTERS.filter((name) => request[name] !== undefined);
-    if (agentFilters.length > 1) throw new ApiError('INVALID_ARGUMENT', `Only one agent filter may be supplied per request (got ${agentFilters.join(', ')}).`);
+    if (agentFilters.length > 1) throw CommentErrors.oneAgentFilter(agentFilters);
     const documentIds = request.documentId !== undefined ? [request.documentId, ...(request.documentIds ?? [])] : request.documentIds;
     const inFolder = request.folderId !== undefined ? await this.documents.idsInFolder(apiKeyId, organizationId, request.folderId) : undefined;
     const filter: ThreadFilter = {
@@ -229,8 +229,7 @@ export class CommentAnnotationsService {
   async update(principal: ApiKeyPrincipal, request: UpdateAnnotationsRequest): Promise<Record<string, ItemOutcome>> {
     const { apiKeyId } = principal;
     const { organizationId, documentId, updatedData, updateUsers } = request;
-    if (updatedData === undefined && updateUsers === undefined)
-      throw new ApiError('INVALID_ARGUMENT', 'At least one of data.updatedData or data.updateUsers is required.');
+    if (updatedData === undefined && updateUsers === undefined) throw CommentErrors.nothingToUpdate();
     const now = Date.now();
     return this.transactions.run(async (manager) => {
       const threads = await this.store.lockThreads(manager, apiKeyId, organizationId, {
@@ -266,7 +265,7 @@ export class CommentAnnotationsService {
     const now = Date.now();
     const agentFiltered = request.agentId !== undefined || request.agentSuggestions === true || request.agentUrls !== undefined;
     if (request.agentUrls !== undefined && request.agentUrls.every((url) => url.trim() === '' || url.trim().startsWith('#')))
-      throw new ApiError('INVALID_ARGUMENT', 'data.agentUrls names no page.');
+      throw CommentErrors.agentUrlsNameNoPage();
     return this.transactions.run(async (manager) => {
       const threads = await this.store.lockThreads(manager, apiKeyId, request.organizationId, {
         documentIds: [request.documentId],
@@ -308,11 +307,11 @@ function agentFieldTokens(tokens: string[]): { agentIds: string[]; executionIds:
     const kind = token.slice(0, colon) as keyof typeof lists;
     const value = token.slice(colon + 1);
     if (colon < 1 || !Object.hasOwn(lists, kind) || !value || (kind === 'source' && !(AGENT_SOURCES as readonly string[]).includes(value))) {
-      throw new ApiError('INVALID_ARGUMENT', `data.agentFields[${i}] must be agent:<agentId>, execution:<executionId> or source:<velt|external>`);
+      throw CommentErrors.agentFieldInvalid(i);
     }
     lists[kind].push(value);
   });
-  if (!tokens.length) throw new ApiError('INVALID_ARGUMENT', 'data.agentFields must not be empty');
+  if (!tokens.length) throw CommentErrors.agentFieldsEmpty();
   return parsed;
 }
 

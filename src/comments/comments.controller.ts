@@ -7,8 +7,8 @@ import { withResultFields, type ResultFields } from '../common/envelope.js';
 import { ItemResultsResult } from '../common/openapi-responses.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { CommentAnnotationsService } from './comment-annotations.service.js';
-import { CommentMessages, CommentsService } from './comments.service.js';
-import { ReactionErrors, ReactionsService } from './reactions.service.js';
+import { CommentsService } from './comments.service.js';
+import { ReactionsService } from './reactions.service.js';
 import {
   AddAnnotationsRequest,
   AddCommentsRequest,
@@ -33,10 +33,8 @@ import {
   UpdateCommentsRequest,
 } from './dto/comments.dto.js';
 import { DirectoryErrors } from '../directory/directory.errors.js';
-import { ApiError } from '../common/errors.js';
+import { CommentErrors } from './comments.errors.js';
 
-/** What the comment operations answer for a thread that does not exist (OpenAPI). */
-const THREAD_NOT_FOUND = new ApiError('NOT_FOUND', CommentMessages.threadNotFound);
 /** `COMMENT_MAX_REACTIONS` by default, for the OpenAPI example of its error. */
 const DEFAULT_MAX_REACTIONS = 500;
 
@@ -180,7 +178,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Comment(s) added successfully.',
     response: CommentIdsResult,
-    errors: [DirectoryErrors.organizationMissing(), DirectoryErrors.documentMissing(), THREAD_NOT_FOUND],
+    errors: [DirectoryErrors.organizationMissing(), DirectoryErrors.documentMissing(), CommentErrors.threadNotFound()],
   })
   addComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddCommentsRequest): Promise<unknown> {
     return this.comments.add(caller, data);
@@ -193,7 +191,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Comments(s) retrieved successfully.',
     response: CommentsResult,
-    errors: [THREAD_NOT_FOUND],
+    errors: [CommentErrors.threadNotFound()],
   })
   getCommentsV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCommentsV1Request): Promise<unknown[]> {
     return this.comments.getEveryPage(caller, data);
@@ -206,7 +204,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Comments retrieved successfully.',
     response: CommentsResult,
-    errors: [THREAD_NOT_FOUND],
+    errors: [CommentErrors.threadNotFound()],
   })
   getComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCommentsRequest): Promise<ResultFields> {
     return this.comments.get(caller, data).then((page) => withResultFields(page.data, { nextPageToken: page.nextPageToken }));
@@ -226,7 +224,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Comment updated successfully.',
     response: CommentOutcomesResult,
-    errors: [THREAD_NOT_FOUND],
+    errors: [CommentErrors.threadNotFound()],
   })
   updateComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateCommentsRequest): Promise<unknown> {
     return this.comments.update(caller, data);
@@ -243,7 +241,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Comments(s) deleted successfully.',
     response: CommentOutcomesResult,
-    errors: [THREAD_NOT_FOUND],
+    errors: [CommentErrors.threadNotFound()],
   })
   deleteComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteCommentsRequest): Promise<unknown> {
     return this.comments.delete(caller, data);
@@ -263,7 +261,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Reaction added successfully.',
     response: ReactionAddedResult,
-    errors: [THREAD_NOT_FOUND, ReactionErrors.commentNotFound(), ReactionErrors.tooMany(DEFAULT_MAX_REACTIONS)],
+    errors: [CommentErrors.threadNotFound(), CommentErrors.commentNotFound(), CommentErrors.tooManyReactions(DEFAULT_MAX_REACTIONS)],
   })
   addReaction(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddReactionRequest): Promise<unknown> {
     return this.reactions.add(caller, data);
@@ -276,7 +274,7 @@ export class CommentsController {
     auth: 'apiKey',
     message: 'Reaction deleted successfully.',
     response: ReactionDeletedResult,
-    errors: [THREAD_NOT_FOUND, ReactionErrors.commentNotFound()],
+    errors: [CommentErrors.threadNotFound(), CommentErrors.commentNotFound()],
   })
   deleteReaction(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteReactionRequest): Promise<unknown> {
     return this.reactions.delete(caller, data);

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
@@ -10,15 +9,9 @@ import type { AddCommentsRequest, DeleteCommentsRequest, GetCommentsRequest, Get
 import { newComments } from './new-comments.js';
 import { commentJson, type Annotation } from './threads.js';
 import { everyPage, PageTokens, PAGE_SIZE } from '../common/paging.js';
+import { CommentErrors, CommentMessages } from './comments.errors.js';
 
 const OPERATION_GET = 'commentannotations/comments/get';
-
-export const CommentMessages = {
-  updated: 'Updated successfully',
-  deleted: 'Deleted successfully',
-  notFound: 'Not found',
-  threadNotFound: 'Annotation not found.',
-} as const;
 
 type CommentOutcome = { success: boolean; id: number; message: string };
 
@@ -78,7 +71,7 @@ export class CommentsService {
     const filters = pageFilters(place, request.documentId, request);
     const after = request.pageToken ? this.pageTokens.decode<[number, number]>(place.apiKeyId, OPERATION_GET, filters, request.pageToken) : undefined;
     const found = await this.store.commentPage({ ...place, documentId: request.documentId }, request, after, pageSize + 1);
-    if (!found) throw new ApiError('NOT_FOUND', CommentMessages.threadNotFound);
+    if (!found) throw CommentErrors.threadNotFound();
     const page = this.pageTokens.page(found.comments, pageSize, place.apiKeyId, OPERATION_GET, filters, (last) => [last.createdAt, last.commentId], found.cut);
     const missing = page.next === undefined && request.commentIds ? await this.missingIds(place, request.commentIds) : [];
     return { data: [...page.items.map(commentJson), ...missing.map(() => null)], nextPageToken: page.next };
@@ -137,7 +130,7 @@ export class CommentsService {
   /** The named thread's annotation, locked; NOT_FOUND when the document holds no such thread. */
   private async annotation(manager: EntityManager, place: ThreadPlace, documentId: string): Promise<Annotation> {
     const annotation = await this.store.lockAnnotation(manager, { ...place, documentId });
-    if (!annotation) throw new ApiError('NOT_FOUND', CommentMessages.threadNotFound);
+    if (!annotation) throw CommentErrors.threadNotFound();
     return annotation;
   }
 

@@ -1,20 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ApiError } from '../common/errors.js';
 import { newSortableId } from '../common/ids.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../database/transactions.js';
 import { CommentEvents, commentActivity, triggersOf } from './comment-events.js';
 import { CommentStore, threadPlaceOf, type ThreadPlace } from './comment-store.js';
-import { CommentMessages } from './comments.service.js';
 import type { AddReactionRequest, DeleteReactionRequest } from './dto/comments.dto.js';
 import { reactionJson, type Annotation, type Comment, type Reaction } from './threads.js';
-
-export const ReactionErrors = {
-  commentNotFound: () => new ApiError('NOT_FOUND', 'Comment not found.'),
-  tooMany: (max: number) => new ApiError('FAILED_PRECONDITION', `A comment has at most ${max} reactions.`),
-};
+import { CommentErrors } from './comments.errors.js';
 
 /**
  * Reactions to comments (ours: upstream's REST API reads them but has no way to add one): each
@@ -43,7 +37,7 @@ export class ReactionsService {
       const reactions = comment.reactions ?? [];
       const held = reactions.find((reaction) => reaction.icon === request.icon && reaction.userId === request.from.userId);
       if (held) return { annotationId: held.annotationId, added: false };
-      if (reactions.length >= this.config.commentMaxReactions) throw ReactionErrors.tooMany(this.config.commentMaxReactions);
+      if (reactions.length >= this.config.commentMaxReactions) throw CommentErrors.tooManyReactions(this.config.commentMaxReactions);
       const reaction: Reaction = { annotationId: newSortableId('rxn_'), icon: request.icon, userId: request.from.userId, from: request.from, createdAt: now };
       await this.write(manager, place, annotation, { ...comment, reactions: [...reactions, reaction] }, 'comment.reaction_add', reaction, request, now);
       return { annotationId: reaction.annotationId, added: true };
@@ -71,8 +65,8 @@ export class ReactionsService {
     request: { documentId: string; commentId: number },
   ): Promise<{ annotation: Annotation; comment: Comment }> {
     const { annotation, comment } = await this.store.lockComment(manager, { ...place, documentId: request.documentId }, request.commentId);
-    if (!annotation) throw new ApiError('NOT_FOUND', CommentMessages.threadNotFound);
-    if (!comment) throw ReactionErrors.commentNotFound();
+    if (!annotation) throw CommentErrors.threadNotFound();
+    if (!comment) throw CommentErrors.commentNotFound();
     return { annotation, comment };
   }
 

@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../common/errors.js';
 import { COMMENT_EVENTS, defaultTriggers } from '../common/event-catalogue.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
 import { ApiKeyRepository } from '../workspace/api-key.repository.js';
 import { stripUndefined, type ActivityServiceConfig } from '../workspace/key-configs.js';
-import { NOTHING_TO_UPDATE } from './api-key-config.service.js';
 import { ConfigErrors } from './configs.errors.js';
 import type { UpdateActivityConfigRequest } from './dto/config.dto.js';
 
@@ -34,7 +32,7 @@ export class ActivityConfigService {
   /** Deep-merges the sent fields under the row's lock, so concurrent updates both land. */
   async update(principal: ApiKeyPrincipal, request: UpdateActivityConfigRequest): Promise<ActivityConfigView> {
     const { isEnabled, immutable, enabledTime, triggers } = request.activityServiceConfig;
-    if ([isEnabled, immutable, enabledTime, triggers].every((field) => field === undefined)) throw new ApiError('INVALID_ARGUMENT', NOTHING_TO_UPDATE);
+    if ([isEnabled, immutable, enabledTime, triggers].every((field) => field === undefined)) throw ConfigErrors.nothingToUpdate();
     return this.transactions.run(async (manager) => {
       const settings = await this.keys.lockSettings(manager, principal.apiKeyId);
       if (!settings) throw ConfigErrors.keyGone();

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { AccessType } from '../common/access-types.js';
-import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
 import { Transactions } from '../database/transactions.js';
@@ -37,8 +36,6 @@ export type ApiKeyConfigEcho = Partial<Pick<KeySettings, 'enablePrivateComments'
   attachmentConfig?: AttachmentConfigView;
 };
 
-export const NOTHING_TO_UPDATE = 'At least one field must be provided for update';
-
 /** The settings part of the `api_key` row as upstream's `apikeyconfig` get/update pair shows it. */
 @Injectable()
 export class ApiKeyConfigService {
@@ -71,8 +68,7 @@ export class ApiKeyConfigService {
     const sent: ApiKeyConfigEcho = stripUndefined(flags);
     const attachmentChange = attachmentConfig && stripUndefined(attachmentConfig);
     if (attachmentChange) this.checkAttachmentChange(attachmentChange);
-    if (!Object.keys(sent).length && !aiModelApiKey && !(attachmentChange && Object.keys(attachmentChange).length))
-      throw new ApiError('INVALID_ARGUMENT', NOTHING_TO_UPDATE);
+    if (!Object.keys(sent).length && !aiModelApiKey && !(attachmentChange && Object.keys(attachmentChange).length)) throw ConfigErrors.nothingToUpdate();
     return this.transactions.run(async (manager) => {
       const stored = await this.keys.lockSettings(manager, principal.apiKeyId);
       if (!stored) throw ConfigErrors.keyGone();
@@ -96,11 +92,9 @@ export class ApiKeyConfigService {
   /** A key's limits stay within the service's: a larger size or a wider type is refused, naming it. */
   private checkAttachmentChange(change: Partial<AttachmentConfigUpdate>): void {
     const service = this.config.attachments;
-    if (typeof change.maxBytes === 'number' && change.maxBytes > service.maxBytes)
-      throw new ApiError('INVALID_ARGUMENT', `data.attachmentConfig.maxBytes must be at most ${service.maxBytes} (ATTACHMENT_MAX_BYTES).`);
+    if (typeof change.maxBytes === 'number' && change.maxBytes > service.maxBytes) throw ConfigErrors.attachmentMaxTooLarge(service.maxBytes);
     change.types?.forEach((type, i) => {
-      if (!typeWithin(type.toLowerCase(), service.types))
-        throw new ApiError('INVALID_ARGUMENT', `data.attachmentConfig.types[${i}] ${type} is not accepted by the service (ATTACHMENT_TYPES).`);
+      if (!typeWithin(type.toLowerCase(), service.types)) throw ConfigErrors.attachmentTypeRefused(i, type);
     });
   }
 

@@ -13,6 +13,10 @@ export const ConfigErrors = {
   endpointNothingSent: () => new ApiError('INVALID_ARGUMENT', 'At least one endpoint field besides data.endpointId is required.'),
   /** The guard admitted the key, but its row is gone (deleted meanwhile): answered as the guard would now. */
   keyGone: () => new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.'),
+  nothingToUpdate: () => new ApiError('INVALID_ARGUMENT', 'At least one field must be provided for update'),
+  attachmentMaxTooLarge: (max: number) => new ApiError('INVALID_ARGUMENT', `data.attachmentConfig.maxBytes must be at most ${max} (ATTACHMENT_MAX_BYTES).`),
+  attachmentTypeRefused: (index: number, type: string) =>
+    new ApiError('INVALID_ARGUMENT', `data.attachmentConfig.types[${index}] ${type} is not accepted by the service (ATTACHMENT_TYPES).`),
   notificationServiceOff: () => new ApiError('FAILED_PRECONDITION', 'Notification service is not enabled for this API key.'),
 };
 

@@ -1,8 +1,8 @@
 import { Controller, Get, Header, Param, StreamableFile } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Auth } from '../common/decorators/operation.decorator.js';
-import { ApiError } from '../common/errors.js';
 import { ConsoleFiles } from './console-files.js';
+import { ConsoleErrors } from './console.errors.js';
 
 /**
  * What every console answer carries: scripts and styles only from the service itself, no inline
@@ -46,7 +46,7 @@ export class ConsoleController {
   @Header('cache-control', 'no-cache')
   page(): Buffer {
     const page = this.files.page();
-    if (!page) throw new ApiError('NOT_FOUND', 'The console is not built: run npm run build.');
+    if (!page) throw ConsoleErrors.notBuilt();
     return page;
   }
 
@@ -57,7 +57,7 @@ export class ConsoleController {
   @Header('cache-control', 'public, max-age=31536000, immutable')
   asset(@Param('file') file: string): StreamableFile {
     const found = this.files.asset(file);
-    if (!found) throw new ApiError('NOT_FOUND', 'No such console file.');
+    if (!found) throw ConsoleErrors.fileMissing();
     return new StreamableFile(found.body, { type: found.type, length: found.body.length });
   }
 }

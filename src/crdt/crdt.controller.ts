@@ -5,10 +5,11 @@ import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import { noData, withResultFields, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
-import { CrdtErrors, CrdtService } from './crdt.service.js';
+import { CrdtService } from './crdt.service.js';
 import { DeleteCrdtRequest, GetCrdtRequest, GetCrdtStateRequest, UpdateCrdtStateRequest, WriteCrdtRequest } from './dto/crdt.dto.js';
 import { CrdtRecordsResult, CrdtStateResult } from './dto/crdt.response.js';
 import { StatusOnlyResult } from '../common/openapi-responses.js';
+import { CrdtErrors } from './crdt.errors.js';
 
 /** Shared-editing content on Yjs (contract part 7). Writes answer status and message only. */
 @ApiTags('crdt')

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import * as Y from 'yjs';
 import { JsonText } from '../common/envelope.js';
-import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { PageTokens, PAGE_SIZE } from '../common/paging.js';
 import { AppConfig } from '../config/app-config.js';
@@ -10,18 +9,9 @@ import { DocumentsService } from '../directory/documents.service.js';
 import { CrdtStore, type EditorPlace, type StoredEditor } from './crdt-store.js';
 import type { DeleteCrdtRequest, GetCrdtRequest, GetCrdtStateRequest, UpdateCrdtStateRequest, WriteCrdtRequest } from './dto/crdt.dto.js';
 import { BadUpdateError, dataProblem, EditorContent, newClientId, type CrdtData } from './yjs-content.js';
+import { CrdtErrors } from './crdt.errors.js';
 
 const DEFAULT_CONTENT_KEY = 'content';
-
-export const CrdtErrors = {
-  exists: () => new ApiError('ALREADY_EXISTS', 'CRDT data already exists for this editor ID.'),
-  missing: () => new ApiError('NOT_FOUND', 'No CRDT data found for this editor ID.'),
-  tooLarge: (max: number) => new ApiError('INVALID_ARGUMENT', `CRDT data must be at most ${max} bytes as JSON per editor.`),
-  badUpdate: (reason: string) => new ApiError('INVALID_ARGUMENT', `data.update is not a valid Yjs update: ${reason}`),
-  badStateVector: () => new ApiError('INVALID_ARGUMENT', 'data.stateVector is not a valid Yjs state vector.'),
-  otherShape: (field: 'type' | 'contentKey', stored: string) =>
-    new ApiError('INVALID_ARGUMENT', `data.${field} must be "${stored}", as when this editor was added.`),
-};
 
 /**
  * Shared-editing content (contract part 7). Every write loads the editor's Yjs document,
@@ -169,7 +159,7 @@ export class CrdtService {
   /** The request's data, refused with the contract's message when it does not match `type` (size: see `snapshot`). */
   private checkedData(request: WriteCrdtRequest): CrdtData {
     const problem = dataProblem(request.type, request.data);
-    if (problem) throw new ApiError('INVALID_ARGUMENT', problem);
+    if (problem) throw CrdtErrors.dataMismatch(problem);
     return request.data as CrdtData;
   }
 }

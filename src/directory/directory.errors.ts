@@ -38,4 +38,8 @@ export const DirectoryErrors = {
   migrationNotFound: () => new ApiError('NOT_FOUND', 'Migration not found.'),
   inheritWithAccessType: () => new ApiError('INVALID_ARGUMENT', 'Send either accessType or inheritFromParent, not both.'),
   accessFieldRequired: () => new ApiError('INVALID_ARGUMENT', 'One of accessType or inheritFromParent is required.'),
+  groupDeleteNeedsSelection: () => new ApiError('INVALID_ARGUMENT', 'Give either userIds or deleteAll: true.'),
+  groupByNeedsAllDocuments: () => new ApiError('INVALID_ARGUMENT', 'groupByDocumentId works with allDocuments: true.'),
+  allDocumentsWithPlace: () => new ApiError('INVALID_ARGUMENT', 'allDocuments reads every document: give no documentId or folderId with it.'),
+  documentOrFolder: () => new ApiError('INVALID_ARGUMENT', 'Give either documentId or folderId, not both.'),
 };

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { In, type EntityManager } from 'typeorm';
-import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Conditions, Sql, type Parameters } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
@@ -11,6 +10,7 @@ import { UserGroupMemberEntity } from './entities/user-group-member.entity.js';
 import { UserGroupEntity } from './entities/user-group.entity.js';
 import { Memberships } from './memberships.js';
 import { OrganizationsService } from './organizations.service.js';
+import { DirectoryErrors } from './directory.errors.js';
 
 export const GroupMessages = {
   groupAdded: 'Organization user group added.',
@@ -140,7 +140,7 @@ export class UserGroupsService {
   /** Removes the named members, or all of them with `deleteAll`. */
   async deleteUsers(principal: ApiKeyPrincipal, request: DeleteGroupUsersRequest): Promise<Record<string, GroupMemberResult>> {
     if ((request.userIds === undefined) === (request.deleteAll !== true)) {
-      throw new ApiError('INVALID_ARGUMENT', 'Give either userIds or deleteAll: true.');
+      throw DirectoryErrors.groupDeleteNeedsSelection();
     }
     const { apiKeyId } = principal;
     const { organizationId, organizationUserGroupId: groupId } = request;

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { In, type EntityManager } from 'typeorm';
-import { ApiError } from '../common/errors.js';
 import { everyPage, PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Sql } from '../database/sql.js';
@@ -12,6 +11,7 @@ import { DocumentsService } from './documents.service.js';
 import { FoldersService } from './folders.service.js';
 import { Memberships, type UserScope } from './memberships.js';
 import { groupMembersQuery, UserGroupsService } from './user-groups.service.js';
+import { DirectoryErrors } from './directory.errors.js';
 
 export type { UserScope } from './memberships.js';
 
@@ -113,9 +113,8 @@ export class UsersService {
   async get(principal: ApiKeyPrincipal, request: GetUsersV2Request): Promise<{ users: UserRecord[] | Record<string, UserRecord[]>; nextPageToken?: string }> {
     const { apiKeyId } = principal;
     const { allDocuments = false, groupByDocumentId: grouped = false } = request;
-    if (grouped && !allDocuments) throw new ApiError('INVALID_ARGUMENT', 'groupByDocumentId works with allDocuments: true.');
-    if (allDocuments && (request.documentId !== undefined || request.folderId !== undefined))
-      throw new ApiError('INVALID_ARGUMENT', 'allDocuments reads every document: give no documentId or folderId with it.');
+    if (grouped && !allDocuments) throw DirectoryErrors.groupByNeedsAllDocuments();
+    if (allDocuments && (request.documentId !== undefined || request.folderId !== undefined)) throw DirectoryErrors.allDocumentsWithPlace();
     const scope = scopeOf(request);
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
     const filters = {
@@ -300,7 +299,7 @@ export class UsersService {
 /** Rules 1–3: the organization, or only the folder, or only the document. */
 export function scopeOf(request: { organizationId: string; documentId?: string; folderId?: string }): UserScope {
   if (request.documentId !== undefined && request.folderId !== undefined) {
-    throw new ApiError('INVALID_ARGUMENT', 'Give either documentId or folderId, not both.');
+    throw DirectoryErrors.documentOrFolder();
   }
   if (request.documentId !== undefined) return { type: 'document', id: request.documentId };
   if (request.folderId !== undefined) return { type: 'folder', id: request.folderId };

@@ -9,8 +9,9 @@ import { DeliveryHealthService } from './delivery-health.service.js';
 import { DeliveryHealthResult } from './dto/health.response.js';
 import { ListMessagesRequest, RecoverMessagesRequest, RetryMessageRequest, TestMessageRequest } from './dto/messages.dto.js';
 import { MessagesPageResult, MessageRetryResult, MessagesRecoveredResult, TestMessageResult } from './dto/messages.response.js';
-import { MessageErrors, MessageLogService } from './message-log.service.js';
+import { MessageLogService } from './message-log.service.js';
 import { ADVANCED_OFF, ConfigErrors } from '../configs/configs.errors.js';
+import { MessageErrors } from './events.errors.js';
 
 /** The advanced webhook message log and replay (contract 6.3), and the console's delivery tools. */
 @ApiTags('configs')

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../common/errors.js';
 import { Clock } from '../common/clock.js';
 import { PageTokens } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
@@ -19,6 +18,7 @@ import {
 } from './dto/messages.dto.js';
 import type { OutboxEvent } from './outbox-event.js';
 import { OutboxStore } from './outbox-store.js';
+import { MessageErrors } from './events.errors.js';
 
 const DEFAULT_LIMIT = 50;
 const LIST_OPERATION = 'advancedwebhook/messages/get';
@@ -27,12 +27,6 @@ const LIST_OPERATION = 'advancedwebhook/messages/get';
 const RECOVER_BATCH = 500;
 /** The event type of a test message unless the caller names one. */
 export const TEST_EVENT_TYPE = 'webhook.test';
-
-export const MessageErrors = {
-  messageMissing: () => new ApiError('NOT_FOUND', 'Advanced webhook message not found.'),
-  endpointDisabled: () => new ApiError('FAILED_PRECONDITION', 'The advanced webhook endpoint is disabled.'),
-  windowEmpty: () => new ApiError('INVALID_ARGUMENT', 'data.until must be after data.since'),
-};
 
 /**
  * The advanced webhook message log (contract 6.3): every delivery of a message to an endpoint

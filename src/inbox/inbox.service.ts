@@ -3,7 +3,6 @@ import type { EntityManager } from 'typeorm';
 import type { Activity } from '../activity/activity-log.js';
 import { AccessService } from '../access/access.service.js';
 import { failed, ok, type ItemResults } from '../common/batch.js';
-import { ApiError } from '../common/errors.js';
 import { newSortableId } from '../common/ids.js';
 import { everyPage, PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
@@ -20,6 +19,7 @@ import type {
 } from './dto/inbox.dto.js';
 import { InboxStore, isInboxCursor } from './inbox-store.js';
 import { notificationJson, UPDATABLE_NOTIFICATION_FIELDS, type InboxNotification } from './notifications.js';
+import { InboxErrors } from './inbox.errors.js';
 
 /** Messages of upstream's notifications operations. */
 export const InboxMessages = {
@@ -82,7 +82,7 @@ export class InboxService implements InboxEntryWriter, OnModuleInit {
     const { organizationId, documentId } = request;
     if (request.isNotificationResolverUsed !== true) {
       for (const field of ['displayHeadlineMessageTemplate', 'displayBodyMessage'] as const) {
-        if (request[field] === undefined) throw new ApiError('INVALID_ARGUMENT', `data.${field} is required unless data.isNotificationResolverUsed is true`);
+        if (request[field] === undefined) throw InboxErrors.templateRequired(field);
       }
     }
     const notification: InboxNotification = {
@@ -122,8 +122,7 @@ export class InboxService implements InboxEntryWriter, OnModuleInit {
   async get(principal: ApiKeyPrincipal, request: GetNotificationsRequest): Promise<{ notifications: Record<string, unknown>[]; pageToken?: string }> {
     const { apiKeyId } = principal;
     const { organizationId } = request;
-    if (request.documentId === undefined && request.userId === undefined)
-      throw new ApiError('INVALID_ARGUMENT', 'At least one of data.documentId or data.userId is required.');
+    if (request.documentId === undefined && request.userId === undefined) throw InboxErrors.documentOrUserRequired();
     const order = request.order ?? 'desc';
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
     const filter = { documentId: request.documentId, locationId: request.locationId, userId: request.userId, notificationIds: request.notificationIds };
@@ -178,7 +177,7 @@ export class InboxService implements InboxEntryWriter, OnModuleInit {
     const { apiKeyId } = principal;
     const { organizationId, documentId, locationId, userId, notificationIds } = request;
     if ([documentId, locationId, userId, notificationIds].every((value) => value === undefined)) {
-      throw new ApiError('INVALID_ARGUMENT', 'At least one of data.documentId, data.locationId, data.userId or data.notificationIds is required.');
+      throw InboxErrors.deleteNeedsSelection();
     }
     const ids = await this.transactions.run(async (manager) => {
       const matched = (await this.store.lock(manager, apiKeyId, organizationId, { documentId, locationId, userId, notificationIds })).map(

@@ -19,7 +19,7 @@ import { HealthReports } from '../common/health-reports.js';
 import { Metrics } from '../common/metrics.js';
 import { Counter, Histogram } from 'prom-client';
 import { AppConfig } from '../config/app-config.js';
-import { CrdtErrors, CrdtService } from '../crdt/crdt.service.js';
+import { CrdtService } from '../crdt/crdt.service.js';
 import { EditorContent, type CrdtType } from '../crdt/yjs-content.js';
 import { CrdtStore, type CrdtObserver, type StoredEditor } from '../crdt/crdt-store.js';
 import { Transactions } from '../database/transactions.js';
@@ -30,6 +30,7 @@ import type { DocumentPlace } from './presence-store.js';
 import { documentPrefix, parseRoom, roomName, type Room } from './room-names.js';
 import { binaryFrame, SocketWriter } from './socket-writer.js';
 import { serveYWebsocket, type YWebsocketSession } from './y-websocket-session.js';
+import { CrdtErrors } from '../crdt/crdt.errors.js';
 
 /** The path of the Hocuspocus protocol's endpoint (`@hocuspocus/provider`, Tiptap's collaboration extension). */
 export const LIVE_PATH = '/v2/live';

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { Activity } from '../activity/activity-log.js';
 import { judgmentFacets, type Decision, type JudgeType, type Side } from './decisions.js';
@@ -8,6 +7,7 @@ import { JudgmentLog } from './judgment-log.js';
 import { JudgmentSearch, type SearchScope } from './judgment-search.js';
 import { queryTerms } from './query-terms.js';
 import { chooseScope, suggestionsFor, type Scope, type Suggestion } from './suggestion.js';
+import { MemoryErrors } from './memory.errors.js';
 
 /** A judgment in the contract's fields (part 8). */
 export interface JudgmentFields {
@@ -37,12 +37,6 @@ export interface JudgmentRecord extends JudgmentFields {
   createdAt: number;
   agent: Record<string, unknown> | null;
 }
-
-export const MemoryErrors = {
-  documentNeedsOrganization: () => new ApiError('INVALID_ARGUMENT', 'data.documentId requires data.organizationId.'),
-  annotationNeedsOrganization: () => new ApiError('INVALID_ARGUMENT', 'data.annotationId requires data.organizationId.'),
-  emptyQuery: () => new ApiError('INVALID_ARGUMENT', 'data.query must be a non-empty string'),
-};
 
 /** Suggested decisions from past judgments (contract part 8); judgments are read through `JudgmentLog` and `JudgmentSearch`, their owners. */
 @Injectable()

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../common/errors.js';
 import { Secrets } from '../common/secrets.js';
 import { SecretsRekey, type RekeyCount, type RekeyProgress, type Undecryptable } from '../common/secrets-rekey.js';
 import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
 import { Transactions } from '../database/transactions.js';
+import { RekeyErrors } from './rekey.errors.js';
 import { Mailer } from '../mail/mailer.service.js';
 import { ApiKeyRepository } from '../workspace/api-key.repository.js';
 import { WorkspaceRepository } from '../workspace/workspace.repository.js';
@@ -67,25 +67,10 @@ export class MasterKeyRotation {
     return this.transactions.run(async (manager) => {
       const check = new SecretsRekey(manager, this.secrets, to, false, (table, done, total) => progress('checking', table, done, total));
       for (const owner of this.owners) await owner.rekeySecrets(check);
-      if (check.undecryptable.length) throw refusal(check.undecryptable);
+      if (check.undecryptable.length) throw RekeyErrors.undecryptable(check.undecryptable);
       const rewrite = new SecretsRekey(manager, this.secrets, to, true, (table, done, total) => progress('rewriting', table, done, total));
       for (const owner of this.owners) await owner.rekeySecrets(rewrite);
       return rewrite.report;
     });
   }
-}
-
-/** The refusal of a rotation whose current key does not open every value: each column, how many, and the first rows. */
-export function refusal(undecryptable: readonly Undecryptable[]): ApiError {
-  const total = undecryptable.reduce((sum, failure) => sum + failure.count, 0);
-  return new ApiError(
-    'FAILED_PRECONDITION',
-    [
-      `The current master key does not decrypt ${total} stored value${total === 1 ? '' : 's'}; nothing was changed. Is it the key these were written with?`,
-      ...undecryptable.map(
-        (f) =>
-          `  ${f.place}: ${f.count} value${f.count === 1 ? '' : 's'} (row${f.count === 1 ? '' : 's'} ${f.rows.join(', ')}${f.count > f.rows.length ? ', …' : ''})`,
-      ),
-    ].join('\n'),
-  );
 }

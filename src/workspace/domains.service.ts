@@ -1,13 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../common/errors.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
 import { AllowedDomainRepository } from './allowed-domain.repository.js';
 import { normaliseDomain } from './domains.js';
 import { WorkspaceErrors } from './workspace.errors.js';
-
-export const DOMAINS_ADDED_MESSAGE = 'Domain(s) added successfully to allowed domains.';
-export const DOMAINS_REMOVED_MESSAGE = 'Domain(s) removed successfully from allowed domains.';
 
 /** Allowed domains of an API key (contract part 2); the table is `AllowedDomainRepository`'s. */
 @Injectable()
@@ -36,7 +32,7 @@ export class DomainsService {
     const domainsAdded = await this.transactions.run((manager) => this.domains.insertNew(manager, principal.apiKeyId, requested, Date.now()));
     const skippedDomains = requested.filter((domain) => !domainsAdded.includes(domain));
     if (skippedDomains.length > 0) {
-      throw new ApiError('INTERNAL', `${DOMAINS_ADDED_MESSAGE} Skipped existing domains.`, { domainsAdded, skippedDomains });
+      throw WorkspaceErrors.domainsPartlyAdded(domainsAdded, skippedDomains);
     }
     return { domainsAdded };
   }
@@ -53,7 +49,7 @@ export class DomainsService {
     });
     const skippedDomains = requested.filter((domain) => !domainsRemoved.includes(domain));
     if (skippedDomains.length > 0) {
-      throw new ApiError('INTERNAL', `${DOMAINS_REMOVED_MESSAGE} Skipped non-existing domains.`, { domainsRemoved, skippedDomains });
+      throw WorkspaceErrors.domainsPartlyRemoved(domainsRemoved, skippedDomains);
     }
     return { domainsRemoved };
   }

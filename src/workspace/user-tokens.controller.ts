@@ -7,8 +7,7 @@ import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { GenerateTokenRequest, UserTokenRequest, UserTokenV1Request, VerifyUserTokenRequest } from './dto/user-token.dto.js';
 import { UserTokenClaimsResult, UserTokenResult } from './dto/user-token.response.js';
 import { type UserTokenClaims, UserTokens } from './user-tokens.service.js';
-import { ApiError } from '../common/errors.js';
-import { LIMIT_MESSAGE } from '../common/rate-limit/rate-limit.guard.js';
+import { WorkspaceErrors } from './workspace.errors.js';
 
 const GENERATED = 'Token generated successfully.';
 
@@ -65,7 +64,7 @@ export class UserTokensController {
     auth: 'public',
     message: GENERATED,
     response: UserTokenResult,
-    errors: [new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.'), new ApiError('RESOURCE_EXHAUSTED', LIMIT_MESSAGE)],
+    errors: [WorkspaceErrors.credentialsInvalid(), WorkspaceErrors.tokenRequestsLimited()],
   })
   getV1(@RequestData() data: UserTokenV1Request, @ClientIp() clientIp: string): Promise<{ token: string }> {
     return this.tokens.mintV1(data, clientIp);

@@ -1,15 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { LIMIT_MESSAGE } from '../common/rate-limit/rate-limit.guard.js';
 import { limitItem, policyItem } from '../common/rate-limit/rate-limit-headers.js';
 import { RATE_LIMIT_STORE, type RateLimitStore } from '../common/rate-limit/rate-limit.module.js';
 import { AppConfig } from '../config/app-config.js';
 import { base64url, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { Clock } from '../common/clock.js';
-import { ApiError } from '../common/errors.js';
 import { Secrets } from '../common/secrets.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { CredentialVerifier } from '../common/guards/credential-verifier.js';
 import type { GenerateTokenRequest, TokenResource, UserTokenRequest, UserTokenV1Request } from './dto/user-token.dto.js';
+import { WorkspaceErrors } from './workspace.errors.js';
 
 /** How long a user token is good for (upstream: "JWT token expires in 48 hours"). */
 export const USER_TOKEN_TTL_SECONDS = 48 * 60 * 60;
@@ -25,8 +24,6 @@ export interface UserTokenClaims {
   iat: number;
   exp: number;
 }
-
-export const USER_TOKEN_INVALID_MESSAGE = 'Invalid or expired token.';
 
 /** How far ahead of this instance's clock another instance's may be when it minted a token, in seconds. */
 const CLOCK_SKEW_SECONDS = 60;
@@ -75,15 +72,15 @@ export class UserTokens {
       const window = await this.limits.peek(counter, limit - 1);
       if (window.isBlocked) {
         const rateLimit = { policy, limit: limitItem(TOKEN_FAILURES, 0, window.timeToBlockExpire) };
-        throw new ApiError('RESOURCE_EXHAUSTED', LIMIT_MESSAGE, undefined, { retryAfterSeconds: window.timeToBlockExpire, rateLimit });
+        throw WorkspaceErrors.tokenRequestsLimited(window.timeToBlockExpire, rateLimit);
       }
     }
     const caller = await this.credentials.verifyApiKey(request.apiKey, request.authToken);
     if (!caller) {
-      if (limit <= 0) throw new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.');
+      if (limit <= 0) throw WorkspaceErrors.credentialsInvalid();
       const counted = await this.limits.increment(counter, FAILURE_WINDOW_MS, limit);
       const rateLimit = { policy, limit: limitItem(TOKEN_FAILURES, limit - counted.totalHits, counted.timeToExpire) };
-      throw new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.', undefined, { rateLimit });
+      throw WorkspaceErrors.credentialsInvalid(rateLimit);
     }
     const { apiKey: _apiKey, authToken: _authToken, ...userRequest } = request;
     return this.mint(caller, userRequest);
@@ -115,7 +112,7 @@ export class UserTokens {
    * now (give or take a minute between instances' clocks).
    */
   async verify(caller: ApiKeyPrincipal, token: string): Promise<UserTokenClaims> {
-    const invalid = () => new ApiError('PERMISSION_DENIED', USER_TOKEN_INVALID_MESSAGE);
+    const invalid = WorkspaceErrors.userTokenInvalid;
     if (!isCanonical(token)) throw invalid();
     const now = this.clock.now();
     let payload: JWTPayload;

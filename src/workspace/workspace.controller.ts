@@ -8,7 +8,7 @@ import { withResultFields, WithMessage, type ResultFields } from '../common/enve
 import type { ApiKeyPrincipal as ApiKeyCaller, WorkspacePrincipal as WorkspaceCaller } from '../common/request-context.js';
 import { ApiKeyService, type CreatedApiKey } from './api-key.service.js';
 import type { IssuedToken } from './credentials.service.js';
-import { DOMAINS_ADDED_MESSAGE, DOMAINS_REMOVED_MESSAGE, DomainsService } from './domains.service.js';
+import { DomainsService } from './domains.service.js';
 import { ApiKeyRequest, CreateApiKeyRequest, DomainsRequest, ListApiKeysRequest, UpdateApiKeyRequest } from './dto/api-key.dto.js';
 import { EmailStatusRequest, SendLoginLinkRequest, VerifyLoginRequest } from './dto/login.dto.js';
 import { CreateWorkspaceRequest } from './dto/workspace.dto.js';
@@ -19,6 +19,7 @@ import { EmailStatusResult, LoginResult, WorkspaceResult, type WorkspaceView } f
 import { NullDataResult } from '../common/openapi-responses.js';
 import { WorkspaceService } from './workspace.service.js';
 import { WORKSPACE_LIMITS, WorkspaceErrors } from './workspace.errors.js';
+import { DOMAINS_ADDED_MESSAGE, DOMAINS_REMOVED_MESSAGE } from './workspace.errors.js';
 
 /** Upstream's two wordings of email/status; the answer carries the one that applies. */
 const EMAIL_VERIFIED = 'Email verified and workspace reactivated';

@@ -1,5 +1,11 @@
 import { ApiError } from '../common/errors.js';
+import type { ApiErrorOptions } from '../common/errors.js';
+import { LIMIT_MESSAGE } from '../common/rate-limit/rate-limit.guard.js';
 import { WORKSPACE_PLANS } from './plans.js';
+
+/** The success messages of domains add and remove, which their partial outcomes extend. */
+export const DOMAINS_ADDED_MESSAGE = 'Domain(s) added successfully to allowed domains.';
+export const DOMAINS_REMOVED_MESSAGE = 'Domain(s) removed successfully from allowed domains.';
 
 /** Errors of the workspace module (contract part 2). */
 export const WorkspaceErrors = {
@@ -19,6 +25,17 @@ export const WorkspaceErrors = {
   continueUrlNotAllowed: () => new ApiError('INVALID_ARGUMENT', 'The continueUrl domain is not allowed.'),
   invalidLoginToken: () => new ApiError('PERMISSION_DENIED', 'Invalid or expired login token.'),
   emailNotFound: () => new ApiError('NOT_FOUND', 'Email not found.'),
+  /** The contract's INTERNAL for a partly skipped add: the new domains are committed. */
+  domainsPartlyAdded: (domainsAdded: string[], skippedDomains: string[]) =>
+    new ApiError('INTERNAL', `${DOMAINS_ADDED_MESSAGE} Skipped existing domains.`, { domainsAdded, skippedDomains }),
+  domainsPartlyRemoved: (domainsRemoved: string[], skippedDomains: string[]) =>
+    new ApiError('INTERNAL', `${DOMAINS_REMOVED_MESSAGE} Skipped non-existing domains.`, { domainsRemoved, skippedDomains }),
+  /** A v1 token request with a wrong key or auth token (with the failure limit's state when one counts). */
+  credentialsInvalid: (rateLimit?: ApiErrorOptions['rateLimit']) =>
+    new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.', undefined, rateLimit ? { rateLimit } : undefined),
+  tokenRequestsLimited: (retryAfterSeconds?: number, rateLimit?: ApiErrorOptions['rateLimit']) =>
+    new ApiError('RESOURCE_EXHAUSTED', LIMIT_MESSAGE, undefined, retryAfterSeconds === undefined ? undefined : { retryAfterSeconds, rateLimit }),
+  userTokenInvalid: () => new ApiError('PERMISSION_DENIED', 'Invalid or expired token.'),
   unknownPlan: (plan: string) =>
     new ApiError('INVALID_ARGUMENT', `plan must be one of ${WORKSPACE_PLANS.join(', ')}, not ${JSON.stringify(plan.slice(0, 100))}`),
 };

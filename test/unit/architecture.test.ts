@@ -185,6 +185,18 @@ export function ownerProblems(architecture: Architecture, files: SourceFile[]): 
   return problems;
 }
 
+/**
+ * Errors are built in one catalogue per module (`<module>/<name>.errors.ts`), so a message is
+ * written once and a handler throws by intent (`CommentErrors.threadNotFound()`). Only the HTTP
+ * layer and the CLI in `common/` and `cli/` build errors from what they are given (the exception
+ * filter, guards, the validation pipe).
+ */
+export function errorCatalogueProblems(files: SourceFile[]): string[] {
+  return files
+    .filter((file) => !/^(common|cli)\//.test(file.path) && !file.path.endsWith('.errors.ts') && /\bnew ApiError\(/.test(file.text))
+    .map((file) => `${file.path} builds an ApiError; put it in its module's .errors.ts catalogue`);
+}
+
 // ------------------------------------------------------------------------------------------------
 
 describe('ARCHITECTURE.md, checked against src/', () => {
@@ -204,6 +216,19 @@ describe('ARCHITECTURE.md, checked against src/', () => {
 
   it('only a table’s owner names it in SQL or uses its entity, but for the listed crossings', () => {
     assert.deepEqual(ownerProblems(architecture, files), []);
+  });
+
+  it("errors are built in their module's catalogue (.errors.ts), outside the HTTP layer and the CLI", () => {
+    assert.deepEqual(errorCatalogueProblems(files), []);
+    const inline = { path: 'comments/comments.service.ts', text: "throw new ApiError('NOT_FOUND', 'Annotation not found.');" };
+    assert.match(errorCatalogueProblems([inline]).join('\n'), /comments\/comments\.service\.ts builds an ApiError/);
+    assert.deepEqual(
+      errorCatalogueProblems([
+        { path: 'comments/comments.errors.ts', text: inline.text },
+        { path: 'common/validation.ts', text: inline.text },
+      ]),
+      [],
+    );
   });
 
   // The rules have teeth: each catches the mistake it exists for.
