@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Logger as Pino } from 'pino';
-import type { HttpPipeline } from './common/http/http-pipeline.js';
+import type { HttpPipeline } from './common/http/pipeline.js';
 import { PinoNestLogger, ROOT_LOGGER } from './common/logging.module.js';
 import { AppConfig } from './config/app-config.js';
 import { CONSOLE_CSRF_HEADER, CONSOLE_SESSION_COOKIE } from './common/guards/credentials.guard.js';

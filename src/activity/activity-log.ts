@@ -6,7 +6,7 @@ import { PAGE_BYTES } from '../common/paging.js';
 import { Conditions, namingFilter, Sql } from '../database/sql.js';
 import { addsImmutableRecords, keepsCommentEvent } from '../workspace/key-configs.js';
 import { ApiKeyRepository } from '../workspace/api-key.repository.js';
-import type { FeatureType } from './dto/activity.dto.js';
+import type { FeatureType } from './feature-types.js';
 import { moveDocumentColumn } from '../database/document-bodies.js';
 
 /** An activity log record as callers read it (rest-interface part 2). */

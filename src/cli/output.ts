@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ApiError } from '../common/errors.js';
-import type { EnvReader } from '../config/app-config.js';
+import type { EnvReader } from '../config/parsers.js';
 import { readProcessEnv } from '../config/load-config.js';
 import { wireValueProblem } from '../common/wire-values.js';
 import { createValidationPipe } from '../common/validation.js';

@@ -1,6 +1,6 @@
 import { CommandFactory, CommandRunnerService } from 'nest-commander';
 import type { LogLevel } from '@nestjs/common';
-import type { EnvReader } from '../config/app-config.js';
+import type { EnvReader } from '../config/parsers.js';
 import { loadAppConfig } from '../config/load-config.js';
 import { ConfigError } from '../config/parsers.js';
 import { CliModule } from './cli.module.js';

@@ -1,5 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ConsoleSessionCheck } from './guards/credential-verifier.js';
+
+/** A live console session, as the guard checks it. */
+export interface ConsoleSessionCheck {
+  readonly accountId: string;
+  readonly email: string;
+  readonly expiresAt: number;
+  /** The keyed hash the session is stored by (sign-out removes it). */
+  readonly sessionHash: string;
+  /** The token every changing console request carries in a header (CSRF). */
+  readonly csrfToken: string;
+}
 
 /** The caller of an API-key-level operation; every query below the controller is scoped by it. */
 export interface ApiKeyPrincipal {

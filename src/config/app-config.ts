@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { ConfigError, parseBool, parseBytes, parseEnum, parseInteger, parseString, parseTrustProxy, parseUrl } from './parsers.js';
+import { ConfigError, type EnvReader, parseBool, parseBytes, parseEnum, parseInteger, parseString, parseTrustProxy, parseUrl } from './parsers.js';
 
 /** The HTTP frameworks the service runs on (see `src/common/http`). */
 export const HTTP_ADAPTERS = ['fastify', 'express'] as const;
@@ -156,9 +156,6 @@ export interface RateLimitSettings {
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** Reads one raw variable; `ConfigService.get` in the app, a plain object in tests. */
-export type EnvReader = (name: string) => string | undefined;
 
 /**
  * Every variable the service reads, with its default. docs/configuration.md's table

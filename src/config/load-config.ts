@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { AppConfig, type EnvReader, parseSettings } from './app-config.js';
+import { AppConfig, parseSettings } from './app-config.js';
+import type { EnvReader } from './parsers.js';
 import { resolveMasterKey } from './master-key.js';
 
 /** Builds the validated `AppConfig` from a variable reader; throws `ConfigError` on a bad one. */

@@ -1,4 +1,5 @@
-import type { EnvReader } from './app-config.js';
+/** Reads one raw variable; `ConfigService.get` in the app, a plain object in tests. */
+export type EnvReader = (name: string) => string | undefined;
 
 /** A configuration variable that cannot be used; its message names the variable. */
 export class ConfigError extends Error {

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigsService } from '../configs/configs.service.js';
-import type { KeyConfigs } from '../workspace/key-configs.js';
 import { WebhookEndpointsService, type DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
 import { documentKey, DocumentsService } from '../directory/documents.service.js';
 import { UsersService } from '../directory/users.service.js';
 import { AllowedDomainRepository } from '../workspace/allowed-domain.repository.js';
 import type { EntityManager } from 'typeorm';
+import type { DeliveryContext, MailContext, Released } from './delivery-context.js';
 import type { AttemptResult } from './delivery-outcome.js';
 import { InboxAudience } from './inbox-audience.js';
 import { MailAudience } from './mail-audience.js';
@@ -13,35 +13,6 @@ import { MailSender } from './mail-sender.js';
 import type { ClaimedDelivery, DeliveryOutcome } from './outbox-store.js';
 import type { Cancellation } from './webhook-http.js';
 import { WebhookSender } from './webhook-sender.js';
-
-/**
- * An attempt given back unmade: its claim's lease could end before the attempt would, so it
- * goes back to the outbox rather than risk a second worker making it too.
- */
-export interface Released {
-  released: true;
-}
-
-/** What a mail is sent with. */
-export interface MailContext {
-  /** The recipient as the directory has them now; absent when the user is gone. */
-  recipient?: { name: string | null; email: string | null };
-  documentName: string | null;
-  /** The key's allowed domains: a mail links only to pages on them. */
-  allowedDomains: readonly string[];
-}
-
-/** What a delivery is sent with, read when it was claimed. */
-export interface DeliveryContext {
-  /** The key's configs; absent when the key is gone. */
-  configs?: KeyConfigs;
-  /** The advanced endpoint; absent when it was deleted (or for other channels). */
-  endpoint?: DeliveryEndpoint;
-  /** For a mail. */
-  mail?: MailContext;
-  /** For an inbox audience: whose inbox gets an entry. */
-  inbox?: string[];
-}
 
 /**
  * The attempt of each channel, and what a claimed batch is sent with: one place that knows

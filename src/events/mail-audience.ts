@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { KeyConfigs } from '../workspace/key-configs.js';
 import type { AttemptResult } from './delivery-outcome.js';
 import { mailDestination } from './delivery-routes.js';
-import type { Released } from './delivery-senders.js';
+import type { Released } from './delivery-context.js';
 import { NotificationRecipients } from './notification-recipients.js';
 import type { ClaimedDelivery } from './outbox-store.js';
 

@@ -6,7 +6,7 @@ import type { KeyConfigs, StoredEmailConfig } from '../workspace/key-configs.js'
 import { addressOf, Mailer } from '../mail/mailer.service.js';
 import { MailTemplates, type RenderedMail } from '../mail/mail-templates.js';
 import type { AttemptResult } from './delivery-outcome.js';
-import type { MailContext, Released } from './delivery-senders.js';
+import type { MailContext, Released } from './delivery-context.js';
 import { notificationMailModel, type NotificationMailModel } from './notification-mail.js';
 import type { ClaimedDelivery } from './outbox-store.js';
 import { WebhookHttp, type Cancellation } from './webhook-http.js';

@@ -3,7 +3,7 @@ import { ConfigCodec } from '../workspace/config-codec.js';
 import type { KeyConfigs } from '../workspace/key-configs.js';
 import type { DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
 import type { AttemptResult } from './delivery-outcome.js';
-import type { DeliveryContext, Released } from './delivery-senders.js';
+import type { DeliveryContext, Released } from './delivery-context.js';
 import { NotificationRecipients } from './notification-recipients.js';
 import type { ClaimedDelivery } from './outbox-store.js';
 import { advancedPayload, basicPayload, signature, wirePayload } from './webhook-payloads.js';

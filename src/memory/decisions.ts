@@ -118,3 +118,15 @@ function ownTexts(value: unknown): string[] {
 function objectOf(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
+
+/** A judgment in the contract's fields (part 8). */
+export interface JudgmentFields {
+  id: string;
+  organizationId: string;
+  documentId: string;
+  decision: Decision;
+  recommendation: Side | null;
+  reviewerId: string;
+  reason: string | null;
+  timestamp: number;
+}

@@ -5,7 +5,7 @@ import { Conditions, Sql } from '../database/sql.js';
 import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
 import { decisionOf, judgmentFacets, judgmentText, sideOf, type Decision, type JudgeType, type Side } from './decisions.js';
 import { scopeTokens } from './judgment-search.js';
-import type { JudgmentFields } from './memory.service.js';
+import type { JudgmentFields } from './decisions.js';
 
 const COLUMNS = [
   'api_key_id',

@@ -1,25 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { Activity } from '../activity/activity-log.js';
-import { judgmentFacets, type Decision, type JudgeType, type Side } from './decisions.js';
+import { judgmentFacets, type JudgeType, type JudgmentFields } from './decisions.js';
 import type { QueryJudgmentsRequest, SuggestRequest } from './dto/memory.dto.js';
 import { JudgmentLog } from './judgment-log.js';
 import { JudgmentSearch, type SearchScope } from './judgment-search.js';
 import { queryTerms } from './query-terms.js';
 import { chooseScope, suggestionsFor, type Scope, type Suggestion } from './suggestion.js';
 import { MemoryErrors } from './memory.errors.js';
-
-/** A judgment in the contract's fields (part 8). */
-export interface JudgmentFields {
-  id: string;
-  organizationId: string;
-  documentId: string;
-  decision: Decision;
-  recommendation: Side | null;
-  reviewerId: string;
-  reason: string | null;
-  timestamp: number;
-}
 
 /**
  * A judgment as judgments/query returns it: the contract's fields, and upstream's names for the

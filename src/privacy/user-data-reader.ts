@@ -12,7 +12,7 @@ import { NotificationPreferencesService, preferenceCursor, type PreferenceCursor
 import { InboxStore } from '../inbox/inbox-store.js';
 import { notificationJson, type Delivered } from '../inbox/notifications.js';
 import { JudgmentLog } from '../memory/judgment-log.js';
-import type { JudgmentFields } from '../memory/memory.service.js';
+import type { JudgmentFields } from '../memory/decisions.js';
 import { activityListOf, namesUser, withoutUsersIn, type ActivityList } from './user-mentions.js';
 
 /** Items per list and page (upstream's page of the export). */

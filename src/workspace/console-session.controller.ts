@@ -4,7 +4,7 @@ import { ConsoleCookie, type ConsoleCookieJar, ConsoleSession } from '../common/
 import { Operation } from '../common/decorators/operation.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import { EmptyRequest } from '../common/empty-request.dto.js';
-import type { ConsoleSessionCheck } from '../common/guards/credential-verifier.js';
+import type { ConsoleSessionCheck } from '../common/request-context.js';
 import { NullDataResult } from '../common/openapi-responses.js';
 import { ConsoleSessionsService } from './console-sessions.service.js';
 import { StartConsoleSessionRequest } from './dto/console-session.dto.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
-import type { ConsoleSessionCheck } from '../common/guards/credential-verifier.js';
+import type { ConsoleSessionCheck } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../database/transactions.js';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { type ConsoleSessionCheck, CredentialVerifier, type WorkspaceCheck } from '../common/guards/credential-verifier.js';
+import { CredentialVerifier, type WorkspaceCheck } from '../common/guards/credential-verifier.js';
+import type { ConsoleSessionCheck } from '../common/request-context.js';
 import { Clock } from '../common/clock.js';
 import { newApiKeyAuthToken, newSortableId } from '../common/ids.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';

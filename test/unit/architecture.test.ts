@@ -186,6 +186,35 @@ export function ownerProblems(architecture: Architecture, files: SourceFile[]): 
 }
 
 /**
+ * Files that import each other, directly or round a circle (type imports count: a shared type
+ * belongs in a leaf file both import). Each circle is named once, by its files in import order.
+ */
+export function importCircles(files: SourceFile[]): string[] {
+  const known = new Set(files.map((file) => file.path));
+  const edges = new Map(files.map((file) => [file.path, [...new Set(importsOf(file).map((i) => i.target))].filter((t) => known.has(t))]));
+  const circles = new Set<string>();
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (node: string) => {
+    const at = path.indexOf(node);
+    if (at >= 0) {
+      const circle = path.slice(at);
+      // Named from its smallest file, so the same circle found from elsewhere reads the same.
+      const start = circle.indexOf([...circle].sort()[0]!);
+      circles.add([...circle.slice(start), ...circle.slice(0, start)].join(' → '));
+      return;
+    }
+    if (done.has(node)) return;
+    path.push(node);
+    for (const next of edges.get(node) ?? []) visit(next);
+    path.pop();
+    done.add(node);
+  };
+  for (const file of files) visit(file.path);
+  return [...circles];
+}
+
+/**
  * Errors are built in one catalogue per module (`<module>/<name>.errors.ts`), so a message is
  * written once and a handler throws by intent (`CommentErrors.threadNotFound()`). Only the HTTP
  * layer and the CLI in `common/` and `cli/` build errors from what they are given (the exception
@@ -216,6 +245,17 @@ describe('ARCHITECTURE.md, checked against src/', () => {
 
   it('only a table’s owner names it in SQL or uses its entity, but for the listed crossings', () => {
     assert.deepEqual(ownerProblems(architecture, files), []);
+  });
+
+  it('no files import each other, round any circle (type imports included)', () => {
+    assert.deepEqual(importCircles(files), []);
+    const circle = [
+      { path: 'events/a.ts', text: "import type { B } from './b.js';" },
+      { path: 'events/b.ts', text: "import { C } from './c.js';" },
+      { path: 'events/c.ts', text: "export { A } from './a.js';" },
+    ];
+    assert.deepEqual(importCircles(circle), ['events/a.ts → events/b.ts → events/c.ts']);
+    assert.deepEqual(importCircles(circle.slice(0, 2)), []);
   });
 
   it("errors are built in their module's catalogue (.errors.ts), outside the HTTP layer and the CLI", () => {

@@ -24,10 +24,7 @@ import {
 import { anyObject } from '../../common/openapi-responses.js';
 import { MAX_BATCH } from '../../common/batch.js';
 import type { Activity } from '../activity-log.js';
-
-/** `featureType` values (rest-interface part 2). */
-export const FEATURE_TYPES = ['comment', 'reaction', 'recorder', 'crdt', 'custom'] as const;
-export type FeatureType = (typeof FEATURE_TYPES)[number];
+import { FEATURE_TYPES, type FeatureType } from '../feature-types.js';
 
 /** Action types a get may filter by at once. */
 export const MAX_ACTION_TYPES = 100;

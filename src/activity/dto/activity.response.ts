@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { anyObject, SuccessResult, WithMetadata } from '../../common/openapi-responses.js';
-import { actionUserSchema, anyJsonSchema, FEATURE_TYPES } from './activity.dto.js';
+import { actionUserSchema, anyJsonSchema } from './activity.dto.js';
+import { FEATURE_TYPES } from '../feature-types.js';
 
 /** Where the record was written (filled by the service), beside any keys of the caller's own. */
 @WithMetadata("The caller's own keys sent on add; the three here are always the service's.")

@@ -1,18 +1,7 @@
-import type { ApiKeyPrincipal } from '../request-context.js';
+import type { ApiKeyPrincipal, ConsoleSessionCheck } from '../request-context.js';
 
 /** Outcome of checking workspace credentials; the caller decides which error each gets. */
 export type WorkspaceCheck = 'valid' | 'unknown-workspace' | 'wrong-token';
-
-/** A live console session, as the guard checks it. */
-export interface ConsoleSessionCheck {
-  readonly accountId: string;
-  readonly email: string;
-  readonly expiresAt: number;
-  /** The keyed hash the session is stored by (sign-out removes it). */
-  readonly sessionHash: string;
-  /** The token every changing console request carries in a header (CSRF). */
-  readonly csrfToken: string;
-}
 
 /**
  * Looks credentials up. Implemented by the workspace module; the guard only knows this

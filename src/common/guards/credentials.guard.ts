@@ -6,7 +6,8 @@ import { AUTH_METADATA, type AuthLevel, OPERATION_METADATA, type OperationOption
 import { ApiError } from '../errors.js';
 import type { ServiceRequest } from '../request-context.js';
 import { safeEqual } from '../secrets.js';
-import { type ConsoleSessionCheck, CredentialVerifier } from './credential-verifier.js';
+import { CredentialVerifier } from './credential-verifier.js';
+import type { ConsoleSessionCheck } from '../request-context.js';
 
 /** The console's session cookie (HttpOnly: page scripts never read it). */
 export const CONSOLE_SESSION_COOKIE = 'console_session';

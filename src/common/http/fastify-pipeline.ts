@@ -7,7 +7,7 @@ import { errorEnvelope } from '../envelope.js';
 import type { ApiError } from '../errors.js';
 import { UNAVAILABLE_MESSAGE } from '../filters/api-exception.filter.js';
 import type { ServiceRequest } from '../request-context.js';
-import type { HttpPipeline, PipelineDependencies } from './http-pipeline.js';
+import type { HttpPipeline, PipelineDependencies } from './pipeline.js';
 import { answerClientError, KEEP_ALIVE_TIMEOUT_MS, recordCompletedRequest, REQUEST_TIMEOUT_MS, requestIdFor, trustNearest } from './request-basics.js';
 import { isStreamedBody, readServiceBody } from './request-body.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorEnvelope } from '../envelope.js';
-import type { PipelineDependencies } from './http-pipeline.js';
+import type { PipelineDependencies } from './pipeline.js';
 
 /** Longest time a whole request (headers and body) may take to arrive. */
 export const REQUEST_TIMEOUT_MS = 30_000;
