@@ -7,7 +7,7 @@ import { SuccessEnvelopeInterceptor } from './common/interceptors/success-envelo
 import { LoggingModule } from './common/logging.module.js';
 import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
-import { createValidationPipe } from './common/validation.js';
+import { createValidationPipe } from './common/validation/pipe.js';
 import type { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/app-config.module.js';
 import { DatabaseModule } from './database/database.module.js';

@@ -3,7 +3,6 @@ import { ApiTags } from '@nestjs/swagger';
 import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
-import { withResultFields, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import type { ItemResults } from '../common/batch.js';
 import { ActivitiesService } from './activities.service.js';
@@ -57,10 +56,11 @@ export class ActivitiesController {
     example: { organizationId: 'org-acme', documentId: 'doc-roadmap', featureTypes: ['custom'] },
     auth: 'apiKey',
     message: 'Activity(s) retrieved successfully.',
+    result: 'fields',
     response: ActivitiesResult,
   })
-  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetActivitiesRequest): Promise<ResultFields> {
-    return this.activities.get(caller, data).then((page) => withResultFields(page.activities, { pageToken: page.pageToken }));
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetActivitiesRequest): ReturnType<ActivitiesService['get']> {
+    return this.activities.get(caller, data);
   }
 
   @Operation('/v2/activities/update', {

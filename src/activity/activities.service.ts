@@ -66,7 +66,7 @@ export class ActivitiesService {
    * One keyset page over (timestamp, id) in the requested direction, every filter an AND. The
    * records come as JSON text (`ActivityLog.pageJson`); the token is bound to the filters.
    */
-  async get(principal: ApiKeyPrincipal, request: GetActivitiesRequest): Promise<{ activities: JsonText; pageToken?: string }> {
+  async get(principal: ApiKeyPrincipal, request: GetActivitiesRequest): Promise<{ data: JsonText; pageToken?: string }> {
     const { apiKeyId } = principal;
     const { organizationId } = request;
     const order = request.order ?? 'desc';
@@ -99,7 +99,7 @@ export class ActivitiesService {
       pageSize + 1,
     );
     const { items, next } = this.pageTokens.page(records, pageSize, apiKeyId, OPERATION_GET, filters, (last): Cursor => [last.timestamp, last.id], cut);
-    return { activities: new JsonText().text(`[${items.map((record) => record.json).join(',')}]`), pageToken: next };
+    return { data: new JsonText().text(`[${items.map((record) => record.json).join(',')}]`), pageToken: next };
   }
 
   /** Changes only the updatable fields of existing mutable records; a missing or immutable record fails as its item (the contract's one failure message). */

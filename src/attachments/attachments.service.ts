@@ -12,7 +12,7 @@ import { ApiError } from '../common/errors.js';
 import { HealthReports } from '../common/health-reports.js';
 import { Metrics } from '../common/metrics.js';
 import { Secrets } from '../common/secrets.js';
-import { checkId, type Check } from '../common/validation.js';
+import { checkId, type Check } from '../common/validation/checks.js';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../database/transactions.js';
 import { STREAMED_UPLOAD_PATH } from '../common/http/request-body.js';

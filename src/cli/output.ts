@@ -3,7 +3,7 @@ import { ApiError } from '../common/errors.js';
 import type { EnvReader } from '../config/parsers.js';
 import { readProcessEnv } from '../config/load-config.js';
 import { wireValueProblem } from '../common/wire-values.js';
-import { createValidationPipe } from '../common/validation.js';
+import { createValidationPipe } from '../common/validation/pipe.js';
 
 /** Where a CLI run writes: the process's stdout and stderr, or a test's buffers. */
 export interface CliStreams {

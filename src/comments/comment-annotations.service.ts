@@ -5,7 +5,7 @@ import { AccessService } from '../access/access.service.js';
 import { newSortableId } from '../common/ids.js';
 import { everyPage, PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import type { WireUser } from '../common/validation.js';
+import type { WireUser } from '../common/validation/checks.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
 import { InboxStore } from '../inbox/inbox-store.js';

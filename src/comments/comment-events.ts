@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ActivityLog, type Activity } from '../activity/activity-log.js';
 import { newSortableId } from '../common/ids.js';
-import type { WireUser } from '../common/validation.js';
+import type { WireUser } from '../common/validation/checks.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import type { Annotation, Comment, Thread } from './threads.js';
 

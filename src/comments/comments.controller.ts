@@ -3,7 +3,6 @@ import { ApiTags } from '@nestjs/swagger';
 import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
-import { withResultFields, type ResultFields } from '../common/envelope.js';
 import { ItemResultsResult } from '../common/openapi-responses.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { CommentAnnotationsService } from './comment-annotations.service.js';
@@ -105,10 +104,11 @@ export class CommentsController {
     example: { organizationId: 'org-acme', documentId: 'doc-roadmap', mentionedUserIds: ['user-bob'] },
     auth: 'apiKey',
     message: 'Annotation(s) fetched successfully.',
+    result: 'fields',
     response: AnnotationsResult,
   })
-  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetAnnotationsRequest): Promise<ResultFields> {
-    return this.annotations.get(caller, data).then((page) => withResultFields(page.data, { nextPageToken: page.nextPageToken }));
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetAnnotationsRequest): ReturnType<CommentAnnotationsService['get']> {
+    return this.annotations.get(caller, data);
   }
 
   @Operation('/v2/commentannotations/update', {
@@ -203,11 +203,12 @@ export class CommentsController {
 
     auth: 'apiKey',
     message: 'Comments retrieved successfully.',
+    result: 'fields',
     response: CommentsResult,
     errors: [CommentErrors.threadNotFound()],
   })
-  getComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCommentsRequest): Promise<ResultFields> {
-    return this.comments.get(caller, data).then((page) => withResultFields(page.data, { nextPageToken: page.nextPageToken }));
+  getComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCommentsRequest): ReturnType<CommentsService['get']> {
+    return this.comments.get(caller, data);
   }
 
   @Operation('/v2/commentannotations/comments/update', {

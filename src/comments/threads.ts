@@ -5,7 +5,7 @@
  * apart from the few fields `annotationJson`/`commentJson` add or render.
  */
 
-import type { WireUser } from '../common/validation.js';
+import type { WireUser } from '../common/validation/checks.js';
 
 /** A status (upstream's `Status`): `type` decides whether the thread is resolved (`terminal`). */
 export type Status = { id: string; name: string; type: StatusType } & Record<string, unknown>;

@@ -11,33 +11,23 @@ export interface ErrorEnvelope {
 }
 
 /**
- * What a handler returns instead of plain data when the `result` object holds more than
- * `data`: paging tokens beside it (`pageToken`, `nextPageToken`).
+ * How an operation's answer fills `result`, declared once in `@Operation({ result })` so a
+ * handler only returns what its service answers:
+ * - `data` (the default): the answer is `data` (`null` when there is none);
+ * - `fields`: the answer's fields sit in `result` beside `status` and `message` (`data` with
+ *   `pageToken` or `nextPageToken`, or other fields an operation answers beside it); fields
+ *   that are `undefined` are left out;
+ * - `none`: `status` and `message` alone (rest-interface convention 2: add CRDT data);
+ * - `only`: the answer is the whole `result`, without `status` and `message` (rest-interface
+ *   convention 2: 'Suggest decision' answers `{ result: { primary, conflict } }`).
  */
-export class ResultFields {
-  constructor(readonly fields: Record<string, unknown>) {}
-}
+export type ResultShape = 'data' | 'fields' | 'none' | 'only';
 
-/**
- * A `result` holding only these fields, without `status` and `message` (rest-interface
- * convention 2: 'Suggest decision' answers `{ result: { primary, conflict } }`).
- */
-export class ResultOnly {
-  constructor(readonly fields: Record<string, unknown>) {}
-}
-
-export function resultOnly(fields: Record<string, unknown>): ResultOnly {
-  return new ResultOnly(fields);
-}
-
-/** A `result` of only `status` and `message` (rest-interface convention 2: add CRDT data). */
-export function noData(): ResultFields {
-  return new ResultFields({});
-}
-
-/** `data` plus fields beside it in `result`; `undefined` fields are left out. */
-export function withResultFields(data: unknown, fields: Record<string, unknown>): ResultFields {
-  return new ResultFields({ data, ...fields });
+/** `result`'s fields beside `status` and `message` for an answer of that shape (`only` is not one). */
+export function resultFields(shape: Exclude<ResultShape, 'only'>, returned: unknown): Record<string, unknown> {
+  if (shape === 'none') return {};
+  if (shape === 'data') return { data: returned ?? null };
+  return Object.fromEntries(Object.entries(returned as Record<string, unknown>).filter(([, value]) => value !== undefined));
 }
 
 /**
@@ -87,13 +77,9 @@ export class WithMessage {
   ) {}
 }
 
-export function successEnvelope(message: string, returned: unknown): SuccessEnvelope {
+export function successEnvelope(message: string, shape: Exclude<ResultShape, 'only'>, returned: unknown): SuccessEnvelope {
   if (returned instanceof WithMessage) return { result: { status: 'success', message: returned.message, data: returned.data ?? null } };
-  if (returned instanceof ResultFields) {
-    const fields = Object.fromEntries(Object.entries(returned.fields).filter(([, value]) => value !== undefined));
-    return { result: { status: 'success', message, ...fields } };
-  }
-  return { result: { status: 'success', message, data: returned ?? null } };
+  return { result: { status: 'success', message, ...resultFields(shape, returned) } };
 }
 
 export function errorEnvelope(status: ErrorCode, message: string, details?: Record<string, unknown>): ErrorEnvelope {

@@ -3,7 +3,7 @@ import { applyDecorators, Injectable } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ApiError } from './errors.js';
 import { Secrets } from './secrets.js';
-import { IsOptionalInteger, IsOptionalText } from './validation.js';
+import { IsOptionalInteger, IsOptionalText } from './validation/rules.js';
 
 /** Page sizes of contract 1.5. */
 export const PAGE_SIZE = { default: 1000, min: 1, max: 1000 } as const;

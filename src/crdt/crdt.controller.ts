@@ -3,7 +3,6 @@ import { ApiTags } from '@nestjs/swagger';
 import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
-import { noData, withResultFields, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { CrdtService } from './crdt.service.js';
 import { DeleteCrdtRequest, GetCrdtRequest, GetCrdtStateRequest, UpdateCrdtStateRequest, WriteCrdtRequest } from './dto/crdt.dto.js';
@@ -29,11 +28,12 @@ export class CrdtController {
     },
     auth: 'apiKey',
     message: 'CRDT data added successfully.',
+    result: 'none',
     response: StatusOnlyResult,
     errors: [CrdtErrors.exists()],
   })
-  add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): Promise<ResultFields> {
-    return this.crdt.add(caller, data).then(noData);
+  add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): ReturnType<CrdtService['add']> {
+    return this.crdt.add(caller, data);
   }
 
   @Operation('/v2/crdt/get', {
@@ -41,10 +41,11 @@ export class CrdtController {
     example: { organizationId: 'org-acme', documentId: 'doc-roadmap', editorId: 'roadmap-body' },
     auth: 'apiKey',
     message: 'CRDT data retrieved successfully.',
+    result: 'fields',
     response: CrdtRecordsResult,
   })
-  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCrdtRequest): Promise<ResultFields> {
-    return this.crdt.get(caller, data).then((page) => withResultFields(page.records, { pageToken: page.pageToken }));
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetCrdtRequest): ReturnType<CrdtService['get']> {
+    return this.crdt.get(caller, data);
   }
 
   @Operation('/v2/crdt/update', {
@@ -59,11 +60,12 @@ export class CrdtController {
     },
     auth: 'apiKey',
     message: 'CRDT data updated successfully.',
+    result: 'none',
     response: StatusOnlyResult,
     errors: [CrdtErrors.missing()],
   })
-  update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): Promise<ResultFields> {
-    return this.crdt.update(caller, data).then(noData);
+  update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: WriteCrdtRequest): ReturnType<CrdtService['update']> {
+    return this.crdt.update(caller, data);
   }
 
   @Operation('/v2/crdt/delete', {
@@ -72,10 +74,11 @@ export class CrdtController {
     listedAfter: '/v2/crdt/state/update',
     auth: 'apiKey',
     message: 'CRDT data deleted successfully.',
+    result: 'none',
     response: StatusOnlyResult,
   })
-  delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteCrdtRequest): Promise<ResultFields> {
-    return this.crdt.delete(caller, data).then(noData);
+  delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteCrdtRequest): ReturnType<CrdtService['delete']> {
+    return this.crdt.delete(caller, data);
   }
 
   @Operation('/v2/crdt/state/get', {
@@ -101,10 +104,11 @@ export class CrdtController {
     },
     auth: 'apiKey',
     message: 'CRDT state updated successfully.',
+    result: 'none',
     response: StatusOnlyResult,
     errors: [CrdtErrors.missing()],
   })
-  updateState(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateCrdtStateRequest): Promise<ResultFields> {
-    return this.crdt.updateState(caller, data).then(noData);
+  updateState(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateCrdtStateRequest): ReturnType<CrdtService['updateState']> {
+    return this.crdt.updateState(caller, data);
   }
 }

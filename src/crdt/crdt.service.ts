@@ -86,7 +86,7 @@ export class CrdtService {
    * A page of the document's editors as CRDT records, spliced from their stored JSON views; a
    * `pageToken` when more follow (a page is cut short past `PAGE_BYTES` of views).
    */
-  async get(principal: ApiKeyPrincipal, request: GetCrdtRequest): Promise<{ records: JsonText; pageToken?: string }> {
+  async get(principal: ApiKeyPrincipal, request: GetCrdtRequest): Promise<{ data: JsonText; pageToken?: string }> {
     const { apiKeyId } = principal;
     const filters = { organizationId: request.organizationId, documentId: request.documentId, editorId: request.editorId ?? null };
     const after = request.pageToken ? this.pageTokens.decode<[number, string]>(apiKeyId, OPERATION_GET, filters, request.pageToken) : undefined;
@@ -101,7 +101,7 @@ export class CrdtService {
       (last): [number, string] => [last.createdAt, last.editorId],
       cut,
     );
-    return { records: new JsonText().text(`[${items.map((record) => record.json).join(',')}]`), ...(next ? { pageToken: next } : {}) };
+    return { data: new JsonText().text(`[${items.map((record) => record.json).join(',')}]`), ...(next ? { pageToken: next } : {}) };
   }
 
   /** The editor's state as a Yjs update (only what `stateVector` lacks, when given) and its state vector. */

@@ -3,7 +3,6 @@ import { ApiTags } from '@nestjs/swagger';
 import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
-import { withResultFields, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import type { AccessType } from '../common/access-types.js';
 import type { ItemResult, ItemResults } from '../common/batch.js';
@@ -67,10 +66,11 @@ export class DocumentsController {
     aliases: ['/v1/organizations/documents/get'],
     auth: 'apiKey',
     message: 'Document(s) retrieved successfully.',
+    result: 'fields',
     response: DocumentsResult,
   })
-  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetDocumentsRequest): Promise<ResultFields> {
-    return this.documents.get(caller, data).then((page) => withResultFields(page.documents, { pageToken: page.pageToken, notFound: page.notFound }));
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetDocumentsRequest): ReturnType<DocumentsService['get']> {
+    return this.documents.get(caller, data);
   }
 
   @Operation('/v2/organizations/documents/update', {

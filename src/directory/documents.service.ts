@@ -166,7 +166,7 @@ export class DocumentsService {
   async get(
     principal: ApiKeyPrincipal,
     request: GetDocumentsRequest,
-  ): Promise<{ documents: DocumentRecord[]; pageToken?: string; notFound?: Record<string, MissingDocument> }> {
+  ): Promise<{ data: DocumentRecord[]; pageToken?: string; notFound?: Record<string, MissingDocument> }> {
     const { apiKeyId } = principal;
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
     const filters = { organizationId: request.organizationId, documentIds: request.documentIds ?? null, folderId: request.folderId ?? null };
@@ -215,8 +215,7 @@ export class DocumentsService {
         notFound = Object.fromEntries(missing.map((id) => [id, { error: DirectoryMessages.documentMissing, errorCode: 'does_not_exist' as const }]));
     }
     return {
-      notFound,
-      documents: page.map(({ metadata: { folderId: _notTheFolder, ...metadata }, ...d }) => ({
+      data: page.map(({ metadata: { folderId: _notTheFolder, ...metadata }, ...d }) => ({
         // A `folderId` key in the caller's metadata would read as the folder of a top-level document.
         ...metadata,
         id: d.id,
@@ -228,6 +227,7 @@ export class DocumentsService {
         lastUpdated: d.lastUpdated,
       })),
       pageToken: next,
+      notFound,
     };
   }
 

@@ -3,7 +3,6 @@ import { ApiTags } from '@nestjs/swagger';
 import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
-import { withResultFields, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import type { ItemResults } from '../common/batch.js';
 import { GetOrganizationsRequest, OrganizationIdsRequest, OrganizationsDisableStateRequest, OrganizationsRequest } from './dto/organization.dto.js';
@@ -44,10 +43,11 @@ export class OrganizationsController {
     aliases: ['/v1/organizations/get'],
     auth: 'apiKey',
     message: 'Organization(s) retrieved successfully.',
+    result: 'fields',
     response: OrganizationsResult,
   })
-  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetOrganizationsRequest): Promise<ResultFields> {
-    return this.organizations.get(caller, data).then((page) => withResultFields(page.organizations, { nextPageToken: page.nextPageToken }));
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetOrganizationsRequest): ReturnType<OrganizationsService['get']> {
+    return this.organizations.get(caller, data);
   }
 
   @Operation('/v2/organizations/update', {

@@ -104,7 +104,7 @@ export class OrganizationsService {
   }
 
   /** Keyset pages over (createdAt, id); `nextPageToken` only when more follow. */
-  async get(principal: ApiKeyPrincipal, request: GetOrganizationsRequest): Promise<{ organizations: OrganizationRecord[]; nextPageToken?: string }> {
+  async get(principal: ApiKeyPrincipal, request: GetOrganizationsRequest): Promise<{ data: OrganizationRecord[]; nextPageToken?: string }> {
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
     const filters = { organizationIds: request.organizationIds ?? null };
     const after = request.pageToken ? this.pageTokens.decode<[number, string]>(principal.apiKeyId, 'organizations/get', filters, request.pageToken) : undefined;
@@ -128,7 +128,7 @@ export class OrganizationsService {
       (last) => [last.createdAt, last.id],
       cut,
     );
-    return { organizations: page.items.map(toOrganizationRecord), nextPageToken: page.next };
+    return { data: page.items.map(toOrganizationRecord), nextPageToken: page.next };
   }
 
   /** Creates the organizations that do not exist yet (users add, activities, CRDT writes). */

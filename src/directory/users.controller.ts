@@ -3,7 +3,6 @@ import { ApiTags } from '@nestjs/swagger';
 import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
-import { withResultFields, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import type { ItemResults } from '../common/batch.js';
 import { AddGroupUsersRequest, AddUserGroupsRequest, DeleteGroupUsersRequest } from './dto/user-group.dto.js';
@@ -76,10 +75,11 @@ export class UsersController {
     example: { organizationId: 'org-acme', userIds: ['user-alice', 'user-bob', 'user-carol'] },
     auth: 'apiKey',
     message: USERS_RETRIEVED,
+    result: 'fields',
     response: UsersResult,
   })
-  getV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUsersV2Request): Promise<ResultFields> {
-    return this.users.get(caller, data).then((page) => withResultFields(page.users, { nextPageToken: page.nextPageToken }));
+  getV2(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUsersV2Request): ReturnType<UsersService['get']> {
+    return this.users.get(caller, data);
   }
 
   @Operation('/v2/users/update', {

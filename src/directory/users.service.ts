@@ -101,7 +101,7 @@ export class UsersService {
    */
   async getEveryPage(principal: ApiKeyPrincipal, request: GetUsersV1Request): Promise<UserRecord[]> {
     return everyPage((pageToken) =>
-      this.get(principal, { ...request, pageToken }).then((page) => ({ items: page.users as UserRecord[], next: page.nextPageToken })),
+      this.get(principal, { ...request, pageToken }).then((page) => ({ items: page.data as UserRecord[], next: page.nextPageToken })),
     );
   }
 
@@ -110,7 +110,7 @@ export class UsersService {
    * folderId), filtered by ids and group membership, keyset-paged by user id. Two queries per
    * page: the members, then their profiles.
    */
-  async get(principal: ApiKeyPrincipal, request: GetUsersV2Request): Promise<{ users: UserRecord[] | Record<string, UserRecord[]>; nextPageToken?: string }> {
+  async get(principal: ApiKeyPrincipal, request: GetUsersV2Request): Promise<{ data: UserRecord[] | Record<string, UserRecord[]>; nextPageToken?: string }> {
     const { apiKeyId } = principal;
     const { allDocuments = false, groupByDocumentId: grouped = false } = request;
     if (grouped && !allDocuments) throw DirectoryErrors.groupByNeedsAllDocuments();
@@ -144,10 +144,10 @@ export class UsersService {
       name: profiles.get(row.userId)?.name ?? null,
       email: profiles.get(row.userId)?.email ?? null,
     });
-    if (!grouped) return { users: page.items.map(user), nextPageToken: page.next };
+    if (!grouped) return { data: page.items.map(user), nextPageToken: page.next };
     const byDocument: Record<string, UserRecord[]> = {};
     for (const row of page.items) (byDocument[row.documentId!] ??= []).push(user(row));
-    return { users: byDocument, nextPageToken: page.next };
+    return { data: byDocument, nextPageToken: page.next };
   }
 
   /** Names and e-mail addresses of known users, by id (users never added are absent). */

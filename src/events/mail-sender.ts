@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { checkEmail } from '../common/validation.js';
+import { checkEmail } from '../common/validation/checks.js';
 import { AppConfig } from '../config/app-config.js';
 import { ConfigCodec } from '../workspace/config-codec.js';
 import type { KeyConfigs, StoredEmailConfig } from '../workspace/key-configs.js';

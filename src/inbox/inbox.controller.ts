@@ -4,7 +4,6 @@ import type { ItemResults } from '../common/batch.js';
 import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
-import { withResultFields, type ResultFields } from '../common/envelope.js';
 import { ItemResultsResult } from '../common/openapi-responses.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import {
@@ -79,10 +78,11 @@ export class InboxController {
     example: { organizationId: 'org-acme', documentId: 'doc-roadmap', notificationIds: ['notif-roadmap-review'] },
     auth: 'apiKey',
     message: NOTIFICATIONS_RETRIEVED,
+    result: 'fields',
     response: NotificationsResult,
   })
-  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetNotificationsRequest): Promise<ResultFields> {
-    return this.inbox.get(caller, data).then((page) => withResultFields(page.notifications, { pageToken: page.pageToken }));
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetNotificationsRequest): ReturnType<InboxService['get']> {
+    return this.inbox.get(caller, data);
   }
 
   @Operation('/v2/notifications/update', {

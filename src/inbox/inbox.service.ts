@@ -119,7 +119,7 @@ export class InboxService implements InboxEntryWriter, OnModuleInit {
    * timestamp in `order` (newest first by default), read and unread alike, as upstream orders
    * them. A token of the former inbox order (unread first) is `Invalid page token.`
    */
-  async get(principal: ApiKeyPrincipal, request: GetNotificationsRequest): Promise<{ notifications: Record<string, unknown>[]; pageToken?: string }> {
+  async get(principal: ApiKeyPrincipal, request: GetNotificationsRequest): Promise<{ data: Record<string, unknown>[]; pageToken?: string }> {
     const { apiKeyId } = principal;
     const { organizationId } = request;
     if (request.documentId === undefined && request.userId === undefined) throw InboxErrors.documentOrUserRequired();
@@ -130,12 +130,12 @@ export class InboxService implements InboxEntryWriter, OnModuleInit {
     const after = request.pageToken ? this.pageTokens.decode(apiKeyId, OPERATION_GET, filters, request.pageToken, isInboxCursor) : undefined;
     const { items, cut, cursorOf } = await this.store.page(apiKeyId, organizationId, filter, order, after, pageSize + 1);
     const page = this.pageTokens.page(items, pageSize, apiKeyId, OPERATION_GET, filters, cursorOf, cut);
-    return { notifications: page.items.map((item) => notificationJson(apiKeyId, item)), pageToken: page.next };
+    return { data: page.items.map((item) => notificationJson(apiKeyId, item)), pageToken: page.next };
   }
 
   /** v1 get: every page, newest first (v1 has no paging). */
   async getEveryPage(principal: ApiKeyPrincipal, request: GetNotificationsV1Request): Promise<Record<string, unknown>[]> {
-    return everyPage((pageToken) => this.get(principal, { ...request, pageToken }).then((page) => ({ items: page.notifications, next: page.pageToken })));
+    return everyPage((pageToken) => this.get(principal, { ...request, pageToken }).then((page) => ({ items: page.data, next: page.pageToken })));
   }
 
   /** Changes the updatable fields and read state of the named notifications among those the filters select. */

@@ -1,4 +1,4 @@
-import type { WireUser } from '../common/validation.js';
+import type { WireUser } from '../common/validation/checks.js';
 
 /**
  * An in-app notification (upstream's `notifications` operations): what its recipients' inboxes

@@ -3,16 +3,10 @@ import { ApiTags } from '@nestjs/swagger';
 import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
-import { resultOnly, withResultFields, type ResultFields, type ResultOnly } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import { QueryJudgmentsRequest, SuggestRequest } from './dto/memory.dto.js';
-import { MemoryService, type JudgmentRecord } from './memory.service.js';
+import { MemoryService } from './memory.service.js';
 import { JudgmentsResult, SuggestResult } from './dto/memory.response.js';
-
-/** The judgments in `data`, and as upstream's clients read them: `results` and `total`. */
-function judgmentsAnswer(judgments: JudgmentRecord[]): ResultFields {
-  return withResultFields(judgments, { results: judgments, total: judgments.length });
-}
 
 /** Suggested approve/reject decisions from past judgments (contract part 8). */
 @ApiTags('memory')
@@ -26,10 +20,11 @@ export class MemoryController {
     example: { query: 'Launch in September?', organizationId: 'org-acme' },
     auth: 'apiKey',
     message: 'Suggestion retrieved successfully.',
+    result: 'only',
     response: SuggestResult,
   })
-  suggest(@ApiKeyPrincipal() caller: Caller, @RequestData() data: SuggestRequest): Promise<ResultOnly> {
-    return this.memory.suggest(caller, data).then(resultOnly);
+  suggest(@ApiKeyPrincipal() caller: Caller, @RequestData() data: SuggestRequest): ReturnType<MemoryService['suggest']> {
+    return this.memory.suggest(caller, data);
   }
 
   @Operation('/v2/memory/judgments/query', {
@@ -37,9 +32,10 @@ export class MemoryController {
     example: { organizationId: 'org-acme', documentId: 'doc-roadmap', limit: 20 },
     auth: 'apiKey',
     message: 'Judgments retrieved successfully.',
+    result: 'fields',
     response: JudgmentsResult,
   })
-  query(@ApiKeyPrincipal() caller: Caller, @RequestData() data: QueryJudgmentsRequest): Promise<ResultFields> {
-    return this.memory.query(caller, data).then(judgmentsAnswer);
+  query(@ApiKeyPrincipal() caller: Caller, @RequestData() data: QueryJudgmentsRequest): ReturnType<MemoryService['query']> {
+    return this.memory.query(caller, data);
   }
 }

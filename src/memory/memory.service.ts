@@ -68,7 +68,7 @@ export class MemoryService {
    * `limit`, oldest first, as upstream reads a thread. The activity of each is read alongside,
    * for what only it holds (the reviewer as named, confidence, the agent block).
    */
-  async query(principal: ApiKeyPrincipal, request: QueryJudgmentsRequest): Promise<JudgmentRecord[]> {
+  async query(principal: ApiKeyPrincipal, request: QueryJudgmentsRequest): Promise<{ data: JudgmentRecord[]; results: JudgmentRecord[]; total: number }> {
     const { apiKeyId } = principal;
     if (request.documentId !== undefined && request.organizationId === undefined) throw MemoryErrors.documentNeedsOrganization();
     if (request.annotationId !== undefined && request.organizationId === undefined) throw MemoryErrors.annotationNeedsOrganization();
@@ -100,6 +100,8 @@ export class MemoryService {
         agent,
       };
     });
-    return request.annotationId === undefined ? records : records.reverse();
+    const judgments = request.annotationId === undefined ? records : records.reverse();
+    // In `data`, and as upstream's clients read them: `results` and `total`.
+    return { data: judgments, results: judgments, total: judgments.length };
   }
 }

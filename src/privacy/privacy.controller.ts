@@ -3,7 +3,6 @@ import { ApiTags } from '@nestjs/swagger';
 import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
-import { withResultFields, type ResultFields } from '../common/envelope.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import type { DeletionStatus } from './deletion-jobs.js';
 import { DeleteUserDataRequest, DeleteUserDataStatusRequest, GetUserDataRequest } from './dto/user-data.dto.js';
@@ -34,10 +33,11 @@ export class PrivacyController {
     aliases: ['/v1/users/data/get'],
     auth: 'apiKey',
     message: DATA_FETCHED,
+    result: 'fields',
     response: UserDataResult,
   })
-  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUserDataRequest, @Req() request: AdapterRequest): Promise<ResultFields> {
-    return this.privacy.get(caller, data, linkBaseUrl(this.config, request)).then((page) => withResultFields(page.data, { nextPageToken: page.nextPageToken }));
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUserDataRequest, @Req() request: AdapterRequest): ReturnType<PrivacyService['get']> {
+    return this.privacy.get(caller, data, linkBaseUrl(this.config, request));
   }
 
   @Operation('/v2/users/data/delete', {

@@ -31,7 +31,7 @@ export interface CreatedApiKey {
 }
 
 export interface ApiKeyPage {
-  keys: ApiKeyView[];
+  data: ApiKeyView[];
   nextPageToken?: string;
 }
 
@@ -120,7 +120,7 @@ export class ApiKeyService {
     const after = request.pageToken ? this.pageTokens.decode<[number, string]>(principal.workspaceId, 'apikeys/get', filters, request.pageToken) : undefined;
     const rows = await this.keys.page(principal.workspaceId, { ids: request.apiKeys, after, limit: pageSize + 1 });
     const page = this.pageTokens.page(rows, pageSize, principal.workspaceId, 'apikeys/get', filters, (last) => [last.createdAt, last.id]);
-    return { keys: page.items.map((key) => ({ id: key.id, apiKeyName: key.name, type: key.type })), nextPageToken: page.next };
+    return { data: page.items.map((key) => ({ id: key.id, apiKeyName: key.name, type: key.type })), nextPageToken: page.next };
   }
 
   async rename(principal: WorkspacePrincipal, apiKey: string, name: string): Promise<void> {

@@ -4,9 +4,9 @@ import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal, WorkspacePrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import { EmptyRequest } from '../common/empty-request.dto.js';
-import { withResultFields, WithMessage, type ResultFields } from '../common/envelope.js';
+import { WithMessage } from '../common/envelope.js';
 import type { ApiKeyPrincipal as ApiKeyCaller, WorkspacePrincipal as WorkspaceCaller } from '../common/request-context.js';
-import { ApiKeyService, type CreatedApiKey } from './api-key.service.js';
+import { ApiKeyService, type ApiKeyPage, type CreatedApiKey } from './api-key.service.js';
 import type { IssuedToken } from './credentials.service.js';
 import { DomainsService } from './domains.service.js';
 import { ApiKeyRequest, CreateApiKeyRequest, DomainsRequest, ListApiKeysRequest, UpdateApiKeyRequest } from './dto/api-key.dto.js';
@@ -86,10 +86,11 @@ export class WorkspaceController {
     example: { pageSize: 20 },
     auth: 'workspace',
     message: 'API keys retrieved successfully.',
+    result: 'fields',
     response: ApiKeysResult,
   })
-  listApiKeys(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ListApiKeysRequest): Promise<ResultFields> {
-    return this.apiKeys.list(caller, data).then((page) => withResultFields(page.keys, { nextPageToken: page.nextPageToken }));
+  listApiKeys(@WorkspacePrincipal() caller: WorkspaceCaller, @RequestData() data: ListApiKeysRequest): Promise<ApiKeyPage> {
+    return this.apiKeys.list(caller, data);
   }
 
   @Operation('/v2/workspace/apikey/update', {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createValidationPipe } from '../../src/common/validation.js';
-import { IsText } from '../../src/common/validation.js';
+import { createValidationPipe } from '../../src/common/validation/pipe.js';
+import { IsText } from '../../src/common/validation/rules.js';
 import { wireValueProblem } from '../../src/common/wire-values.js';
 
 class NameRequest {

@@ -11,7 +11,7 @@ import {
   IsTextArray,
   NestedObject,
   OptionalNestedObject,
-} from '../../common/validation.js';
+} from '../../common/validation/rules.js';
 import { MAX_BATCH } from '../../common/batch.js';
 
 /** Limits of contract 1.5 for permissions get. */

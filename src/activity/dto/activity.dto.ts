@@ -11,16 +11,10 @@ import {
   checkPlainObject,
   checkShape,
   checkString,
-  IsId,
-  IsOptionalId,
-  IsOptionalIdArray,
-  IsOptionalOneOf,
-  IsOptionalTextArray,
-  Optional,
-  Satisfies,
   checkUser,
   within,
-} from '../../common/validation.js';
+} from '../../common/validation/checks.js';
+import { IsId, IsOptionalId, IsOptionalIdArray, IsOptionalOneOf, IsOptionalTextArray, Optional, Satisfies } from '../../common/validation/rules.js';
 import { anyObject } from '../../common/openapi-responses.js';
 import { MAX_BATCH } from '../../common/batch.js';
 import type { Activity } from '../activity-log.js';

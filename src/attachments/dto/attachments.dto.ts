@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_BATCH } from '../../common/batch.js';
 import { SuccessResult } from '../../common/openapi-responses.js';
-import { checkArrayOf, checkInteger, IsId, IsOptionalInteger, IsText, Satisfies } from '../../common/validation.js';
+import { checkArrayOf, checkInteger } from '../../common/validation/checks.js';
+import { IsId, IsOptionalInteger, IsText, Satisfies } from '../../common/validation/rules.js';
 import { MIME_PATTERN } from '../../workspace/attachment-limits.js';
 import { checkCommentId } from '../../comments/dto/comments.dto.js';
 

@@ -22,6 +22,11 @@ import {
   checkShape,
   checkString,
   checkUser,
+  within,
+  type Check,
+  type WireUser,
+} from '../../common/validation/checks.js';
+import {
   IsId,
   IsIdArray,
   IsOptionalBool,
@@ -34,10 +39,7 @@ import {
   IsUser,
   Optional,
   Satisfies,
-  within,
-  type Check,
-  type WireUser,
-} from '../../common/validation.js';
+} from '../../common/validation/rules.js';
 import {
   AGENT_SOURCES,
   AGENT_TYPES,

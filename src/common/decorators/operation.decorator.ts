@@ -1,6 +1,7 @@
 import { applyDecorators, HttpCode, Post, SetMetadata, type Type } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
 import type { ApiError, ErrorCode } from '../errors.js';
+import type { ResultShape } from '../envelope.js';
 import { operationResponses, type SuccessResult } from '../openapi-responses.js';
 
 /** A request's `data` as an OpenAPI example. */
@@ -19,9 +20,11 @@ export interface OperationOptions {
   auth: AuthLevel;
   /** The success `message` (contract parts 2–8). */
   message: string;
+  /** How the handler's answer fills `result` (see `ResultShape`); `data` unless said. */
+  result?: ResultShape;
   /**
    * The class of the success answer's `result` (OpenAPI): a `SuccessResult` subclass, or for the
-   * one operation whose `result` has no status and message (`resultOnly`), a class of its fields.
+   * one operation whose `result` has no status and message (`result: 'only'`), a class of its fields.
    */
   response: Type<SuccessResult> | Type<object>;
   /**

@@ -2,7 +2,7 @@ import { type CallHandler, type ExecutionContext, Injectable, type NestIntercept
 import { Reflector } from '@nestjs/core';
 import { map, type Observable } from 'rxjs';
 import { OPERATION_METADATA, type OperationOptions } from '../decorators/operation.decorator.js';
-import { JsonText, ResultFields, ResultOnly, successEnvelope, successEnvelopeBytes } from '../envelope.js';
+import { JsonText, resultFields, successEnvelope, successEnvelopeBytes } from '../envelope.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency.js';
 import type { ServiceRequest } from '../request-context.js';
 import { IdempotentAnswers } from './idempotent-answers.js';
@@ -31,9 +31,10 @@ export class SuccessEnvelopeInterceptor implements NestInterceptor {
   private envelope(context: ExecutionContext, operation: OperationOptions, next: CallHandler): Observable<unknown> {
     return next.handle().pipe(
       map((returned: unknown) => {
-        if (returned instanceof ResultOnly) return { result: returned.fields };
-        const { data, ...beside } = returned instanceof ResultFields ? returned.fields : { data: returned };
-        if (!(data instanceof JsonText)) return successEnvelope(operation.message, returned);
+        const shape = operation.result ?? 'data';
+        if (shape === 'only') return { result: returned };
+        const { data, ...beside } = resultFields(shape, returned);
+        if (!(data instanceof JsonText)) return successEnvelope(operation.message, shape, returned);
         context.switchToHttp().getResponse<{ header(name: string, value: string): void }>().header('content-type', 'application/json; charset=utf-8');
         return successEnvelopeBytes(operation.message, data, beside);
       }),

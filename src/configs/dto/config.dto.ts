@@ -1,19 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  checkArrayOf,
-  checkInteger,
-  checkOneOf,
-  checkPlainObject,
-  checkShape,
-  checkString,
-  IsOptionalBool,
-  IsOptionalInteger,
-  IsOptionalOneOf,
-  NestedObject,
-  Optional,
-  OptionalNestedObject,
-  Satisfies,
-} from '../../common/validation.js';
+import { checkArrayOf, checkInteger, checkOneOf, checkPlainObject, checkShape, checkString } from '../../common/validation/checks.js';
+import { IsOptionalBool, IsOptionalInteger, IsOptionalOneOf, NestedObject, Optional, OptionalNestedObject, Satisfies } from '../../common/validation/rules.js';
 import { COMMENT_EVENTS, EVENT_TYPES, TRIGGER_GROUPS, type GroupedTriggers, type Triggers } from '../../common/event-catalogue.js';
 import { EmailServiceFields, WebhookServiceFields } from '../../workspace/dto/service-config-fields.dto.js';
 import { publicKeyProblem } from '../public-key.js';

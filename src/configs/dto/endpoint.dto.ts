@@ -1,8 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { type Check, checkHttpUrl, checkPlainObject } from '../../common/validation/checks.js';
 import {
-  type Check,
-  checkHttpUrl,
-  checkPlainObject,
   IsId,
   IsInteger,
   IsOptionalBool,
@@ -13,7 +11,7 @@ import {
   IsTextArray,
   Optional,
   Satisfies,
-} from '../../common/validation.js';
+} from '../../common/validation/rules.js';
 
 const checkUrl: Check = (value) => (value === '' ? 'must be an http(s) URL' : checkHttpUrl(2000)(value));
 const checkUid: Check = (value) =>

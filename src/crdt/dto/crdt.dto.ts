@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsId, IsOneOf, IsOptionalId, IsOptionalIdArray, IsOptionalText, Optional, Satisfies } from '../../common/validation.js';
+import { IsId, IsOneOf, IsOptionalId, IsOptionalIdArray, IsOptionalText, Optional, Satisfies } from '../../common/validation/rules.js';
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { MAX_BATCH } from '../../common/batch.js';
 import { CRDT_TYPES, type CrdtType } from '../yjs-content.js';

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsId } from '../../common/validation.js';
+import { IsId } from '../../common/validation/rules.js';
 import { SuccessResult } from '../../common/openapi-responses.js';
 import { MIGRATION_STATUSES } from '../document-migrations.js';
 

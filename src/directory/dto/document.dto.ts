@@ -1,18 +1,7 @@
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  checkBoolean,
-  checkOneOf,
-  checkString,
-  IsBatchWithMetadata,
-  IsBool,
-  IsId,
-  IsIdArray,
-  IsOneOf,
-  IsOptionalBool,
-  IsOptionalId,
-  IsOptionalIdArray,
-} from '../../common/validation.js';
+import { checkBoolean, checkOneOf, checkString } from '../../common/validation/checks.js';
+import { IsBatchWithMetadata, IsBool, IsId, IsIdArray, IsOneOf, IsOptionalBool, IsOptionalId, IsOptionalIdArray } from '../../common/validation/rules.js';
 import { ACCESS_TYPES } from '../../common/access-types.js';
 import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
 import { WithMetadata } from '../../common/openapi-responses.js';

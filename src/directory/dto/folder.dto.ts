@@ -1,5 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsId, IsIdArray, IsNestedArray, IsOptionalBool, IsOptionalId, IsOptionalInteger, IsOptionalOneOf, IsOptionalText } from '../../common/validation.js';
+import {
+  IsId,
+  IsIdArray,
+  IsNestedArray,
+  IsOptionalBool,
+  IsOptionalId,
+  IsOptionalInteger,
+  IsOptionalOneOf,
+  IsOptionalText,
+} from '../../common/validation/rules.js';
 import { ACCESS_TYPES } from '../../common/access-types.js';
 import { MAX_BATCH } from '../../common/batch.js';
 

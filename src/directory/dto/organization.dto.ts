@@ -1,6 +1,7 @@
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkBoolean, checkString, IsBatchWithMetadata, IsBool, IsIdArray, IsOptionalIdArray } from '../../common/validation.js';
+import { checkBoolean, checkString } from '../../common/validation/checks.js';
+import { IsBatchWithMetadata, IsBool, IsIdArray, IsOptionalIdArray } from '../../common/validation/rules.js';
 import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
 import { WithMetadata } from '../../common/openapi-responses.js';
 

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsId, IsIdArray, IsNestedArray, IsOptionalBool, IsOptionalIdArray, IsOptionalText } from '../../common/validation.js';
+import { IsId, IsIdArray, IsNestedArray, IsOptionalBool, IsOptionalIdArray, IsOptionalText } from '../../common/validation/rules.js';
 import { MAX_BATCH } from '../../common/batch.js';
 
 export class UserGroupInput {

@@ -1,16 +1,7 @@
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  checkEmail,
-  checkOneOf,
-  checkString,
-  IsBatchWithMetadata,
-  IsId,
-  IsIdArray,
-  IsOptionalBool,
-  IsOptionalId,
-  IsOptionalIdArray,
-} from '../../common/validation.js';
+import { checkEmail, checkOneOf, checkString } from '../../common/validation/checks.js';
+import { IsBatchWithMetadata, IsId, IsIdArray, IsOptionalBool, IsOptionalId, IsOptionalIdArray } from '../../common/validation/rules.js';
 import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
 import { WithMetadata } from '../../common/openapi-responses.js';
 

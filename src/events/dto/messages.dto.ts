@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { type Check, IsId, IsOptionalId, IsOptionalInteger, IsOptionalOneOf, IsOptionalText, Optional, Satisfies } from '../../common/validation.js';
+import { type Check } from '../../common/validation/checks.js';
+import { IsId, IsOptionalId, IsOptionalInteger, IsOptionalOneOf, IsOptionalText, Optional, Satisfies } from '../../common/validation/rules.js';
 import { DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from '../outbox-store.js';
 
 export class ListMessagesRequest {

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { checkOneOf, checkShape, IsId, IsIdArray, IsOptionalBool, IsOptionalIdArray, Satisfies } from '../../common/validation.js';
+import { checkOneOf, checkShape } from '../../common/validation/checks.js';
+import { IsId, IsIdArray, IsOptionalBool, IsOptionalIdArray, Satisfies } from '../../common/validation/rules.js';
 import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
 
 /** What a user hears of: every activity, only the ones involving them, or nothing (rest-interface part 2). */

@@ -11,6 +11,10 @@ import {
   checkString,
   checkUser,
   checkUniqueIds,
+  type Check,
+  type WireUser,
+} from '../../common/validation/checks.js';
+import {
   IsId,
   IsOptionalBool,
   IsOptionalId,
@@ -21,9 +25,7 @@ import {
   IsUser,
   Optional,
   Satisfies,
-  type Check,
-  type WireUser,
-} from '../../common/validation.js';
+} from '../../common/validation/rules.js';
 import { actionUserSchema } from '../../activity/dto/activity.dto.js';
 
 /** Upstream's notification ids: letters, digits, `_` and `-`. */

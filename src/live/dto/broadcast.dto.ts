@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { anyObject } from '../../common/openapi-responses.js';
-import { checkPlainObject, IsId, IsOptionalBool, Satisfies } from '../../common/validation.js';
+import { checkPlainObject } from '../../common/validation/checks.js';
+import { IsId, IsOptionalBool, Satisfies } from '../../common/validation/rules.js';
 
 /** `livestate/broadcast` (upstream's): a stateless event to every live client of a document. */
 export class BroadcastRequest {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_BATCH } from '../../common/batch.js';
 import { SuccessResult } from '../../common/openapi-responses.js';
-import { IsEmailAddress, IsId, IsIdArray, IsNestedArray, IsOptionalText, Optional } from '../../common/validation.js';
+import { IsEmailAddress, IsId, IsIdArray, IsNestedArray, IsOptionalText, Optional } from '../../common/validation/rules.js';
 
 /** A user's entry in a document's presence (upstream's `users` item). */
 export class PresenceUserInput {

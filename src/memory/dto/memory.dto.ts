@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptionalId, IsOptionalInteger, IsOptionalOneOf, IsOptionalText, IsText } from '../../common/validation.js';
+import { IsOptionalId, IsOptionalInteger, IsOptionalOneOf, IsOptionalText, IsText } from '../../common/validation/rules.js';
 import { DECISIONS, JUDGE_TYPES, type Decision, type JudgeType } from '../decisions.js';
 
 export class SuggestRequest {

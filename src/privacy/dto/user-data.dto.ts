@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PageTokenField } from '../../common/paging.js';
-import { IsId, IsIdArray, IsOptionalIdArray } from '../../common/validation.js';
+import { IsId, IsIdArray, IsOptionalIdArray } from '../../common/validation/rules.js';
 
 /** Users per deletion request (upstream's limit). */
 export const MAX_DELETE_USERS = 100;

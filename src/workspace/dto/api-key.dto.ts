@@ -12,7 +12,7 @@ import {
   IsText,
   IsTextArray,
   OptionalNestedObject,
-} from '../../common/validation.js';
+} from '../../common/validation/rules.js';
 import { PERSISTENCE_DB_REGIONS, REALTIME_DB_REGIONS } from '../regions.js';
 import { EmailServiceFields, WebhookServiceFields } from './service-config-fields.dto.js';
 

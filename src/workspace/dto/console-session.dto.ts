@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsText } from '../../common/validation.js';
+import { IsText } from '../../common/validation/rules.js';
 
 export class StartConsoleSessionRequest {
   /** The `token` of a login link (`email/send-login-link`); used up by signing in. */

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsEmailAddress, IsText } from '../../common/validation.js';
+import { IsEmailAddress, IsText } from '../../common/validation/rules.js';
 
 export class SendLoginLinkRequest {
   @ApiProperty()

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { checkEmail, IsOptionalHttpUrl, IsOptionalText, Optional, Satisfies } from '../../common/validation.js';
+import { checkEmail } from '../../common/validation/checks.js';
+import { IsOptionalHttpUrl, IsOptionalText, Optional, Satisfies } from '../../common/validation/rules.js';
 
 // Key creation (here) and the config updates (configs/) both take these fields; they sit with
 // the key, which configs/ builds on, so the update requests extend them from here.

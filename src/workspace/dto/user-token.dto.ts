@@ -1,18 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  checkArrayOf,
-  checkBoolean,
-  checkEmail,
-  checkId,
-  checkInteger,
-  checkOneOf,
-  checkShape,
-  checkString,
-  IsId,
-  IsText,
-  Optional,
-  Satisfies,
-} from '../../common/validation.js';
+import { checkArrayOf, checkBoolean, checkEmail, checkId, checkInteger, checkOneOf, checkShape, checkString } from '../../common/validation/checks.js';
+import { IsId, IsText, Optional, Satisfies } from '../../common/validation/rules.js';
 import { MAX_BATCH } from '../../common/batch.js';
 
 /** A resource a user token grants (upstream's generate_token). */

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmailAddress, IsOptionalHttpUrl, IsOptionalText } from '../../common/validation.js';
+import { IsEmailAddress, IsOptionalHttpUrl, IsOptionalText } from '../../common/validation/rules.js';
 
 export class CreateWorkspaceRequest {
   /** Owner's e-mail; must not be a disposable address. */
