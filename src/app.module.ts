@@ -18,7 +18,7 @@ import { AccessModule } from './access/access.module.js';
 import { ActivityModule } from './activity/activity.module.js';
 import { ConfigsModule } from './configs/configs.module.js';
 import { CrdtModule } from './crdt/crdt.module.js';
-import { EventsModule } from './events/events.module.js';
+import { DeliveryModule } from './delivery/delivery.module.js';
 import { CommentsModule } from './comments/comments.module.js';
 import { InboxModule } from './inbox/inbox.module.js';
 import { LiveModule } from './live/live.module.js';
@@ -54,7 +54,7 @@ export class AppModule {
         CrdtModule,
         LiveModule,
         AttachmentsModule,
-        EventsModule,
+        DeliveryModule,
         InboxModule,
         CommentsModule,
         MemoryModule,

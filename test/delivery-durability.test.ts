@@ -5,13 +5,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { DeliveryWorker } from '../src/events/delivery-worker.js';
-import { RoutePacing } from '../src/events/route-pacing.js';
+import { DeliveryWorker } from '../src/delivery/delivery-worker.js';
+import { RoutePacing } from '../src/delivery/route-pacing.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { addWhileKilled, apiKeyHeadersOn, KILLS, freePort, postTo, startService, waitForHealth } from './helpers/service-process.js';
 import type { WebhookReceiver } from './helpers/webhook-receiver.js';
 import { advancedEndpoint, commentActivity, deliverySuite } from './helpers/webhooks.js';
-import { advancedRoute } from '../src/events/delivery-routes.js';
+import { advancedRoute } from '../src/delivery/delivery-routes.js';
 import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
 
 /** Waits until every id in `expected` has arrived at `path` (as the activity id of a delivery). */

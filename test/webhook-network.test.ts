@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DeliveryWorker } from '../src/events/delivery-worker.js';
+import { DeliveryWorker } from '../src/delivery/delivery-worker.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { freePort } from './helpers/service-process.js';
 import { addActivities, advancedEndpoint, commentActivity, deliverySuite, type Call } from './helpers/webhooks.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { DeliveryWorker } from '../src/events/delivery-worker.js';
-import { ADVANCED_RETRY_DELAYS_MS, BASIC_RETRY_DELAYS_MS } from '../src/events/retry-schedule.js';
+import { DeliveryWorker } from '../src/delivery/delivery-worker.js';
+import { ADVANCED_RETRY_DELAYS_MS, BASIC_RETRY_DELAYS_MS } from '../src/delivery/retry-schedule.js';
 import { ManualClock, startApp, type TestApp } from './helpers/app.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
 import { addActivities, advancedEndpoint, deliverySuite, type Call } from './helpers/webhooks.js';

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AppModule } from '../app.module.js';
 import { WorkspaceModule } from '../workspace/workspace.module.js';
-import { EventsModule } from '../events/events.module.js';
+import { DeliveryModule } from '../delivery/delivery.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ApiKeyCommand, CreateApiKeyCommand, ListApiKeysCommand, RevokeApiKeyCommand, ShowApiKeyCommand } from './apikey.command.js';
 import { DeliveriesCommand, DeliveryProblemsCommand } from './deliveries.command.js';
@@ -16,7 +16,7 @@ export class CliModule {
   static forConfig(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [AppModule.forConfig(config), WorkspaceModule, EventsModule, MasterKeyCliModule],
+      imports: [AppModule.forConfig(config), WorkspaceModule, DeliveryModule, MasterKeyCliModule],
       providers: [
         CliProgram,
         WorkspaceCommand,

@@ -1,6 +1,6 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { Clock } from '../common/clock.js';
-import { OutboxStore } from '../events/outbox-store.js';
+import { OutboxStore } from '../delivery/outbox-store.js';
 import { ApiKeyService } from '../workspace/api-key.service.js';
 import { print, runCommand, shown, wholeNumber } from './output.js';
 import { CommandGroup } from './program.js';

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { ActivityLog, type Activity } from '../activity/activity-log.js';
 import { newSortableId } from '../common/ids.js';
 import type { WireUser } from '../common/validation/checks.js';
-import { EventRecorder } from '../events/event-recorder.js';
+import { EventRecorder } from '../delivery/event-recorder.js';
 import type { Annotation, Comment, Thread } from './threads.js';
 
 /** What a comment write asks for (upstream's flags, both off by default). */

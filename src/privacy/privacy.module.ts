@@ -5,7 +5,7 @@ import { AttachmentsModule } from '../attachments/attachments.module.js';
 import { CommentsModule } from '../comments/comments.module.js';
 import { CrdtModule } from '../crdt/crdt.module.js';
 import { DirectoryModule } from '../directory/directory.module.js';
-import { EventsModule } from '../events/events.module.js';
+import { DeliveryModule } from '../delivery/delivery.module.js';
 import { InboxModule } from '../inbox/inbox.module.js';
 import { LiveModule } from '../live/live.module.js';
 import { MemoryModule } from '../memory/memory.module.js';
@@ -23,7 +23,18 @@ import { UserErasure } from './user-erasure.js';
  * `CrdtStore`, `ActivityLog`, `JudgmentLog`, `CommentStore` and `InboxStore`.
  */
 @Module({
-  imports: [ActivityModule, GrantsModule, DirectoryModule, EventsModule, CrdtModule, MemoryModule, CommentsModule, InboxModule, LiveModule, AttachmentsModule],
+  imports: [
+    ActivityModule,
+    GrantsModule,
+    DirectoryModule,
+    DeliveryModule,
+    CrdtModule,
+    MemoryModule,
+    CommentsModule,
+    InboxModule,
+    LiveModule,
+    AttachmentsModule,
+  ],
   controllers: [PrivacyController],
   providers: [PrivacyService, UserDataReader, UserErasure, DeletionJobs, DeletionWorker],
 })

@@ -8,7 +8,7 @@ import { PageTokens, PAGE_BYTES } from '../common/paging.js';
 import { CrdtStore } from '../crdt/crdt-store.js';
 import { UserGroupsService } from '../directory/user-groups.service.js';
 import { UsersService } from '../directory/users.service.js';
-import { NotificationPreferencesService, preferenceCursor, type PreferenceCursor } from '../events/notification-preferences.service.js';
+import { NotificationPreferencesService, preferenceCursor, type PreferenceCursor } from '../delivery/notification-preferences.service.js';
 import { InboxStore } from '../inbox/inbox-store.js';
 import { notificationJson, type Delivered } from '../inbox/notifications.js';
 import { JudgmentLog } from '../memory/judgment-log.js';

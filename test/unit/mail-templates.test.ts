@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { parseSettings } from '../../src/config/app-config.js';
-import type { NotificationMailModel } from '../../src/events/notification-mail.js';
+import type { NotificationMailModel } from '../../src/delivery/notification-mail.js';
 import { MailTemplates } from '../../src/mail/mail-templates.js';
 
 /** A value that would add markup, an attribute and an entity if it reached HTML unescaped. */

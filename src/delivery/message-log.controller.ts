@@ -11,7 +11,7 @@ import { ListMessagesRequest, RecoverMessagesRequest, RetryMessageRequest, TestM
 import { MessagesPageResult, MessageRetryResult, MessagesRecoveredResult, TestMessageResult } from './dto/messages.response.js';
 import { MessageLogService } from './message-log.service.js';
 import { ADVANCED_OFF, ConfigErrors } from '../configs/configs.errors.js';
-import { MessageErrors } from './events.errors.js';
+import { MessageErrors } from './delivery.errors.js';
 
 /** The advanced webhook message log and replay (contract 6.3), and the console's delivery tools. */
 @ApiTags('configs')

@@ -49,4 +49,4 @@ import { WebhookSender } from './webhook-sender.js';
   ],
   exports: [NotificationPreferencesService, NotificationRecipients, EventRecorder, OutboxStore, DeliveryWorker, InboxAudience],
 })
-export class EventsModule {}
+export class DeliveryModule {}

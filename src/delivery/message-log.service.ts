@@ -18,7 +18,7 @@ import {
 } from './dto/messages.dto.js';
 import type { OutboxEvent } from './outbox-event.js';
 import { OutboxStore } from './outbox-store.js';
-import { MessageErrors } from './events.errors.js';
+import { MessageErrors } from './delivery.errors.js';
 
 const DEFAULT_LIMIT = 50;
 const LIST_OPERATION = 'advancedwebhook/messages/get';
