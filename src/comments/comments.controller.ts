@@ -84,7 +84,7 @@ export class CommentsController {
     response: AnnotationsAddedResult,
     errors: [DirectoryErrors.organizationMissing(), DirectoryErrors.documentMissing()],
   })
-  add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddAnnotationsRequest): Promise<unknown> {
+  add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddAnnotationsRequest): ReturnType<CommentAnnotationsService['add']> {
     return this.annotations.add(caller, data);
   }
 
@@ -126,7 +126,7 @@ export class CommentsController {
     message: 'Annotations updated successfully.',
     response: ItemResultsResult,
   })
-  update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateAnnotationsRequest): Promise<unknown> {
+  update(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateAnnotationsRequest): ReturnType<CommentAnnotationsService['update']> {
     return this.annotations.update(caller, data);
   }
 
@@ -140,7 +140,7 @@ export class CommentsController {
     message: 'Annotations deleted successfully.',
     response: ItemResultsResult,
   })
-  delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteAnnotationsRequest): Promise<unknown> {
+  delete(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteAnnotationsRequest): ReturnType<CommentAnnotationsService['delete']> {
     return this.annotations.delete(caller, data);
   }
 
@@ -153,7 +153,7 @@ export class CommentsController {
     message: 'Comment count retrieved successfully.',
     response: AnnotationCountsResult,
   })
-  count(@ApiKeyPrincipal() caller: Caller, @RequestData() data: CountAnnotationsRequest): Promise<unknown> {
+  count(@ApiKeyPrincipal() caller: Caller, @RequestData() data: CountAnnotationsRequest): ReturnType<CommentAnnotationsService['count']> {
     return this.annotations.count(caller, data);
   }
 
@@ -180,7 +180,7 @@ export class CommentsController {
     response: CommentIdsResult,
     errors: [DirectoryErrors.organizationMissing(), DirectoryErrors.documentMissing(), CommentErrors.threadNotFound()],
   })
-  addComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddCommentsRequest): Promise<unknown> {
+  addComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddCommentsRequest): ReturnType<CommentsService['add']> {
     return this.comments.add(caller, data);
   }
 
@@ -227,7 +227,7 @@ export class CommentsController {
     response: CommentOutcomesResult,
     errors: [CommentErrors.threadNotFound()],
   })
-  updateComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateCommentsRequest): Promise<unknown> {
+  updateComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: UpdateCommentsRequest): ReturnType<CommentsService['update']> {
     return this.comments.update(caller, data);
   }
 
@@ -244,7 +244,7 @@ export class CommentsController {
     response: CommentOutcomesResult,
     errors: [CommentErrors.threadNotFound()],
   })
-  deleteComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteCommentsRequest): Promise<unknown> {
+  deleteComments(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteCommentsRequest): ReturnType<CommentsService['delete']> {
     return this.comments.delete(caller, data);
   }
 
@@ -264,7 +264,7 @@ export class CommentsController {
     response: ReactionAddedResult,
     errors: [CommentErrors.threadNotFound(), CommentErrors.commentNotFound(), CommentErrors.tooManyReactions(DEFAULT_MAX_REACTIONS)],
   })
-  addReaction(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddReactionRequest): Promise<unknown> {
+  addReaction(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddReactionRequest): ReturnType<ReactionsService['add']> {
     return this.reactions.add(caller, data);
   }
 
@@ -277,7 +277,7 @@ export class CommentsController {
     response: ReactionDeletedResult,
     errors: [CommentErrors.threadNotFound(), CommentErrors.commentNotFound()],
   })
-  deleteReaction(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteReactionRequest): Promise<unknown> {
+  deleteReaction(@ApiKeyPrincipal() caller: Caller, @RequestData() data: DeleteReactionRequest): ReturnType<ReactionsService['delete']> {
     return this.reactions.delete(caller, data);
   }
 }

@@ -58,7 +58,7 @@ export class InboxController {
     response: NotificationAddedResult,
     errors: [DirectoryErrors.organizationMissing(), DirectoryErrors.documentMissing()],
   })
-  add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddNotificationRequest): Promise<unknown> {
+  add(@ApiKeyPrincipal() caller: Caller, @RequestData() data: AddNotificationRequest): ReturnType<InboxService['add']> {
     return this.inbox.add(caller, data);
   }
 
