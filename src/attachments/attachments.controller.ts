@@ -8,7 +8,7 @@ import { AppConfig } from '../config/app-config.js';
 import { AttachmentsService, DOWNLOAD_PATH, UPLOAD_PATH, type AttachmentLink, type UploadUrl } from './attachments.service.js';
 import { linkBaseUrl, type AdapterRequest } from './link-base-url.js';
 import { AttachmentAddedResult, AttachmentLinksResult, GetAttachmentsRequest, PresignRequest, UploadUrlResult } from './dto/attachments.dto.js';
-import { AttachmentErrors } from './attachments.errors.js';
+import { CommentErrors } from '../comments/comments.errors.js';
 
 const ADDED = 'Attachment added successfully.';
 
@@ -28,7 +28,7 @@ export class AttachmentsController {
     auth: 'apiKey',
     message: ADDED,
     response: AttachmentAddedResult,
-    errors: [AttachmentErrors.commentMissing()],
+    errors: [CommentErrors.commentNotFound()],
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({
@@ -78,7 +78,7 @@ export class AttachmentsController {
     auth: 'apiKey',
     message: 'Upload URL created successfully.',
     response: UploadUrlResult,
-    errors: [AttachmentErrors.commentMissing()],
+    errors: [CommentErrors.commentNotFound()],
     summary: 'A pre-signed URL to PUT a large file to, which attaches it to the comment.',
   })
   presign(@ApiKeyPrincipal() caller: Caller, @RequestData() data: PresignRequest, @Req() request: AdapterRequest): Promise<UploadUrl> {

@@ -10,7 +10,6 @@ export const AttachmentErrors = {
   formFieldMissing: (name: string) => new ApiError('INVALID_ARGUMENT', `${name} is required (a form field).`),
   formFieldInvalid: (name: string, problem: string) => new ApiError('INVALID_ARGUMENT', `${name} ${problem}`),
   typeRefused: (mimeType: string, list: string) => new ApiError('INVALID_ARGUMENT', `file type ${mimeType} is not accepted (${list}).`),
-  commentMissing: () => new ApiError('NOT_FOUND', 'Comment not found.'),
   linkInvalid: () => new ApiError('PERMISSION_DENIED', 'This download link is not valid.'),
   linkExpired: () => new ApiError('PERMISSION_DENIED', 'This download link has expired.'),
   gone: () => new ApiError('NOT_FOUND', 'Attachment not found.'),

@@ -24,6 +24,7 @@ import { receiveUpload } from './multipart-upload.js';
 import { receiveBody } from './raw-upload.js';
 import type { PresignRequest } from './dto/attachments.dto.js';
 import { AttachmentErrors } from './attachments.errors.js';
+import { CommentErrors } from '../comments/comments.errors.js';
 
 /** A pre-signed upload URL, and what it takes. */
 export interface UploadUrl {
@@ -143,7 +144,7 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
     const place = { organizationId: request.organizationId, documentId: request.documentId, annotationId: request.annotationId, commentId: request.commentId };
     await this.transactions.run(async (manager) => {
       const { comment } = await this.comments.lockComment(manager, { apiKeyId, ...place }, place.commentId);
-      if (!comment) throw AttachmentErrors.commentMissing();
+      if (!comment) throw CommentErrors.commentNotFound();
     });
     const expires = Date.now() + this.config.attachments.uploadUrlTtlSeconds * 1000;
     const sealed: UploadToken = { k: apiKeyId, ...place, n: request.name, m: mimeType, a: randomInt(1, 2 ** 48), e: expires };
@@ -214,7 +215,7 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
       await this.transactions.run(async (manager) => {
         const thread = { apiKeyId, organizationId: place.organizationId, annotationId: place.annotationId, documentId: place.documentId };
         const { comment } = await this.comments.lockComment(manager, thread, place.commentId);
-        if (!comment) throw AttachmentErrors.commentMissing();
+        if (!comment) throw CommentErrors.commentNotFound();
         if (await this.attachments.exists(manager, apiKeyId, attachmentId)) throw AttachmentErrors.uploadUsed();
         await this.attachments.insert(manager, apiKeyId, attachment);
         const item = {

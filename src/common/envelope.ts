@@ -77,9 +77,9 @@ export class WithMessage {
   ) {}
 }
 
-export function successEnvelope(message: string, shape: Exclude<ResultShape, 'only'>, returned: unknown): SuccessEnvelope {
-  if (returned instanceof WithMessage) return { result: { status: 'success', message: returned.message, data: returned.data ?? null } };
-  return { result: { status: 'success', message, ...resultFields(shape, returned) } };
+/** The success envelope: `status`, `message`, and the answer's fields in `result` (see `resultFields`). */
+export function successEnvelope(message: string, fields: Record<string, unknown>): SuccessEnvelope {
+  return { result: { status: 'success', message, ...fields } };
 }
 
 export function errorEnvelope(status: ErrorCode, message: string, details?: Record<string, unknown>): ErrorEnvelope {

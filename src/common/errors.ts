@@ -39,6 +39,9 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   UNAVAILABLE: 503,
 };
 
+/** The contract's refusal of an unknown API key or a wrong auth token (PERMISSION_DENIED), wherever credentials are checked. */
+export const INVALID_CREDENTIALS = 'Invalid API key or auth token.';
+
 export interface ApiErrorOptions {
   /** Overrides the table for the one case the contract names (413 for an oversized body). */
   httpStatus?: number;

@@ -1,6 +1,6 @@
 import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, ApiSchema, type ApiSchemaOptions, getSchemaPath } from '@nestjs/swagger';
-import { ApiError, type ErrorCode, HTTP_STATUS_BY_CODE } from './errors.js';
+import { ApiError, type ErrorCode, HTTP_STATUS_BY_CODE, INVALID_CREDENTIALS } from './errors.js';
 
 /**
  * OpenAPI descriptions of answers: each operation names the class of its success `result`
@@ -183,7 +183,7 @@ function commonErrors(sources: ErrorSources): Map<number, ErrorExample[]> {
     };
     const credentials: ErrorExample | undefined =
       sources.auth === 'apiKey'
-        ? { status: 'PERMISSION_DENIED', message: 'Invalid API key or auth token.' }
+        ? { status: 'PERMISSION_DENIED', message: INVALID_CREDENTIALS }
         : sources.auth === 'workspace' && !sources.distinctWorkspaceAuthErrors
           ? { status: 'PERMISSION_DENIED', message: 'Invalid workspace credentials.' }
           : undefined;

@@ -5,10 +5,10 @@ import type Nodemailer from 'nodemailer';
 /**
  * Packages only some configurations use, loaded on first use instead of at start-up: each costs
  * megabytes of memory a service without it would hold for nothing (the idle-memory bound of
- * `npm run bench`). Loaded synchronously, so callers stay as they were: only packages published as CommonJS alone
- * belong here (`require` of a package that also ships an ES build would load a second copy of it
- * beside the one `import` loads; those are `await import`ed where used).
- * `import type` elsewhere keeps their types; this file is the one place that loads them.
+ * `npm run bench`). Loaded synchronously, so callers stay as they were; `import type` elsewhere
+ * keeps their types. Only packages published as CommonJS alone belong here: `require` of one
+ * that also ships an ES build would load a second copy beside the one `import` loads, so those
+ * are `await import`ed where used (@hocuspocus/extension-redis in `live/live-editing.ts`).
  */
 const load = createRequire(import.meta.url);
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../common/errors.js';
+import { ApiError, INVALID_CREDENTIALS } from '../common/errors.js';
 
 /** Errors of contract part 3 and of the preference operations (6.4). */
 export const ConfigErrors = {
@@ -12,7 +12,7 @@ export const ConfigErrors = {
   endpointUidTaken: () => new ApiError('ALREADY_EXISTS', 'An advanced webhook endpoint with this uid already exists.'),
   endpointNothingSent: () => new ApiError('INVALID_ARGUMENT', 'At least one endpoint field besides data.endpointId is required.'),
   /** The guard admitted the key, but its row is gone (deleted meanwhile): answered as the guard would now. */
-  keyGone: () => new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.'),
+  keyGone: () => new ApiError('PERMISSION_DENIED', INVALID_CREDENTIALS),
   nothingToUpdate: () => new ApiError('INVALID_ARGUMENT', 'At least one field must be provided for update'),
   attachmentMaxTooLarge: (max: number) => new ApiError('INVALID_ARGUMENT', `data.attachmentConfig.maxBytes must be at most ${max} (ATTACHMENT_MAX_BYTES).`),
   attachmentTypeRefused: (index: number, type: string) =>

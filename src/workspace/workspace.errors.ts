@@ -1,5 +1,4 @@
-import { ApiError } from '../common/errors.js';
-import type { ApiErrorOptions } from '../common/errors.js';
+import { ApiError, INVALID_CREDENTIALS, type ApiErrorOptions } from '../common/errors.js';
 import { LIMIT_MESSAGE } from '../common/rate-limit/rate-limit.guard.js';
 import { WORKSPACE_PLANS } from './plans.js';
 
@@ -32,7 +31,7 @@ export const WorkspaceErrors = {
     new ApiError('INTERNAL', `${DOMAINS_REMOVED_MESSAGE} Skipped non-existing domains.`, { domainsRemoved, skippedDomains }),
   /** A v1 token request with a wrong key or auth token (with the failure limit's state when one counts). */
   credentialsInvalid: (rateLimit?: ApiErrorOptions['rateLimit']) =>
-    new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.', undefined, rateLimit ? { rateLimit } : undefined),
+    new ApiError('PERMISSION_DENIED', INVALID_CREDENTIALS, undefined, rateLimit ? { rateLimit } : undefined),
   tokenRequestsLimited: (retryAfterSeconds?: number, rateLimit?: ApiErrorOptions['rateLimit']) =>
     new ApiError('RESOURCE_EXHAUSTED', LIMIT_MESSAGE, undefined, retryAfterSeconds === undefined ? undefined : { retryAfterSeconds, rateLimit }),
   userTokenInvalid: () => new ApiError('PERMISSION_DENIED', 'Invalid or expired token.'),

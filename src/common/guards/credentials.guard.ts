@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { parseCookie } from 'cookie';
 import { AppConfig } from '../../config/app-config.js';
 import { AUTH_METADATA, type AuthLevel, OPERATION_METADATA, type OperationOptions } from '../decorators/operation.decorator.js';
-import { ApiError } from '../errors.js';
+import { ApiError, INVALID_CREDENTIALS } from '../errors.js';
 import type { ServiceRequest } from '../request-context.js';
 import { safeEqual } from '../secrets.js';
 import { CredentialVerifier } from './credential-verifier.js';
@@ -86,14 +86,14 @@ export class CredentialsGuard implements CanActivate {
     if (authToken === undefined && hasConsoleCookie(request)) {
       const session = await this.consoleSession(request, { csrf: true });
       const principal = await this.verifier.consoleApiKey(session, apiKey);
-      if (!principal) throw new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.');
+      if (!principal) throw new ApiError('PERMISSION_DENIED', INVALID_CREDENTIALS);
       request.apiKeyPrincipal = principal;
       request.consoleSession = session;
       return;
     }
     if (authToken === undefined) throw new ApiError('INVALID_ARGUMENT', 'Auth token not found in headers.');
     const principal = await this.verifier.verifyApiKey(apiKey, authToken);
-    if (!principal) throw new ApiError('PERMISSION_DENIED', 'Invalid API key or auth token.');
+    if (!principal) throw new ApiError('PERMISSION_DENIED', INVALID_CREDENTIALS);
     request.apiKeyPrincipal = principal;
   }
 

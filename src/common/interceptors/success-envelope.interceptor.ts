@@ -2,7 +2,7 @@ import { type CallHandler, type ExecutionContext, Injectable, type NestIntercept
 import { Reflector } from '@nestjs/core';
 import { map, type Observable } from 'rxjs';
 import { OPERATION_METADATA, type OperationOptions } from '../decorators/operation.decorator.js';
-import { JsonText, resultFields, successEnvelope, successEnvelopeBytes } from '../envelope.js';
+import { JsonText, resultFields, successEnvelope, successEnvelopeBytes, WithMessage } from '../envelope.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency.js';
 import type { ServiceRequest } from '../request-context.js';
 import { IdempotentAnswers } from './idempotent-answers.js';
@@ -33,8 +33,10 @@ export class SuccessEnvelopeInterceptor implements NestInterceptor {
       map((returned: unknown) => {
         const shape = operation.result ?? 'data';
         if (shape === 'only') return { result: returned };
-        const { data, ...beside } = resultFields(shape, returned);
-        if (!(data instanceof JsonText)) return successEnvelope(operation.message, shape, returned);
+        if (returned instanceof WithMessage) return successEnvelope(returned.message, { data: returned.data ?? null });
+        const fields = resultFields(shape, returned);
+        if (!(fields.data instanceof JsonText)) return successEnvelope(operation.message, fields);
+        const { data, ...beside } = fields;
         context.switchToHttp().getResponse<{ header(name: string, value: string): void }>().header('content-type', 'application/json; charset=utf-8');
         return successEnvelopeBytes(operation.message, data, beside);
       }),
