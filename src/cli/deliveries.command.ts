@@ -1,6 +1,6 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { Clock } from '../common/clock.js';
-import { OutboxStore } from '../delivery/outbox-store.js';
+import { MessageLogStore } from '../delivery/message-log-store.js';
 import { ApiKeyService } from '../workspace/api-key.service.js';
 import { print, runCommand, shown, wholeNumber } from './output.js';
 import { CommandGroup } from './program.js';
@@ -16,7 +16,7 @@ interface ProblemsOptions {
 @SubCommand({ name: 'problems', description: 'List failed deliveries, and stuck ones (due over 5 minutes ago), per API key' })
 export class DeliveryProblemsCommand extends CommandRunner {
   constructor(
-    private readonly store: OutboxStore,
+    private readonly store: MessageLogStore,
     private readonly clock: Clock,
     private readonly apiKeys: ApiKeyService,
   ) {

@@ -3,7 +3,7 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { ConfigsService } from '../configs/configs.service.js';
 import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
 import { advancedRoute, type DeliveryChannel, keyRoutes } from './delivery-routes.js';
-import { OutboxStore } from './outbox-store.js';
+import { MessageLogStore } from './message-log-store.js';
 
 /** How many of a key's deliveries wait (pending: due, scheduled for a retry, or being attempted), in all and by kind. */
 export interface OutboxDepth {
@@ -45,7 +45,7 @@ const DEPTH_OF: Record<DeliveryChannel, Exclude<keyof OutboxDepth, 'waiting'>> =
 @Injectable()
 export class DeliveryHealthService {
   constructor(
-    private readonly store: OutboxStore,
+    private readonly store: MessageLogStore,
     private readonly configs: ConfigsService,
     private readonly endpoints: WebhookEndpointsService,
   ) {}

@@ -11,7 +11,9 @@ import { judge, type AttemptResult } from './delivery-outcome.js';
 import { advancedRoute } from './delivery-routes.js';
 import type { DeliveryContext } from './delivery-context.js';
 import { DeliverySenders } from './delivery-senders.js';
-import { OutboxStore, type ClaimedDelivery, type DeliveryOutcome } from './outbox-store.js';
+import { OutboxPruner } from './outbox-pruner.js';
+import { OutboxStore, type ClaimedDelivery } from './outbox-store.js';
+import { OutcomeWriter } from './outcome-writer.js';
 import { RoutePacing } from './route-pacing.js';
 import { Cancellation } from './webhook-http.js';
 
@@ -37,11 +39,6 @@ const LEASE_MARGIN_MS = 5000;
 const MIN_START_ALLOWANCE_MS = 5000;
 /** How long shutdown waits for attempts in flight (at most half of `SHUTDOWN_TIMEOUT_MS`). */
 const SHUTDOWN_GRACE_MS = 5000;
-/** Messages past their retention are deleted a minute or two after start, then hourly, in batches. */
-const PRUNE_FIRST_MS = 60_000;
-const PRUNE_MS = 60 * 60 * 1000;
-const PRUNE_BATCH = 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
 /** How often the delivery counters are logged (when they moved). */
 const REPORT_MS = 60_000;
 
@@ -97,33 +94,25 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   private readonly attempts = new Set<Promise<void>>();
   /** Attempts stopped by shutdown, to be handed back unjudged. */
   private readonly abandoned: ClaimedDelivery[] = [];
-  /** Outcomes waiting to be written, each with what frees its attempt's slot once it is. */
-  private readonly toSettle: { outcome: DeliveryOutcome; recorded: () => void }[] = [];
-  private settling: Promise<void> | undefined;
+  /** Writes outcomes in batches, and counts them. */
+  private readonly outcomeWriter: OutcomeWriter;
+  private readonly pruner: OutboxPruner;
   private readonly timers: {
     wake?: NodeJS.Timeout;
     drain?: NodeJS.Timeout;
-    settle?: NodeJS.Timeout;
     poll?: NodeJS.Timeout;
     report?: NodeJS.Timeout;
-    prune?: NodeJS.Timeout;
   } = {};
-  /**
-   * Outcomes written, by kind; and claims handed back because they could not start in time
-   * (`handedBack`: more than a few means the worker claims more than it can run).
-   */
-  private readonly counters = { succeeded: 0, retried: 0, failed: 0, cancelled: 0, endpointsDisabled: 0, handedBack: 0 };
-  private reported = '';
 
   constructor(
     private readonly config: AppConfig,
     private readonly store: OutboxStore,
     private readonly senders: DeliverySenders,
-    private readonly endpoints: WebhookEndpointsService,
+    endpoints: WebhookEndpointsService,
     private readonly transactions: Transactions,
     private readonly clock: Clock,
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly metrics: Metrics,
+    metrics: Metrics,
     drain: DrainReports,
   ) {
     this.capacity = config.deliveryConcurrency;
@@ -143,6 +132,19 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.startAllowanceMs = Math.max(2 * config.webhookTimeoutMs, MIN_START_ALLOWANCE_MS);
     this.leaseMs = this.startAllowanceMs + config.webhookTimeoutMs + LEASE_MARGIN_MS;
     this.pacing = new RoutePacing(config.deliveryConcurrency);
+    const logger = this.logger;
+    this.outcomeWriter = new OutcomeWriter({ store, senders, endpoints, transactions, clock, metrics, logger }, () => this.outcomes, {
+      written: (delivery) => this.unhold(delivery),
+      followUpsDue: (routes) => this.wake(routes),
+      endpointDisabled: (endpointId) => {
+        // What is queued for it goes back: claimed again, it fails as disabled without a request.
+        const queued = this.queued.get(advancedRoute(endpointId)) ?? [];
+        this.queued.delete(advancedRoute(endpointId));
+        this.queuedCount -= queued.length;
+        void this.releaseClaims(queued.map((item) => item.delivery));
+      },
+    });
+    this.pruner = new OutboxPruner({ store, transactions, clock, logger }, config.deliveryRetentionDays, () => this.outcomes);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -165,15 +167,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.running = true;
     this.timers.poll = setInterval(() => this.poll(), POLL_MS).unref();
     this.timers.report = setInterval(() => void this.report(), REPORT_MS).unref();
-    if (this.config.deliveryRetentionDays > 0) {
-      this.timers.prune = setTimeout(
-        () => {
-          void this.prune();
-          this.timers.prune = setInterval(() => void this.prune(), PRUNE_MS).unref();
-        },
-        PRUNE_FIRST_MS * (1 + Math.random()),
-      ).unref();
-    }
+    this.pruner.start();
     this.wake();
   }
 
@@ -208,12 +202,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 
   /** Outcomes written since start, by kind, and claims handed back unstarted. */
-  get counts(): Readonly<typeof this.counters> {
-    return { ...this.counters };
+  get counts(): Readonly<OutcomeWriter['counters']> {
+    return { ...this.outcomeWriter.counters };
   }
-
-  /** The report under way, if any (see `report`). */
-  private reporting: Promise<void> = Promise.resolve();
 
   /** Claims this worker holds now: queued, in flight, or with their outcome not yet written. */
   get claimsHeld(): number {
@@ -224,6 +215,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     if (!this.running) return;
     this.running = false;
     for (const timer of Object.values(this.timers)) clearTimeout(timer);
+    this.pruner.stop();
+    this.outcomeWriter.stop();
     // A claim under way hands back what it took (it sees the worker stopping).
     await this.pump;
     // Claimed but not started: back to the outbox, for whichever worker runs next.
@@ -237,7 +230,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     for (const running of this.inFlight.values()) for (const cancellation of running) cancellation.cancel('stopping');
     await Promise.allSettled([...this.attempts]);
     await this.releaseClaims(this.abandoned.splice(0));
-    await this.settleNow();
+    await this.outcomeWriter.settleNow();
     await this.report();
     for (const connection of [this.claims!, this.outcomes!]) await this.transactions.release(connection);
   }
@@ -374,7 +367,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       }
       if (!list.length) this.queued.delete(route);
     }
-    this.counters.handedBack += expired.length;
+    this.outcomeWriter.counters.handedBack += expired.length;
     void this.releaseClaims(expired);
     if (wait !== Infinity && !this.timers.drain) {
       this.timers.drain = setTimeout(() => {
@@ -441,13 +434,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       .catch((error: unknown): AttemptResult => ({ sent: true, error: `Delivery failed: ${(error as Error).message}`, durationMs: 0 }))
       .then((result) => {
         if ('released' in result) {
-          this.counters.handedBack++;
+          this.outcomeWriter.counters.handedBack++;
           return void this.releaseClaims([delivery]);
         }
         if (cancellation.reason === 'stopping') return void this.abandoned.push(delivery);
         if (!cancellation.cancelled) this.pacing.noteSpeed(delivery.route, result);
         const judged = judge(delivery, result, this.clock.now());
-        recorded = this.settleSoon({
+        recorded = this.outcomeWriter.settleSoon({
           delivery,
           attempted: result.sent,
           attemptedAt,
@@ -482,133 +475,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     this.attempts.add(attempt);
   }
 
-  /**
-   * Queues an outcome to be written; resolves once it is. The write starts at once when none is
-   * under way (on the next turn of the event loop, so outcomes arriving together share it);
-   * outcomes arriving during a write share the next one. No waiting for company: every
-   * millisecond an answered attempt waits for its record, it holds its slot.
-   */
-  private settleSoon(outcome: DeliveryOutcome): Promise<void> {
-    return new Promise((recorded) => {
-      this.toSettle.push({ outcome, recorded });
-      this.timers.settle ??= setTimeout(() => void this.settleNow(), 0);
-    });
+  /** Deletes settled messages past `DELIVERY_RETENTION_DAYS` now (see `OutboxPruner`). */
+  prune(): Promise<number> {
+    return this.pruner.prune();
   }
 
-  /** Writes the waiting outcomes in one unit of work; on failure they wait for the next try. */
-  private async settleNow(): Promise<void> {
-    clearTimeout(this.timers.settle);
-    this.timers.settle = undefined;
-    // One writer at a time keeps outcomes of one delivery in order.
-    while (this.settling) await this.settling;
-    const batch = this.toSettle.splice(0);
-    if (!batch.length) return;
-    this.settling = this.write(batch).finally(() => (this.settling = undefined));
-    await this.settling;
-  }
-
-  private async write(waiting: { outcome: DeliveryOutcome; recorded: () => void }[]): Promise<void> {
-    const batch = waiting.map((item) => item.outcome);
-    try {
-      const { disabled, followUpRoutes } = await this.transactions.run(async (manager) => {
-        // One lock order with endpoint writes: the rows of the endpoints whose health this batch
-        // may record (in id order, so instances settling at once cannot deadlock on them either),
-        // then the deliveries. Deleting an endpoint locks its row before its deliveries; taken
-        // the other way round here, the two deadlocked.
-        const attempted = batch.filter((outcome) => outcome.attempted && outcome.delivery.channel === 'advanced_webhook');
-        await this.endpoints.lockForHealth(
-          manager,
-          attempted.map((outcome) => ({ apiKeyId: outcome.delivery.apiKeyId, endpointId: outcome.delivery.target })),
-        );
-        const written = await this.store.settle(manager, batch, this.clock.now());
-        await this.senders.settled(manager, written);
-        // An endpoint's health follows its latest attempt in the batch.
-        const latest = new Map<string, DeliveryOutcome>();
-        for (const outcome of written) if (outcome.attempted && outcome.delivery.channel === 'advanced_webhook') latest.set(outcome.delivery.target, outcome);
-        const disabledNow: string[] = [];
-        for (const [endpointId, outcome] of [...latest].sort(([a], [b]) => (a < b ? -1 : 1))) {
-          if (
-            await this.endpoints.recordHealth(manager, outcome.delivery.apiKeyId, endpointId, {
-              succeeded: outcome.status === 'succeeded',
-              gone: outcome.gone,
-              at: outcome.attemptedAt,
-            })
-          )
-            disabledNow.push(endpointId);
-        }
-        for (const outcome of written) this.count(outcome);
-        const routes = new Set(written.flatMap((outcome) => (outcome.followUps ?? []).map((destination) => destination.route)));
-        return { disabled: disabledNow, followUpRoutes: routes };
-      }, this.outcomes);
-      for (const { outcome, recorded } of waiting) {
-        this.unhold(outcome.delivery);
-        recorded();
-      }
-      if (followUpRoutes.size) this.wake(followUpRoutes);
-      for (const endpointId of disabled) {
-        this.counters.endpointsDisabled++;
-        this.logger.warn({ endpointId }, 'Advanced webhook endpoint disabled (410 Gone, or failing for 5 days)');
-        // What is queued for it goes back: claimed again, it fails as disabled without a request.
-        const queued = this.queued.get(advancedRoute(endpointId)) ?? [];
-        this.queued.delete(advancedRoute(endpointId));
-        this.queuedCount -= queued.length;
-        void this.releaseClaims(queued.map((item) => item.delivery));
-      }
-    } catch (error) {
-      this.logger.warn({ err: error, outcomes: batch.length }, 'Writing delivery outcomes failed; trying again shortly');
-      this.toSettle.unshift(...waiting);
-      this.timers.settle ??= setTimeout(() => void this.settleNow(), POLL_MS);
-    }
-  }
-
-  private count(outcome: DeliveryOutcome): void {
-    this.metrics.deliveries.inc({ channel: outcome.delivery.channel, outcome: outcome.status === 'pending' ? 'retried' : outcome.status });
-    if (outcome.status === 'succeeded') this.counters.succeeded++;
-    else if (outcome.status === 'pending') this.counters.retried++;
-    else if (outcome.status === 'failed') this.counters.failed++;
-    else this.counters.cancelled++;
-    if (outcome.status === 'failed')
-      this.logger.log(
-        { deliveryId: outcome.delivery.id, messageId: outcome.delivery.messageId, route: outcome.delivery.route, error: outcome.error },
-        'Delivery failed for good',
-      );
-  }
-
-  /**
-   * Deletes settled messages past `DELIVERY_RETENTION_DAYS`, a batch at a time (instances
-   * sharing a database each do it, passing by what another is deleting).
-   */
-  async prune(): Promise<number> {
-    const before = this.clock.now() - this.config.deliveryRetentionDays * DAY_MS;
-    let pruned = 0;
-    try {
-      for (;;) {
-        const deleted = await this.transactions.run((manager) => this.store.prune(manager, before, PRUNE_BATCH), this.outcomes);
-        pruned += deleted;
-        if (deleted < PRUNE_BATCH || !this.running) break;
-      }
-      if (pruned) this.logger.log({ pruned, retentionDays: this.config.deliveryRetentionDays }, 'Settled webhook messages past their retention deleted');
-    } catch (error) {
-      this.logger.warn({ err: error }, 'Deleting old webhook messages failed; trying again next hour');
-    }
-    return pruned;
-  }
-
-  /**
-   * Reports one after another: the last one, at shutdown, waits for a periodic one under way
-   * (it reads the outbox's depth), so no counters line comes after the exit line.
-   */
+  /** Logs the counters when they moved (see `OutcomeWriter.report`). */
   private report(): Promise<void> {
-    this.reporting = this.reporting.then(() => this.reportNow());
-    return this.reporting;
-  }
-
-  /** Logs the counters since start when they moved, with the outbox's depth. */
-  private async reportNow(): Promise<void> {
-    const snapshot = JSON.stringify(this.counters);
-    if (snapshot === this.reported) return;
-    this.reported = snapshot;
-    const pending = await this.store.pendingCount().catch(() => undefined);
-    this.logger.log({ ...this.counters, inFlight: this.inFlightCount, queued: this.queuedCount, pending }, 'Delivery counters');
+    return this.outcomeWriter.report(() => ({ inFlight: this.inFlightCount, queued: this.queuedCount }));
   }
 }

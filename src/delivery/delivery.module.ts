@@ -19,6 +19,7 @@ import { MessageLogService } from './message-log.service.js';
 import { NotificationPreferencesService } from './notification-preferences.service.js';
 import { NotificationRecipients } from './notification-recipients.js';
 import { NotificationsController } from './notifications.controller.js';
+import { MessageLogStore } from './message-log-store.js';
 import { OutboxStore } from './outbox-store.js';
 import { WebhookHttp } from './webhook-http.js';
 import { WebhookSender } from './webhook-sender.js';
@@ -36,6 +37,7 @@ import { WebhookSender } from './webhook-sender.js';
     NotificationPreferencesService,
     NotificationRecipients,
     OutboxStore,
+    MessageLogStore,
     WebhookHttp,
     WebhookSender,
     MailAudience,
@@ -47,6 +49,6 @@ import { WebhookSender } from './webhook-sender.js';
     MessageLogService,
     DeliveryHealthService,
   ],
-  exports: [NotificationPreferencesService, NotificationRecipients, EventRecorder, OutboxStore, DeliveryWorker, InboxAudience],
+  exports: [NotificationPreferencesService, NotificationRecipients, EventRecorder, OutboxStore, MessageLogStore, DeliveryWorker, InboxAudience],
 })
 export class DeliveryModule {}

@@ -17,6 +17,7 @@ import {
   type TestMessageRequest,
 } from './dto/messages.dto.js';
 import type { OutboxEvent } from './outbox-event.js';
+import { MessageLogStore } from './message-log-store.js';
 import { OutboxStore } from './outbox-store.js';
 import { MessageErrors } from './delivery.errors.js';
 
@@ -36,6 +37,7 @@ export const TEST_EVENT_TYPE = 'webhook.test';
 export class MessageLogService {
   constructor(
     private readonly store: OutboxStore,
+    private readonly log: MessageLogStore,
     private readonly configs: ConfigsService,
     private readonly endpoints: WebhookEndpointsService,
     private readonly transactions: Transactions,
@@ -50,14 +52,7 @@ export class MessageLogService {
     const limit = request.limit ?? DEFAULT_LIMIT;
     const filters = { endpointId: request.endpointId ?? null, status: request.status ?? null };
     const after = request.iterator ? this.pageTokens.decode<[string, string]>(apiKeyId, LIST_OPERATION, filters, request.iterator) : undefined;
-    const rows = await this.store.list(
-      apiKeyId,
-      'advanced_webhook',
-      { target: request.endpointId, status: request.status },
-      after,
-      limit + 1,
-      this.clock.now(),
-    );
+    const rows = await this.log.list(apiKeyId, 'advanced_webhook', { target: request.endpointId, status: request.status }, after, limit + 1, this.clock.now());
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const more = rows.length > limit;
@@ -84,7 +79,7 @@ export class MessageLogService {
     let recovered = 0;
     for (let after = ''; ;) {
       const batch = await this.transactions.run(async (manager) => {
-        const result = await this.store.requeueFailed(
+        const result = await this.log.requeueFailed(
           manager,
           apiKeyId,
           'advanced_webhook',
@@ -154,9 +149,9 @@ export class MessageLogService {
     } else {
       targets = (await this.endpoints.routable(apiKeyId)).map((endpoint) => endpoint.id);
     }
-    if (!(await this.store.hasDeliveries(apiKeyId, messageId, 'advanced_webhook', endpointId))) throw MessageErrors.messageMissing();
+    if (!(await this.log.hasDeliveries(apiKeyId, messageId, 'advanced_webhook', endpointId))) throw MessageErrors.messageMissing();
     const endpointIds = await this.transactions.run(async (manager) => {
-      const queued = await this.store.requeue(manager, apiKeyId, messageId, 'advanced_webhook', targets, this.clock.now());
+      const queued = await this.log.requeue(manager, apiKeyId, messageId, 'advanced_webhook', targets, this.clock.now());
       if (queued.length) this.transactions.afterCommit(manager, () => this.worker.wake());
       return queued;
     });

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { type Check } from '../../common/validation/checks.js';
 import { IsId, IsOptionalId, IsOptionalInteger, IsOptionalOneOf, IsOptionalText, Optional, Satisfies } from '../../common/validation/rules.js';
-import { DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus } from '../outbox-store.js';
+import type { DeliveryRecord } from '../message-log-store.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../outbox-store.js';
 
 export class ListMessagesRequest {
   /** Only deliveries to this endpoint. */
