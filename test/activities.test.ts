@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { ActivityLog } from '../src/activity/activity-log.js';
+import { ActivityStore } from '../src/activity/activity-store.js';
 import { agentFor, createKey, expectError, expectSuccess, withKeyedApp } from './factories/workspace.js';
 
 const user = (userId: string) => ({ userId, name: `User ${userId}`, email: `${userId}@example.com` });
@@ -507,7 +507,7 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
   });
 
   it('observers of the log see each write in its transaction: a failing observer undoes the write', async () => {
-    const log = keyed.app.app.get(ActivityLog);
+    const log = keyed.app.app.get(ActivityStore);
     const seen: string[] = [];
     let fail = false;
     log.observers.add({

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../src/cli/run.js';
-import { ApiKeyRepository } from '../src/workspace/api-key.repository.js';
+import { ApiKeyStore } from '../src/workspace/api-key-store.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { ownDatabase } from './helpers/database.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
@@ -235,7 +235,7 @@ describe('admin CLI', { concurrency: true }, () => {
       expectError(await app.post(`/v2/workspace/${operation}`, { data: { apiKey } }, headers), 404, 'NOT_FOUND', 'API key not found.');
     }
     // What the console (a session's key) and live rooms (the room's key) look the key up by.
-    const keys = app.app.get(ApiKeyRepository);
+    const keys = app.app.get(ApiKeyStore);
     assert.deepEqual([await keys.workspaceOfKey(apiKey), await keys.profile(apiKey)], [undefined, undefined]);
   });
 

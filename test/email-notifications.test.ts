@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { activityEvent } from '../src/delivery/outbox-event.js';
 import { NotificationRecipients } from '../src/delivery/notification-recipients.js';
-import type { Activity } from '../src/activity/activity-log.js';
+import type { Activity } from '../src/activity/activity-store.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { countQueries } from './helpers/query-counter.js';
 import { addWhileKilled, apiKeyHeadersOn, freePort, postTo, startService, waitForHealth } from './helpers/service-process.js';

@@ -3,7 +3,7 @@ import type { JsonText } from '../common/envelope.js';
 import { ApiError } from '../common/errors.js';
 import { unixSeconds } from '../common/time.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import { ApiKeyStore } from '../workspace/api-key-store.js';
 import { Transactions } from '../database/transactions.js';
 import { idsOf } from '../directory/folder-paths.js';
 import { DirectoryReader, type FolderNode } from '../directory/directory-reader.js';
@@ -20,7 +20,7 @@ import type {
 } from './dto/permissions.dto.js';
 import { MAX_PERMISSION_RESOURCES } from './dto/permissions.dto.js';
 import type { AccessRole } from './entities/grant.entity.js';
-import { GrantRepository } from './grant.repository.js';
+import { GrantStore } from './grant-store.js';
 import { PermissionResolver, type GrantedBy, type PermissionWorld, type RequestedResources } from './permission-world.js';
 import { permissionsJson, permissionsMap, userAnswers, type PermissionsLayout, type ResolvedUser } from './permissions-answer.js';
 import type { PermissionEntry } from './resolve-permission.js';
@@ -35,8 +35,8 @@ export class AccessService {
     private readonly organizations: OrganizationsService,
     private readonly folders: FoldersService,
     private readonly documents: DocumentsService,
-    private readonly apiKeys: ApiKeyRepository,
-    private readonly grants: GrantRepository,
+    private readonly apiKeys: ApiKeyStore,
+    private readonly grants: GrantStore,
   ) {}
 
   /**

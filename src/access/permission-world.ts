@@ -2,7 +2,7 @@ import type { AccessType } from '../common/access-types.js';
 import { idsOf } from '../directory/folder-paths.js';
 import { effectiveDocumentAccess, effectiveFolderAccess, type FolderAccessNode } from '../directory/effective-access.js';
 import type { AccessRole } from './entities/grant.entity.js';
-import type { Grant } from './grant.repository.js';
+import type { Grant } from './grant-store.js';
 import {
   explainPermission,
   resolveOrganization,
@@ -14,7 +14,7 @@ import {
   type PermissionEntry,
 } from './resolve-permission.js';
 
-/** A grant as resolution reads it (loaded by `GrantRepository.grantsAt`). */
+/** A grant as resolution reads it (loaded by `GrantStore.grantsAt`). */
 export type GrantRow = Grant;
 
 /**

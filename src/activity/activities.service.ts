@@ -6,7 +6,7 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, type ItemResults } from '../common/batch.js';
 import { DocumentsService } from '../directory/documents.service.js';
-import { ActivityLog, type Activity } from './activity-log.js';
+import { ActivityStore, type Activity } from './activity-store.js';
 import {
   UPDATABLE_FIELDS,
   type AddActivitiesRequest,
@@ -28,12 +28,12 @@ export const ActivityMessages = {
 const OPERATION_GET = 'activities/get';
 type Cursor = [timestamp: number, id: string];
 
-/** The activity log's operations (contract 6.1); every statement goes through `ActivityLog`, the table's owner. */
+/** The activity log's operations (contract 6.1); every statement goes through `ActivityStore`, the table's owner. */
 @Injectable()
 export class ActivitiesService {
   constructor(
     private readonly transactions: Transactions,
-    private readonly log: ActivityLog,
+    private readonly log: ActivityStore,
     private readonly pageTokens: PageTokens,
     private readonly documents: DocumentsService,
   ) {}
@@ -64,7 +64,7 @@ export class ActivitiesService {
 
   /**
    * One keyset page over (timestamp, id) in the requested direction, every filter an AND. The
-   * records come as JSON text (`ActivityLog.pageJson`); the token is bound to the filters.
+   * records come as JSON text (`ActivityStore.pageJson`); the token is bound to the filters.
    */
   async get(principal: ApiKeyPrincipal, request: GetActivitiesRequest): Promise<{ data: JsonText; pageToken?: string }> {
     const { apiKeyId } = principal;

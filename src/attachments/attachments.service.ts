@@ -16,7 +16,7 @@ import { checkId, type Check } from '../common/validation/checks.js';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../database/transactions.js';
 import { STREAMED_UPLOAD_PATH } from '../common/http/request-body.js';
-import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import { ApiKeyStore } from '../workspace/api-key-store.js';
 import { attachmentLimits, type AttachmentLimits } from '../workspace/attachment-limits.js';
 import { AttachmentStore, type Orphan, type StoredAttachment } from './attachment-store.js';
 import { BlobStore } from './blob-store.js';
@@ -90,7 +90,7 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
     private readonly secrets: Secrets,
     private readonly config: AppConfig,
     private readonly adapterHost: HttpAdapterHost,
-    private readonly keys: ApiKeyRepository,
+    private readonly keys: ApiKeyStore,
     metrics: Metrics,
     health: HealthReports,
   ) {

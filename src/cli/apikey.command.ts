@@ -2,7 +2,7 @@ import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { AppConfig } from '../config/app-config.js';
 import { ApiKeyService } from '../workspace/api-key.service.js';
 import { CreateApiKeyRequest } from '../workspace/dto/api-key.dto.js';
-import type { ApiKeyRecord } from '../workspace/api-key.repository.js';
+import type { ApiKeyRecord } from '../workspace/api-key-store.js';
 import { API_KEY_TYPES } from '../workspace/plans.js';
 import { curlExample, oneOf, print, runCommand, shown, table, validatedRequest, when, wholeNumber } from './output.js';
 import { CommandGroup } from './program.js';

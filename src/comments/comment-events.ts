@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ActivityLog, type Activity } from '../activity/activity-log.js';
+import { ActivityStore, type Activity } from '../activity/activity-store.js';
 import { newSortableId } from '../common/ids.js';
 import type { WireUser } from '../common/validation/checks.js';
 import { EventRecorder } from '../delivery/event-recorder.js';
@@ -38,7 +38,7 @@ const VERBS: Record<string, string> = {
 @Injectable()
 export class CommentEvents {
   constructor(
-    private readonly log: ActivityLog,
+    private readonly log: ActivityStore,
     private readonly recorder: EventRecorder,
   ) {}
 

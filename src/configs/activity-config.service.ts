@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { COMMENT_EVENTS, defaultTriggers } from '../common/event-catalogue.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
-import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import { ApiKeyStore } from '../workspace/api-key-store.js';
 import { stripUndefined, type ActivityServiceConfig } from '../workspace/key-configs.js';
 import { ConfigErrors } from './configs.errors.js';
 import type { UpdateActivityConfigRequest } from './dto/config.dto.js';
@@ -21,7 +21,7 @@ export interface ActivityConfigView {
 @Injectable()
 export class ActivityConfigService {
   constructor(
-    private readonly keys: ApiKeyRepository,
+    private readonly keys: ApiKeyStore,
     private readonly transactions: Transactions,
   ) {}
 

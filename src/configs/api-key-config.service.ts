@@ -4,7 +4,7 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
 import { Transactions } from '../database/transactions.js';
 import { AppConfig } from '../config/app-config.js';
-import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import { ApiKeyStore } from '../workspace/api-key-store.js';
 import { attachmentLimits, typeWithin, type AttachmentConfig } from '../workspace/attachment-limits.js';
 import { stripUndefined, type KeySettings } from '../workspace/key-configs.js';
 import { maskSecret } from './ai-model-keys.js';
@@ -40,7 +40,7 @@ export type ApiKeyConfigEcho = Partial<Pick<KeySettings, 'enablePrivateComments'
 @Injectable()
 export class ApiKeyConfigService {
   constructor(
-    private readonly keys: ApiKeyRepository,
+    private readonly keys: ApiKeyStore,
     private readonly transactions: Transactions,
     private readonly secrets: Secrets,
     private readonly config: AppConfig,

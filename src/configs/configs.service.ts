@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../database/transactions.js';
-import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import { ApiKeyStore } from '../workspace/api-key-store.js';
 import { ConfigCodec } from '../workspace/config-codec.js';
 import { ConfigErrors } from './configs.errors.js';
 import { flattenTriggers } from '../common/event-catalogue.js';
@@ -40,7 +40,7 @@ const NEVER_CONFIGURED_ADVANCED: StoredAdvancedWebhookConfig = {
 @Injectable()
 export class ConfigsService {
   constructor(
-    private readonly keys: ApiKeyRepository,
+    private readonly keys: ApiKeyStore,
     private readonly transactions: Transactions,
     private readonly codec: ConfigCodec,
     private readonly config: AppConfig,

@@ -3,7 +3,7 @@ import { ConfigsService } from '../configs/configs.service.js';
 import { WebhookEndpointsService, type DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
 import { documentKey, DocumentsService } from '../directory/documents.service.js';
 import { UsersService } from '../directory/users.service.js';
-import { AllowedDomainRepository } from '../workspace/allowed-domain.repository.js';
+import { AllowedDomainStore } from '../workspace/allowed-domain-store.js';
 import type { EntityManager } from 'typeorm';
 import type { DeliveryContext, MailContext, Released } from './delivery-context.js';
 import type { AttemptResult } from './delivery-outcome.js';
@@ -29,7 +29,7 @@ export class DeliverySenders {
     private readonly endpoints: WebhookEndpointsService,
     private readonly users: UsersService,
     private readonly documents: DocumentsService,
-    private readonly domains: AllowedDomainRepository,
+    private readonly domains: AllowedDomainStore,
   ) {}
 
   /**

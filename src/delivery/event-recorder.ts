@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ActivityLog, type Activity, type ActivityObserver, type ActivityWrite } from '../activity/activity-log.js';
+import { ActivityStore, type Activity, type ActivityObserver, type ActivityWrite } from '../activity/activity-store.js';
 import { Clock } from '../common/clock.js';
 import { ConfigsService } from '../configs/configs.service.js';
 import { WebhookEndpointsService, type EndpointObserver } from '../configs/webhook-endpoints.service.js';
@@ -21,7 +21,7 @@ import { OutboxStore } from './outbox-store.js';
 @Injectable()
 export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointObserver, OnModuleInit {
   constructor(
-    private readonly activities: ActivityLog,
+    private readonly activities: ActivityStore,
     private readonly crdt: CrdtStore,
     private readonly endpoints: WebhookEndpointsService,
     private readonly configs: ConfigsService,

@@ -1,4 +1,4 @@
-import type { Activity } from '../activity/activity-log.js';
+import type { Activity } from '../activity/activity-store.js';
 import type { StoredEditor } from '../crdt/crdt-store.js';
 import { CRDT_EVENTS } from '../common/event-catalogue.js';
 

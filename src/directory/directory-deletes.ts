@@ -20,7 +20,7 @@ export interface DirectoryObserver {
 
 /**
  * Where directory announces deletes. Modules that keep data about folders and documents
- * register at start-up (`GrantRepository`, `CommentStore`, `InboxStore`), so directory needs to
+ * register at start-up (`GrantStore`, `CommentStore`, `InboxStore`), so directory needs to
  * know none of them: they depend on directory, and this is how directory reaches them without
  * importing them.
  */

@@ -4,7 +4,7 @@ import { ApiKeysModule } from '../workspace/api-keys.module.js';
 import { DirectoryDeletes } from './directory-deletes.js';
 import { DirectoryReader } from './directory-reader.js';
 import { DocumentMigrationService } from './document-migration.service.js';
-import { DocumentMigrations } from './document-migrations.js';
+import { DocumentMigrationStore } from './document-migration-store.js';
 import { DocumentMoves } from './document-moves.js';
 import { DocumentsController } from './documents.controller.js';
 import { DocumentsService } from './documents.service.js';
@@ -38,7 +38,7 @@ import { UsersService } from './users.service.js';
     DirectoryReader,
     DirectoryDeletes,
     DocumentMoves,
-    DocumentMigrations,
+    DocumentMigrationStore,
     DocumentMigrationService,
   ],
   exports: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes, DocumentMoves],

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
 import { DirectoryErrors } from './directory.errors.js';
-import { DocumentMigrations, type MigrationRecord } from './document-migrations.js';
+import { DocumentMigrationStore, type MigrationRecord } from './document-migration-store.js';
 import { DocumentsService } from './documents.service.js';
 import type { MigrateDocumentRequest, MigrationStatusRequest } from './dto/document-migration.dto.js';
 import { FoldersService } from './folders.service.js';
@@ -19,7 +19,7 @@ export class DocumentMigrationService {
     private readonly transactions: Transactions,
     private readonly folders: FoldersService,
     private readonly documents: DocumentsService,
-    private readonly migrations: DocumentMigrations,
+    private readonly migrations: DocumentMigrationStore,
   ) {}
 
   /** Moves the document to its new id; the migration's id, for `status`. */

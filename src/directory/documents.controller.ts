@@ -9,7 +9,7 @@ import type { ItemResult, ItemResults } from '../common/batch.js';
 import { DirectoryMessages } from './directory.errors.js';
 import { DocumentsService } from './documents.service.js';
 import { DocumentMigrationService } from './document-migration.service.js';
-import type { MigrationRecord } from './document-migrations.js';
+import type { MigrationRecord } from './document-migration-store.js';
 import { MigrateDocumentRequest, MigrationStartedResult, MigrationStatusRequest, MigrationStatusResult } from './dto/document-migration.dto.js';
 import {
   AddDocumentsRequest,

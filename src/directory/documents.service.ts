@@ -5,7 +5,7 @@ import { effectiveDocumentAccess } from './effective-access.js';
 import { PageTokens, PAGE_BYTES, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { AccessType } from '../common/access-types.js';
-import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import { ApiKeyStore } from '../workspace/api-key-store.js';
 import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, okWith, splitMetadata, type ItemResult, type ItemResults } from '../common/batch.js';
@@ -76,7 +76,7 @@ export class DocumentsService {
   constructor(
     private readonly transactions: Transactions,
     private readonly folders: FoldersService,
-    private readonly apiKeys: ApiKeyRepository,
+    private readonly apiKeys: ApiKeyStore,
     private readonly pageTokens: PageTokens,
     private readonly sql: Sql,
     private readonly deletes: DirectoryDeletes,

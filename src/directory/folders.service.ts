@@ -4,7 +4,7 @@ import { In, type EntityManager, type Repository } from 'typeorm';
 import { effectiveFolderAccess, type FolderAccessNode } from './effective-access.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { AccessType } from '../common/access-types.js';
-import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import { ApiKeyStore } from '../workspace/api-key-store.js';
 import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, okWith, type ItemResult, type ItemResults } from '../common/batch.js';
@@ -45,7 +45,7 @@ export class FoldersService {
   constructor(
     private readonly transactions: Transactions,
     private readonly organizations: OrganizationsService,
-    private readonly apiKeys: ApiKeyRepository,
+    private readonly apiKeys: ApiKeyStore,
     private readonly sql: Sql,
     private readonly deletes: DirectoryDeletes,
     @InjectRepository(FolderEntity) private readonly folders: Repository<FolderEntity>,

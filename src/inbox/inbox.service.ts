@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { Activity } from '../activity/activity-log.js';
+import type { Activity } from '../activity/activity-store.js';
 import { AccessService } from '../access/access.service.js';
 import { failed, ok, type ItemResults } from '../common/batch.js';
 import { newSortableId } from '../common/ids.js';

@@ -23,7 +23,7 @@ import { CrdtService } from '../crdt/crdt.service.js';
 import { EditorContent, type CrdtType } from '../crdt/yjs-content.js';
 import { CrdtStore, type CrdtObserver, type StoredEditor } from '../crdt/crdt-store.js';
 import { Transactions } from '../database/transactions.js';
-import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import { ApiKeyStore } from '../workspace/api-key-store.js';
 import { UserTokens, type UserTokenClaims } from '../workspace/user-tokens.service.js';
 import { PresenceService, type LiveUser } from './presence.service.js';
 import type { DocumentPlace } from './presence-store.js';
@@ -157,7 +157,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly tokens: UserTokens,
-    private readonly apiKeys: ApiKeyRepository,
+    private readonly apiKeys: ApiKeyStore,
     private readonly access: AccessService,
     private readonly crdt: CrdtService,
     private readonly store: CrdtStore,

@@ -1,4 +1,4 @@
-import type { Activity } from '../activity/activity-log.js';
+import type { Activity } from '../activity/activity-store.js';
 
 /** Decisions a judgment may record (contract part 8). */
 export const DECISIONS = [

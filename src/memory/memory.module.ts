@@ -4,7 +4,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ActivityModule } from '../activity/activity.module.js';
 import { Sql } from '../database/sql.js';
-import { JudgmentLog } from './judgment-log.js';
+import { JudgmentStore } from './judgment-store.js';
 import { EmbeddedJudgmentSearch, JudgmentSearch, PostgresJudgmentSearch } from './judgment-search.js';
 import { MemoryController } from './memory.controller.js';
 import { MemoryService } from './memory.service.js';
@@ -15,7 +15,7 @@ import { MemoryService } from './memory.service.js';
   controllers: [MemoryController],
   providers: [
     MemoryService,
-    JudgmentLog,
+    JudgmentStore,
     // Full-text search is the database's own: the strategy follows the dialect.
     {
       provide: JudgmentSearch,
@@ -24,6 +24,6 @@ import { MemoryService } from './memory.service.js';
         dataSource.options.type === 'postgres' ? new PostgresJudgmentSearch(sql) : new EmbeddedJudgmentSearch(sql),
     },
   ],
-  exports: [JudgmentLog],
+  exports: [JudgmentStore],
 })
 export class MemoryModule {}

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import type { Activity } from '../activity/activity-log.js';
+import type { Activity } from '../activity/activity-store.js';
 import { judgmentFacets, type JudgeType, type JudgmentFields } from './decisions.js';
 import type { QueryJudgmentsRequest, SuggestRequest } from './dto/memory.dto.js';
-import { JudgmentLog } from './judgment-log.js';
+import { JudgmentStore } from './judgment-store.js';
 import { JudgmentSearch, type SearchScope } from './judgment-search.js';
 import { queryTerms } from './query-terms.js';
 import { chooseScope, suggestionsFor, type Scope, type Suggestion } from './suggestion.js';
@@ -26,11 +26,11 @@ export interface JudgmentRecord extends JudgmentFields {
   agent: Record<string, unknown> | null;
 }
 
-/** Suggested decisions from past judgments (contract part 8); judgments are read through `JudgmentLog` and `JudgmentSearch`, their owners. */
+/** Suggested decisions from past judgments (contract part 8); judgments are read through `JudgmentStore` and `JudgmentSearch`, their owners. */
 @Injectable()
 export class MemoryService {
   constructor(
-    private readonly judgments: JudgmentLog,
+    private readonly judgments: JudgmentStore,
     private readonly search: JudgmentSearch,
   ) {}
 

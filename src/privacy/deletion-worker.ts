@@ -3,7 +3,7 @@ import { DrainReports } from '../common/drain-reports.js';
 import { AppConfig } from '../config/app-config.js';
 import { Transactions } from '../database/transactions.js';
 import { WalCheckpointer } from '../database/wal-checkpointer.js';
-import { DeletionJobs } from './deletion-jobs.js';
+import { DeletionJobStore } from './deletion-job-store.js';
 import { UserErasure } from './user-erasure.js';
 
 /** How often, and how far apart, emptying the log is tried after a job before leaving it to a later checkpoint. */
@@ -31,7 +31,7 @@ export class DeletionWorker implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     private readonly config: AppConfig,
-    private readonly jobs: DeletionJobs,
+    private readonly jobs: DeletionJobStore,
     private readonly erasure: UserErasure,
     private readonly transactions: Transactions,
     private readonly checkpointer: WalCheckpointer,

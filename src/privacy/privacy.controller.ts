@@ -4,7 +4,7 @@ import { Operation } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
-import type { DeletionStatus } from './deletion-jobs.js';
+import type { DeletionStatus } from './deletion-job-store.js';
 import { DeleteUserDataRequest, DeleteUserDataStatusRequest, GetUserDataRequest } from './dto/user-data.dto.js';
 import { DeletionJobResult, DeletionStatusResult, UserDataResult } from './dto/user-data.response.js';
 import { PrivacyService } from './privacy.service.js';

@@ -9,7 +9,7 @@ import { DeliveryModule } from '../delivery/delivery.module.js';
 import { InboxModule } from '../inbox/inbox.module.js';
 import { LiveModule } from '../live/live.module.js';
 import { MemoryModule } from '../memory/memory.module.js';
-import { DeletionJobs } from './deletion-jobs.js';
+import { DeletionJobStore } from './deletion-job-store.js';
 import { DeletionWorker } from './deletion-worker.js';
 import { PrivacyController } from './privacy.controller.js';
 import { PrivacyService } from './privacy.service.js';
@@ -19,8 +19,8 @@ import { UserErasure } from './user-erasure.js';
 /**
  * A user's data across modules (upstream's GDPR operations): the export reads, and the erasure
  * writes, every table that holds data about a user, each through its owner: directory's
- * `UsersService` and `UserGroupsService`, `GrantRepository`, `NotificationPreferencesService`,
- * `CrdtStore`, `ActivityLog`, `JudgmentLog`, `CommentStore` and `InboxStore`.
+ * `UsersService` and `UserGroupsService`, `GrantStore`, `NotificationPreferencesService`,
+ * `CrdtStore`, `ActivityStore`, `JudgmentStore`, `CommentStore` and `InboxStore`.
  */
 @Module({
   imports: [
@@ -36,6 +36,6 @@ import { UserErasure } from './user-erasure.js';
     AttachmentsModule,
   ],
   controllers: [PrivacyController],
-  providers: [PrivacyService, UserDataReader, UserErasure, DeletionJobs, DeletionWorker],
+  providers: [PrivacyService, UserDataReader, UserErasure, DeletionJobStore, DeletionWorker],
 })
 export class PrivacyModule {}

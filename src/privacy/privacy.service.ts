@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
-import { DeletionJobs, type DeletionStatus } from './deletion-jobs.js';
+import { DeletionJobStore, type DeletionStatus } from './deletion-job-store.js';
 import { DeletionWorker } from './deletion-worker.js';
 import type { DeleteUserDataRequest, DeleteUserDataStatusRequest, GetUserDataRequest } from './dto/user-data.dto.js';
 import { PrivacyErrors } from './privacy.errors.js';
@@ -12,7 +12,7 @@ import { UserDataReader, type UserData } from './user-data-reader.js';
 export class PrivacyService {
   constructor(
     private readonly reader: UserDataReader,
-    private readonly jobs: DeletionJobs,
+    private readonly jobs: DeletionJobStore,
     private readonly transactions: Transactions,
     private readonly worker: DeletionWorker,
   ) {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { GrantRepository, type UserGrantCursor } from '../access/grant.repository.js';
-import { ActivityLog, type Activity } from '../activity/activity-log.js';
+import { GrantStore, type UserGrantCursor } from '../access/grant-store.js';
+import { ActivityStore, type Activity } from '../activity/activity-store.js';
 import { AttachmentsService } from '../attachments/attachments.service.js';
 import { CommentStore } from '../comments/comment-store.js';
 import { mentionsOf, reactionJson, threadJson, type Thread } from '../comments/threads.js';
@@ -11,7 +11,7 @@ import { UsersService } from '../directory/users.service.js';
 import { NotificationPreferencesService, preferenceCursor, type PreferenceCursor } from '../delivery/notification-preferences.service.js';
 import { InboxStore } from '../inbox/inbox-store.js';
 import { notificationJson, type Delivered } from '../inbox/notifications.js';
-import { JudgmentLog } from '../memory/judgment-log.js';
+import { JudgmentStore } from '../memory/judgment-store.js';
 import type { JudgmentFields } from '../memory/decisions.js';
 import { activityListOf, namesUser, withoutUsersIn, type ActivityList } from './user-mentions.js';
 
@@ -112,23 +112,23 @@ type ScannedList = 'comments' | 'reactions' | 'notifications';
 /**
  * Reads everything held about one user in one organization of a key, for `users/data/get`.
  * Every table comes through its owner, each read scoped by the API key and the organization:
- * grants and access context through `GrantRepository`, the profile and group memberships through
+ * grants and access context through `GrantStore`, the profile and group memberships through
  * directory's `UsersService` and `UserGroupsService`, preferences through
- * `NotificationPreferencesService`, editors through `CrdtStore`, judgments through `JudgmentLog`,
+ * `NotificationPreferencesService`, editors through `CrdtStore`, judgments through `JudgmentStore`,
  * threads through `CommentStore`, notifications through `InboxStore`, activities through
- * `ActivityLog` (sorted into the export's lists here, see `activityLists`).
+ * `ActivityStore` (sorted into the export's lists here, see `activityLists`).
  */
 @Injectable()
 export class UserDataReader {
   constructor(
     private readonly pageTokens: PageTokens,
-    private readonly activityLog: ActivityLog,
-    private readonly grants: GrantRepository,
+    private readonly activityLog: ActivityStore,
+    private readonly grants: GrantStore,
     private readonly users: UsersService,
     private readonly userGroups: UserGroupsService,
     private readonly preferences: NotificationPreferencesService,
     private readonly crdt: CrdtStore,
-    private readonly judgmentLog: JudgmentLog,
+    private readonly judgmentLog: JudgmentStore,
     private readonly comments: CommentStore,
     private readonly inbox: InboxStore,
     private readonly attachments: AttachmentsService,

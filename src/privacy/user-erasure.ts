@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { GrantRepository } from '../access/grant.repository.js';
-import { ActivityLog, type Activity } from '../activity/activity-log.js';
+import { GrantStore } from '../access/grant-store.js';
+import { ActivityStore, type Activity } from '../activity/activity-store.js';
 import { CommentStore } from '../comments/comment-store.js';
 import type { Annotation, Comment } from '../comments/threads.js';
 import { CrdtStore } from '../crdt/crdt-store.js';
@@ -13,7 +13,7 @@ import { Clock } from '../common/clock.js';
 import type { InboxNotification } from '../inbox/notifications.js';
 import { AttachmentsService } from '../attachments/attachments.service.js';
 import { PresenceStore } from '../live/presence-store.js';
-import { JudgmentLog } from '../memory/judgment-log.js';
+import { JudgmentStore } from '../memory/judgment-store.js';
 import { withoutUsers, withoutUsersIn } from './user-mentions.js';
 import { groupBy } from '../common/collections.js';
 
@@ -52,22 +52,22 @@ const SCRUB_CHUNK = 500;
 /**
  * What `users/data/delete` erases, module by module, each through the table's owner and scoped
  * by the API key (and the organizations when given): the directory through `UsersService`,
- * grants and access context through `GrantRepository`, preferences through
+ * grants and access context through `GrantStore`, preferences through
  * `NotificationPreferencesService`, editor attribution through `CrdtStore`, activity changes
- * through `ActivityLog` (so judgments derived from them follow in the same transaction),
- * judgments left behind through `JudgmentLog`, comment threads through `CommentStore`,
+ * through `ActivityStore` (so judgments derived from them follow in the same transaction),
+ * judgments left behind through `JudgmentStore`, comment threads through `CommentStore`,
  * inbox audiences not yet written through `OutboxStore`, in-app notifications through `InboxStore`, documents' presence through `PresenceStore`, and
  * the files of deleted comments, blobs included, through `AttachmentsService`.
  */
 @Injectable()
 export class UserErasure {
   constructor(
-    private readonly activities: ActivityLog,
-    private readonly grants: GrantRepository,
+    private readonly activities: ActivityStore,
+    private readonly grants: GrantStore,
     private readonly users: UsersService,
     private readonly preferences: NotificationPreferencesService,
     private readonly crdt: CrdtStore,
-    private readonly judgments: JudgmentLog,
+    private readonly judgments: JudgmentStore,
     private readonly comments: CommentStore,
     private readonly inbox: InboxStore,
     private readonly presence: PresenceStore,

@@ -1,4 +1,4 @@
-import type { Activity } from '../activity/activity-log.js';
+import type { Activity } from '../activity/activity-store.js';
 
 /** The lists of `users/data/get` an activity record the user made or is named in goes to. */
 export type ActivityList = 'recordings' | 'activities';

@@ -5,8 +5,8 @@ import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js
 import { Transactions } from '../database/transactions.js';
 import { RekeyErrors } from './rekey.errors.js';
 import { Mailer } from '../mail/mailer.service.js';
-import { ApiKeyRepository } from '../workspace/api-key.repository.js';
-import { WorkspaceRepository } from '../workspace/workspace.repository.js';
+import { ApiKeyStore } from '../workspace/api-key-store.js';
+import { WorkspaceStore } from '../workspace/workspace-store.js';
 
 /** An owner of a table holding secrets under the master key: it re-keys its own rows. */
 interface SecretsOwner {
@@ -25,8 +25,8 @@ export interface CheckOutcome {
 /**
  * Master key rotation: every secret stored under the master key, sealed anew under another,
  * each table by its owner (`rekeySecrets`), in one unit of work. The owners, in pass order:
- * `WorkspaceRepository` (workspace auth tokens and their hashes; console sessions and unused
- * login links end), `ApiKeyRepository` (API-key auth tokens and their hashes; the secrets of the
+ * `WorkspaceStore` (workspace auth tokens and their hashes; console sessions and unused
+ * login links end), `ApiKeyStore` (API-key auth tokens and their hashes; the secrets of the
  * e-mail and webhook configs and the AI model keys), `WebhookEndpointsService` (endpoint
  * secrets, current and previous) and `Mailer` (recorded mail). Tokens only clients hold (page
  * tokens, attachment links, user JWTs) are sealed or signed with keys derived from the master
@@ -37,8 +37,8 @@ export class MasterKeyRotation {
   constructor(
     private readonly transactions: Transactions,
     private readonly secrets: Secrets,
-    private readonly workspaces: WorkspaceRepository,
-    private readonly keys: ApiKeyRepository,
+    private readonly workspaces: WorkspaceStore,
+    private readonly keys: ApiKeyStore,
     private readonly endpoints: WebhookEndpointsService,
     private readonly mailer: Mailer,
   ) {}

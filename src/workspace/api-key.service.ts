@@ -5,8 +5,8 @@ import { PageTokens } from '../common/paging.js';
 import type { WorkspacePrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
 import { Transactions } from '../database/transactions.js';
-import { AllowedDomainRepository } from './allowed-domain.repository.js';
-import { ApiKeyRepository, type ApiKeyRecord, type NewApiKey } from './api-key.repository.js';
+import { AllowedDomainStore } from './allowed-domain-store.js';
+import { ApiKeyStore, type ApiKeyRecord, type NewApiKey } from './api-key-store.js';
 import { ConfigCodec } from './config-codec.js';
 import { CredentialsService, type IssuedToken } from './credentials.service.js';
 import { DomainsService } from './domains.service.js';
@@ -23,7 +23,7 @@ import {
 } from './key-configs.js';
 import { displayLocalPart } from './display-name.js';
 import { WORKSPACE_LIMITS, WorkspaceErrors } from './workspace.errors.js';
-import { WorkspaceRepository, type WorkspaceRecord } from './workspace.repository.js';
+import { WorkspaceStore, type WorkspaceRecord } from './workspace-store.js';
 
 export interface CreatedApiKey {
   apiKey: string;
@@ -40,14 +40,14 @@ export interface ApiKeyPage {
 export class ApiKeyService {
   constructor(
     private readonly transactions: Transactions,
-    private readonly workspaces: WorkspaceRepository,
+    private readonly workspaces: WorkspaceStore,
     private readonly credentials: CredentialsService,
     private readonly domains: DomainsService,
-    private readonly allowedDomains: AllowedDomainRepository,
+    private readonly allowedDomains: AllowedDomainStore,
     private readonly secrets: Secrets,
     private readonly codec: ConfigCodec,
     private readonly pageTokens: PageTokens,
-    private readonly keys: ApiKeyRepository,
+    private readonly keys: ApiKeyStore,
   ) {}
 
   /**

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ApiKeyRepository } from './api-key.repository.js';
+import { ApiKeyStore } from './api-key-store.js';
 import { ConfigCodec } from './config-codec.js';
 import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
 import { ApiKeyEntity } from './entities/api-key.entity.js';
@@ -13,7 +13,7 @@ import { ApiKeyEntity } from './entities/api-key.entity.js';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyEntity, ApiKeyAuthTokenEntity])],
-  providers: [ApiKeyRepository, ConfigCodec],
-  exports: [ApiKeyRepository, ConfigCodec],
+  providers: [ApiKeyStore, ConfigCodec],
+  exports: [ApiKeyStore, ConfigCodec],
 })
 export class ApiKeysModule {}

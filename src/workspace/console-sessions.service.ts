@@ -9,7 +9,7 @@ import { CredentialsService } from './credentials.service.js';
 import type { ConsoleSessionView } from './dto/console-session.response.js';
 import { LoginService } from './login.service.js';
 import { WorkspaceErrors } from './workspace.errors.js';
-import { WorkspaceRepository } from './workspace.repository.js';
+import { WorkspaceStore } from './workspace-store.js';
 import { WorkspaceService } from './workspace.service.js';
 
 /** A new session: the cookie's value (given to the browser once, never stored) and what the console shows. */
@@ -34,7 +34,7 @@ export class ConsoleSessionsService {
     private readonly login: LoginService,
     private readonly credentials: CredentialsService,
     private readonly workspaces: WorkspaceService,
-    private readonly repository: WorkspaceRepository,
+    private readonly repository: WorkspaceStore,
     private readonly clock: Clock,
   ) {}
 

@@ -6,8 +6,8 @@ import { Clock } from '../common/clock.js';
 import { newApiKeyAuthToken, newSortableId } from '../common/ids.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { safeEqual, Secrets } from '../common/secrets.js';
-import { ApiKeyRepository } from './api-key.repository.js';
-import { WorkspaceRepository } from './workspace.repository.js';
+import { ApiKeyStore } from './api-key-store.js';
+import { WorkspaceStore } from './workspace-store.js';
 
 export const DEFAULT_AUTH_TOKEN_NAME = 'Default Auth Token';
 
@@ -19,8 +19,8 @@ const MAX_CREDENTIAL_LENGTH = 256;
 export class CredentialsService extends CredentialVerifier {
   constructor(
     private readonly secrets: Secrets,
-    private readonly keys: ApiKeyRepository,
-    private readonly workspaces: WorkspaceRepository,
+    private readonly keys: ApiKeyStore,
+    private readonly workspaces: WorkspaceStore,
     private readonly clock: Clock,
   ) {
     super();

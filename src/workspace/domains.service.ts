@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
-import { AllowedDomainRepository } from './allowed-domain.repository.js';
+import { AllowedDomainStore } from './allowed-domain-store.js';
 import { normaliseDomain } from './domains.js';
 import { WorkspaceErrors } from './workspace.errors.js';
 
-/** Allowed domains of an API key (contract part 2); the table is `AllowedDomainRepository`'s. */
+/** Allowed domains of an API key (contract part 2); the table is `AllowedDomainStore`'s. */
 @Injectable()
 export class DomainsService {
   constructor(
     private readonly transactions: Transactions,
-    private readonly domains: AllowedDomainRepository,
+    private readonly domains: AllowedDomainStore,
   ) {}
 
   /** Normalised, de-duplicated entries; INVALID_ARGUMENT naming the first bad one. */

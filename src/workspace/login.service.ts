@@ -8,7 +8,7 @@ import { isDisposableEmail } from './disposable-email.js';
 import type { SendLoginLinkRequest } from './dto/login.dto.js';
 import type { WorkspaceView } from './dto/workspace.response.js';
 import { WorkspaceErrors } from './workspace.errors.js';
-import { WorkspaceRepository } from './workspace.repository.js';
+import { WorkspaceStore } from './workspace-store.js';
 import { WorkspaceService } from './workspace.service.js';
 
 export const LOGIN_TOKEN_TTL_MS = 15 * 60 * 1000;
@@ -22,7 +22,7 @@ export class LoginService {
     private readonly transactions: Transactions,
     private readonly mailer: Mailer,
     private readonly workspaces: WorkspaceService,
-    private readonly repository: WorkspaceRepository,
+    private readonly repository: WorkspaceStore,
   ) {}
 
   /**

@@ -3,7 +3,7 @@ import { RateLimitStoreModule } from '../common/rate-limit/rate-limit.module.js'
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CredentialVerifier } from '../common/guards/credential-verifier.js';
 import { MailModule } from '../mail/mail.module.js';
-import { AllowedDomainRepository } from './allowed-domain.repository.js';
+import { AllowedDomainStore } from './allowed-domain-store.js';
 import { ApiKeyService } from './api-key.service.js';
 import { ApiKeysModule } from './api-keys.module.js';
 import { CredentialsService } from './credentials.service.js';
@@ -16,7 +16,7 @@ import { ConsoleSessionController } from './console-session.controller.js';
 import { ConsoleSessionsService } from './console-sessions.service.js';
 import { LoginService } from './login.service.js';
 import { WorkspaceController } from './workspace.controller.js';
-import { WorkspaceRepository } from './workspace.repository.js';
+import { WorkspaceStore } from './workspace-store.js';
 import { WorkspaceService } from './workspace.service.js';
 import { UserTokensController } from './user-tokens.controller.js';
 import { UserTokens } from './user-tokens.service.js';
@@ -25,8 +25,8 @@ import { UserTokens } from './user-tokens.service.js';
   imports: [TypeOrmModule.forFeature([AccountEntity, WorkspaceEntity, AllowedDomainEntity, LoginTokenEntity]), ApiKeysModule, MailModule, RateLimitStoreModule],
   controllers: [WorkspaceController, UserTokensController, ConsoleSessionController],
   providers: [
-    WorkspaceRepository,
-    AllowedDomainRepository,
+    WorkspaceStore,
+    AllowedDomainStore,
     CredentialsService,
     { provide: CredentialVerifier, useExisting: CredentialsService },
     WorkspaceService,
@@ -36,6 +36,6 @@ import { UserTokens } from './user-tokens.service.js';
     ConsoleSessionsService,
     UserTokens,
   ],
-  exports: [CredentialVerifier, WorkspaceService, ApiKeyService, AllowedDomainRepository, UserTokens, WorkspaceRepository],
+  exports: [CredentialVerifier, WorkspaceService, ApiKeyService, AllowedDomainStore, UserTokens, WorkspaceStore],
 })
 export class WorkspaceModule {}

@@ -3,7 +3,7 @@ import { newWorkspaceAuthToken, newWorkspaceId } from '../common/ids.js';
 import type { WorkspacePrincipal } from '../common/request-context.js';
 import { Secrets } from '../common/secrets.js';
 import { Transactions } from '../database/transactions.js';
-import { ApiKeyRepository, type ApiKeySummary } from './api-key.repository.js';
+import { ApiKeyStore, type ApiKeySummary } from './api-key-store.js';
 import { ApiKeyService } from './api-key.service.js';
 import { isDisposableEmail } from './disposable-email.js';
 import { displayLocalPart } from './display-name.js';
@@ -11,7 +11,7 @@ import type { CreateWorkspaceRequest } from './dto/workspace.dto.js';
 import type { WorkspaceView } from './dto/workspace.response.js';
 import { WORKSPACE_PLANS, type WorkspacePlan } from './plans.js';
 import { WORKSPACE_LIMITS, WorkspaceErrors } from './workspace.errors.js';
-import { WorkspaceRepository, type AccountRecord, type WorkspaceRecord } from './workspace.repository.js';
+import { WorkspaceStore, type AccountRecord, type WorkspaceRecord } from './workspace-store.js';
 
 /** What `create` hands back besides the response: the first key's credentials (for the CLI). */
 export interface CreatedWorkspace {
@@ -33,15 +33,15 @@ export interface WorkspaceOverview {
   lastUpdated: number;
 }
 
-/** Workspaces and their owners' accounts (contract part 2); the tables are `WorkspaceRepository`'s. */
+/** Workspaces and their owners' accounts (contract part 2); the tables are `WorkspaceStore`'s. */
 @Injectable()
 export class WorkspaceService {
   constructor(
     private readonly transactions: Transactions,
     private readonly secrets: Secrets,
     private readonly apiKeys: ApiKeyService,
-    private readonly keys: ApiKeyRepository,
-    private readonly workspaces: WorkspaceRepository,
+    private readonly keys: ApiKeyStore,
+    private readonly workspaces: WorkspaceStore,
   ) {}
 
   /** Creates a workspace, its owner account (once per e-mail) and a first `testing` key with a token. */

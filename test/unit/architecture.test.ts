@@ -278,7 +278,7 @@ describe('ARCHITECTURE.md, checked against src/', () => {
       importProblems(architecture, [upward]).join('\n'),
       /common\/errors\.ts imports comments\/comment-store\.ts: comments\/ is in a layer above common\//,
     );
-    const sideways = { path: 'access/access.service.ts', text: "import { ActivityLog } from '../activity/activity-log.js';" };
+    const sideways = { path: 'access/access.service.ts', text: "import { ActivityStore } from '../activity/activity-store.js';" };
     assert.match(importProblems(architecture, [sideways]).join('\n'), /activity\/ is beside access\/ in its layer/);
     assert.match(importProblems(architecture, [{ path: 'nowhere/x.ts', text: '' }]).join('\n'), /nowhere\/ is in no layer/);
     const foreign = { path: 'comments/comment-store.ts', text: 'const sql = `SELECT 1 FROM inbox_recipient r WHERE r.id = $1`;' };
@@ -288,9 +288,9 @@ describe('ARCHITECTURE.md, checked against src/', () => {
     );
     const entity = [
       { path: 'directory/entities/folder.entity.ts', text: "@Entity('folder')\nexport class FolderEntity {}" },
-      { path: 'access/grant.repository.ts', text: "import { FolderEntity } from '../directory/entities/folder.entity.js';" },
+      { path: 'access/grant-store.ts', text: "import { FolderEntity } from '../directory/entities/folder.entity.js';" },
     ];
-    assert.match(ownerProblems(architecture, entity).join('\n'), /access\/grant\.repository\.ts uses the entity of folder/);
+    assert.match(ownerProblems(architecture, entity).join('\n'), /access\/grant-store\.ts uses the entity of folder/);
     // Prose is not SQL.
     assert.deepEqual(
       ownerProblems(architecture, [{ path: 'comments/comment-store.ts', text: '// reads FROM inbox_recipient\n' }]).filter((problem) =>

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Activity } from '../../src/activity/activity-log.js';
+import type { Activity } from '../../src/activity/activity-store.js';
 import { activityListOf, namesUser, withoutUsers } from '../../src/privacy/user-mentions.js';
 
 const record = (fields: Partial<Activity>): Activity => ({

@@ -30,7 +30,7 @@ const list = (text: string) =>
     .filter(Boolean);
 
 /** The activity log of an organization or one document, with filters and paging. */
-export function ActivityLog({ apiKey }: ScreenProps) {
+export function ActivityStore({ apiKey }: ScreenProps) {
   const [draft, setDraft] = useState<Filters>({ organizationId: '', documentId: '', userId: '', featureTypes: '', actionTypes: '', order: 'desc' });
   const [filters, setFilters] = useState<Filters | undefined>(undefined);
   const [pages, setPages] = useState<string[]>(['']);

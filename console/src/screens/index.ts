@@ -1,6 +1,6 @@
 import type { FunctionComponent } from 'preact';
 import type { ScreenProps } from '../session';
-import { ActivityLog } from './activity';
+import { ActivityStore } from './activity';
 import { Configs } from './configs';
 import { Directory } from './directory';
 import { Domains } from './domains';
@@ -17,6 +17,6 @@ export const SCREENS: { id: string; title: string; component: FunctionComponent<
   { id: 'endpoints', title: 'Webhook endpoints', component: Endpoints },
   { id: 'messages', title: 'Message log', component: Messages },
   { id: 'health', title: 'Delivery health', component: Health },
-  { id: 'activity', title: 'Activity log', component: ActivityLog },
+  { id: 'activity', title: 'Activity log', component: ActivityStore },
   { id: 'directory', title: 'Directory', component: Directory },
 ];

@@ -17,7 +17,7 @@ import {
 import { IsId, IsOptionalId, IsOptionalIdArray, IsOptionalOneOf, IsOptionalTextArray, Optional, Satisfies } from '../../common/validation/rules.js';
 import { anyObject } from '../../common/openapi-responses.js';
 import { MAX_BATCH } from '../../common/batch.js';
-import type { Activity } from '../activity-log.js';
+import type { Activity } from '../activity-store.js';
 import { FEATURE_TYPES, type FeatureType } from '../feature-types.js';
 
 /** Action types a get may filter by at once. */

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsId } from '../../common/validation/rules.js';
 import { SuccessResult } from '../../common/openapi-responses.js';
-import { MIGRATION_STATUSES } from '../document-migrations.js';
+import { MIGRATION_STATUSES } from '../document-migration-store.js';
 
 /** `organizations/documents/migrate` (upstream's fields). */
 export class MigrateDocumentRequest {

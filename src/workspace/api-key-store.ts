@@ -100,7 +100,7 @@ const SELECT_SETTINGS = 'SELECT settings FROM api_key WHERE id = :apiKeyId';
  * `newest`) and the key-scoped reads of a caller already let in (settings, configs) see it.
  */
 @Injectable()
-export class ApiKeyRepository {
+export class ApiKeyStore {
   constructor(
     private readonly sql: Sql,
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
@@ -254,7 +254,7 @@ export class ApiKeyRepository {
 
   /**
    * Owner, plan and settings of a live key (undefined for a revoked one, as for an unknown one). Plain SQL: one join to the workspace's plan, which no
-   * entity relation models; the `workspace` table is `WorkspaceRepository`'s, read here only,
+   * entity relation models; the `workspace` table is `WorkspaceStore`'s, read here only,
    * because this module sits below the workspace operations and cannot call it.
    */
   async profile(apiKeyId: string): Promise<KeyProfile | undefined> {

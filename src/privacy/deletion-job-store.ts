@@ -32,7 +32,7 @@ interface JobRow {
  * is claimed with `Sql.claimable` (PostgreSQL's `SKIP LOCKED`), and its lists are JSON text read here.
  */
 @Injectable()
-export class DeletionJobs {
+export class DeletionJobStore {
   constructor(private readonly sql: Sql) {}
 
   /** A new job with every module's task left; its id. */

@@ -18,7 +18,7 @@ export interface MigrationRecord {
  * Plain SQL: two small statements, nothing for an entity to convert.
  */
 @Injectable()
-export class DocumentMigrations {
+export class DocumentMigrationStore {
   constructor(private readonly sql: Sql) {}
 
   /** Records a migration that completed in `manager`'s unit of work; its id. */

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ActivityLog, fromRow, type Activity, type ActivityObserver, type ActivityRow, type ActivityWrite } from '../activity/activity-log.js';
+import { ActivityStore, fromRow, type Activity, type ActivityObserver, type ActivityRow, type ActivityWrite } from '../activity/activity-store.js';
 import { Conditions, Sql } from '../database/sql.js';
 import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../directory/document-moves.js';
 import { decisionOf, judgmentFacets, judgmentText, sideOf, type Decision, type JudgeType, type Side } from './decisions.js';
@@ -44,10 +44,10 @@ export interface JudgmentFilter {
  * in `Sql`'s per-dialect forms, and reads that convert their numbers here.
  */
 @Injectable()
-export class JudgmentLog implements ActivityObserver, DocumentMoveObserver, OnModuleInit {
+export class JudgmentStore implements ActivityObserver, DocumentMoveObserver, OnModuleInit {
   constructor(
     private readonly sql: Sql,
-    private readonly activities: ActivityLog,
+    private readonly activities: ActivityStore,
     private readonly documentMoves: DocumentMoves,
   ) {}
 

@@ -5,7 +5,7 @@ import { Observers } from '../common/observers.js';
 import { PAGE_BYTES } from '../common/paging.js';
 import { Conditions, namingFilter, Sql } from '../database/sql.js';
 import { addsImmutableRecords, keepsCommentEvent } from '../workspace/key-configs.js';
-import { ApiKeyRepository } from '../workspace/api-key.repository.js';
+import { ApiKeyStore } from '../workspace/api-key-store.js';
 import type { FeatureType } from './feature-types.js';
 import { moveDocumentColumn } from '../database/document-bodies.js';
 
@@ -135,13 +135,13 @@ const SELECT_ROW = `SELECT ${ROW_COLUMNS} FROM activity`;
  * writes and locked reads need `Sql`'s per-dialect forms.
  */
 @Injectable()
-export class ActivityLog implements DocumentMoveObserver, OnModuleInit {
+export class ActivityStore implements DocumentMoveObserver, OnModuleInit {
   /** Modules register here at start-up to hear of every write. */
   readonly observers = new Observers<ActivityObserver>();
 
   constructor(
     private readonly sql: Sql,
-    private readonly keys: ApiKeyRepository,
+    private readonly keys: ApiKeyStore,
     private readonly documentMoves: DocumentMoves,
   ) {}
 

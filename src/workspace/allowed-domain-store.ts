@@ -10,7 +10,7 @@ import { AllowedDomainEntity } from './entities/allowed-domain.entity.js';
  * over existing rows; the entity for the rare delete.
  */
 @Injectable()
-export class AllowedDomainRepository {
+export class AllowedDomainStore {
   constructor(private readonly sql: Sql) {}
 
   /** The key's domains, oldest first. */

@@ -72,7 +72,7 @@ type GrantRow = {
  * Access depends on directory (its `DirectoryReader` and the services that create what
  * permissions add names), never the other way round: grants follow the folders and documents
  * they are on by observing directory's deletes (`DirectoryDeletes`), registered at start-up as
- * memory's `JudgmentLog` observes the activity log; and directory's users operations reach them
+ * memory's `JudgmentStore` observes the activity log; and directory's users operations reach them
  * through the `Memberships` directory declares, which `GrantsModule` binds to this class.
  *
  * Each statement says why it is plain SQL (`Sql`) or TypeORM: plain SQL where the read is on a
@@ -80,7 +80,7 @@ type GrantRow = {
  * TypeORM where the entity maps a batch write to one statement and its cost does not matter.
  */
 @Injectable()
-export class GrantRepository implements Memberships, DirectoryObserver, DocumentMoveObserver, OnModuleInit {
+export class GrantStore implements Memberships, DirectoryObserver, DocumentMoveObserver, OnModuleInit {
   constructor(
     private readonly sql: Sql,
     private readonly directoryDeletes: DirectoryDeletes,

@@ -54,7 +54,7 @@ export interface ConsoleSessionHolder {
  * (`Sql`) for the credential lookup every workspace request makes and for row locks.
  */
 @Injectable()
-export class WorkspaceRepository {
+export class WorkspaceStore {
   constructor(
     private readonly sql: Sql,
     @InjectRepository(WorkspaceEntity) private readonly workspaces: Repository<WorkspaceEntity>,
