@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DataSource } from 'typeorm';
 import { Transactions } from '../src/database/transactions.js';
-import { OrganizationsService } from '../src/directory/organizations.service.js';
+import { OrganizationStore } from '../src/directory/organization-store.js';
 import { WORKSPACE_LIMITS } from '../src/workspace/workspace.errors.js';
 import { WorkspaceService } from '../src/workspace/workspace.service.js';
 import { startApp, type TestApp } from './helpers/app.js';
@@ -177,7 +177,7 @@ describe('concurrent writes', () => {
     let written!: () => void;
     const inserted = new Promise<void>((resolve) => (written = resolve));
     const unit = app.app.get(Transactions).run(async (manager) => {
-      await app.app.get(OrganizationsService).ensure(manager, key.apiKey, ['org-ghost']);
+      await app.app.get(OrganizationStore).ensure(manager, key.apiKey, ['org-ghost']);
       written();
       await gate;
       throw new Error('rolled back');
@@ -195,7 +195,7 @@ describe('concurrent writes', () => {
 
   it('units of work fired together commit together: a failing one loses only its own writes, and none is answered before its commit', async () => {
     const transactions = app.app.get(Transactions);
-    const organizations = app.app.get(OrganizationsService);
+    const organizations = app.app.get(OrganizationStore);
     const dataSource = app.app.get(DataSource);
     const ids = Array.from({ length: 6 }, (_, i) => `org-group-${i}`);
     const queries = countQueries(dataSource);

@@ -9,7 +9,7 @@ import { idsOf } from '../directory/folder-paths.js';
 import { DirectoryReader, type FolderNode } from '../directory/directory-reader.js';
 import { DocumentsService } from '../directory/documents.service.js';
 import { FoldersService } from '../directory/folders.service.js';
-import { OrganizationsService } from '../directory/organizations.service.js';
+import { OrganizationStore } from '../directory/organization-store.js';
 import { AccessErrors } from './access.errors.js';
 import type {
   AddPermissionsRequest,
@@ -32,7 +32,7 @@ export class AccessService {
   constructor(
     private readonly transactions: Transactions,
     private readonly directory: DirectoryReader,
-    private readonly organizations: OrganizationsService,
+    private readonly organizations: OrganizationStore,
     private readonly folders: FoldersService,
     private readonly documents: DocumentsService,
     private readonly apiKeys: ApiKeyStore,

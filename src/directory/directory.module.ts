@@ -17,6 +17,7 @@ import { UserGroupEntity } from './entities/user-group.entity.js';
 import { FoldersController } from './folders.controller.js';
 import { FoldersService } from './folders.service.js';
 import { OrganizationsController } from './organizations.controller.js';
+import { OrganizationStore } from './organization-store.js';
 import { OrganizationsService } from './organizations.service.js';
 import { UserGroupsService } from './user-groups.service.js';
 import { UsersController } from './users.controller.js';
@@ -30,6 +31,7 @@ import { UsersService } from './users.service.js';
   ],
   controllers: [OrganizationsController, FoldersController, DocumentsController, UsersController],
   providers: [
+    OrganizationStore,
     OrganizationsService,
     FoldersService,
     DocumentsService,
@@ -41,6 +43,6 @@ import { UsersService } from './users.service.js';
     DocumentMigrationStore,
     DocumentMigrationService,
   ],
-  exports: [OrganizationsService, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes, DocumentMoves],
+  exports: [OrganizationStore, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes, DocumentMoves],
 })
 export class DirectoryModule {}

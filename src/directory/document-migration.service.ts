@@ -5,7 +5,7 @@ import { DirectoryErrors } from './directory.errors.js';
 import { DocumentMigrationStore, type MigrationRecord } from './document-migration-store.js';
 import { DocumentsService } from './documents.service.js';
 import type { MigrateDocumentRequest, MigrationStatusRequest } from './dto/document-migration.dto.js';
-import { FoldersService } from './folders.service.js';
+import { OrganizationStore } from './organization-store.js';
 
 /**
  * `organizations/documents/migrate` and its status: a document takes a new id, and everything
@@ -17,7 +17,7 @@ import { FoldersService } from './folders.service.js';
 export class DocumentMigrationService {
   constructor(
     private readonly transactions: Transactions,
-    private readonly folders: FoldersService,
+    private readonly organizations: OrganizationStore,
     private readonly documents: DocumentsService,
     private readonly migrations: DocumentMigrationStore,
   ) {}
@@ -30,7 +30,7 @@ export class DocumentMigrationService {
     return this.transactions.run(async (manager) => {
       // The organization's lock first, as every directory write that reads before it changes:
       // two migrations of one organization's documents (or one racing a folder delete) take turns.
-      await this.folders.requireOrganization(manager, apiKeyId, request.organizationId, false);
+      await this.organizations.require(manager, apiKeyId, request.organizationId, false);
       await this.documents.rekey(manager, apiKeyId, move);
       return { migrationId: await this.migrations.recordCompleted(manager, apiKeyId, move, Date.now()) };
     });

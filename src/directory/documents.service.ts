@@ -16,6 +16,7 @@ import { DOCUMENT_FIELDS, type AddDocumentsRequest, type DocumentInput, type Get
 import { DocumentEntity } from './entities/document.entity.js';
 import { ROOT } from './folder-paths.js';
 import { FoldersService } from './folders.service.js';
+import { OrganizationStore } from './organization-store.js';
 
 type DocumentRow = {
   id: string;
@@ -75,6 +76,7 @@ export type DocumentRecord = Record<string, unknown> & {
 export class DocumentsService {
   constructor(
     private readonly transactions: Transactions,
+    private readonly organizations: OrganizationStore,
     private readonly folders: FoldersService,
     private readonly apiKeys: ApiKeyStore,
     private readonly pageTokens: PageTokens,
@@ -121,7 +123,7 @@ export class DocumentsService {
     const { apiKeyId } = principal;
     const { organizationId } = request;
     return this.transactions.run(async (manager) => {
-      await this.folders.requireOrganization(manager, apiKeyId, organizationId, request.createOrganization === true);
+      await this.organizations.require(manager, apiKeyId, organizationId, request.createOrganization === true);
       const folderId = request.folderId === undefined || request.folderId === ROOT ? null : request.folderId;
       if (folderId !== null) await this.folders.requireFolder(manager, apiKeyId, organizationId, folderId, request.createFolder === true);
       // One statement that passes over documents that exist, or that another write creates
@@ -248,7 +250,7 @@ export class DocumentsService {
       { apiKeyId, organizationId: place.organizationId, documentId: place.documentId },
     );
     if (found.length) return;
-    await this.folders.requireOrganization(manager, apiKeyId, place.organizationId, place.createOrganization === true);
+    await this.organizations.require(manager, apiKeyId, place.organizationId, place.createOrganization === true);
     await this.requireDocument(manager, apiKeyId, place.organizationId, place.documentId, place.createDocument === true);
   }
 
@@ -266,7 +268,7 @@ export class DocumentsService {
    * 4: activities add and CRDT writes); a created document is top level.
    */
   async ensureDocument(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string): Promise<void> {
-    await this.folders.requireOrganization(manager, apiKeyId, organizationId, true);
+    await this.organizations.require(manager, apiKeyId, organizationId, true);
     await this.ensureDocuments(manager, apiKeyId, [{ organizationId, id: documentId }]);
   }
 

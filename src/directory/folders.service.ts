@@ -13,7 +13,7 @@ import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
 import type { AddFoldersRequest, GetFoldersRequest, UpdateFolderAccessRequest, UpdateFoldersRequest } from './dto/folder.dto.js';
 import { FolderEntity } from './entities/folder.entity.js';
 import { ancestorsOf, childPath, depthOf, descendantRange, idsOf, ROOT } from './folder-paths.js';
-import { OrganizationsService } from './organizations.service.js';
+import { OrganizationStore } from './organization-store.js';
 
 /** A folder as returned (rest-interface part 2). */
 export interface FolderRecord {
@@ -44,7 +44,7 @@ const toNode = (folder: FolderEntity): FolderAccessNode => ({ id: folder.id, pat
 export class FoldersService {
   constructor(
     private readonly transactions: Transactions,
-    private readonly organizations: OrganizationsService,
+    private readonly organizations: OrganizationStore,
     private readonly apiKeys: ApiKeyStore,
     private readonly sql: Sql,
     private readonly deletes: DirectoryDeletes,
@@ -58,7 +58,7 @@ export class FoldersService {
   async add(principal: ApiKeyPrincipal, request: AddFoldersRequest): Promise<ItemResults> {
     const { apiKeyId } = principal;
     return this.transactions.run(async (manager) => {
-      await this.requireOrganization(manager, apiKeyId, request.organizationId, request.createOrganization === true);
+      await this.organizations.require(manager, apiKeyId, request.organizationId, request.createOrganization === true);
       const mentioned = request.folders.flatMap((f) => [f.folderId, f.parentFolderId ?? ROOT]).filter((id) => id !== ROOT);
       const known = new Map((await this.findFolders(manager, apiKeyId, request.organizationId, mentioned)).map((f) => [f.id, f]));
       const now = Date.now();
@@ -329,12 +329,6 @@ export class FoldersService {
       })
       .orIgnore()
       .execute();
-  }
-
-  /** The organization, created when asked, and locked for the rest of the transaction (see `OrganizationsService.lock`). */
-  async requireOrganization(manager: EntityManager, apiKeyId: string, organizationId: string, create: boolean): Promise<void> {
-    if (create) await this.organizations.ensure(manager, apiKeyId, [organizationId]);
-    if (!(await this.organizations.lock(manager, apiKeyId, organizationId))) throw DirectoryErrors.organizationMissing();
   }
 
   private async moveSubtree(manager: EntityManager, folder: FolderEntity, parent: FolderEntity | undefined, now: number): Promise<void> {

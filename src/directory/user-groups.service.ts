@@ -9,7 +9,7 @@ import type { AddGroupUsersRequest, AddUserGroupsRequest, DeleteGroupUsersReques
 import { UserGroupMemberEntity } from './entities/user-group-member.entity.js';
 import { UserGroupEntity } from './entities/user-group.entity.js';
 import { Memberships } from './memberships.js';
-import { OrganizationsService } from './organizations.service.js';
+import { OrganizationStore } from './organization-store.js';
 import { DirectoryErrors } from './directory.errors.js';
 
 export const GroupMessages = {
@@ -44,7 +44,7 @@ export interface GroupMembership {
 export class UserGroupsService {
   constructor(
     private readonly transactions: Transactions,
-    private readonly organizations: OrganizationsService,
+    private readonly organizations: OrganizationStore,
     private readonly memberships: Memberships,
     private readonly sql: Sql,
   ) {}

@@ -9,6 +9,7 @@ import { USER_FIELDS, type GetUsersV1Request, type GetUsersV2Request, type UserI
 import { DirectoryUserEntity } from './entities/directory-user.entity.js';
 import { DocumentsService } from './documents.service.js';
 import { FoldersService } from './folders.service.js';
+import { OrganizationStore } from './organization-store.js';
 import { Memberships, type UserScope } from './memberships.js';
 import { groupMembersQuery, UserGroupsService } from './user-groups.service.js';
 import { DirectoryErrors } from './directory.errors.js';
@@ -59,6 +60,7 @@ export function initialFor(name: string | null | undefined, email: string | null
 export class UsersService {
   constructor(
     private readonly transactions: Transactions,
+    private readonly organizations: OrganizationStore,
     private readonly folders: FoldersService,
     private readonly documents: DocumentsService,
     private readonly pageTokens: PageTokens,
@@ -80,7 +82,7 @@ export class UsersService {
     const { organizationId } = request;
     const scope = scopeOf(request);
     return this.transactions.run(async (manager) => {
-      await this.folders.requireOrganization(manager, apiKeyId, organizationId, request.createOrganization !== false);
+      await this.organizations.require(manager, apiKeyId, organizationId, request.createOrganization !== false);
       if (scope.type === 'folder') await this.folders.requireFolder(manager, apiKeyId, organizationId, scope.id, request.createFolder === true);
       if (scope.type === 'document') await this.documents.requireDocument(manager, apiKeyId, organizationId, scope.id, request.createDocument !== false);
       await this.upsertUsers(manager, apiKeyId, request.users);
