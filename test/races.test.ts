@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DataSource } from 'typeorm';
 import { Transactions } from '../src/database/transactions.js';
+import { DocumentsService } from '../src/directory/documents.service.js';
 import { OrganizationStore } from '../src/directory/organization-store.js';
 import { WORKSPACE_LIMITS } from '../src/workspace/workspace.errors.js';
 import { WorkspaceService } from '../src/workspace/workspace.service.js';
@@ -191,6 +192,39 @@ describe('concurrent writes', () => {
       await assert.rejects(unit, /rolled back/);
     }
     assert.deepEqual(expectSuccess(await call('/v2/organizations/get', { organizationIds: ['org-ghost'] })).data, []);
+  });
+
+  it('an organization deleted while a unit of work holds one of its documents and then writes a row naming the organization: both finish, nothing left (no deadlock)', async () => {
+    // The delivery worker's inbox writes hold their documents, then insert notifications whose
+    // key names the organization; organizations/delete locks the organization, then its
+    // documents. Holding the document before the organization deadlocked the two (a 500).
+    const organizationId = 'org-held';
+    expectSuccess(await call('/v2/organizations/documents/add', { organizationId, createOrganization: true, documents: [{ documentId: 'doc-held' }] }));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const unit = app.app.get(Transactions).run(async (manager) => {
+      const present = await app.app.get(DocumentsService).holdExisting(manager, key.apiKey, [{ organizationId, documentId: 'doc-held' }]);
+      holding();
+      await gate;
+      await manager.query(
+        `INSERT INTO inbox_notification (api_key_id, organization_id, id, document_id, timestamp, body) VALUES (${app.dataSource.options.type === 'postgres' ? '$1, $2, $3, $4, $5, $6' : '?, ?, ?, ?, ?, ?'})`,
+        [key.apiKey, organizationId, 'ntf-held', 'doc-held', Date.now(), '{}'],
+      );
+      return present.size;
+    });
+    await held;
+    const deleting = call('/v2/organizations/delete', { organizationIds: [organizationId] });
+    // Give the delete time to lock what it can before the held unit writes (on PostgreSQL it waits on the hold).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    release();
+    assert.equal(await unit, 1);
+    expectSuccess(await deleting);
+    const left = (await app.dataSource.query(`SELECT count(*) AS n FROM inbox_notification WHERE organization_id = '${organizationId}'`)) as {
+      n: number | string;
+    }[];
+    assert.equal(Number(left[0]!.n), 0);
   });
 
   it('units of work fired together commit together: a failing one loses only its own writes, and none is answered before its commit', async () => {

@@ -105,10 +105,16 @@ export class DocumentsService {
   /**
    * Which of the places exist (as `documentKey`s), kept from being deleted until `manager`'s unit
    * of work ends: what is written about them in it cannot outlive them (a delete waits, then
-   * takes what was written with the document). One query.
+   * takes what was written with the document). Their organizations are held first, in the
+   * order an organization's delete locks them (see `OrganizationStore.hold`).
    */
   async holdExisting(manager: EntityManager, apiKeyId: string, places: readonly { organizationId: string; documentId: string }[]): Promise<Set<string>> {
     if (!places.length) return new Set();
+    await this.organizations.hold(
+      manager,
+      apiKeyId,
+      places.map((place) => place.organizationId),
+    );
     const rows = await this.sql.lockRows<{ organization_id: string; id: string }>(
       manager,
       `SELECT organization_id, id FROM document WHERE ${PLACES_FILTER}`,

@@ -135,6 +135,24 @@ export class OrganizationStore {
     );
   }
 
+  /**
+   * Keeps the organizations of `ids` from being deleted until the transaction ends (`FOR KEY
+   * SHARE` on PostgreSQL: other writes to them go on). A write that relies on rows under an
+   * organization without locking it for change takes this first: deleting an organization
+   * locks its row and then its documents, so holding a document before its organization (and
+   * then inserting a row whose key names the organization) deadlocked with that delete.
+   */
+  async hold(manager: EntityManager, apiKeyId: string, ids: readonly string[]): Promise<void> {
+    const unique = [...new Set(ids)].sort();
+    if (!unique.length) return;
+    await this.sql.lockRows(
+      manager,
+      'SELECT id FROM organization WHERE api_key_id = :apiKeyId AND id IN (:...ids) ORDER BY id',
+      { apiKeyId, ids: unique },
+      { readOnly: true },
+    );
+  }
+
   /** The organization, created when asked, and locked for the rest of the transaction (see `lock`); NOT_FOUND when missing. */
   async require(manager: EntityManager, apiKeyId: string, id: string, create: boolean): Promise<void> {
     if (create) await this.ensure(manager, apiKeyId, [id]);
