@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../src/database/sqlite-driver.js';
 import pg from 'pg';
 import type { BareDatabase } from './scenarios.js';
 
@@ -19,9 +20,9 @@ export function openBareDatabase(target: string): BareDatabase & { close(): Prom
       close: () => pool.end(),
     };
   }
-  const db = new Database(target, { readonly: true });
+  const db = new SqliteDatabase(target, { readonly: true });
   db.pragma('busy_timeout = 5000');
-  const statements = new Map<string, Database.Statement>();
+  const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     query: async <T>(sql: string, params: unknown[]) => {
       let statement = statements.get(sql);

@@ -5,7 +5,7 @@ import { mkdtempSync, existsSync, readFileSync, statSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { SqliteDatabase } from '../src/database/sqlite-driver.js';
 import pg from 'pg';
 import { Secrets } from '../src/common/secrets.js';
 import { eventually, startApp, type TestApp } from './helpers/app.js';
@@ -54,7 +54,7 @@ async function query<T = Record<string, unknown>>(database: { url?: string; file
       await client.end();
     }
   }
-  const db = new Database(database.file);
+  const db = new SqliteDatabase(database.file);
   try {
     const statement = db.prepare(sql);
     return (statement.reader ? statement.all() : (statement.run(), [])) as T[];

@@ -1,5 +1,6 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
+import { SqliteDatabase } from './sqlite-driver.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 /** Connections of the PostgreSQL pool: ten for requests, and two the delivery worker holds for its claims and outcomes. */
@@ -43,6 +44,7 @@ export function dataSourceOptions(
   return {
     ...shared,
     type: 'better-sqlite3',
+    driver: SqliteDatabase,
     database: config.database,
     enableWAL: config.database !== ':memory:',
     prepareDatabase: (db: { pragma: (sql: string) => unknown }) => {

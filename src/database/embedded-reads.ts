@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { SqliteDatabase, type SqliteConnection } from './sqlite-driver.js';
 import type { DataSource } from 'typeorm';
 import { inUnitOfWork } from './unit-of-work.js';
 import { StatementCache } from './statement-cache.js';
@@ -24,13 +24,13 @@ interface Statement {
 export class EmbeddedReads {
   private readonly statements = new StatementCache<Statement>(500);
 
-  private constructor(private readonly reader: Database.Database) {}
+  private constructor(private readonly reader: SqliteConnection) {}
 
   /** Routes the driver's reads outside units of work to a reader connection; undefined when it cannot (in memory). */
   static attach(dataSource: DataSource): EmbeddedReads | undefined {
     const file = dataSource.options.database;
     if (dataSource.options.type !== 'better-sqlite3' || typeof file !== 'string' || file === ':memory:' || file === '') return undefined;
-    const reader = new Database(file, { readonly: true, fileMustExist: true });
+    const reader = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
     reader.pragma('busy_timeout = 5000');
     const reads = new EmbeddedReads(reader);
     // The driver's one query runner serves every query; its statement lookup is where a read is

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import { SqliteDatabase } from './sqlite-driver.js';
 
 /**
  * Runs in a worker thread with a connection of its own: copies the write-ahead log into the
@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
  * copying and its fsync happen beside the event loop instead of inside a request's commit.
  */
 const { file, intervalMs, restartPages } = workerData as { file: string; intervalMs: number; restartPages: number };
-const db = new Database(file);
+const db = new SqliteDatabase(file);
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
 parentPort!.postMessage({ kind: 'ready' });

@@ -60,9 +60,14 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const say = (line) => console.log(line);
 
 // ---------------------------------------------------------------------------------------------
-// Install: `npm ci` when node_modules is missing or older than the lockfile. better-sqlite3
-// compiles from source (about 70 s, the bulk of an install); the compiled addon is kept in a cache
-// outside the clone, keyed by its version and Node's ABI, and reused while both stay the same.
+// Install: `npm ci` when node_modules is missing or older than the lockfile, without install
+// scripts. The embedded database's driver needs none on Node 22 and later: better-sqlite3 13
+// brings its prebuilt Node-API binary inside the package. Node 20 loads 12 instead (the alias
+// `better-sqlite3-node20`, see src/database/sqlite-driver.ts), which compiles from source
+// (about 70 s, the bulk of an install); that addon is kept in a cache outside the clone, keyed
+// by its version and Node's ABI, and reused while both stay the same.
+
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
 function installIfNeeded() {
   const lock = readFileSync(join(ROOT, 'package-lock.json'));
@@ -72,21 +77,26 @@ function installIfNeeded() {
   say('== install (npm ci)');
   const begun = Date.now();
   run('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts']);
-  const addon = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
-  const { version } = JSON.parse(readFileSync(join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8'));
+  if (NODE_MAJOR < 22) compileNode20Driver();
+  writeFileSync(stamp, digest);
+  say(`   installed in ${seconds(Date.now() - begun)}`);
+}
+
+function compileNode20Driver() {
+  const driver = 'better-sqlite3-node20';
+  const addon = `node_modules/${driver}/build/Release/better_sqlite3.node`;
+  const { version } = JSON.parse(readFileSync(join(ROOT, `node_modules/${driver}/package.json`), 'utf8'));
   const cached = join(CACHE, 'native', `better-sqlite3-${version}-abi${process.versions.modules}-${process.platform}-${process.arch}.node`);
   if (existsSync(cached)) {
     mkdirSync(join(ROOT, dirname(addon)), { recursive: true });
     copyFileSync(cached, join(ROOT, addon));
   }
-  if (!existsSync(cached) || !loads('better-sqlite3')) {
-    say('   compiling better-sqlite3 (kept for later installs)');
-    run('npm', ['rebuild', 'better-sqlite3']);
+  if (!existsSync(cached) || !loads(driver)) {
+    say(`   compiling ${driver} for Node ${NODE_MAJOR} (kept for later installs)`);
+    run('npm', ['rebuild', driver]);
     mkdirSync(dirname(cached), { recursive: true });
     copyFileSync(join(ROOT, addon), cached);
   }
-  writeFileSync(stamp, digest);
-  say(`   installed in ${seconds(Date.now() - begun)}`);
 }
 
 function loads(module) {

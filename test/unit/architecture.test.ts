@@ -226,6 +226,22 @@ export function errorCatalogueProblems(files: SourceFile[]): string[] {
     .map((file) => `${file.path} builds an ApiError; put it in its module's .errors.ts catalogue`);
 }
 
+/**
+ * Files that load the SQLite driver themselves, or open a better-sqlite3 DataSource without
+ * handing TypeORM the driver (it would load `better-sqlite3` itself): only
+ * `database/sqlite-driver.ts` chooses the driver this Node.js needs.
+ */
+export function sqliteDriverProblems(files: SourceFile[]): string[] {
+  return files.flatMap((file) => {
+    if (file.path === 'database/sqlite-driver.ts') return [];
+    const problems: string[] = [];
+    if (/import\s+(?!type\b)[^;]*from\s+'better-sqlite3(-node20)?'|require\('better-sqlite3(-node20)?'\)/.test(file.text))
+      problems.push(`${file.path} loads better-sqlite3; take SqliteDatabase from database/sqlite-driver.ts`);
+    if (/type: 'better-sqlite3',(?![^}]*\bdriver:)/.test(file.text)) problems.push(`${file.path} opens a better-sqlite3 DataSource without its driver`);
+    return problems;
+  });
+}
+
 // ------------------------------------------------------------------------------------------------
 
 describe('ARCHITECTURE.md, checked against src/', () => {
@@ -272,6 +288,21 @@ describe('ARCHITECTURE.md, checked against src/', () => {
   });
 
   // The rules have teeth: each catches the mistake it exists for.
+  it('only database/sqlite-driver.ts loads the SQLite driver; DataSources are handed it', () => {
+    assert.deepEqual(sqliteDriverProblems(files), []);
+    assert.deepEqual(
+      sqliteDriverProblems([
+        { path: 'database/embedded-reads.ts', text: "import Database from 'better-sqlite3';" },
+        { path: 'database/options.ts', text: "return { type: 'better-sqlite3', database: file };" },
+        { path: 'database/typed.ts', text: "import type BetterSqlite3 from 'better-sqlite3';\nreturn { type: 'better-sqlite3', driver: SqliteDatabase };" },
+      ]),
+      [
+        'database/embedded-reads.ts loads better-sqlite3; take SqliteDatabase from database/sqlite-driver.ts',
+        'database/options.ts opens a better-sqlite3 DataSource without its driver',
+      ],
+    );
+  });
+
   it('fails on an upward import, a sideways import, a folder in no layer, and a foreign table', () => {
     const upward = { path: 'common/errors.ts', text: "import { X } from '../comments/comment-store.js';" };
     assert.match(

@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { DataSource } from 'typeorm';
 import { EmbeddedReads } from '../../src/database/embedded-reads.js';
 import { Sql, type Parameters } from '../../src/database/sql.js';
+import { SqliteDatabase } from '../../src/database/sqlite-driver.js';
 import { MAX_KEPT_LIST_ITEMS, StatementCache } from '../../src/database/statement-cache.js';
 
 /** Statements with two lists whose lengths combine: far more texts than any cache keeps. */
@@ -97,7 +98,7 @@ describe('the embedded database: prepared statements stay bounded', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   const open = async (file: string) => {
-    const dataSource = new DataSource({ type: 'better-sqlite3', database: file });
+    const dataSource = new DataSource({ type: 'better-sqlite3', driver: SqliteDatabase, database: file });
     await dataSource.initialize();
     await dataSource.query('CREATE TABLE t (id TEXT, api_key_id TEXT, user_id TEXT)');
     await dataSource.query("INSERT INTO t VALUES ('i0', 'k', 'u0'), ('i1', 'k', 'u1')");
