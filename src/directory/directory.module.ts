@@ -19,6 +19,7 @@ import { FoldersService } from './folders.service.js';
 import { OrganizationsController } from './organizations.controller.js';
 import { OrganizationStore } from './organization-store.js';
 import { OrganizationsService } from './organizations.service.js';
+import { UserGroupStore } from './user-group-store.js';
 import { UserGroupsService } from './user-groups.service.js';
 import { UsersController } from './users.controller.js';
 import { UsersService } from './users.service.js';
@@ -36,6 +37,7 @@ import { UsersService } from './users.service.js';
     FoldersService,
     DocumentsService,
     UsersService,
+    UserGroupStore,
     UserGroupsService,
     DirectoryReader,
     DirectoryDeletes,
@@ -43,6 +45,6 @@ import { UsersService } from './users.service.js';
     DocumentMigrationStore,
     DocumentMigrationService,
   ],
-  exports: [OrganizationStore, FoldersService, DocumentsService, UsersService, UserGroupsService, DirectoryReader, DirectoryDeletes, DocumentMoves],
+  exports: [OrganizationStore, FoldersService, DocumentsService, UsersService, UserGroupStore, DirectoryReader, DirectoryDeletes, DocumentMoves],
 })
 export class DirectoryModule {}

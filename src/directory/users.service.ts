@@ -11,7 +11,7 @@ import { DocumentsService } from './documents.service.js';
 import { FoldersService } from './folders.service.js';
 import { OrganizationStore } from './organization-store.js';
 import { Memberships, type UserScope } from './memberships.js';
-import { groupMembersQuery, UserGroupsService } from './user-groups.service.js';
+import { groupMembersQuery, UserGroupStore } from './user-group-store.js';
 import { DirectoryErrors } from './directory.errors.js';
 
 export type { UserScope } from './memberships.js';
@@ -66,7 +66,7 @@ export class UsersService {
     private readonly pageTokens: PageTokens,
     private readonly sql: Sql,
     private readonly memberships: Memberships,
-    private readonly groups: UserGroupsService,
+    private readonly groups: UserGroupStore,
   ) {}
 
   /**

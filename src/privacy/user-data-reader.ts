@@ -6,7 +6,7 @@ import { CommentStore } from '../comments/comment-store.js';
 import { mentionsOf, reactionJson, threadJson, type Thread } from '../comments/threads.js';
 import { PageTokens, PAGE_BYTES } from '../common/paging.js';
 import { CrdtStore } from '../crdt/crdt-store.js';
-import { UserGroupsService } from '../directory/user-groups.service.js';
+import { UserGroupStore } from '../directory/user-group-store.js';
 import { UsersService } from '../directory/users.service.js';
 import { NotificationPreferencesService, preferenceCursor, type PreferenceCursor } from '../delivery/notification-preferences.service.js';
 import { InboxStore } from '../inbox/inbox-store.js';
@@ -113,7 +113,7 @@ type ScannedList = 'comments' | 'reactions' | 'notifications';
  * Reads everything held about one user in one organization of a key, for `users/data/get`.
  * Every table comes through its owner, each read scoped by the API key and the organization:
  * grants and access context through `GrantStore`, the profile and group memberships through
- * directory's `UsersService` and `UserGroupsService`, preferences through
+ * directory's `UsersService` and `UserGroupStore`, preferences through
  * `NotificationPreferencesService`, editors through `CrdtStore`, judgments through `JudgmentStore`,
  * threads through `CommentStore`, notifications through `InboxStore`, activities through
  * `ActivityStore` (sorted into the export's lists here, see `activityLists`).
@@ -125,7 +125,7 @@ export class UserDataReader {
     private readonly activityLog: ActivityStore,
     private readonly grants: GrantStore,
     private readonly users: UsersService,
-    private readonly userGroups: UserGroupsService,
+    private readonly userGroups: UserGroupStore,
     private readonly preferences: NotificationPreferencesService,
     private readonly crdt: CrdtStore,
     private readonly judgmentLog: JudgmentStore,
