@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigsService } from '../configs/configs.service.js';
 import { WebhookEndpointsService, type DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
 import { documentKey, DocumentsService } from '../directory/documents.service.js';
-import { UsersService } from '../directory/users.service.js';
+import { DirectoryUserStore } from '../directory/directory-user-store.js';
 import { AllowedDomainStore } from '../workspace/allowed-domain-store.js';
 import type { EntityManager } from 'typeorm';
 import type { DeliveryContext, MailContext, Released } from './delivery-context.js';
@@ -27,7 +27,7 @@ export class DeliverySenders {
     private readonly mails: MailSender,
     private readonly configs: ConfigsService,
     private readonly endpoints: WebhookEndpointsService,
-    private readonly users: UsersService,
+    private readonly users: DirectoryUserStore,
     private readonly documents: DocumentsService,
     private readonly domains: AllowedDomainStore,
   ) {}

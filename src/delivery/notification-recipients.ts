@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccessService } from '../access/access.service.js';
-import { UsersService } from '../directory/users.service.js';
+import { DirectoryUserStore } from '../directory/directory-user-store.js';
 import { CHANNELS, type Channel, type PreferenceValue } from './dto/preferences.dto.js';
 import { involvedUsers } from './involved-users.js';
 import { NotificationPreferencesService } from './notification-preferences.service.js';
@@ -30,7 +30,7 @@ export class NotificationRecipients {
   constructor(
     private readonly access: AccessService,
     private readonly preferences: NotificationPreferencesService,
-    private readonly users: UsersService,
+    private readonly users: DirectoryUserStore,
   ) {}
 
   async of(apiKeyId: string, event: OutboxEvent): Promise<Recipient[]> {

@@ -22,6 +22,7 @@ import { OrganizationsService } from './organizations.service.js';
 import { UserGroupStore } from './user-group-store.js';
 import { UserGroupsService } from './user-groups.service.js';
 import { UsersController } from './users.controller.js';
+import { DirectoryUserStore } from './directory-user-store.js';
 import { UsersService } from './users.service.js';
 
 /** Organizations, folders, documents, users and groups a product mirrors into the service (contract part 4). */
@@ -36,6 +37,7 @@ import { UsersService } from './users.service.js';
     OrganizationsService,
     FoldersService,
     DocumentsService,
+    DirectoryUserStore,
     UsersService,
     UserGroupStore,
     UserGroupsService,
@@ -45,6 +47,16 @@ import { UsersService } from './users.service.js';
     DocumentMigrationStore,
     DocumentMigrationService,
   ],
-  exports: [OrganizationStore, FoldersService, DocumentsService, UsersService, UserGroupStore, DirectoryReader, DirectoryDeletes, DocumentMoves],
+  exports: [
+    OrganizationStore,
+    FoldersService,
+    DocumentsService,
+    UsersService,
+    DirectoryUserStore,
+    UserGroupStore,
+    DirectoryReader,
+    DirectoryDeletes,
+    DocumentMoves,
+  ],
 })
 export class DirectoryModule {}

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { In, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { everyPage, PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, splitMetadata, type ItemResults } from '../common/batch.js';
 import { USER_FIELDS, type GetUsersV1Request, type GetUsersV2Request, type UserInput, type UserScopeRequest } from './dto/user.dto.js';
-import { DirectoryUserEntity } from './entities/directory-user.entity.js';
+import { DirectoryUserStore, type DirectoryUser } from './directory-user-store.js';
 import { DocumentsService } from './documents.service.js';
 import { FoldersService } from './folders.service.js';
 import { OrganizationStore } from './organization-store.js';
@@ -40,22 +39,13 @@ export interface UserRecord {
   email: string | null;
 }
 
-/** A user's stored details (users add's fields and the metadata kept beside them), times in ms. */
-export interface UserDetails {
-  name: string | null;
-  email: string | null;
-  initial: string | null;
-  metadata: Record<string, unknown>;
-  createdAt: number;
-  lastUpdated: number;
-}
-
 /** `initial` when not supplied: the first letter of the name, else of the e-mail, upper-cased. */
 export function initialFor(name: string | null | undefined, email: string | null | undefined): string | null {
   const source = name?.trim() || email?.trim();
   return source ? source.charAt(0).toUpperCase() : null;
 }
 
+/** The users operations' rules (scopes, create flags, details merged, pages); `DirectoryUserStore` holds the rows, grants the memberships. */
 @Injectable()
 export class UsersService {
   constructor(
@@ -64,7 +54,7 @@ export class UsersService {
     private readonly folders: FoldersService,
     private readonly documents: DocumentsService,
     private readonly pageTokens: PageTokens,
-    private readonly sql: Sql,
+    private readonly store: DirectoryUserStore,
     private readonly memberships: Memberships,
     private readonly groups: UserGroupStore,
   ) {}
@@ -140,7 +130,7 @@ export class UsersService {
     const page = this.pageTokens.page(rows, pageSize, apiKeyId, 'users/get', filters, (last): string | [string, string] =>
       grouped ? [last.documentId!, last.userId] : last.userId,
     );
-    const profiles = await this.profiles(apiKeyId, [...new Set(page.items.map((row) => row.userId))]);
+    const profiles = await this.store.profiles(apiKeyId, [...new Set(page.items.map((row) => row.userId))]);
     const user = (row: (typeof rows)[number]): UserRecord => ({
       userId: row.userId,
       name: profiles.get(row.userId)?.name ?? null,
@@ -150,49 +140,6 @@ export class UsersService {
     const byDocument: Record<string, UserRecord[]> = {};
     for (const row of page.items) (byDocument[row.documentId!] ??= []).push(user(row));
     return { data: byDocument, nextPageToken: page.next };
-  }
-
-  /** Names and e-mail addresses of known users, by id (users never added are absent). */
-  async profiles(apiKeyId: string, userIds: readonly string[]): Promise<Map<string, { name: string | null; email: string | null }>> {
-    const profiles = new Map<string, { name: string | null; email: string | null }>();
-    // In chunks of 1,000: a list can be longer than a statement's parameter limit.
-    for (let start = 0; start < userIds.length; start += 1000) {
-      // Plain SQL: every users get page and mail batch reads it; three text columns, nothing for entities to convert.
-      const rows = await this.sql.rows<{ id: string; name: string | null; email: string | null }>(
-        'SELECT id, name, email FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)',
-        {
-          apiKeyId,
-          userIds: userIds.slice(start, start + 1000),
-        },
-      );
-      for (const row of rows) profiles.set(row.id, { name: row.name, email: row.email });
-    }
-    return profiles;
-  }
-
-  /** The user's stored details under the key, for the user-data export; null when never added. One query. */
-  async profileOf(apiKeyId: string, userId: string): Promise<UserDetails | null> {
-    // Plain SQL: one row by key, numbers converted here.
-    const [row] = await this.sql.rows<{
-      name: string | null;
-      email: string | null;
-      initial: string | null;
-      metadata: string;
-      created_at: number | string;
-      last_updated: number | string;
-    }>('SELECT name, email, initial, metadata, created_at, last_updated FROM directory_user WHERE api_key_id = :apiKeyId AND id = :userId', {
-      apiKeyId,
-      userId,
-    });
-    if (!row) return null;
-    return {
-      name: row.name,
-      email: row.email,
-      initial: row.initial,
-      metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-      createdAt: Number(row.created_at),
-      lastUpdated: Number(row.last_updated),
-    };
   }
 
   /**
@@ -205,10 +152,11 @@ export class UsersService {
   async forgetUsers(manager: EntityManager, apiKeyId: string, userIds: string[], organizationIds: string[] | null): Promise<void> {
     await this.groups.forgetMembers(manager, apiKeyId, userIds, organizationIds);
     const kept = organizationIds ? await this.memberships.usersWithGrantsOutside(manager, apiKeyId, userIds, organizationIds) : new Set<string>();
-    const erased = userIds.filter((userId) => !kept.has(userId));
-    // Plain SQL: one statement whatever the numbers.
-    if (erased.length)
-      await this.sql.run(manager, 'DELETE FROM directory_user WHERE api_key_id = :apiKeyId AND id IN (:...userIds)', { apiKeyId, userIds: erased });
+    await this.store.delete(
+      manager,
+      apiKeyId,
+      userIds.filter((userId) => !kept.has(userId)),
+    );
   }
 
   /** Updates details (and, with accessRole, the role in the scope) of users in the scope. */
@@ -265,36 +213,31 @@ export class UsersService {
   /** Creates or updates user records (details merged, metadata merged); two statements. */
   private async upsertUsers(manager: EntityManager, apiKeyId: string, users: UserInput[]): Promise<void> {
     if (!users.length) return;
-    const current = new Map(
-      (await manager.find(DirectoryUserEntity, { where: { apiKeyId, id: In(users.map((u) => u.userId)) }, ...this.transactions.rowLock })).map((u) => [
-        u.id,
-        u,
-      ]),
+    const current = await this.store.lockMany(
+      manager,
+      apiKeyId,
+      users.map((u) => u.userId),
     );
     const now = Date.now();
-    const rows = users.map((user): DirectoryUserEntity => {
-      const before = current.get(user.userId);
-      const name = user.name ?? before?.name ?? null;
-      const email = user.email ?? before?.email ?? null;
-      return {
-        apiKeyId,
-        id: user.userId,
-        name,
-        email,
-        initial: user.initial ?? (user.name !== undefined || user.email !== undefined ? initialFor(name, email) : (before?.initial ?? initialFor(name, email))),
-        metadata: { ...before?.metadata, ...splitMetadata(user, USER_FIELDS) },
-        createdAt: before?.createdAt ?? now,
-        lastUpdated: now,
-      };
-    });
-    // TypeORM's partial-entity type cannot follow JSON columns typed as records.
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(DirectoryUserEntity)
-      .values(rows as never[])
-      .orUpdate(['name', 'email', 'initial', 'metadata', 'last_updated'], ['api_key_id', 'id'])
-      .execute();
+    await this.store.put(
+      manager,
+      apiKeyId,
+      users.map((user): DirectoryUser => {
+        const before = current.get(user.userId);
+        const name = user.name ?? before?.name ?? null;
+        const email = user.email ?? before?.email ?? null;
+        return {
+          id: user.userId,
+          name,
+          email,
+          initial:
+            user.initial ?? (user.name !== undefined || user.email !== undefined ? initialFor(name, email) : (before?.initial ?? initialFor(name, email))),
+          metadata: { ...before?.metadata, ...splitMetadata(user, USER_FIELDS) },
+          createdAt: before?.createdAt ?? now,
+          lastUpdated: now,
+        };
+      }),
+    );
   }
 }
 

@@ -7,7 +7,7 @@ import { mentionsOf, reactionJson, threadJson, type Thread } from '../comments/t
 import { PageTokens, PAGE_BYTES } from '../common/paging.js';
 import { CrdtStore } from '../crdt/crdt-store.js';
 import { UserGroupStore } from '../directory/user-group-store.js';
-import { UsersService } from '../directory/users.service.js';
+import { DirectoryUserStore } from '../directory/directory-user-store.js';
 import { NotificationPreferencesService, preferenceCursor, type PreferenceCursor } from '../delivery/notification-preferences.service.js';
 import { InboxStore } from '../inbox/inbox-store.js';
 import { notificationJson, type Delivered } from '../inbox/notifications.js';
@@ -113,7 +113,7 @@ type ScannedList = 'comments' | 'reactions' | 'notifications';
  * Reads everything held about one user in one organization of a key, for `users/data/get`.
  * Every table comes through its owner, each read scoped by the API key and the organization:
  * grants and access context through `GrantStore`, the profile and group memberships through
- * directory's `UsersService` and `UserGroupStore`, preferences through
+ * directory's `DirectoryUserStore` and `UserGroupStore`, preferences through
  * `NotificationPreferencesService`, editors through `CrdtStore`, judgments through `JudgmentStore`,
  * threads through `CommentStore`, notifications through `InboxStore`, activities through
  * `ActivityStore` (sorted into the export's lists here, see `activityLists`).
@@ -124,7 +124,7 @@ export class UserDataReader {
     private readonly pageTokens: PageTokens,
     private readonly activityLog: ActivityStore,
     private readonly grants: GrantStore,
-    private readonly users: UsersService,
+    private readonly users: DirectoryUserStore,
     private readonly userGroups: UserGroupStore,
     private readonly preferences: NotificationPreferencesService,
     private readonly crdt: CrdtStore,
