@@ -15,6 +15,7 @@ import { OrganizationEntity } from './entities/organization.entity.js';
 import { UserGroupMemberEntity } from './entities/user-group-member.entity.js';
 import { UserGroupEntity } from './entities/user-group.entity.js';
 import { FoldersController } from './folders.controller.js';
+import { FolderStore } from './folder-store.js';
 import { FoldersService } from './folders.service.js';
 import { OrganizationsController } from './organizations.controller.js';
 import { OrganizationStore } from './organization-store.js';
@@ -35,6 +36,7 @@ import { UsersService } from './users.service.js';
   providers: [
     OrganizationStore,
     OrganizationsService,
+    FolderStore,
     FoldersService,
     DocumentsService,
     DirectoryUserStore,
