@@ -6,7 +6,8 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { ApiKeyStore } from '../workspace/api-key-store.js';
 import { Transactions } from '../database/transactions.js';
 import { idsOf } from '../directory/folder-paths.js';
-import { DirectoryReader, type FolderNode } from '../directory/directory-reader.js';
+import { DocumentStore } from '../directory/document-store.js';
+import { FolderStore, type FolderNode } from '../directory/folder-store.js';
 import { DocumentsService } from '../directory/documents.service.js';
 import { FoldersService } from '../directory/folders.service.js';
 import { OrganizationStore } from '../directory/organization-store.js';
@@ -31,7 +32,8 @@ import { groupBy } from '../common/collections.js';
 export class AccessService {
   constructor(
     private readonly transactions: Transactions,
-    private readonly directory: DirectoryReader,
+    private readonly documentStore: DocumentStore,
+    private readonly folderStore: FolderStore,
     private readonly organizations: OrganizationStore,
     private readonly folders: FoldersService,
     private readonly documents: DocumentsService,
@@ -84,13 +86,13 @@ export class AccessService {
     folderIds: string[],
     documentIds: string[],
   ): Promise<{ world: PermissionWorld; foundFolders: Set<string>; contextByUser: Map<string, string[]> }> {
-    const organization = await this.directory.organization(apiKeyId, organizationId);
+    const organization = await this.organizations.state(apiKeyId, organizationId);
     if (!organization) throw AccessErrors.organizationMissing();
     // Documents come with their folders (one join), then the requested folders not yet known.
-    const documents = await this.directory.documentsWithFolders(apiKeyId, organizationId, documentIds);
+    const documents = await this.documentStore.withFolders(apiKeyId, organizationId, documentIds);
     const known = new Map<string, FolderNode>();
     for (const d of documents) if (d.folder) known.set(d.folder.id, d.folder);
-    const requestedFolders = await this.directory.folders(
+    const requestedFolders = await this.folderStore.nodes(
       apiKeyId,
       organizationId,
       folderIds.filter((id) => !known.has(id)),
@@ -101,7 +103,7 @@ export class AccessService {
     // those that set their own access type matter: one that inherits changes no effective type.
     const above = new Set<string>();
     for (const f of known.values()) for (const id of idsOf(f.path).slice(0, -1)) if (!known.has(id)) above.add(id);
-    const typedAbove = await this.directory.folders(apiKeyId, organizationId, [...above], { ownAccessTypeOnly: true });
+    const typedAbove = await this.folderStore.nodes(apiKeyId, organizationId, [...above], { ownAccessTypeOnly: true });
     const [grants, contextByUser, settings] = await Promise.all([
       this.grants.grantsAt(apiKeyId, organizationId, userIds, { documentIds, folderIds: [...known.keys(), ...above] }),
       userIds ? this.grants.accessFields(apiKeyId, organizationId, userIds) : new Map<string, string[]>(),

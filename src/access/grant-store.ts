@@ -69,8 +69,8 @@ type GrantRow = {
  * and written, and the one place their entities are used. Callers get typed records, never
  * driver rows: booleans and numbers come out as such on both engines.
  *
- * Access depends on directory (its `DirectoryReader` and the services that create what
- * permissions add names), never the other way round: grants follow the folders and documents
+ * Access depends on directory (its stores, read for resolution, and the services that create
+ * what permissions add names), never the other way round: grants follow the folders and documents
  * they are on by observing directory's deletes (`DirectoryDeletes`), registered at start-up as
  * memory's `JudgmentStore` observes the activity log; and directory's users operations reach them
  * through the `Memberships` directory declares, which `GrantsModule` binds to this class.

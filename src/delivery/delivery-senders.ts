@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigsService } from '../configs/configs.service.js';
 import { WebhookEndpointsService, type DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
-import { documentKey, DocumentsService } from '../directory/documents.service.js';
+import { documentKey, DocumentStore } from '../directory/document-store.js';
 import { DirectoryUserStore } from '../directory/directory-user-store.js';
 import { AllowedDomainStore } from '../workspace/allowed-domain-store.js';
 import type { EntityManager } from 'typeorm';
@@ -28,7 +28,7 @@ export class DeliverySenders {
     private readonly configs: ConfigsService,
     private readonly endpoints: WebhookEndpointsService,
     private readonly users: DirectoryUserStore,
-    private readonly documents: DocumentsService,
+    private readonly documents: DocumentStore,
     private readonly domains: AllowedDomainStore,
   ) {}
 

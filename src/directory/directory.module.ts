@@ -2,11 +2,11 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from '../workspace/api-keys.module.js';
 import { DirectoryDeletes } from './directory-deletes.js';
-import { DirectoryReader } from './directory-reader.js';
 import { DocumentMigrationService } from './document-migration.service.js';
 import { DocumentMigrationStore } from './document-migration-store.js';
 import { DocumentMoves } from './document-moves.js';
 import { DocumentsController } from './documents.controller.js';
+import { DocumentStore } from './document-store.js';
 import { DocumentsService } from './documents.service.js';
 import { DirectoryUserEntity } from './entities/directory-user.entity.js';
 import { DocumentEntity } from './entities/document.entity.js';
@@ -38,12 +38,12 @@ import { UsersService } from './users.service.js';
     OrganizationsService,
     FolderStore,
     FoldersService,
+    DocumentStore,
     DocumentsService,
     DirectoryUserStore,
     UsersService,
     UserGroupStore,
     UserGroupsService,
-    DirectoryReader,
     DirectoryDeletes,
     DocumentMoves,
     DocumentMigrationStore,
@@ -51,12 +51,13 @@ import { UsersService } from './users.service.js';
   ],
   exports: [
     OrganizationStore,
+    FolderStore,
     FoldersService,
+    DocumentStore,
     DocumentsService,
     UsersService,
     DirectoryUserStore,
     UserGroupStore,
-    DirectoryReader,
     DirectoryDeletes,
     DocumentMoves,
   ],

@@ -1,61 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, type EntityManager, type Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { effectiveDocumentAccess } from './effective-access.js';
 import { PageTokens, PAGE_BYTES, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { AccessType } from '../common/access-types.js';
 import { ApiKeyStore } from '../workspace/api-key-store.js';
-import { Conditions, Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { failed, ok, okWith, splitMetadata, type ItemResult, type ItemResults } from '../common/batch.js';
 import { DirectoryDeletes } from './directory-deletes.js';
 import { DocumentMoves, type DocumentMove } from './document-moves.js';
 import { DirectoryErrors, DirectoryMessages } from './directory.errors.js';
 import { DOCUMENT_FIELDS, type AddDocumentsRequest, type DocumentInput, type GetDocumentsRequest, type MoveDocumentsRequest } from './dto/document.dto.js';
-import { DocumentEntity } from './entities/document.entity.js';
+import { DocumentStore } from './document-store.js';
+import type { DocumentEntity } from './entities/document.entity.js';
 import { ROOT } from './folder-paths.js';
 import { FoldersService } from './folders.service.js';
 import { OrganizationStore } from './organization-store.js';
-
-type DocumentRow = {
-  id: string;
-  name: string | null;
-  folder_id: string | null;
-  access_type: AccessType | null;
-  disabled: boolean | number;
-  metadata: string;
-  created_at: number | string;
-  last_updated: number | string;
-};
-
-function toDocument(row: DocumentRow): Omit<DocumentEntity, 'apiKeyId' | 'organizationId'> {
-  return {
-    id: row.id,
-    name: row.name,
-    folderId: row.folder_id,
-    accessType: row.access_type,
-    disabled: Boolean(row.disabled),
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-    createdAt: Number(row.created_at),
-    lastUpdated: Number(row.last_updated),
-  };
-}
-
-/** How `DocumentsService.names` keys a document. */
-export function documentKey(organizationId: string, documentId: string): string {
-  return JSON.stringify([organizationId, documentId]);
-}
-
-/**
- * Documents of one key among several places, by their organizations and ids (a superset when
- * places cross; callers key the rows by `documentKey`), with `placesParameters`.
- */
-const PLACES_FILTER = 'api_key_id = :apiKeyId AND organization_id IN (:...organizationIds) AND id IN (:...documentIds)';
-
-function placesParameters(apiKeyId: string, places: readonly { organizationId: string; documentId: string }[]) {
-  return { apiKeyId, organizationIds: [...new Set(places.map((d) => d.organizationId))], documentIds: [...new Set(places.map((d) => d.documentId))] };
-}
 
 /** A requested document id that names no document (documents get's `notFound`), worded as permissions get words one. */
 export interface MissingDocument {
@@ -72,6 +32,7 @@ export type DocumentRecord = Record<string, unknown> & {
   folderId?: string;
 };
 
+/** The documents operations' rules (create flags, metadata merged, effective access, pages, migrate); `DocumentStore` holds the rows. */
 @Injectable()
 export class DocumentsService {
   constructor(
@@ -80,27 +41,10 @@ export class DocumentsService {
     private readonly folders: FoldersService,
     private readonly apiKeys: ApiKeyStore,
     private readonly pageTokens: PageTokens,
-    private readonly sql: Sql,
     private readonly deletes: DirectoryDeletes,
     private readonly moves: DocumentMoves,
-    @InjectRepository(DocumentEntity) private readonly documents: Repository<DocumentEntity>,
+    private readonly store: DocumentStore,
   ) {}
-
-  /**
-   * Names of documents of one key (`documentName`, null when unnamed), keyed by
-   * `organizationId` and document id; missing documents are absent. One query.
-   */
-  async names(apiKeyId: string, documents: readonly { organizationId: string; documentId: string }[]): Promise<Map<string, string | null>> {
-    const names = new Map<string, string | null>();
-    if (!documents.length) return names;
-    // Plain SQL: every mail batch reads it; three text columns, nothing for entities to convert.
-    const rows = await this.sql.rows<{ organization_id: string; id: string; name: string | null }>(
-      `SELECT organization_id, id, name FROM document WHERE ${PLACES_FILTER}`,
-      placesParameters(apiKeyId, documents),
-    );
-    for (const row of rows) names.set(documentKey(row.organization_id, row.id), row.name);
-    return names;
-  }
 
   /**
    * Which of the places exist (as `documentKey`s), kept from being deleted until `manager`'s unit
@@ -115,13 +59,7 @@ export class DocumentsService {
       apiKeyId,
       places.map((place) => place.organizationId),
     );
-    const rows = await this.sql.lockRows<{ organization_id: string; id: string }>(
-      manager,
-      `SELECT organization_id, id FROM document WHERE ${PLACES_FILTER}`,
-      placesParameters(apiKeyId, places),
-      { readOnly: true },
-    );
-    return new Set(rows.map((row) => documentKey(row.organization_id, row.id)));
+    return this.store.holdExisting(manager, apiKeyId, places);
   }
 
   /** Adds new documents (existing ones fail as items); one insert for the batch. */
@@ -135,26 +73,19 @@ export class DocumentsService {
       // One statement that passes over documents that exist, or that another write creates
       // meanwhile (activities add names documents too): those answer "already exists".
       const now = Date.now();
-      const inserted = new Set(
-        await this.sql.insertNew(
-          manager,
-          'document',
-          ['api_key_id', 'organization_id', 'id', 'name', 'folder_id', 'access_type', 'disabled', 'metadata', 'created_at', 'last_updated'],
-          request.documents.map((input) => [
-            apiKeyId,
-            organizationId,
-            input.documentId,
-            input.documentName ?? null,
-            folderId,
-            (input.accessType as AccessType | undefined) ?? null,
-            input.disabled ?? false,
-            JSON.stringify(splitMetadata(input, DOCUMENT_FIELDS)),
-            now,
-            now,
-          ]),
-          ['api_key_id', 'organization_id', 'id'],
-          'id',
-        ),
+      const inserted = await this.store.insertNew(
+        manager,
+        apiKeyId,
+        organizationId,
+        folderId,
+        request.documents.map((input) => ({
+          id: input.documentId,
+          name: input.documentName ?? null,
+          accessType: (input.accessType as AccessType | undefined) ?? null,
+          disabled: input.disabled ?? false,
+          metadata: splitMetadata(input, DOCUMENT_FIELDS),
+        })),
+        now,
       );
       return Object.fromEntries(
         request.documents.map((d) => [
@@ -179,32 +110,18 @@ export class DocumentsService {
     const pageSize = request.pageSize ?? PAGE_SIZE.default;
     const filters = { organizationId: request.organizationId, documentIds: request.documentIds ?? null, folderId: request.folderId ?? null };
     const after = request.pageToken ? this.pageTokens.decode<[number, string]>(apiKeyId, 'documents/get', filters, request.pageToken) : undefined;
-    // Plain SQL: building and hydrating 1000 entities through TypeORM costs more than the read.
-    const where = new Conditions().equal('api_key_id', apiKeyId).equal('organization_id', request.organizationId).among('id', request.documentIds);
-    if (request.folderId === ROOT) where.add('folder_id IS NULL');
-    else where.equal('folder_id', request.folderId);
-    if (after) where.add('(created_at, id) > (:afterCreatedAt, :afterId)', { afterCreatedAt: after[0], afterId: after[1] });
-    const { rows, cut } = await this.sql.rowsWithinBytes<DocumentRow>({
-      select: 'id, name, folder_id, access_type, disabled, metadata, created_at, last_updated',
-      from: `document WHERE ${where}`,
-      orderBy: 'created_at, id',
-      size: 'LENGTH(metadata) + COALESCE(LENGTH(name), 0)',
-      parameters: where.parameters,
-      limit: pageSize + 1,
-      maxBytes: PAGE_BYTES,
-    });
-    const { items: page, next } = this.pageTokens.page(
-      rows.map(toDocument),
-      pageSize,
+    const { documents, cut } = await this.store.page(
       apiKeyId,
-      'documents/get',
-      filters,
-      (last) => [last.createdAt, last.id],
-      cut,
+      request.organizationId,
+      { documentIds: request.documentIds, folderId: request.folderId === ROOT ? null : request.folderId },
+      after,
+      pageSize + 1,
+      PAGE_BYTES,
     );
+    const { items: page, next } = this.pageTokens.page(documents, pageSize, apiKeyId, 'documents/get', filters, (last) => [last.createdAt, last.id], cut);
     const keyDefault = (await this.apiKeys.settings(apiKeyId)).defaultDocumentAccessType;
     const folderAccess = await this.folders.effectiveAccess(
-      this.documents.manager,
+      undefined,
       apiKeyId,
       request.organizationId,
       page.flatMap((d) => (d.folderId ? [d.folderId] : [])),
@@ -217,7 +134,7 @@ export class DocumentsService {
       const found =
         !after && !next && request.folderId === undefined
           ? new Set(page.map((d) => d.id))
-          : await this.existingIds(this.documents.manager, apiKeyId, request.organizationId, requested);
+          : await this.store.existingIds(undefined, apiKeyId, request.organizationId, requested);
       const missing = requested.filter((id) => !found.has(id));
       if (missing.length)
         notFound = Object.fromEntries(missing.map((id) => [id, { error: DirectoryMessages.documentMissing, errorCode: 'does_not_exist' as const }]));
@@ -251,22 +168,14 @@ export class DocumentsService {
     place: { organizationId: string; documentId: string; createOrganization?: boolean; createDocument?: boolean },
   ): Promise<void> {
     // The usual case, a document that exists (so does its organization), is one read.
-    const found = await this.sql.rows(
-      'SELECT 1 AS found FROM document WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id = :documentId',
-      { apiKeyId, organizationId: place.organizationId, documentId: place.documentId },
-    );
-    if (found.length) return;
+    if (await this.store.exists(apiKeyId, place.organizationId, place.documentId)) return;
     await this.organizations.require(manager, apiKeyId, place.organizationId, place.createOrganization === true);
     await this.requireDocument(manager, apiKeyId, place.organizationId, place.documentId, place.createDocument === true);
   }
 
   /** Ids of the documents directly in a folder (comment annotations get's `folderId`). */
-  async idsInFolder(apiKeyId: string, organizationId: string, folderId: string): Promise<string[]> {
-    const rows = await this.sql.rows<{ id: string }>(
-      'SELECT id FROM document WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND folder_id = :folderId',
-      { apiKeyId, organizationId, folderId },
-    );
-    return rows.map((row) => row.id);
+  idsInFolder(apiKeyId: string, organizationId: string, folderId: string): Promise<string[]> {
+    return this.store.idsInFolder(apiKeyId, organizationId, folderId);
   }
 
   /**
@@ -284,36 +193,15 @@ export class DocumentsService {
    */
   async requireDocument(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string, create: boolean): Promise<void> {
     if (create) await this.ensureDocuments(manager, apiKeyId, [{ organizationId, id: documentId }]);
-    else if (!(await this.existingIds(manager, apiKeyId, organizationId, [documentId])).size) throw DirectoryErrors.documentMissing();
+    else if (!(await this.store.existingIds(manager, apiKeyId, organizationId, [documentId])).size) throw DirectoryErrors.documentMissing();
   }
 
   /**
    * Creates the named documents that do not exist yet, at top level (users add and permissions
    * add name documents the caller may not have added). One statement.
    */
-  async ensureDocuments(manager: EntityManager, apiKeyId: string, documents: { organizationId: string; id: string }[]): Promise<void> {
-    if (!documents.length) return;
-    const now = Date.now();
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(DocumentEntity)
-      .values(
-        documents.map((d) => ({
-          apiKeyId,
-          organizationId: d.organizationId,
-          id: d.id,
-          name: null,
-          folderId: null,
-          accessType: null,
-          disabled: false,
-          metadata: {} as never,
-          createdAt: now,
-          lastUpdated: now,
-        })),
-      )
-      .orIgnore()
-      .execute();
+  ensureDocuments(manager: EntityManager, apiKeyId: string, documents: { organizationId: string; id: string }[]): Promise<void> {
+    return this.store.ensure(manager, apiKeyId, documents);
   }
 
   /**
@@ -323,10 +211,11 @@ export class DocumentsService {
   async update(principal: ApiKeyPrincipal, organizationId: string, items: DocumentInput[]): Promise<ItemResults> {
     const { apiKeyId } = principal;
     return this.transactions.run(async (manager) => {
-      const current = new Map(
-        (await manager.find(DocumentEntity, { where: { apiKeyId, organizationId, id: In(items.map((i) => i.documentId)) }, ...this.transactions.rowLock })).map(
-          (d) => [d.id, d],
-        ),
+      const current = await this.store.lockMany(
+        manager,
+        apiKeyId,
+        organizationId,
+        items.map((i) => i.documentId),
       );
       const now = Date.now();
       const changed = items.flatMap((item): DocumentEntity[] => {
@@ -343,16 +232,7 @@ export class DocumentsService {
           },
         ];
       });
-      if (changed.length) {
-        // TypeORM's partial-entity type cannot follow JSON columns typed as records.
-        await manager
-          .createQueryBuilder()
-          .insert()
-          .into(DocumentEntity)
-          .values(changed as never[])
-          .orUpdate(['name', 'access_type', 'disabled', 'metadata', 'last_updated'], ['api_key_id', 'organization_id', 'id'])
-          .execute();
-      }
+      await this.store.putChanged(manager, changed);
       return Object.fromEntries(
         items.map((i) => [
           i.documentId,
@@ -366,9 +246,9 @@ export class DocumentsService {
   async delete(principal: ApiKeyPrincipal, organizationId: string, ids: string[]): Promise<ItemResults> {
     const { apiKeyId } = principal;
     return this.transactions.run(async (manager) => {
-      const existing = [...(await this.existingIds(manager, apiKeyId, organizationId, ids))];
+      const existing = [...(await this.store.existingIds(manager, apiKeyId, organizationId, ids))];
       if (existing.length) {
-        await manager.delete(DocumentEntity, { apiKeyId, organizationId, id: In(existing) });
+        await this.store.delete(manager, apiKeyId, organizationId, existing);
         await this.deletes.announce(manager, apiKeyId, organizationId, { folderIds: [], documentIds: existing });
       }
       return this.itemResults(ids, new Set(existing), DirectoryMessages.documentDeleted);
@@ -383,40 +263,11 @@ export class DocumentsService {
    * `to` names one.
    */
   async rekey(manager: EntityManager, apiKeyId: string, move: DocumentMove): Promise<void> {
-    const where = 'api_key_id = :apiKeyId AND organization_id = :organizationId AND id = :id';
-    // Plain SQL: a locked read (a delete of the document waits for the move, and sees it gone)
-    // and a copy of the row as stored, which no entity needs to convert.
-    const [source] = await this.sql.lockRows<DocumentRow>(
-      manager,
-      `SELECT id, name, folder_id, access_type, disabled, metadata, created_at, last_updated FROM document WHERE ${where}`,
-      { apiKeyId, organizationId: move.organizationId, id: move.from },
-    );
-    if (!source) throw DirectoryErrors.documentMissing();
-    // Passes over a document of the new id, however recently another write made it.
-    const inserted = await this.sql.insertNew(
-      manager,
-      'document',
-      ['api_key_id', 'organization_id', 'id', 'name', 'folder_id', 'access_type', 'disabled', 'metadata', 'created_at', 'last_updated'],
-      [
-        [
-          apiKeyId,
-          move.organizationId,
-          move.to,
-          source.name,
-          source.folder_id,
-          source.access_type,
-          Boolean(source.disabled),
-          source.metadata,
-          Number(source.created_at),
-          Date.now(),
-        ],
-      ],
-      ['api_key_id', 'organization_id', 'id'],
-      'id',
-    );
-    if (!inserted.length) throw DirectoryErrors.documentExists();
+    const copied = await this.store.copyAs(manager, apiKeyId, move.organizationId, move.from, move.to);
+    if (copied === 'missing') throw DirectoryErrors.documentMissing();
+    if (copied === 'exists') throw DirectoryErrors.documentExists();
     await this.moves.announce(manager, apiKeyId, move);
-    await this.sql.run(manager, `DELETE FROM document WHERE ${where}`, { apiKeyId, organizationId: move.organizationId, id: move.from });
+    await this.store.deleteOne(manager, apiKeyId, move.organizationId, move.from);
   }
 
   /** Moves documents into a folder, or out of any folder with `root`; an unknown target is NOT_FOUND. */
@@ -426,9 +277,8 @@ export class DocumentsService {
     return this.transactions.run(async (manager) => {
       const target = request.folderId === ROOT ? null : request.folderId;
       if (target !== null) await this.folders.requireFolder(manager, apiKeyId, organizationId, target, false);
-      const existing = await this.existingIds(manager, apiKeyId, organizationId, request.documentIds);
-      if (existing.size)
-        await manager.update(DocumentEntity, { apiKeyId, organizationId, id: In([...existing]) }, { folderId: target, lastUpdated: Date.now() });
+      const existing = await this.store.existingIds(manager, apiKeyId, organizationId, request.documentIds);
+      await this.store.setFields(manager, apiKeyId, organizationId, [...existing], { folderId: target }, Date.now());
       return this.itemResults(request.documentIds, existing, DirectoryMessages.documentMoved);
     });
   }
@@ -447,19 +297,13 @@ export class DocumentsService {
   ): Promise<Record<string, ItemResult | (ItemResult & F)>> {
     const { apiKeyId } = principal;
     return this.transactions.run(async (manager) => {
-      const existing = await this.existingIds(manager, apiKeyId, organizationId, ids);
-      if (existing.size) await manager.update(DocumentEntity, { apiKeyId, organizationId, id: In([...existing]) }, { ...fields, lastUpdated: Date.now() });
+      const existing = await this.store.existingIds(manager, apiKeyId, organizationId, ids);
+      await this.store.setFields(manager, apiKeyId, organizationId, [...existing], fields, Date.now());
       return Object.fromEntries(ids.map((id) => [id, existing.has(id) ? okWith(id, fields, message) : failed(id, DirectoryMessages.documentMissing)]));
     });
   }
 
   private itemResults(ids: string[], existing: Set<string>, message: string): ItemResults {
     return Object.fromEntries(ids.map((id) => [id, existing.has(id) ? ok(id, message) : failed(id, DirectoryMessages.documentMissing)]));
-  }
-
-  private async existingIds(manager: EntityManager, apiKeyId: string, organizationId: string, ids: string[]): Promise<Set<string>> {
-    if (!ids.length) return new Set();
-    const rows = await manager.find(DocumentEntity, { where: { apiKeyId, organizationId, id: In(ids) }, select: { id: true } });
-    return new Set(rows.map((row) => row.id));
   }
 }

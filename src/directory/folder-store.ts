@@ -6,6 +6,14 @@ import { Sql } from '../database/sql.js';
 import { FolderEntity } from './entities/folder.entity.js';
 import { childPath, depthOf, descendantRange, idsOf } from './folder-paths.js';
 
+/** A folder's place in its tree and its own access type (null when it inherits). */
+export interface FolderNode {
+  id: string;
+  /** Materialised path of encoded ids (see folder-paths.ts). */
+  path: string;
+  accessType: AccessType | null;
+}
+
 /**
  * Owner of `folder`: an organization's folder tree as materialized paths (`folder-paths.ts`).
  * Entity reads and writes (timestamps converted, the transaction's own reads); the subtree move
@@ -42,6 +50,20 @@ export class FolderStore {
       folders.flatMap((f) => idsOf(f.path).slice(0, -1)),
     );
     return { folders, ancestors };
+  }
+
+  /**
+   * Folders of an organization by id as access resolution reads them (plain SQL, on the path of
+   * permissions get: one query whatever the number); with `ownAccessTypeOnly`, only those that
+   * set their own access type (one that inherits changes no effective type).
+   */
+  async nodes(apiKeyId: string, organizationId: string, ids: readonly string[], { ownAccessTypeOnly = false } = {}): Promise<FolderNode[]> {
+    if (!ids.length) return [];
+    const rows = await this.sql.rows<{ id: string; path: string; access_type: AccessType | null }>(
+      `SELECT id, path, access_type FROM folder WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id IN (:...ids)${ownAccessTypeOnly ? ' AND access_type IS NOT NULL' : ''}`,
+      { apiKeyId, organizationId, ids },
+    );
+    return rows.map((f) => ({ id: f.id, path: f.path, accessType: f.access_type }));
   }
 
   /** Every folder of the organization, by path. */

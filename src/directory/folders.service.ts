@@ -234,7 +234,7 @@ export class FoldersService {
 
   /** Effective access types of the given folders (documents' folders), ancestors read in one query. */
   async effectiveAccess(
-    manager: EntityManager,
+    manager: EntityManager | undefined,
     apiKeyId: string,
     organizationId: string,
     folderIds: string[],

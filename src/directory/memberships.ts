@@ -39,8 +39,8 @@ export interface MemberPageQuery {
 /**
  * What directory's users operations need of memberships. A user is a member of an organization,
  * folder or document by holding a grant there, and grants are access's table
- * (access/grant-store.ts). Access depends on directory (it reads directory through
- * `DirectoryReader` and creates what permissions add names), so directory must not import access:
+ * (access/grant-store.ts). Access depends on directory (it reads directory's stores
+ * and creates what permissions add names through its services), so directory must not import access:
  * it declares here what it needs, and access binds its `GrantStore` to this token (see
  * access/grants.module.ts). Folder and document deletes go the same way round, announced through
  * `DirectoryDeletes`.

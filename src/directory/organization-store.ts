@@ -8,6 +8,12 @@ import { OrganizationEntity } from './entities/organization.entity.js';
 /** An organization row without its key (the caller's scope). */
 export type Organization = Omit<OrganizationEntity, 'apiKeyId'>;
 
+/** An organization as other modules need it to decide access. */
+export interface OrganizationState {
+  id: string;
+  disabled: boolean;
+}
+
 interface OrganizationRow {
   id: string;
   name: string | null;
@@ -40,6 +46,18 @@ export class OrganizationStore {
     private readonly sql: Sql,
     private readonly transactions: Transactions,
   ) {}
+
+  /** The organization's id and disabled flag, as access resolution reads it (plain SQL, on the path of permissions get). */
+  async state(apiKeyId: string, organizationId: string): Promise<OrganizationState | undefined> {
+    const [row] = await this.sql.rows<{ id: string; disabled: boolean | number }>(
+      'SELECT id, disabled FROM organization WHERE api_key_id = :apiKeyId AND id = :organizationId',
+      {
+        apiKeyId,
+        organizationId,
+      },
+    );
+    return row && { id: row.id, disabled: Boolean(row.disabled) };
+  }
 
   /** Which of `ids` exist. */
   async existingIds(manager: EntityManager, apiKeyId: string, ids: string[]): Promise<Set<string>> {

@@ -7,7 +7,8 @@ import { newSortableId } from '../common/ids.js';
 import { everyPage, PageTokens, PAGE_SIZE } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { Transactions } from '../database/transactions.js';
-import { documentKey, DocumentsService } from '../directory/documents.service.js';
+import { documentKey } from '../directory/document-store.js';
+import { DocumentsService } from '../directory/documents.service.js';
 import { NotificationPreferencesService } from '../delivery/notification-preferences.service.js';
 import { InboxAudience, type InboxEntry, type InboxEntryWriter } from '../delivery/inbox-audience.js';
 import type {
