@@ -24,8 +24,9 @@ async function bootstrap(): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError) {
       // A JSON line like every other, before a logger of the configured level can exist.
-      createRootLogger('info').fatal(error.message);
-      process.exit(1);
+      const early = createRootLogger('info');
+      early.fatal(error.message);
+      return exitWhenLogged(early, 1);
     }
     throw error;
   }
@@ -38,7 +39,7 @@ async function bootstrap(): Promise<void> {
     configureApp(app, http);
   } catch (error) {
     logger.fatal({ err: error }, 'The service could not start');
-    process.exit(1);
+    return exitWhenLogged(logger, 1);
   }
   const server = app.getHttpServer() as HttpServer;
   const requests = countRequestsInFlight(server);
@@ -64,7 +65,7 @@ async function bootstrap(): Promise<void> {
           { code: 1, elapsedMs: elapsedMs(), inFlightRequests: requests.inFlight, ...drain.read() },
           'Exiting: the shutdown did not end within SHUTDOWN_TIMEOUT_MS',
         );
-        process.exit(1);
+        exitWhenLogged(logger, 1);
       }, config.shutdownTimeoutMs).unref();
       logger.info(
         { inFlightRequests: requests.inFlight, ...drain.read() },
@@ -85,11 +86,11 @@ async function bootstrap(): Promise<void> {
             () => {
               clearInterval(closeIdle);
               logger.info({ code: 0, elapsedMs: elapsedMs() }, 'Exiting: shut down cleanly');
-              process.exit(0);
+              exitWhenLogged(logger, 0);
             },
             (error: unknown) => {
               logger.error({ err: error, code: 1, elapsedMs: elapsedMs() }, 'Exiting: the shutdown failed');
-              process.exit(1);
+              exitWhenLogged(logger, 1);
             },
           );
         },
@@ -132,7 +133,19 @@ async function refuseToStart(app: INestApplication, config: AppConfig, logger: P
   // Only failures of the stopping are worth a line now.
   app.get<Pino>(ROOT_LOGGER).level = 'error';
   await app.close().catch(() => undefined);
-  process.exit(1);
+  exitWhenLogged(logger, 1);
+  return new Promise<never>(() => undefined);
+}
+
+/**
+ * Exits with `code` once every line logged so far has reached standard output. The logger writes
+ * asynchronously, and an exit right behind a write on a full pipe lost the last lines (seen: the
+ * exit line missing after a loaded shutdown); a stuck output holds the exit a second at most.
+ */
+function exitWhenLogged(logger: Pino, code: number): void {
+  const exit = () => process.exit(code);
+  setTimeout(exit, 1000);
+  logger.flush(exit);
 }
 
 /** The database in use, without credentials: the embedded file, or PostgreSQL's host and database. */
