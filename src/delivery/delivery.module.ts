@@ -16,6 +16,7 @@ import { MailAudience } from './mail-audience.js';
 import { MailSender } from './mail-sender.js';
 import { MessageLogController } from './message-log.controller.js';
 import { MessageLogService } from './message-log.service.js';
+import { NotificationPreferenceStore } from './notification-preference-store.js';
 import { NotificationPreferencesService } from './notification-preferences.service.js';
 import { NotificationRecipients } from './notification-recipients.js';
 import { NotificationsController } from './notifications.controller.js';
@@ -34,6 +35,7 @@ import { WebhookSender } from './webhook-sender.js';
   imports: [ConfigsModule, ApiKeysModule, ActivityModule, CrdtModule, AccessModule, DirectoryModule, WorkspaceModule, MailModule],
   controllers: [NotificationsController, MessageLogController],
   providers: [
+    NotificationPreferenceStore,
     NotificationPreferencesService,
     NotificationRecipients,
     OutboxStore,
@@ -49,6 +51,15 @@ import { WebhookSender } from './webhook-sender.js';
     MessageLogService,
     DeliveryHealthService,
   ],
-  exports: [NotificationPreferencesService, NotificationRecipients, EventRecorder, OutboxStore, MessageLogStore, DeliveryWorker, InboxAudience],
+  exports: [
+    NotificationPreferenceStore,
+    NotificationPreferencesService,
+    NotificationRecipients,
+    EventRecorder,
+    OutboxStore,
+    MessageLogStore,
+    DeliveryWorker,
+    InboxAudience,
+  ],
 })
 export class DeliveryModule {}

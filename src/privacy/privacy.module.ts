@@ -19,7 +19,7 @@ import { UserErasure } from './user-erasure.js';
 /**
  * A user's data across modules (upstream's GDPR operations): the export reads, and the erasure
  * writes, every table that holds data about a user, each through its owner: directory's
- * `UsersService`, `DirectoryUserStore` and `UserGroupStore`, `GrantStore`, `NotificationPreferencesService`,
+ * `UsersService`, `DirectoryUserStore` and `UserGroupStore`, `GrantStore`, `NotificationPreferenceStore`,
  * `CrdtStore`, `ActivityStore`, `JudgmentStore`, `CommentStore` and `InboxStore`.
  */
 @Module({

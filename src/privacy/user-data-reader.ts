@@ -8,7 +8,7 @@ import { PageTokens, PAGE_BYTES } from '../common/paging.js';
 import { CrdtStore } from '../crdt/crdt-store.js';
 import { UserGroupStore } from '../directory/user-group-store.js';
 import { DirectoryUserStore } from '../directory/directory-user-store.js';
-import { NotificationPreferencesService, preferenceCursor, type PreferenceCursor } from '../delivery/notification-preferences.service.js';
+import { NotificationPreferenceStore, preferenceCursor, type PreferenceCursor } from '../delivery/notification-preference-store.js';
 import { InboxStore } from '../inbox/inbox-store.js';
 import { notificationJson, type Delivered } from '../inbox/notifications.js';
 import { JudgmentStore } from '../memory/judgment-store.js';
@@ -114,7 +114,7 @@ type ScannedList = 'comments' | 'reactions' | 'notifications';
  * Every table comes through its owner, each read scoped by the API key and the organization:
  * grants and access context through `GrantStore`, the profile and group memberships through
  * directory's `DirectoryUserStore` and `UserGroupStore`, preferences through
- * `NotificationPreferencesService`, editors through `CrdtStore`, judgments through `JudgmentStore`,
+ * `NotificationPreferenceStore`, editors through `CrdtStore`, judgments through `JudgmentStore`,
  * threads through `CommentStore`, notifications through `InboxStore`, activities through
  * `ActivityStore` (sorted into the export's lists here, see `activityLists`).
  */
@@ -126,7 +126,7 @@ export class UserDataReader {
     private readonly grants: GrantStore,
     private readonly users: DirectoryUserStore,
     private readonly userGroups: UserGroupStore,
-    private readonly preferences: NotificationPreferencesService,
+    private readonly preferences: NotificationPreferenceStore,
     private readonly crdt: CrdtStore,
     private readonly judgmentLog: JudgmentStore,
     private readonly comments: CommentStore,

@@ -6,7 +6,7 @@ import { CommentStore } from '../comments/comment-store.js';
 import type { Annotation, Comment } from '../comments/threads.js';
 import { CrdtStore } from '../crdt/crdt-store.js';
 import { UsersService } from '../directory/users.service.js';
-import { NotificationPreferencesService } from '../delivery/notification-preferences.service.js';
+import { NotificationPreferenceStore } from '../delivery/notification-preference-store.js';
 import { InboxStore } from '../inbox/inbox-store.js';
 import { OutboxStore } from '../delivery/outbox-store.js';
 import { Clock } from '../common/clock.js';
@@ -53,7 +53,7 @@ const SCRUB_CHUNK = 500;
  * What `users/data/delete` erases, module by module, each through the table's owner and scoped
  * by the API key (and the organizations when given): the directory through `UsersService`,
  * grants and access context through `GrantStore`, preferences through
- * `NotificationPreferencesService`, editor attribution through `CrdtStore`, activity changes
+ * `NotificationPreferenceStore`, editor attribution through `CrdtStore`, activity changes
  * through `ActivityStore` (so judgments derived from them follow in the same transaction),
  * judgments left behind through `JudgmentStore`, comment threads through `CommentStore`,
  * inbox audiences not yet written through `OutboxStore`, in-app notifications through `InboxStore`, documents' presence through `PresenceStore`, and
@@ -65,7 +65,7 @@ export class UserErasure {
     private readonly activities: ActivityStore,
     private readonly grants: GrantStore,
     private readonly users: UsersService,
-    private readonly preferences: NotificationPreferencesService,
+    private readonly preferences: NotificationPreferenceStore,
     private readonly crdt: CrdtStore,
     private readonly judgments: JudgmentStore,
     private readonly comments: CommentStore,
