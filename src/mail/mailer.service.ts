@@ -3,15 +3,10 @@ import type { Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { AppConfig } from '../config/app-config.js';
 import { DrainReports } from '../common/drain-reports.js';
-import { newSortableId } from '../common/ids.js';
 import { nodemailer } from '../common/optional-modules.js';
-import { Secrets } from '../common/secrets.js';
-import { REKEY_BATCH, type SecretsRekey } from '../common/secrets-rekey.js';
-import { Sql } from '../database/sql.js';
-import { Transactions } from '../database/transactions.js';
+import { OutgoingMailStore, type MailStatus } from './outgoing-mail-store.js';
 
-/** What became of a mail, as `outgoing_mail` records it. */
-export type MailStatus = 'sent' | 'kept' | 'failed';
+export type { MailStatus } from './outgoing-mail-store.js';
 
 export interface MailMessage {
   to: string;
@@ -55,9 +50,7 @@ export class Mailer implements OnApplicationShutdown {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly secrets: Secrets,
-    private readonly sql: Sql,
-    private readonly transactions: Transactions,
+    private readonly store: OutgoingMailStore,
     drain: DrainReports,
   ) {
     drain.add('mailBeingSent', () => this.pending.size);
@@ -128,47 +121,9 @@ export class Mailer implements OnApplicationShutdown {
     }
   }
 
-  /** Keeps a record of a mail, its content encrypted (login-link mails carry single-use tokens). Plain SQL: one insert, and `outgoing_mail` has no entity. */
-  private async record(message: MailMessage, status: MailStatus, error: string | null): Promise<void> {
-    const content = this.secrets.encrypt(JSON.stringify({ text: message.text, ...(message.html === undefined ? {} : { html: message.html }) }));
-    await this.transactions.run((manager) =>
-      this.sql.insert(
-        manager,
-        'outgoing_mail',
-        ['id', 'recipient', 'subject', 'content_enc', 'transport', 'status', 'error', 'created_at'],
-        [[newSortableId('msg_'), message.to.slice(0, 320), message.subject.slice(0, 500), content, this.transport ? 'smtp' : 'log', status, error, Date.now()]],
-      ),
-    );
-  }
-
-  /**
-   * Master key rotation (see `SecretsRekey`): every recorded mail's content sealed under the new
-   * key. Plain SQL: batched keyset reads by id and one update per batch (the table grows with
-   * every mail, so the rotation reports its progress).
-   */
-  async rekeySecrets(rekey: SecretsRekey): Promise<void> {
-    const { manager } = rekey;
-    const [total] = await this.sql.run<{ n: number | string }>(manager, 'SELECT COUNT(*) AS n FROM outgoing_mail', {});
-    await rekey.inBatches(
-      'outgoing_mail',
-      Number(total!.n),
-      (after) =>
-        this.sql.run<{ id: string; content_enc: string }>(
-          manager,
-          `SELECT id, content_enc FROM outgoing_mail${after === null ? '' : ' WHERE id > :after'} ORDER BY id LIMIT ${REKEY_BATCH}`,
-          after === null ? {} : { after },
-        ),
-      async (rows) => {
-        const rewritten = rows.map((row) => [row.id, rekey.reseal(row.content_enc, { table: 'outgoing_mail', column: 'content_enc', row: row.id })]);
-        if (!rekey.writing) return;
-        await this.sql.updateRows(
-          manager,
-          'outgoing_mail',
-          { match: [{ name: 'id', type: 'varchar' }], set: [{ name: 'content_enc', type: 'text' }] },
-          rewritten,
-        );
-      },
-    );
+  /** Keeps a record of a mail (`OutgoingMailStore`). */
+  private record(message: MailMessage, status: MailStatus, error: string | null): Promise<void> {
+    return this.store.record(message, this.transport ? 'smtp' : 'log', status, error);
   }
 
   /**

@@ -4,7 +4,7 @@ import { SecretsRekey, type RekeyCount, type RekeyProgress, type Undecryptable }
 import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
 import { Transactions } from '../database/transactions.js';
 import { RekeyErrors } from './rekey.errors.js';
-import { Mailer } from '../mail/mailer.service.js';
+import { OutgoingMailStore } from '../mail/outgoing-mail-store.js';
 import { ApiKeyStore } from '../workspace/api-key-store.js';
 import { WorkspaceStore } from '../workspace/workspace-store.js';
 
@@ -28,7 +28,7 @@ export interface CheckOutcome {
  * `WorkspaceStore` (workspace auth tokens and their hashes; console sessions and unused
  * login links end), `ApiKeyStore` (API-key auth tokens and their hashes; the secrets of the
  * e-mail and webhook configs and the AI model keys), `WebhookEndpointsService` (endpoint
- * secrets, current and previous) and `Mailer` (recorded mail). Tokens only clients hold (page
+ * secrets, current and previous) and `OutgoingMailStore` (recorded mail). Tokens only clients hold (page
  * tokens, attachment links, user JWTs) are sealed or signed with keys derived from the master
  * key and stored nowhere: they stop working, and nothing here can change that.
  */
@@ -40,11 +40,11 @@ export class MasterKeyRotation {
     private readonly workspaces: WorkspaceStore,
     private readonly keys: ApiKeyStore,
     private readonly endpoints: WebhookEndpointsService,
-    private readonly mailer: Mailer,
+    private readonly mails: OutgoingMailStore,
   ) {}
 
   private get owners(): SecretsOwner[] {
-    return [this.workspaces, this.keys, this.endpoints, this.mailer];
+    return [this.workspaces, this.keys, this.endpoints, this.mails];
   }
 
   /** Opens every stored secret with `key` (by default the configured one), writing nothing. */
