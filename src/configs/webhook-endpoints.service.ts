@@ -5,97 +5,43 @@ import { Observers } from '../common/observers.js';
 import { newSortableId } from '../common/ids.js';
 import { PageTokens } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import { Secrets } from '../common/secrets.js';
-import { REKEY_BATCH, type SecretsRekey } from '../common/secrets-rekey.js';
-import { Sql } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import { ConfigErrors } from './configs.errors.js';
 import { ConfigsService } from './configs.service.js';
 import { stripUndefined } from '../workspace/key-configs.js';
 import type { CreateEndpointRequest, ListEndpointsRequest, UpdateEndpointRequest } from './dto/endpoint.dto.js';
+import { WebhookEndpointStore, type Endpoint } from './webhook-endpoint-store.js';
 
-/** An advanced webhook endpoint as callers read it: unset optional fields are explicit nulls. */
-export interface Endpoint {
-  id: string;
-  url: string;
-  description: string | null;
-  filterTypes: string[] | null;
-  channels: string[] | null;
-  disabled: boolean;
-  rateLimit: number | null;
-  uid: string | null;
-  metadata: Record<string, string> | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-type EndpointRow = {
-  id: string;
-  url: string;
-  description: string | null;
-  filter_types: string | null;
-  channels: string | null;
-  disabled: boolean | number;
-  rate_limit: number | null;
-  uid: string | null;
-  metadata: string | null;
-  created_at: number | string;
-  updated_at: number | string;
-};
+export type { DeliveryEndpoint, Endpoint } from './webhook-endpoint-store.js';
+export { FAILING_ENDPOINT_DISABLED_AFTER_MS } from './webhook-endpoint-store.js';
 
 /** What other modules learn of endpoint deletions (the outbox stops their deliveries), in the deleting transaction. */
 export interface EndpointObserver {
   endpointDeleted(manager: EntityManager, apiKeyId: string, endpointId: string): Promise<void>;
 }
 
-/** An endpoint as the delivery pipeline needs it, secret opened. */
-export interface DeliveryEndpoint {
-  id: string;
-  url: string;
-  disabled: boolean;
-  /** Deliveries per second, when limited. */
-  rateLimit: number | null;
-  secret: string;
-  /** The secret before the last rotation, while its overlap window lasts: deliveries carry both signatures. */
-  previousSecret: string | null;
-}
-
 /** How long a rotated-out secret still signs, unless the rotation says otherwise (as Svix: a day). */
 export const DEFAULT_SECRET_OVERLAP_SECONDS = 24 * 60 * 60;
 
-/** An endpoint with no success for this long is disabled (contract 6.3). */
-export const FAILING_ENDPOINT_DISABLED_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
-
-const COLUMNS = 'id, url, description, filter_types, channels, disabled, rate_limit, uid, metadata, created_at, updated_at';
-/** Columns of the fields an update may change; the JSON ones are stored as text. */
-const UPDATABLE_COLUMNS = {
-  url: 'url',
-  description: 'description',
-  filterTypes: 'filter_types',
-  channels: 'channels',
-  disabled: 'disabled',
-  rateLimit: 'rate_limit',
-  metadata: 'metadata',
-} as const;
-const JSON_FIELDS = new Set(['filterTypes', 'channels', 'metadata']);
 const DEFAULT_LIMIT = 50;
 const LIST_OPERATION = 'advancedwebhook/endpoints/get';
 type ListCursor = { after: string } | { before: string };
 
+/** A new signing secret: `whsec_` and 24 random bytes. */
+const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
 /**
- * Advanced webhook endpoints (contract part 3), and the owner of `webhook_endpoint`. Each has a
- * signing secret the server makes (`whsec_` + 24 random bytes), stored encrypted; deletion is
- * permanent. Plain SQL throughout: conditional writes answer through `RETURNING` alike on both
- * engines, and delivery reads run on the writing unit's connection.
+ * Advanced webhook endpoints (contract part 3): every operation needs advanced webhooks on; the
+ * server makes each signing secret; deletion is permanent and observers (the outbox) stop the
+ * endpoint's deliveries in the deleting transaction. `WebhookEndpointStore` holds the rows.
  */
 @Injectable()
 export class WebhookEndpointsService {
   readonly observers = new Observers<EndpointObserver>();
 
   constructor(
-    private readonly sql: Sql,
+    private readonly store: WebhookEndpointStore,
     private readonly transactions: Transactions,
-    private readonly secrets: Secrets,
     private readonly pageTokens: PageTokens,
     private readonly configs: ConfigsService,
   ) {}
@@ -103,33 +49,27 @@ export class WebhookEndpointsService {
   async create(principal: ApiKeyPrincipal, request: CreateEndpointRequest): Promise<Endpoint> {
     const { apiKeyId } = principal;
     await this.configs.requireAdvancedEnabled(apiKeyId);
-    const now = Date.now();
     const id = newSortableId('ep_');
-    const secret = `whsec_${randomBytes(24).toString('base64')}`;
     const inserted = await this.transactions.run((manager) =>
-      this.sql.run<{ id: string }>(
+      this.store.insert(
         manager,
-        `INSERT INTO webhook_endpoint (api_key_id, ${COLUMNS}, secret_enc)
-          VALUES (:apiKeyId, :id, :url, :description, :filterTypes, :channels, :disabled, :rateLimit, :uid, :metadata, :now, :now, :secretEnc)
-          ON CONFLICT DO NOTHING RETURNING id`,
+        apiKeyId,
         {
-          apiKeyId,
           id,
           url: request.url,
           description: request.description ?? null,
-          filterTypes: jsonOrNull(request.filterTypes),
-          channels: jsonOrNull(request.channels),
+          filterTypes: request.filterTypes ?? null,
+          channels: request.channels ?? null,
           disabled: request.disabled ?? false,
           rateLimit: request.rateLimit ?? null,
           uid: request.uid ?? null,
-          metadata: jsonOrNull(request.metadata),
-          now,
-          secretEnc: this.secrets.encrypt(secret),
+          metadata: request.metadata ?? null,
+          secret: newSecret(),
         },
+        Date.now(),
       ),
     );
-    // The only other unique key is the caller's uid.
-    if (!inserted.length) throw ConfigErrors.endpointUidTaken();
+    if (!inserted) throw ConfigErrors.endpointUidTaken();
     return this.get(apiKeyId, id);
   }
 
@@ -143,15 +83,7 @@ export class WebhookEndpointsService {
     const limit = request.limit ?? DEFAULT_LIMIT;
     const cursor = request.iterator ? this.pageTokens.decode<ListCursor>(apiKeyId, LIST_OPERATION, {}, request.iterator) : undefined;
     const backwards = cursor !== undefined && 'before' in cursor;
-    const bound = cursor === undefined ? '' : backwards ? ' AND id < :bound' : ' AND id > :bound';
-    const rows = await this.sql.rows<EndpointRow>(
-      `SELECT ${COLUMNS} FROM webhook_endpoint WHERE api_key_id = :apiKeyId${bound} ORDER BY id ${backwards ? 'DESC' : 'ASC'} LIMIT :limit`,
-      {
-        apiKeyId,
-        limit: limit + 1,
-        ...(cursor ? { bound: 'before' in cursor ? cursor.before : cursor.after } : {}),
-      },
-    );
+    const rows = await this.store.page(apiKeyId, cursor === undefined ? undefined : 'before' in cursor ? cursor.before : cursor.after, backwards, limit + 1);
     const more = rows.length > limit;
     const page = rows.slice(0, limit);
     if (backwards) page.reverse();
@@ -162,7 +94,7 @@ export class WebhookEndpointsService {
     const moreBefore = backwards ? more : cursor !== undefined;
     const token = (value: ListCursor) => this.pageTokens.encode(apiKeyId, LIST_OPERATION, {}, value);
     return {
-      endpoints: page.map(toEndpoint),
+      endpoints: page,
       iterator: last && moreAfter ? token({ after: last.id }) : null,
       prevIterator: first && moreBefore ? token({ before: first.id }) : null,
       done: !moreAfter,
@@ -173,39 +105,26 @@ export class WebhookEndpointsService {
   async update(principal: ApiKeyPrincipal, request: UpdateEndpointRequest): Promise<Endpoint> {
     const { apiKeyId } = principal;
     const { endpointId, ...fields } = request;
-    const sent = Object.entries(stripUndefined(fields));
-    if (!sent.length) throw ConfigErrors.endpointNothingSent();
+    const sent = stripUndefined(fields);
+    if (!Object.keys(sent).length) throw ConfigErrors.endpointNothingSent();
     await this.configs.requireAdvancedEnabled(apiKeyId);
-    const values = Object.fromEntries(
-      sent.map(([field, value]) => [field, JSON_FIELDS.has(field) ? jsonOrNull(value as object | null) : (value as string | number | boolean | null)]),
-    );
-    const updated = await this.transactions.run((manager) =>
-      this.sql.run<{ id: string }>(
-        manager,
-        // Enabling or disabling an endpoint by hand starts its failure count afresh.
-        `UPDATE webhook_endpoint SET ${sent.map(([field]) => `${UPDATABLE_COLUMNS[field as keyof typeof UPDATABLE_COLUMNS]} = :${field}`).join(', ')}${fields.disabled !== undefined ? ', failing_since = NULL' : ''}, updated_at = :now WHERE api_key_id = :apiKeyId AND id = :endpointId RETURNING id`,
-        { ...values, now: Date.now(), apiKeyId, endpointId },
-      ),
-    );
-    if (!updated.length) throw ConfigErrors.endpointMissing();
+    const updated = await this.transactions.run((manager) => this.store.update(manager, apiKeyId, endpointId, sent, Date.now()));
+    if (!updated) throw ConfigErrors.endpointMissing();
     return this.get(apiKeyId, endpointId);
   }
 
   async secret(principal: ApiKeyPrincipal, endpointId: string): Promise<{ endpointId: string; secret: string }> {
     await this.configs.requireAdvancedEnabled(principal.apiKeyId);
-    const [row] = await this.sql.rows<{ secret_enc: string }>('SELECT secret_enc FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :endpointId', {
-      apiKeyId: principal.apiKeyId,
-      endpointId,
-    });
-    if (!row) throw ConfigErrors.endpointMissing();
-    return { endpointId, secret: this.secrets.decrypt(row.secret_enc) };
+    const secret = await this.store.secretOf(principal.apiKeyId, endpointId);
+    if (secret === undefined) throw ConfigErrors.endpointMissing();
+    return { endpointId, secret };
   }
 
   /**
    * A new signing secret. The old one keeps signing beside it for `overlapSeconds` (deliveries
    * then carry both signatures, which Standard Webhooks receivers accept either of), so a
-   * receiver can switch without missing one; 0 ends it at once. The row is locked, so two
-   * rotations at once take turns and the second's previous secret is the first's new one.
+   * receiver can switch without missing one; 0 ends it at once. Two rotations at once take
+   * turns, and the second's previous secret is the first's new one.
    */
   async rotateSecret(
     principal: ApiKeyPrincipal,
@@ -214,24 +133,11 @@ export class WebhookEndpointsService {
   ): Promise<{ endpointId: string; secret: string; previousSecretExpiresAt: string | null }> {
     const { apiKeyId } = principal;
     await this.configs.requireAdvancedEnabled(apiKeyId);
-    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    const secret = newSecret();
     const now = Date.now();
     const until = overlapSeconds > 0 ? now + overlapSeconds * 1000 : null;
-    await this.transactions.run(async (manager) => {
-      const [row] = await this.sql.lockRows<{ secret_enc: string }>(
-        manager,
-        'SELECT secret_enc FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :endpointId',
-        { apiKeyId, endpointId },
-        { keysKept: true },
-      );
-      if (!row) throw ConfigErrors.endpointMissing();
-      await this.sql.run(
-        manager,
-        `UPDATE webhook_endpoint SET secret_enc = :secretEnc, previous_secret_enc = :previousEnc, previous_secret_until = :until, updated_at = :now
-          WHERE api_key_id = :apiKeyId AND id = :endpointId`,
-        { secretEnc: this.secrets.encrypt(secret), previousEnc: until === null ? null : row.secret_enc, until, now, apiKeyId, endpointId },
-      );
-    });
+    const rotated = await this.transactions.run((manager) => this.store.rotateSecret(manager, apiKeyId, endpointId, secret, until, now));
+    if (!rotated) throw ConfigErrors.endpointMissing();
     return { endpointId, secret, previousSecretExpiresAt: until === null ? null : new Date(until).toISOString() };
   }
 
@@ -240,198 +146,15 @@ export class WebhookEndpointsService {
     await this.configs.requireAdvancedEnabled(principal.apiKeyId);
     const { apiKeyId } = principal;
     await this.transactions.run(async (manager) => {
-      const deleted = await this.sql.run<{ id: string }>(
-        manager,
-        'DELETE FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :endpointId RETURNING id',
-        { apiKeyId, endpointId },
-      );
-      if (!deleted.length) throw ConfigErrors.endpointMissing();
+      if (!(await this.store.delete(manager, apiKeyId, endpointId))) throw ConfigErrors.endpointMissing();
       await this.observers.notify((observer) => observer.endpointDeleted(manager, apiKeyId, endpointId));
     });
     return { endpointId, deleted: true };
   }
 
-  /** The key's endpoints that receive events (not disabled); inside a unit of work (one writing an event), read on its connection. */
-  async routable(apiKeyId: string): Promise<{ id: string; filterTypes: string[] | null }[]> {
-    const rows = await this.sql.rows<{ id: string; filter_types: string | null }>(
-      'SELECT id, filter_types FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND disabled = :disabled ORDER BY id',
-      { apiKeyId, disabled: false },
-    );
-    return rows.map((row) => ({ id: row.id, filterTypes: row.filter_types === null ? null : (JSON.parse(row.filter_types) as string[]) }));
-  }
-
-  /**
-   * Every endpoint of the key with its health, in creation order, for the delivery health: the
-   * screen lists the failing and disabled ones, and counts what waits for each of them.
-   * `failingSince` is when its current streak of failed attempts began (null: its latest attempt
-   * succeeded, it was never attempted, or it was enabled or disabled by hand since).
-   */
-  async healthOf(apiKeyId: string): Promise<{ id: string; url: string; disabled: boolean; failingSince: number | null }[]> {
-    const rows = await this.sql.rows<{ id: string; url: string; disabled: boolean | number; failing_since: number | string | null }>(
-      'SELECT id, url, disabled, failing_since FROM webhook_endpoint WHERE api_key_id = :apiKeyId ORDER BY id',
-      { apiKeyId },
-    );
-    return rows.map((row) => ({
-      id: row.id,
-      url: row.url,
-      disabled: Boolean(row.disabled),
-      failingSince: row.failing_since === null ? null : Number(row.failing_since),
-    }));
-  }
-
-  /** Endpoints by key and id as deliveries need them now (deleted ones are absent); inside a unit of work, read on its connection. */
-  async forDelivery(endpoints: readonly { apiKeyId: string; endpointId: string }[]): Promise<Map<string, DeliveryEndpoint>> {
-    const byKey = new Map<string, string[]>();
-    for (const { apiKeyId, endpointId } of endpoints) (byKey.get(apiKeyId) ?? byKey.set(apiKeyId, []).get(apiKeyId)!).push(endpointId);
-    const found = new Map<string, DeliveryEndpoint>();
-    for (const [apiKeyId, ids] of byKey) {
-      type Row = {
-        id: string;
-        url: string;
-        disabled: boolean | number;
-        rate_limit: number | null;
-        secret_enc: string;
-        previous_secret_enc: string | null;
-        previous_secret_until: number | string | null;
-      };
-      const rows = await this.sql.rows<Row>(
-        `SELECT id, url, disabled, rate_limit, secret_enc, previous_secret_enc, previous_secret_until
-          FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id IN (:...ids)`,
-        { apiKeyId, ids: [...new Set(ids)] },
-      );
-      const now = Date.now();
-      for (const row of rows) {
-        found.set(row.id, {
-          id: row.id,
-          url: row.url,
-          disabled: Boolean(row.disabled),
-          rateLimit: row.rate_limit === null ? null : Number(row.rate_limit),
-          secret: this.secrets.decrypt(row.secret_enc),
-          previousSecret: row.previous_secret_enc !== null && Number(row.previous_secret_until) > now ? this.secrets.decrypt(row.previous_secret_enc) : null,
-        });
-      }
-    }
-    return found;
-  }
-
-  /**
-   * Locks the rows of endpoints whose health an outcome writer is about to record, in id order,
-   * before it touches their deliveries. Deleting an endpoint locks its row, then cancels its
-   * deliveries; a writer holding deliveries and waiting for the endpoint row would close a cycle
-   * (PostgreSQL deadlock, and the delete answered 500). Endpoint rows first, deliveries after, is
-   * the one lock order. Ids are unique across keys, so the keys' and ids' lists select exactly
-   * these rows.
-   */
-  async lockForHealth(manager: EntityManager, endpoints: readonly { apiKeyId: string; endpointId: string }[]): Promise<void> {
-    if (!endpoints.length) return;
-    await this.sql.lockRows(
-      manager,
-      'SELECT id FROM webhook_endpoint WHERE api_key_id IN (:...apiKeyIds) AND id IN (:...ids) ORDER BY id',
-      { apiKeyIds: [...new Set(endpoints.map((e) => e.apiKeyId))], ids: [...new Set(endpoints.map((e) => e.endpointId))] },
-      // Health columns only: rows referring to the endpoint's key are not held up.
-      { keysKept: true },
-    );
-  }
-
-  /**
-   * Keeps an endpoint's health from its latest attempt: a success clears its failing streak; a
-   * failure starts one, and disables the endpoint when the receiver answered 410 Gone or the
-   * streak has lasted `FAILING_ENDPOINT_DISABLED_AFTER_MS`. Returns whether it was disabled now.
-   */
-  async recordHealth(
-    manager: EntityManager,
-    apiKeyId: string,
-    endpointId: string,
-    outcome: { succeeded: boolean; gone: boolean; at: number },
-  ): Promise<boolean> {
-    const place = { apiKeyId, endpointId };
-    if (outcome.succeeded) {
-      await this.sql.run(
-        manager,
-        'UPDATE webhook_endpoint SET failing_since = NULL WHERE api_key_id = :apiKeyId AND id = :endpointId AND failing_since IS NOT NULL',
-        place,
-      );
-      return false;
-    }
-    await this.sql.run(manager, 'UPDATE webhook_endpoint SET failing_since = :at WHERE api_key_id = :apiKeyId AND id = :endpointId AND failing_since IS NULL', {
-      ...place,
-      at: outcome.at,
-    });
-    const disabled = await this.sql.run<{ id: string }>(
-      manager,
-      `UPDATE webhook_endpoint SET disabled = :disabled, updated_at = :at
-        WHERE api_key_id = :apiKeyId AND id = :endpointId AND disabled = :enabled${outcome.gone ? '' : ' AND failing_since <= :cutoff'} RETURNING id`,
-      { ...place, disabled: true, enabled: false, at: outcome.at, ...(outcome.gone ? {} : { cutoff: outcome.at - FAILING_ENDPOINT_DISABLED_AFTER_MS }) },
-    );
-    return disabled.length > 0;
-  }
-
-  /**
-   * Master key rotation (see `SecretsRekey`): each endpoint's signing secret, and the previous
-   * one of a rotation (even past its overlap: it is stored, so it stays readable), sealed under
-   * the new key. Batched keyset reads by id (unique across keys) and one update per batch.
-   */
-  async rekeySecrets(rekey: SecretsRekey): Promise<void> {
-    const { manager } = rekey;
-    const [total] = await this.sql.run<{ n: number | string }>(manager, 'SELECT COUNT(*) AS n FROM webhook_endpoint', {});
-    await rekey.inBatches(
-      'webhook_endpoint',
-      Number(total!.n),
-      (after) =>
-        this.sql.run<{ id: string; secret_enc: string; previous_secret_enc: string | null }>(
-          manager,
-          `SELECT id, secret_enc, previous_secret_enc FROM webhook_endpoint${after === null ? '' : ' WHERE id > :after'} ORDER BY id LIMIT ${REKEY_BATCH}`,
-          after === null ? {} : { after },
-        ),
-      async (rows) => {
-        const rewritten = rows.map((row) => [
-          row.id,
-          rekey.reseal(row.secret_enc, { table: 'webhook_endpoint', column: 'secret_enc', row: row.id }),
-          row.previous_secret_enc === null
-            ? null
-            : rekey.reseal(row.previous_secret_enc, { table: 'webhook_endpoint', column: 'previous_secret_enc', row: row.id }),
-        ]);
-        if (!rekey.writing) return;
-        await this.sql.updateRows(
-          manager,
-          'webhook_endpoint',
-          {
-            match: [{ name: 'id', type: 'varchar' }],
-            set: [
-              { name: 'secret_enc', type: 'text' },
-              { name: 'previous_secret_enc', type: 'text' },
-            ],
-          },
-          rewritten,
-        );
-      },
-    );
-  }
-
   private async get(apiKeyId: string, id: string): Promise<Endpoint> {
-    const [row] = await this.sql.rows<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :id`, { apiKeyId, id });
-    if (!row) throw ConfigErrors.endpointMissing();
-    return toEndpoint(row);
+    const endpoint = await this.store.get(apiKeyId, id);
+    if (!endpoint) throw ConfigErrors.endpointMissing();
+    return endpoint;
   }
-}
-
-function jsonOrNull(value: object | null | undefined): string | null {
-  return value === undefined || value === null ? null : JSON.stringify(value);
-}
-
-function toEndpoint(row: EndpointRow): Endpoint {
-  const parsed = <T>(text: string | null) => (text === null ? null : (JSON.parse(text) as T));
-  return {
-    id: row.id,
-    url: row.url,
-    description: row.description,
-    filterTypes: parsed<string[]>(row.filter_types),
-    channels: parsed<string[]>(row.channels),
-    disabled: Boolean(row.disabled),
-    rateLimit: row.rate_limit === null ? null : Number(row.rate_limit),
-    uid: row.uid,
-    metadata: parsed<Record<string, string>>(row.metadata),
-    createdAt: new Date(Number(row.created_at)).toISOString(),
-    updatedAt: new Date(Number(row.updated_at)).toISOString(),
-  };
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { ConfigsService } from '../configs/configs.service.js';
-import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
+import { WebhookEndpointStore } from '../configs/webhook-endpoint-store.js';
 import { advancedRoute, type DeliveryChannel, keyRoutes } from './delivery-routes.js';
 import { MessageLogStore } from './message-log-store.js';
 
@@ -47,7 +47,7 @@ export class DeliveryHealthService {
   constructor(
     private readonly store: MessageLogStore,
     private readonly configs: ConfigsService,
-    private readonly endpoints: WebhookEndpointsService,
+    private readonly endpoints: WebhookEndpointStore,
   ) {}
 
   async get(principal: ApiKeyPrincipal): Promise<{ outbox: OutboxDepth; endpoints: EndpointHealth[] }> {

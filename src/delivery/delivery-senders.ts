@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigsService } from '../configs/configs.service.js';
-import { WebhookEndpointsService, type DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
+import { WebhookEndpointStore, type DeliveryEndpoint } from '../configs/webhook-endpoint-store.js';
 import { documentKey, DocumentStore } from '../directory/document-store.js';
 import { DirectoryUserStore } from '../directory/directory-user-store.js';
 import { AllowedDomainStore } from '../workspace/allowed-domain-store.js';
@@ -26,7 +26,7 @@ export class DeliverySenders {
     private readonly inboxes: InboxAudience,
     private readonly mails: MailSender,
     private readonly configs: ConfigsService,
-    private readonly endpoints: WebhookEndpointsService,
+    private readonly endpoints: WebhookEndpointStore,
     private readonly users: DirectoryUserStore,
     private readonly documents: DocumentStore,
     private readonly domains: AllowedDomainStore,

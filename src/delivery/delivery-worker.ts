@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { Clock } from '../common/clock.js';
 import { AppConfig } from '../config/app-config.js';
-import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
+import { WebhookEndpointStore } from '../configs/webhook-endpoint-store.js';
 import { Transactions, type WorkerConnection } from '../database/transactions.js';
 import { DrainReports } from '../common/drain-reports.js';
 import { Metrics } from '../common/metrics.js';
@@ -108,7 +108,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     private readonly config: AppConfig,
     private readonly store: OutboxStore,
     private readonly senders: DeliverySenders,
-    endpoints: WebhookEndpointsService,
+    endpoints: WebhookEndpointStore,
     private readonly transactions: Transactions,
     private readonly clock: Clock,
     @InjectDataSource() private readonly dataSource: DataSource,

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { ActivityStore, type Activity, type ActivityObserver, type ActivityWrite } from '../activity/activity-store.js';
 import { Clock } from '../common/clock.js';
 import { ConfigsService } from '../configs/configs.service.js';
+import { WebhookEndpointStore } from '../configs/webhook-endpoint-store.js';
 import { WebhookEndpointsService, type EndpointObserver } from '../configs/webhook-endpoints.service.js';
 import { CrdtStore, type CrdtObserver, type StoredEditor } from '../crdt/crdt-store.js';
 import { Transactions } from '../database/transactions.js';
@@ -24,6 +25,7 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
     private readonly activities: ActivityStore,
     private readonly crdt: CrdtStore,
     private readonly endpoints: WebhookEndpointsService,
+    private readonly endpointStore: WebhookEndpointStore,
     private readonly configs: ConfigsService,
     private readonly store: OutboxStore,
     private readonly transactions: Transactions,
@@ -99,6 +101,11 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
     if (!configs) return undefined;
     const advancedOn = configs.advanced?.isEnabled === true;
     if (!configs.webhook.useWebhookService && !advancedOn && !configs.email.useEmailService) return undefined;
-    return { email: configs.email, webhook: configs.webhook, advanced: configs.advanced, endpoints: advancedOn ? await this.endpoints.routable(apiKeyId) : [] };
+    return {
+      email: configs.email,
+      webhook: configs.webhook,
+      advanced: configs.advanced,
+      endpoints: advancedOn ? await this.endpointStore.routable(apiKeyId) : [],
+    };
   }
 }

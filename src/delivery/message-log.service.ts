@@ -4,7 +4,7 @@ import { PageTokens } from '../common/paging.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { ConfigErrors } from '../configs/configs.errors.js';
 import { ConfigsService } from '../configs/configs.service.js';
-import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
+import { WebhookEndpointStore } from '../configs/webhook-endpoint-store.js';
 import { Transactions } from '../database/transactions.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { ADVANCED_MAX_ATTEMPTS, advancedRoute } from './delivery-routes.js';
@@ -39,7 +39,7 @@ export class MessageLogService {
     private readonly store: OutboxStore,
     private readonly log: MessageLogStore,
     private readonly configs: ConfigsService,
-    private readonly endpoints: WebhookEndpointsService,
+    private readonly endpoints: WebhookEndpointStore,
     private readonly transactions: Transactions,
     private readonly pageTokens: PageTokens,
     private readonly worker: DeliveryWorker,

@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { Clock } from '../common/clock.js';
 import type { Metrics } from '../common/metrics.js';
-import type { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
+import type { WebhookEndpointStore } from '../configs/webhook-endpoint-store.js';
 import type { Transactions, WorkerConnection } from '../database/transactions.js';
 import type { DeliverySenders } from './delivery-senders.js';
 import type { ClaimedDelivery, DeliveryOutcome, OutboxStore } from './outbox-store.js';
@@ -23,7 +23,7 @@ export interface OutcomeHooks {
 export interface OutcomeWriterDeps {
   store: OutboxStore;
   senders: DeliverySenders;
-  endpoints: WebhookEndpointsService;
+  endpoints: WebhookEndpointStore;
   transactions: Transactions;
   clock: Clock;
   metrics: Metrics;

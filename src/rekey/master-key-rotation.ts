@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Secrets } from '../common/secrets.js';
 import { SecretsRekey, type RekeyCount, type RekeyProgress, type Undecryptable } from '../common/secrets-rekey.js';
-import { WebhookEndpointsService } from '../configs/webhook-endpoints.service.js';
+import { WebhookEndpointStore } from '../configs/webhook-endpoint-store.js';
 import { Transactions } from '../database/transactions.js';
 import { RekeyErrors } from './rekey.errors.js';
 import { OutgoingMailStore } from '../mail/outgoing-mail-store.js';
@@ -27,7 +27,7 @@ export interface CheckOutcome {
  * each table by its owner (`rekeySecrets`), in one unit of work. The owners, in pass order:
  * `WorkspaceStore` (workspace auth tokens and their hashes; console sessions and unused
  * login links end), `ApiKeyStore` (API-key auth tokens and their hashes; the secrets of the
- * e-mail and webhook configs and the AI model keys), `WebhookEndpointsService` (endpoint
+ * e-mail and webhook configs and the AI model keys), `WebhookEndpointStore` (endpoint
  * secrets, current and previous) and `OutgoingMailStore` (recorded mail). Tokens only clients hold (page
  * tokens, attachment links, user JWTs) are sealed or signed with keys derived from the master
  * key and stored nowhere: they stop working, and nothing here can change that.
@@ -39,7 +39,7 @@ export class MasterKeyRotation {
     private readonly secrets: Secrets,
     private readonly workspaces: WorkspaceStore,
     private readonly keys: ApiKeyStore,
-    private readonly endpoints: WebhookEndpointsService,
+    private readonly endpoints: WebhookEndpointStore,
     private readonly mails: OutgoingMailStore,
   ) {}
 
