@@ -226,6 +226,18 @@ export function errorCatalogueProblems(files: SourceFile[]): string[] {
     .map((file) => `${file.path} builds an ApiError; put it in its module's .errors.ts catalogue`);
 }
 
+/** Table owners not written as an `XStore` class in an `x-store.ts` file (one shape and one suffix for every owner). */
+export function ownerShapeProblems(architecture: Architecture, files: SourceFile[]): string[] {
+  const byPath = new Map(files.map((file) => [file.path, file]));
+  return [...new Set(architecture.owners.values())].flatMap((owner) => {
+    const problems: string[] = [];
+    if (!owner.endsWith('-store.ts')) problems.push(`${owner} owns tables; name its file x-store.ts`);
+    const text = byPath.get(owner)?.text ?? '';
+    if (!/export class \w+Store\b/.test(text)) problems.push(`${owner} owns tables; its owner class is named XStore`);
+    return problems;
+  });
+}
+
 /**
  * Files that load the SQLite driver themselves, or open a better-sqlite3 DataSource without
  * handing TypeORM the driver (it would load `better-sqlite3` itself): only
@@ -288,6 +300,15 @@ describe('ARCHITECTURE.md, checked against src/', () => {
   });
 
   // The rules have teeth: each catches the mistake it exists for.
+  it('every table owner is an XStore class in an x-store.ts file', () => {
+    assert.deepEqual(ownerShapeProblems(architecture, files), []);
+    const service = { path: 'mail/mailer.service.ts', text: 'export class Mailer {}' };
+    assert.deepEqual(ownerShapeProblems({ ...architecture, owners: new Map([['outgoing_mail', service.path]]) }, [service]), [
+      'mail/mailer.service.ts owns tables; name its file x-store.ts',
+      'mail/mailer.service.ts owns tables; its owner class is named XStore',
+    ]);
+  });
+
   it('only database/sqlite-driver.ts loads the SQLite driver; DataSources are handed it', () => {
     assert.deepEqual(sqliteDriverProblems(files), []);
     assert.deepEqual(
