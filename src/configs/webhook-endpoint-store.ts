@@ -3,21 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { Secrets } from '../common/secrets.js';
 import { REKEY_BATCH, type SecretsRekey } from '../common/secrets-rekey.js';
 import { Sql } from '../database/sql.js';
-
-/** An advanced webhook endpoint as callers read it: unset optional fields are explicit nulls. */
-export interface Endpoint {
-  id: string;
-  url: string;
-  description: string | null;
-  filterTypes: string[] | null;
-  channels: string[] | null;
-  disabled: boolean;
-  rateLimit: number | null;
-  uid: string | null;
-  metadata: Record<string, string> | null;
-  createdAt: string;
-  updatedAt: string;
-}
+import type { EndpointView } from './dto/endpoint.response.js';
 
 type EndpointRow = {
   id: string;
@@ -116,13 +102,13 @@ export class WebhookEndpointStore {
   }
 
   /** One endpoint of the key; undefined when it has none of that id. */
-  async get(apiKeyId: string, id: string): Promise<Endpoint | undefined> {
+  async get(apiKeyId: string, id: string): Promise<EndpointView | undefined> {
     const [row] = await this.sql.rows<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoint WHERE api_key_id = :apiKeyId AND id = :id`, { apiKeyId, id });
     return row && toEndpoint(row);
   }
 
   /** Up to `limit` endpoints of the key after (or, `backwards`, before) id `bound`, nearest first. */
-  async page(apiKeyId: string, bound: string | undefined, backwards: boolean, limit: number): Promise<Endpoint[]> {
+  async page(apiKeyId: string, bound: string | undefined, backwards: boolean, limit: number): Promise<EndpointView[]> {
     const after = bound === undefined ? '' : backwards ? ' AND id < :bound' : ' AND id > :bound';
     const rows = await this.sql.rows<EndpointRow>(
       `SELECT ${COLUMNS} FROM webhook_endpoint WHERE api_key_id = :apiKeyId${after} ORDER BY id ${backwards ? 'DESC' : 'ASC'} LIMIT :limit`,
@@ -354,7 +340,7 @@ function jsonOrNull(value: object | null | undefined): string | null {
   return value === undefined || value === null ? null : JSON.stringify(value);
 }
 
-function toEndpoint(row: EndpointRow): Endpoint {
+function toEndpoint(row: EndpointRow): EndpointView {
   const parsed = <T>(text: string | null) => (text === null ? null : (JSON.parse(text) as T));
   return {
     id: row.id,

@@ -10,10 +10,8 @@ import { ConfigErrors } from './configs.errors.js';
 import { ConfigsService } from './configs.service.js';
 import { stripUndefined } from '../workspace/key-configs.js';
 import type { CreateEndpointRequest, ListEndpointsRequest, UpdateEndpointRequest } from './dto/endpoint.dto.js';
-import { WebhookEndpointStore, type Endpoint } from './webhook-endpoint-store.js';
-
-export type { DeliveryEndpoint, Endpoint } from './webhook-endpoint-store.js';
-export { FAILING_ENDPOINT_DISABLED_AFTER_MS } from './webhook-endpoint-store.js';
+import { WebhookEndpointStore } from './webhook-endpoint-store.js';
+import type { EndpointView } from './dto/endpoint.response.js';
 
 /** What other modules learn of endpoint deletions (the outbox stops their deliveries), in the deleting transaction. */
 export interface EndpointObserver {
@@ -46,7 +44,7 @@ export class WebhookEndpointsService {
     private readonly configs: ConfigsService,
   ) {}
 
-  async create(principal: ApiKeyPrincipal, request: CreateEndpointRequest): Promise<Endpoint> {
+  async create(principal: ApiKeyPrincipal, request: CreateEndpointRequest): Promise<EndpointView> {
     const { apiKeyId } = principal;
     await this.configs.requireAdvancedEnabled(apiKeyId);
     const id = newSortableId('ep_');
@@ -77,7 +75,7 @@ export class WebhookEndpointsService {
   async list(
     principal: ApiKeyPrincipal,
     request: ListEndpointsRequest,
-  ): Promise<{ endpoints: Endpoint[]; iterator: string | null; prevIterator: string | null; done: boolean }> {
+  ): Promise<{ endpoints: EndpointView[]; iterator: string | null; prevIterator: string | null; done: boolean }> {
     const { apiKeyId } = principal;
     await this.configs.requireAdvancedEnabled(apiKeyId);
     const limit = request.limit ?? DEFAULT_LIMIT;
@@ -102,7 +100,7 @@ export class WebhookEndpointsService {
   }
 
   /** Changes the sent fields; `null` clears an optional one. */
-  async update(principal: ApiKeyPrincipal, request: UpdateEndpointRequest): Promise<Endpoint> {
+  async update(principal: ApiKeyPrincipal, request: UpdateEndpointRequest): Promise<EndpointView> {
     const { apiKeyId } = principal;
     const { endpointId, ...fields } = request;
     const sent = stripUndefined(fields);
@@ -152,7 +150,7 @@ export class WebhookEndpointsService {
     return { endpointId, deleted: true };
   }
 
-  private async get(apiKeyId: string, id: string): Promise<Endpoint> {
+  private async get(apiKeyId: string, id: string): Promise<EndpointView> {
     const endpoint = await this.store.get(apiKeyId, id);
     if (!endpoint) throw ConfigErrors.endpointMissing();
     return endpoint;

@@ -1,4 +1,4 @@
-import type { DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
+import type { DeliveryEndpoint } from '../configs/webhook-endpoint-store.js';
 import type { KeyConfigs } from '../workspace/key-configs.js';
 
 /**

@@ -3,15 +3,11 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { ConfigsService } from '../configs/configs.service.js';
 import { Transactions } from '../database/transactions.js';
 import { channelsOf, type Channel, type PreferenceValue, type SentPreferenceConfig } from './dto/preferences.dto.js';
+import type { PreferenceEntryView } from './dto/preferences.response.js';
 import { NotificationPreferenceStore, ORGANIZATION_LEVEL, type PreferenceRow } from './notification-preference-store.js';
 
 /** A user's preference when nothing is stored (contract 6.4). */
 export const DEFAULT_PREFERENCE: Record<Channel, PreferenceValue> = { inbox: 'ALL', email: 'MINE', chat: 'NONE' };
-
-export interface PreferenceEntry {
-  config: Record<Channel, PreferenceValue>;
-  metadata: { organizationId: string; apiKey: string; documentId: string | null; userId: string };
-}
 
 export interface PreferenceSetResult {
   success: true;
@@ -41,13 +37,13 @@ export class NotificationPreferencesService {
   async get(
     principal: ApiKeyPrincipal,
     request: { organizationId: string; userId: string; documentIds?: string[]; withOrganization: boolean },
-  ): Promise<PreferenceEntry[]> {
+  ): Promise<PreferenceEntryView[]> {
     const { apiKeyId } = principal;
     await this.configs.requireNotificationService(apiKeyId);
     const documentIds = request.documentIds ?? [];
     const stored = await this.store.ofUser(apiKeyId, request.organizationId, request.userId, [ORGANIZATION_LEVEL, ...documentIds]);
     const organizationLevel = resolve(stored.get(ORGANIZATION_LEVEL), DEFAULT_PREFERENCE);
-    const entry = (documentId: string | null, config: Record<Channel, PreferenceValue>): PreferenceEntry => ({
+    const entry = (documentId: string | null, config: Record<Channel, PreferenceValue>): PreferenceEntryView => ({
       config,
       metadata: { organizationId: request.organizationId, apiKey: apiKeyId, documentId, userId: request.userId },
     });

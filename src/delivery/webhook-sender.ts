@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigCodec } from '../workspace/config-codec.js';
 import type { KeyConfigs } from '../workspace/key-configs.js';
-import type { DeliveryEndpoint } from '../configs/webhook-endpoints.service.js';
+import type { DeliveryEndpoint } from '../configs/webhook-endpoint-store.js';
 import type { AttemptResult } from './delivery-outcome.js';
 import type { DeliveryContext, Released } from './delivery-context.js';
 import { NotificationRecipients } from './notification-recipients.js';

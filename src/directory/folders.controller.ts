@@ -6,8 +6,8 @@ import { RequestData } from '../common/decorators/request-data.decorator.js';
 import type { ApiKeyPrincipal as Caller } from '../common/request-context.js';
 import type { ItemResult, ItemResults } from '../common/batch.js';
 import { AddFoldersRequest, DeleteFolderRequest, GetFoldersRequest, UpdateFolderAccessRequest, UpdateFoldersRequest } from './dto/folder.dto.js';
-import { FoldersService, type FolderAccessItem, type FolderRecord } from './folders.service.js';
-import { FolderAccessResultsResult, FoldersResult } from './dto/folder.response.js';
+import { FoldersService, type FolderAccessItem } from './folders.service.js';
+import { FolderAccessResultsResult, FoldersResult, type FolderView } from './dto/folder.response.js';
 import { ItemResultsResult, NullDataResult } from '../common/openapi-responses.js';
 import { DirectoryErrors } from './directory.errors.js';
 
@@ -49,7 +49,7 @@ export class FoldersController {
     response: FoldersResult,
     errors: [DirectoryErrors.folderNotFound()],
   })
-  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetFoldersRequest): Promise<FolderRecord[]> {
+  get(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetFoldersRequest): Promise<FolderView[]> {
     return this.folders.get(caller, data);
   }
 

@@ -12,22 +12,8 @@ import type { AddFoldersRequest, GetFoldersRequest, UpdateFolderAccessRequest, U
 import type { FolderEntity } from './entities/folder.entity.js';
 import { ancestorsOf, childPath, depthOf, idsOf, ROOT } from './folder-paths.js';
 import { FolderStore } from './folder-store.js';
+import type { FolderView } from './dto/folder.response.js';
 import { OrganizationStore } from './organization-store.js';
-
-/** A folder as returned (rest-interface part 2). */
-export interface FolderRecord {
-  folderId: string;
-  folderName: string | null;
-  organizationId: string;
-  parentFolderId: string;
-  apiKey: string;
-  createdAt: number;
-  lastUpdated: number;
-  ancestors: string[];
-  accessType: AccessType;
-  inheritAccessFromParent: boolean;
-  subFolders?: FolderRecord[];
-}
 
 /** A folder's outcome in access update (beside `success`, `id`, `message`). */
 export interface FolderAccessItem extends ItemResult {
@@ -98,7 +84,7 @@ export class FoldersService {
    * folder with `maxDepth` (default 1) levels of `subFolders`; with only maxDepth: the top-level
    * folders nested that deep. One range query for the tree plus one for the ancestors.
    */
-  async get(principal: ApiKeyPrincipal, request: GetFoldersRequest): Promise<FolderRecord[]> {
+  async get(principal: ApiKeyPrincipal, request: GetFoldersRequest): Promise<FolderView[]> {
     const { apiKeyId } = principal;
     const keyDefault = (await this.apiKeys.settings(apiKeyId)).defaultDocumentAccessType;
     if (request.folderId === undefined && request.maxDepth === undefined) {
@@ -124,7 +110,7 @@ export class FoldersService {
       if (siblings) siblings.push(folder);
       else children.set(folder.parentId, [folder]);
     }
-    const nest = (folder: FolderEntity): FolderRecord => {
+    const nest = (folder: FolderEntity): FolderView => {
       const record = this.toRecord(folder, byId, keyDefault);
       if (folder.depth < deepest) record.subFolders = (children.get(folder.id) ?? []).map(nest);
       return record;
@@ -261,7 +247,7 @@ export class FoldersService {
     if (folderIds.some((id) => !found.has(id))) throw DirectoryErrors.folderNotFound();
   }
 
-  private toRecord(folder: FolderEntity, known: ReadonlyMap<string, FolderAccessNode>, keyDefault: AccessType): FolderRecord {
+  private toRecord(folder: FolderEntity, known: ReadonlyMap<string, FolderAccessNode>, keyDefault: AccessType): FolderView {
     return {
       folderId: folder.id,
       folderName: folder.name,

@@ -8,8 +8,8 @@ import type { ItemResults } from '../common/batch.js';
 import { AddGroupUsersRequest, AddUserGroupsRequest, DeleteGroupUsersRequest } from './dto/user-group.dto.js';
 import { AddUsersV1Request, AddUsersV2Request, DeleteUsersRequest, GetUsersV1Request, GetUsersV2Request, UpdateUsersRequest } from './dto/user.dto.js';
 import { UserGroupsService, type GroupMemberResult } from './user-groups.service.js';
-import { UsersService, type UserRecord } from './users.service.js';
-import { UsersResult } from './dto/user.response.js';
+import { UsersService } from './users.service.js';
+import { UsersResult, type UserView } from './dto/user.response.js';
 import { GroupMemberOutcomesResult } from './dto/user-group.response.js';
 import { ItemResultsResult } from '../common/openapi-responses.js';
 import { DirectoryErrors } from './directory.errors.js';
@@ -66,7 +66,7 @@ export class UsersController {
     message: USERS_RETRIEVED,
     response: UsersResult,
   })
-  getV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUsersV1Request): Promise<UserRecord[]> {
+  getV1(@ApiKeyPrincipal() caller: Caller, @RequestData() data: GetUsersV1Request): Promise<UserView[]> {
     return this.users.getEveryPage(caller, data);
   }
 

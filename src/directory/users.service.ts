@@ -12,6 +12,7 @@ import { OrganizationStore } from './organization-store.js';
 import { Memberships, type UserScope } from './memberships.js';
 import { groupMembersQuery, UserGroupStore } from './user-group-store.js';
 import { DirectoryErrors } from './directory.errors.js';
+import type { UserView } from './dto/user.response.js';
 
 export type { UserScope } from './memberships.js';
 
@@ -30,13 +31,6 @@ export interface UserCreateFlags {
   createFolder?: boolean;
   /** Default true. */
   createDocument?: boolean;
-}
-
-/** A user as 'Get users' returns it. */
-export interface UserRecord {
-  userId: string;
-  name: string | null;
-  email: string | null;
 }
 
 /** `initial` when not supplied: the first letter of the name, else of the e-mail, upper-cased. */
@@ -91,9 +85,9 @@ export class UsersService {
    * Every user in scope, page after page: v1 get has no paging (contract part 4: only v2
    * returns `nextPageToken`), so it must not stop at the first page's 1,000 users.
    */
-  async getEveryPage(principal: ApiKeyPrincipal, request: GetUsersV1Request): Promise<UserRecord[]> {
+  async getEveryPage(principal: ApiKeyPrincipal, request: GetUsersV1Request): Promise<UserView[]> {
     return everyPage((pageToken) =>
-      this.get(principal, { ...request, pageToken }).then((page) => ({ items: page.data as UserRecord[], next: page.nextPageToken })),
+      this.get(principal, { ...request, pageToken }).then((page) => ({ items: page.data as UserView[], next: page.nextPageToken })),
     );
   }
 
@@ -102,7 +96,7 @@ export class UsersService {
    * folderId), filtered by ids and group membership, keyset-paged by user id. Two queries per
    * page: the members, then their profiles.
    */
-  async get(principal: ApiKeyPrincipal, request: GetUsersV2Request): Promise<{ data: UserRecord[] | Record<string, UserRecord[]>; nextPageToken?: string }> {
+  async get(principal: ApiKeyPrincipal, request: GetUsersV2Request): Promise<{ data: UserView[] | Record<string, UserView[]>; nextPageToken?: string }> {
     const { apiKeyId } = principal;
     const { allDocuments = false, groupByDocumentId: grouped = false } = request;
     if (grouped && !allDocuments) throw DirectoryErrors.groupByNeedsAllDocuments();
@@ -131,13 +125,13 @@ export class UsersService {
       grouped ? [last.documentId!, last.userId] : last.userId,
     );
     const profiles = await this.store.profiles(apiKeyId, [...new Set(page.items.map((row) => row.userId))]);
-    const user = (row: (typeof rows)[number]): UserRecord => ({
+    const user = (row: (typeof rows)[number]): UserView => ({
       userId: row.userId,
       name: profiles.get(row.userId)?.name ?? null,
       email: profiles.get(row.userId)?.email ?? null,
     });
     if (!grouped) return { data: page.items.map(user), nextPageToken: page.next };
-    const byDocument: Record<string, UserRecord[]> = {};
+    const byDocument: Record<string, UserView[]> = {};
     for (const row of page.items) (byDocument[row.documentId!] ??= []).push(user(row));
     return { data: byDocument, nextPageToken: page.next };
   }

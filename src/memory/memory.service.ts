@@ -1,30 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
-import type { Activity } from '../activity/activity-store.js';
-import { judgmentFacets, type JudgeType, type JudgmentFields } from './decisions.js';
+import { judgmentFacets } from './decisions.js';
 import type { QueryJudgmentsRequest, SuggestRequest } from './dto/memory.dto.js';
+import type { JudgmentView } from './dto/memory.response.js';
 import { JudgmentStore } from './judgment-store.js';
 import { JudgmentSearch, type SearchScope } from './judgment-search.js';
 import { queryTerms } from './query-terms.js';
 import { chooseScope, suggestionsFor, type Scope, type Suggestion } from './suggestion.js';
 import { MemoryErrors } from './memory.errors.js';
-
-/**
- * A judgment as judgments/query returns it: the contract's fields, and upstream's names for the
- * same facts (`recordId` = `id`, `reasoning` = `reason`, `createdAt` = `timestamp`, `actionUser`
- * the reviewer as the activity named them) with the facets upstream adds.
- */
-export interface JudgmentRecord extends JudgmentFields {
-  recordId: string;
-  reasoning: string | null;
-  confidence: number | null;
-  judgeType: JudgeType;
-  contentType: string | null;
-  annotationId: string | null;
-  actionUser: Activity['actionUser'];
-  createdAt: number;
-  agent: Record<string, unknown> | null;
-}
 
 /** Suggested decisions from past judgments (contract part 8); judgments are read through `JudgmentStore` and `JudgmentSearch`, their owners. */
 @Injectable()
@@ -68,7 +51,7 @@ export class MemoryService {
    * `limit`, oldest first, as upstream reads a thread. The activity of each is read alongside,
    * for what only it holds (the reviewer as named, confidence, the agent block).
    */
-  async query(principal: ApiKeyPrincipal, request: QueryJudgmentsRequest): Promise<{ data: JudgmentRecord[]; results: JudgmentRecord[]; total: number }> {
+  async query(principal: ApiKeyPrincipal, request: QueryJudgmentsRequest): Promise<{ data: JudgmentView[]; results: JudgmentView[]; total: number }> {
     const { apiKeyId } = principal;
     if (request.documentId !== undefined && request.organizationId === undefined) throw MemoryErrors.documentNeedsOrganization();
     if (request.annotationId !== undefined && request.organizationId === undefined) throw MemoryErrors.annotationNeedsOrganization();
@@ -85,7 +68,7 @@ export class MemoryService {
       },
       request.limit ?? 20,
     );
-    const records = judged.map(({ judgment, activity }): JudgmentRecord => {
+    const records = judged.map(({ judgment, activity }): JudgmentView => {
       const { judgeType, contentType, annotationId, confidence, agent } = judgmentFacets(activity);
       return {
         ...judgment,

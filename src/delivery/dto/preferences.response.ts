@@ -1,18 +1,18 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { mapOf, SuccessResult } from '../../common/openapi-responses.js';
-import { PREFERENCE_VALUES } from './preferences.dto.js';
+import { PREFERENCE_VALUES, type PreferenceValue } from './preferences.dto.js';
 
 /** A user's effective preference on each channel. */
 export class PreferenceConfigView {
-  @ApiProperty({ enum: PREFERENCE_VALUES }) inbox!: string;
-  @ApiProperty({ enum: PREFERENCE_VALUES }) email!: string;
-  @ApiProperty({ enum: PREFERENCE_VALUES }) chat!: string;
+  @ApiProperty({ enum: PREFERENCE_VALUES }) inbox!: PreferenceValue;
+  @ApiProperty({ enum: PREFERENCE_VALUES }) email!: PreferenceValue;
+  @ApiProperty({ enum: PREFERENCE_VALUES }) chat!: PreferenceValue;
 }
 
 /** v1 answers the inbox and email channels only. */
 export class PreferenceConfigV1View {
-  @ApiProperty({ enum: PREFERENCE_VALUES }) inbox!: string;
-  @ApiProperty({ enum: PREFERENCE_VALUES }) email!: string;
+  @ApiProperty({ enum: PREFERENCE_VALUES }) inbox!: PreferenceValue;
+  @ApiProperty({ enum: PREFERENCE_VALUES }) email!: PreferenceValue;
 }
 
 /** Whose preference, and where. */

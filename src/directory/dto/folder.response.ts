@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ItemResult, mapOf, SuccessResult } from '../../common/openapi-responses.js';
-import { ACCESS_TYPES } from '../../common/access-types.js';
+import { ACCESS_TYPES, type AccessType } from '../../common/access-types.js';
 
 /** A folder as `folders/get` answers it (contract part 4). */
 export class FolderView {
@@ -12,7 +12,7 @@ export class FolderView {
   @ApiProperty({ description: 'Milliseconds since the epoch.' }) createdAt!: number;
   @ApiProperty({ description: 'Milliseconds since the epoch.' }) lastUpdated!: number;
   @ApiProperty({ type: [String], description: 'Folder ids from the top level down to the parent.' }) ancestors!: string[];
-  @ApiProperty({ enum: ACCESS_TYPES }) accessType!: string;
+  @ApiProperty({ enum: ACCESS_TYPES }) accessType!: AccessType;
   @ApiProperty() inheritAccessFromParent!: boolean;
   @ApiPropertyOptional({ type: () => [FolderView], description: 'With `maxDepth`: the folders below, nested.' }) subFolders?: FolderView[];
 }

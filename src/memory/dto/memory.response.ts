@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { actionUserSchema } from '../../activity/dto/activity.dto.js';
 import { anyObject, nullableRef, SuccessResult } from '../../common/openapi-responses.js';
-import { DECISIONS, JUDGE_TYPES } from '../decisions.js';
+import type { Activity } from '../../activity/activity-store.js';
+import { DECISIONS, JUDGE_TYPES, type Decision, type JudgeType, type Side } from '../decisions.js';
 import { SCOPES } from '../suggestion.js';
 
 const SIDES = ['approve', 'reject'];
@@ -32,9 +33,9 @@ export class JudgmentFieldsView {
   @ApiProperty({ description: 'The id of the activity that recorded it.' }) id!: string;
   @ApiProperty() organizationId!: string;
   @ApiProperty() documentId!: string;
-  @ApiProperty({ enum: DECISIONS }) decision!: string;
-  @ApiProperty({ type: 'string', enum: [...SIDES, null], nullable: true, description: 'The side the decision counts for; null for neither.' }) recommendation!:
-    string | null;
+  @ApiProperty({ enum: DECISIONS }) decision!: Decision;
+  @ApiProperty({ type: 'string', enum: [...SIDES, null], nullable: true, description: 'The side the decision counts for; null for neither.' })
+  recommendation!: Side | null;
   @ApiProperty() reviewerId!: string;
   @ApiProperty({ type: 'string', nullable: true }) reason!: string | null;
   @ApiProperty({ description: 'Milliseconds since the epoch.' }) timestamp!: number;
@@ -46,11 +47,11 @@ export class JudgmentView extends JudgmentFieldsView {
   @ApiProperty({ type: 'string', nullable: true, description: 'Upstream name of `reason`.' }) reasoning!: string | null;
   @ApiProperty({ type: 'number', minimum: 0, maximum: 1, nullable: true, description: '`entityData.confidence` of the decision activity.' }) confidence!:
     number | null;
-  @ApiProperty({ enum: JUDGE_TYPES }) judgeType!: string;
+  @ApiProperty({ enum: JUDGE_TYPES }) judgeType!: JudgeType;
   @ApiProperty({ type: 'string', nullable: true, description: '`entityData.contentType` of the decision activity.' }) contentType!: string | null;
   @ApiProperty({ type: 'string', nullable: true, description: "The comment thread: `entityData.annotationId`, else the activity's `targetEntityId`." })
   annotationId!: string | null;
-  @ApiProperty({ ...actionUserSchema(), description: 'The reviewer, as the activity named them.' }) actionUser!: Record<string, unknown>;
+  @ApiProperty({ ...actionUserSchema(), description: 'The reviewer, as the activity named them.' }) actionUser!: Activity['actionUser'];
   @ApiProperty({ description: 'Upstream name of `timestamp`.' }) createdAt!: number;
   @ApiProperty({ ...anyObject('`entityData.agent` of the decision activity: the AI agent that decided.'), nullable: true }) agent!: Record<
     string,
