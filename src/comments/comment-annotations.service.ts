@@ -15,7 +15,6 @@ import { CommentStore, type ThreadFilter } from './comment-store.js';
 import {
   AGENT_FILTERS,
   type AddAnnotationsRequest,
-  type AnnotationAdded,
   type AnnotationInput,
   type CountAnnotationsRequest,
   type DeleteAnnotationsRequest,
@@ -23,6 +22,7 @@ import {
   type GetAnnotationsV1Request,
   type UpdateAnnotationsRequest,
 } from './dto/comments.dto.js';
+import type { AnnotationAdded } from './dto/comments.response.js';
 import { newComments, withAgentType } from './new-comments.js';
 import { AGENT_SOURCES, OPEN_STATUS, threadJson, type Annotation, type Thread } from './threads.js';
 import { CommentErrors } from './comments.errors.js';

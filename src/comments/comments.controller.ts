@@ -12,12 +12,6 @@ import {
   AddAnnotationsRequest,
   AddCommentsRequest,
   AddReactionRequest,
-  AnnotationCountsResult,
-  AnnotationsAddedResult,
-  AnnotationsResult,
-  CommentIdsResult,
-  CommentOutcomesResult,
-  CommentsResult,
   CountAnnotationsRequest,
   DeleteAnnotationsRequest,
   DeleteCommentsRequest,
@@ -26,11 +20,19 @@ import {
   GetAnnotationsV1Request,
   GetCommentsRequest,
   GetCommentsV1Request,
-  ReactionAddedResult,
-  ReactionDeletedResult,
   UpdateAnnotationsRequest,
   UpdateCommentsRequest,
 } from './dto/comments.dto.js';
+import {
+  AnnotationCountsResult,
+  AnnotationsAddedResult,
+  AnnotationsResult,
+  CommentIdsResult,
+  CommentOutcomesResult,
+  CommentsResult,
+  ReactionAddedResult,
+  ReactionDeletedResult,
+} from './dto/comments.response.js';
 import { DirectoryErrors } from '../directory/directory.errors.js';
 import { CommentErrors } from './comments.errors.js';
 

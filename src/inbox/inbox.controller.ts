@@ -11,10 +11,9 @@ import {
   DeleteNotificationsRequest,
   GetNotificationsRequest,
   GetNotificationsV1Request,
-  NotificationAddedResult,
-  NotificationsResult,
   UpdateNotificationsRequest,
 } from './dto/inbox.dto.js';
+import { NotificationAddedResult, NotificationsResult } from './dto/inbox.response.js';
 import { InboxMessages, InboxService } from './inbox.service.js';
 import { DirectoryErrors } from '../directory/directory.errors.js';
 

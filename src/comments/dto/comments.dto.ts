@@ -1,14 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
-import { listOf, mapOf, nullableRef, SuccessResult } from '../../common/openapi-responses.js';
 import {
   AnnotationChanges,
   AnnotationInput as AnnotationInputSchema,
-  AnnotationView,
   CommentChanges,
   CommentInput as CommentInputSchema,
   CommentUser,
-  CommentView,
   UserReplacement,
 } from './thread.schemas.js';
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
@@ -431,83 +428,4 @@ export class AddReactionRequest extends ReactionPlace {
 /** `commentannotations/comments/reactions/delete`. */
 export class DeleteReactionRequest extends ReactionPlace {
   @ApiProperty({ description: 'Whose reaction goes.' }) @IsId() userId!: string;
-}
-
-export class ReactionAddedResult extends SuccessResult {
-  @ApiProperty({
-    type: 'object',
-    properties: { annotationId: { type: 'string' }, added: { type: 'boolean', description: 'false: the user had this reaction already (nothing changed).' } },
-    required: ['annotationId', 'added'],
-  })
-  data!: { annotationId: string; added: boolean };
-}
-
-export class ReactionDeletedResult extends SuccessResult {
-  @ApiProperty({
-    type: 'object',
-    properties: { deleted: { type: 'boolean', description: 'false: the user had no such reaction (nothing changed).' } },
-    required: ['deleted'],
-  })
-  data!: { deleted: boolean };
-}
-
-/** One annotation's outcome in annotations add (upstream's shape). */
-export class AnnotationAdded {
-  @ApiProperty() success!: boolean;
-  @ApiPropertyOptional() annotationId?: string;
-  @ApiPropertyOptional({ type: [Number] }) commentIds?: number[];
-  @ApiProperty() message!: string;
-  @ApiPropertyOptional({ description: "Agent threads: the root comment's `agent.reason.findingId`." }) findingId?: string;
-}
-
-export class AnnotationsAddedResult extends SuccessResult {
-  @ApiProperty(mapOf(AnnotationAdded, "Each thread's outcome, by annotation id."))
-  data!: Record<string, AnnotationAdded>;
-}
-
-export class AnnotationsResult extends SuccessResult {
-  @ApiProperty({
-    oneOf: [
-      { type: 'array', items: nullableRef(AnnotationView) },
-      { type: 'object', additionalProperties: listOf(AnnotationView) },
-    ],
-    description:
-      'Threads (each with its `comments`), or by document id with `groupByDocumentId`; `null` for a requested annotation id that does not exist. A thread whose comments pass a page (8 MiB) carries the first of them and `commentsPageToken`, the `pageToken` of comments get for the rest.',
-  })
-  data!: unknown;
-  @ApiPropertyOptional() nextPageToken?: string;
-}
-
-export class AnnotationCountsResult extends SuccessResult {
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: { type: 'object', properties: { total: { type: 'integer' }, unread: { type: 'integer' } }, required: ['total', 'unread'] },
-  })
-  data!: Record<string, { total: number; unread: number }>;
-}
-
-export class CommentIdsResult extends SuccessResult {
-  @ApiProperty({ type: [Number] }) data!: number[];
-}
-
-export class CommentsResult extends SuccessResult {
-  @ApiProperty({
-    type: 'array',
-    items: nullableRef(CommentView),
-    description: 'Oldest first; on the last page, `null` for each requested comment id that does not exist.',
-  })
-  data!: unknown[];
-  @ApiPropertyOptional({ description: 'Set when more comments follow: send it as `pageToken` for the next page.' }) nextPageToken?: string;
-}
-
-export class CommentOutcomesResult extends SuccessResult {
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: {
-      type: 'object',
-      properties: { success: { type: 'boolean' }, id: { type: 'number' }, message: { type: 'string' } },
-      required: ['success', 'id', 'message'],
-    },
-  })
-  data!: Record<string, { success: boolean; id: number; message: string }>;
 }

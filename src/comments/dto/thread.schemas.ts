@@ -1,11 +1,12 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema, type ApiSchemaOptions } from '@nestjs/swagger';
 import { MAX_BATCH } from '../../common/batch.js';
-import { anyObject, nullableRef, WithMetadata } from '../../common/openapi-responses.js';
+import { anyObject, WithMetadata } from '../../common/openapi-responses.js';
 import { AGENT_SOURCES, AGENT_TYPES, ANNOTATION_TYPES, STATUS_TYPES, SUGGESTION_STATUSES, VISIBILITY_TYPES } from '../threads.js';
 
 /*
- * The OpenAPI shapes of comment threads, for documentation only: requests are checked by the
- * `check*` rules of comments.dto.ts, answers are built by `threadJson`/`commentJson`. A shape the
+ * The OpenAPI shapes of comment threads' parts, for documentation only: requests are checked by
+ * the `check*` rules of comments.dto.ts; the answers' shapes (comments.response.ts) are built from
+ * these parts by `threadJson`/`commentJson`. A shape the
  * rules check with `checkShape` (unknown keys refused) is closed here; the upstream objects the
  * rules keep as sent (users, statuses, locations, agent blocks...) stay open, with their known
  * fields typed; free-form metadata (`context`, `targetElement`, `actions`) is any JSON object.
@@ -16,10 +17,10 @@ const Closed = (description?: string): ClassDecorator =>
   ApiSchema({ ...(description ? { description } : {}), additionalProperties: false } as ApiSchemaOptions);
 
 const KEPT = 'Any other key is kept as sent.';
-const TIMESTAMP = { type: 'integer', minimum: 0, description: 'Milliseconds since the epoch.' } as const;
+export const TIMESTAMP = { type: 'integer', minimum: 0, description: 'Milliseconds since the epoch.' } as const;
 const TEXT = (maxLength: number, description?: string) => ({ type: 'string', maxLength, ...(description ? { description } : {}) }) as const;
-const ACTIONS = { type: 'array', items: anyObject(), maxItems: 20, description: 'Upstream action objects, kept as sent.' } as const;
-const CONTEXT = anyObject('Free-form metadata of the caller (any JSON object), kept as sent.');
+export const ACTIONS = { type: 'array', items: anyObject(), maxItems: 20, description: 'Upstream action objects, kept as sent.' } as const;
+export const CONTEXT = anyObject('Free-form metadata of the caller (any JSON object), kept as sent.');
 
 /** A user as comments carry one (`from`, `assignedTo`, a tagged contact, `actionUser`). */
 @WithMetadata(KEPT)
@@ -188,78 +189,4 @@ export class AnnotationChanges {
 export class UserReplacement {
   @ApiProperty({ type: CommentUser }) oldUser!: CommentUser;
   @ApiProperty({ type: CommentUser }) newUser!: CommentUser;
-}
-
-/** A user's reaction to a comment, as get answers it (upstream's `reactionAnnotations` item). */
-export class CommentReactionItem {
-  @ApiProperty({ description: "The reaction's id (`rxn_…`)." }) annotationId!: string;
-  @ApiProperty() icon!: string;
-  @ApiProperty({ type: CommentUser }) from!: CommentUser;
-  @ApiProperty(TIMESTAMP) createdAt!: number;
-  @ApiProperty({ description: 'ISO 8601.' }) lastUpdated!: string;
-}
-
-/** A comment as get answers it (upstream's shape: `createdAt` in ms, `lastUpdated` in ISO 8601). */
-export class CommentView {
-  @ApiProperty({ type: 'integer' }) commentId!: number;
-  @ApiProperty({ type: CommentUser }) from!: CommentUser;
-  @ApiPropertyOptional() commentText?: string;
-  @ApiPropertyOptional() commentHtml?: string;
-  @ApiPropertyOptional(CONTEXT) context?: Record<string, unknown>;
-  @ApiPropertyOptional() isCommentResolverUsed?: boolean;
-  @ApiProperty({ description: 'As sent, else whether the comment has text or HTML.' }) isCommentTextAvailable!: boolean;
-  @ApiPropertyOptional({ type: CommentAgentView }) agent?: CommentAgentView;
-  @ApiPropertyOptional({ type: CommentProgress }) progress?: CommentProgress;
-  @ApiPropertyOptional(ACTIONS) actions?: Record<string, unknown>[];
-  @ApiProperty({ enum: ['text'] }) type!: string;
-  @ApiProperty({ enum: ['added', 'updated'] }) status!: string;
-  @ApiProperty({ enum: [false] }) isDraft!: boolean;
-  @ApiProperty(TIMESTAMP) createdAt!: number;
-  @ApiProperty({ description: 'ISO 8601.' }) lastUpdated!: string;
-  @ApiProperty({ type: [CommentUser], description: 'The users it mentions, as their contacts.' }) to!: CommentUser[];
-  @ApiProperty({ type: [TaggedUserContact] }) taggedUserContacts!: TaggedUserContact[];
-  @ApiProperty({ type: [CommentAttachment] }) attachments!: CommentAttachment[];
-  @ApiProperty({ type: [String] }) reactionAnnotationIds!: string[];
-  @ApiProperty({ type: [CommentReactionItem] }) reactionAnnotations!: CommentReactionItem[];
-}
-
-export class AnnotationMetadataView {
-  @ApiProperty() apiKey!: string;
-  @ApiProperty() organizationId!: string;
-  @ApiProperty() documentId!: string;
-}
-
-export class AnnotationVisibilityView {
-  @ApiProperty({ enum: VISIBILITY_TYPES }) type!: string;
-  @ApiPropertyOptional() organizationId?: string;
-  @ApiPropertyOptional({ type: [String] }) userIds?: string[];
-}
-
-/** A comment thread as get answers it, with its comments. */
-export class AnnotationView {
-  @ApiProperty() annotationId!: string;
-  @ApiPropertyOptional({ type: 'integer', description: "The thread's number in its document; threads added before numbering have none." })
-  annotationNumber?: number;
-  @ApiProperty({ enum: ANNOTATION_TYPES }) type!: string;
-  @ApiProperty({ enum: ['rest-api', 'agent'] }) sourceType!: string;
-  @ApiProperty({ type: CommentUser, description: "The first comment's author." }) from!: CommentUser;
-  @ApiProperty({ type: CommentStatus }) status!: CommentStatus;
-  @ApiPropertyOptional({ type: CommentPriority }) priority?: CommentPriority;
-  @ApiPropertyOptional(nullableRef(CommentUser, "null once the assignee's data was erased.")) assignedTo?: CommentUser | null;
-  @ApiPropertyOptional({ type: CommentLocation }) location?: CommentLocation;
-  @ApiPropertyOptional({ description: '`location.id`.' }) locationId?: string;
-  @ApiPropertyOptional(anyObject('Kept as sent.')) targetElement?: Record<string, unknown>;
-  @ApiPropertyOptional(CONTEXT) context?: Record<string, unknown>;
-  @ApiProperty({ type: AnnotationVisibilityView }) visibilityConfig!: AnnotationVisibilityView;
-  @ApiPropertyOptional(anyObject('Kept as sent, with its `status`.')) suggestion?: Record<string, unknown>;
-  @ApiPropertyOptional(ACTIONS) actions?: Record<string, unknown>[];
-  @ApiPropertyOptional() commentType?: string;
-  @ApiPropertyOptional({ type: String, nullable: true }) resolvedByUserId?: string | null;
-  @ApiPropertyOptional(nullableRef(CommentUser, "null once the resolver's data was erased.")) resolvedByUser?: CommentUser | null;
-  @ApiPropertyOptional({ type: String, nullable: true }) statusUpdatedByUserId?: string | null;
-  @ApiProperty(TIMESTAMP) createdAt!: number;
-  @ApiProperty(TIMESTAMP) lastUpdated!: number;
-  @ApiProperty({ type: AnnotationMetadataView }) metadata!: AnnotationMetadataView;
-  @ApiProperty({ type: [CommentView], description: 'Oldest first.' }) comments!: CommentView[];
-  @ApiPropertyOptional({ description: "Set when the thread's comments pass a page: comments get's `pageToken` for the rest." }) commentsPageToken?: string;
 }

@@ -1,8 +1,9 @@
-import { AnnotationView, CommentUser } from '../../comments/dto/thread.schemas.js';
+import { AnnotationView } from '../../comments/dto/comments.response.js';
+import { CommentUser } from '../../comments/dto/thread.schemas.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ActivityView } from '../../activity/dto/activity.response.js';
 import { nullableRef, SuccessResult, WithMetadata } from '../../common/openapi-responses.js';
-import { NotificationView } from '../../inbox/dto/inbox.dto.js';
+import { NotificationView } from '../../inbox/dto/inbox.response.js';
 import { JudgmentFieldsView } from '../../memory/dto/memory.response.js';
 
 /** The user's profile as users add stored it, with its metadata keys beside the named fields. */
