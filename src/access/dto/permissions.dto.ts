@@ -19,7 +19,7 @@ export const MAX_PERMISSION_USERS = 100;
 export const MAX_PERMISSION_RESOURCES = 100;
 
 export class GetPermissionsRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
 
   @ApiProperty({ type: [String], maxItems: MAX_PERMISSION_USERS })
   @IsIdArray(MAX_PERMISSION_USERS, { min: 1 })
@@ -40,9 +40,9 @@ export class GetPermissionsRequest {
  * pair is a rule across fields, checked by `AccessService.explain`.
  */
 export class ExplainPermissionRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
 
-  @ApiProperty() @IsId() userId!: string;
+  @IsId() userId!: string;
 
   @ApiPropertyOptional({ description: 'The document to explain; exactly one of `documentId` and `folderId`.' })
   @IsOptionalId()
@@ -54,7 +54,7 @@ export class ExplainPermissionRequest {
 }
 
 export class PermissionUser {
-  @ApiProperty() @IsId() userId!: string;
+  @IsId() userId!: string;
 }
 
 export class PermissionResource {
@@ -62,17 +62,16 @@ export class PermissionResource {
   @IsOneOf(['organization', 'folder', 'document'])
   type!: 'organization' | 'folder' | 'document';
 
-  @ApiProperty() @IsId() id!: string;
+  @IsId() id!: string;
 
   /** Required for folders and documents; an organization's is its `id`. */
-  @ApiPropertyOptional() @IsOptionalId() organizationId?: string;
+  @IsOptionalId() organizationId?: string;
 
   @ApiPropertyOptional({ enum: ['editor', 'viewer'], description: 'Default: `editor`.' })
   @IsOptionalOneOf(['editor', 'viewer'])
   accessRole?: 'editor' | 'viewer';
 
   /** Unix seconds, in the future: makes the grant temporary. */
-  @ApiPropertyOptional()
   @IsOptionalInteger(0, 1e11)
   expiresAt?: number;
 }
@@ -100,7 +99,7 @@ export class AddPermissionsRequest {
   permissions!: PermissionSet;
 
   /** Required with `context`. */
-  @ApiPropertyOptional() @IsOptionalId() organizationId?: string;
+  @IsOptionalId() organizationId?: string;
 
   @ApiPropertyOptional({ type: AccessContextInput })
   @OptionalNestedObject(() => AccessContextInput)
@@ -108,7 +107,7 @@ export class AddPermissionsRequest {
 }
 
 export class RemovePermissionsRequest {
-  @ApiProperty() @IsId() userId!: string;
+  @IsId() userId!: string;
 
   @ApiProperty({ type: PermissionSet })
   @NestedObject(() => PermissionSet)

@@ -136,8 +136,8 @@ export class AddActivityItem extends IntersectionType(NewActivityFields, Activit
 export class UpdateActivityItem extends IntersectionType(ActivityIdField, ActivityUpdatableFields) {}
 
 export class AddActivitiesRequest {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiProperty() @IsId() documentId!: string;
+  @IsId() organizationId!: string;
+  @IsId() documentId!: string;
 
   /** At most 500. `targetEntityId` is required for `featureType: custom`. */
   @ApiProperty({ type: [AddActivityItem], maxItems: MAX_BATCH })
@@ -150,9 +150,9 @@ export class AddActivitiesRequest {
 }
 
 export class GetActivitiesRequest {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiPropertyOptional() @IsOptionalId() documentId?: string;
-  @ApiPropertyOptional() @IsOptionalId() targetEntityId?: string;
+  @IsId() organizationId!: string;
+  @IsOptionalId() documentId?: string;
+  @IsOptionalId() targetEntityId?: string;
 
   @ApiPropertyOptional({ type: [String], enum: FEATURE_TYPES })
   @Optional()
@@ -164,7 +164,7 @@ export class GetActivitiesRequest {
   actionTypes?: string[];
 
   /** The acting user. */
-  @ApiPropertyOptional() @IsOptionalId() userId?: string;
+  @IsOptionalId() userId?: string;
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
   @IsOptionalIdArray(MAX_BATCH)
@@ -182,7 +182,7 @@ export class GetActivitiesRequest {
 }
 
 export class UpdateActivitiesRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
 
   /** Each with its `id` and any of the updatable fields. */
   @ApiProperty({ type: [UpdateActivityItem], maxItems: MAX_BATCH })
@@ -191,11 +191,11 @@ export class UpdateActivitiesRequest {
 }
 
 export class DeleteActivitiesRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
   /** All records of this document. */
-  @ApiPropertyOptional() @IsOptionalId() documentId?: string;
+  @IsOptionalId() documentId?: string;
   /** All records of this entity. */
-  @ApiPropertyOptional() @IsOptionalId() targetEntityId?: string;
+  @IsOptionalId() targetEntityId?: string;
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
   @IsOptionalIdArray(MAX_BATCH, { min: 1 })

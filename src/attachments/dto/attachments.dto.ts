@@ -35,9 +35,9 @@ export class AttachmentLinksResult extends SuccessResult {
 
 /** `attachments/presign`: a URL to PUT one file's bytes to, for a comment. */
 export class PresignRequest {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiProperty() @IsId() documentId!: string;
-  @ApiProperty() @IsId() annotationId!: string;
+  @IsId() organizationId!: string;
+  @IsId() documentId!: string;
+  @IsId() annotationId!: string;
   @ApiProperty({ type: 'integer' }) @Satisfies(checkCommentId) commentId!: number;
   @ApiProperty({ maxLength: 1000, description: "The file's name, as downloads give it." }) @IsText(1000) name!: string;
   @ApiProperty({ description: 'The MIME type: one the key accepts (apikeyconfig `attachmentConfig.types`, within ATTACHMENT_TYPES).' })

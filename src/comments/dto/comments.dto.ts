@@ -258,8 +258,8 @@ const TRIGGER_NOTE = 'Default false, as upstream: ';
 
 /** Where a write names its thread. */
 class ThreadPlace {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiProperty() @IsId() documentId!: string;
+  @IsId() organizationId!: string;
+  @IsId() documentId!: string;
 }
 
 /** The service's own additions to the update and delete operations: who acts, and whether the change is an event. */
@@ -275,8 +275,8 @@ class EventOptions extends ThreadPlace {
 }
 
 export class AddAnnotationsRequest extends ThreadPlace {
-  @ApiPropertyOptional() @IsOptionalBool() createOrganization?: boolean;
-  @ApiPropertyOptional() @IsOptionalBool() createDocument?: boolean;
+  @IsOptionalBool() createOrganization?: boolean;
+  @IsOptionalBool() createDocument?: boolean;
   @ApiPropertyOptional({ description: "Each thread's author (its first comment's `from`) must be able to see the document." })
   @IsOptionalBool()
   verifyUserPermissions?: boolean;
@@ -290,7 +290,7 @@ export { AGENT_FILTERS };
 
 /** The filters of annotations get that upstream's v1 has too. */
 class AnnotationFilters {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) locationIds?: string[];
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) annotationIds?: string[];
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS, description: 'Thread authors.' }) @IsOptionalIdArray(MAX_FILTER_IDS) userIds?: string[];
@@ -298,22 +298,22 @@ class AnnotationFilters {
 
 /** v1 annotations get (upstream's, for SDK v3 or earlier): one document's threads, and no paging: every thread comes with all its comments. */
 export class GetAnnotationsV1Request extends AnnotationFilters {
-  @ApiProperty() @IsId() documentId!: string;
+  @IsId() documentId!: string;
 }
 
 export class GetAnnotationsRequest extends AnnotationFilters {
-  @ApiPropertyOptional() @IsOptionalId() documentId?: string;
+  @IsOptionalId() documentId?: string;
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) documentIds?: string[];
-  @ApiPropertyOptional() @IsOptionalBool() groupByDocumentId?: boolean;
-  @ApiPropertyOptional() @IsOptionalId() folderId?: string;
+  @IsOptionalBool() groupByDocumentId?: boolean;
+  @IsOptionalId() folderId?: string;
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) mentionedUserIds?: string[];
-  @ApiPropertyOptional() @IsOptionalId() resolvedBy?: string;
-  @ApiPropertyOptional() @IsOptionalId() agentId?: string;
-  @ApiPropertyOptional() @IsOptionalId() executionId?: string;
+  @IsOptionalId() resolvedBy?: string;
+  @IsOptionalId() agentId?: string;
+  @IsOptionalId() executionId?: string;
   @ApiPropertyOptional({ enum: AGENT_TYPES }) @IsOptionalOneOf(AGENT_TYPES) agentType?: string;
   @ApiPropertyOptional({ enum: AGENT_SOURCES }) @IsOptionalOneOf(AGENT_SOURCES) agentSource?: string;
-  @ApiPropertyOptional() @IsOptionalBool() agentSuggestions?: boolean;
-  @ApiPropertyOptional() @IsOptionalBool() agentComments?: boolean;
+  @IsOptionalBool() agentSuggestions?: boolean;
+  @IsOptionalBool() agentComments?: boolean;
   @ApiPropertyOptional({
     type: [String],
     description:
@@ -323,10 +323,10 @@ export class GetAnnotationsRequest extends AnnotationFilters {
   agentFields?: string[];
   @ApiPropertyOptional({ enum: ['asc', 'desc'], description: 'By `lastUpdated`; default `desc`.' }) @IsOptionalOneOf(['asc', 'desc']) order?: 'asc' | 'desc';
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) statusIds?: string[];
-  @ApiPropertyOptional() @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) updatedAfter?: number;
-  @ApiPropertyOptional() @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) updatedBefore?: number;
-  @ApiPropertyOptional() @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) createdAfter?: number;
-  @ApiPropertyOptional() @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) createdBefore?: number;
+  @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) updatedAfter?: number;
+  @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) updatedBefore?: number;
+  @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) createdAfter?: number;
+  @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) createdBefore?: number;
   @PageSizeField() pageSize?: number;
   @PageTokenField() pageToken?: string;
 }
@@ -352,13 +352,13 @@ export class DeleteAnnotationsRequest extends EventOptions {
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) locationIds?: string[];
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) annotationIds?: string[];
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
-  @ApiPropertyOptional() @IsOptionalId() agentId?: string;
-  @ApiPropertyOptional() @IsOptionalBool() agentSuggestions?: boolean;
+  @IsOptionalId() agentId?: string;
+  @IsOptionalBool() agentSuggestions?: boolean;
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalTextArray(2000, { min: 1, max: MAX_FILTER_IDS }) agentUrls?: string[];
 }
 
 export class CountAnnotationsRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
   @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS }) @IsIdArray(MAX_FILTER_IDS, { min: 1 }) documentIds!: string[];
   @ApiProperty({ description: 'Whose unread threads are counted.' }) @IsId() userId!: string;
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) statusIds?: string[];
@@ -369,8 +369,8 @@ class CommentThreadPlace extends ThreadPlace {
 }
 
 export class AddCommentsRequest extends CommentThreadPlace {
-  @ApiPropertyOptional() @IsOptionalBool() createOrganization?: boolean;
-  @ApiPropertyOptional() @IsOptionalBool() createDocument?: boolean;
+  @IsOptionalBool() createOrganization?: boolean;
+  @IsOptionalBool() createDocument?: boolean;
   @ApiProperty({ type: [CommentInputSchema], minItems: 1, maxItems: MAX_BATCH }) @Satisfies(checkComments) commentData!: CommentInput[];
 }
 
@@ -407,8 +407,8 @@ export class DeleteCommentsRequest extends CommentThreadPlace {
   @ApiPropertyOptional({ type: CommentUser, description: "Who deleted them, for the activity (default: each comment's author)." })
   @IsOptionalUser()
   actionUser?: WireUser;
-  @ApiPropertyOptional() @IsOptionalBool() triggerActivities?: boolean;
-  @ApiPropertyOptional() @IsOptionalBool() triggerNotification?: boolean;
+  @IsOptionalBool() triggerActivities?: boolean;
+  @IsOptionalBool() triggerNotification?: boolean;
 }
 
 class ReactionPlace extends CommentThreadPlace {
@@ -416,8 +416,8 @@ class ReactionPlace extends CommentThreadPlace {
   @ApiProperty({ maxLength: 64, description: "The reaction: an emoji or any short name of the caller's (a thumbs-up emoji, or `thumbs-up`)." })
   @Satisfies(checkString({ max: 64 }))
   icon!: string;
-  @ApiPropertyOptional() @IsOptionalBool() triggerActivities?: boolean;
-  @ApiPropertyOptional() @IsOptionalBool() triggerNotification?: boolean;
+  @IsOptionalBool() triggerActivities?: boolean;
+  @IsOptionalBool() triggerNotification?: boolean;
 }
 
 /** `commentannotations/comments/reactions/add` (ours: upstream's REST API has none). */

@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { registerDecorator, ValidateIf, ValidateNested, type ValidationArguments, type ValidationOptions } from 'class-validator';
 import {
   checkArrayOf,
@@ -41,9 +42,15 @@ export function Satisfies(check: Check, options?: ValidationOptions): PropertyDe
  * (`checkShape`, `checkItems`) that no property decorator reaches. class-validator's built-in
  * decorators would each add a constraint with their own wording. A field whose rule is its own
  * (a cross-field condition, a domain format) writes it as a check in its DTO file and uses
- * `Satisfies` directly. The OpenAPI side stays in the DTO's `@ApiProperty` beside the rule: what a
- * field documents is not always what the rule checks (descriptions, lengths left undocumented).
+ * `Satisfies` directly. Each named rule also states its field in the OpenAPI document (required
+ * or not, its type, and the limits the document has always shown for it), so a DTO writes an
+ * `@ApiProperty` only for what the rule cannot know: a description, an example, a length it
+ * documents. Decorators merge, the DTO's (written above the rule, so applied after it) winning.
  */
+
+/** A rule with its field's OpenAPI facts: required (`ApiProperty`) or optional (`ApiPropertyOptional`). */
+const documented = (rule: PropertyDecorator, required: boolean, facts: ApiPropertyOptions = {}): PropertyDecorator =>
+  applyDecorators(required ? ApiProperty(facts) : ApiPropertyOptional(facts), rule);
 
 /**
  * Optional means absent: `undefined` skips the field's checks, while an explicit `null` or
@@ -53,19 +60,19 @@ export function Satisfies(check: Check, options?: ValidationOptions): PropertyDe
 export const Optional = (options: { nullable?: boolean } = {}) =>
   ValidateIf((_object: object, value: unknown) => value !== undefined && !(options.nullable === true && value === null));
 
-const optional = (rule: PropertyDecorator) => applyDecorators(Optional(), rule);
+const optional = (rule: PropertyDecorator, facts: ApiPropertyOptions = {}) => documented(applyDecorators(Optional(), rule), false, facts);
 
 /** An ID (contract 1.1). */
-export const IsId = () => Satisfies(checkId);
+export const IsId = () => documented(Satisfies(checkId), true);
 /** An optional ID field (absent is fine; `null` or `""` is not). */
-export const IsOptionalId = () => optional(IsId());
+export const IsOptionalId = () => optional(Satisfies(checkId));
 
 /** A string of at most `max` characters; not blank unless `allowEmpty`. */
-export const IsText = (max: number, options: { allowEmpty?: boolean } = {}) => Satisfies(checkString({ max, ...options }));
-export const IsOptionalText = (max: number, options: { allowEmpty?: boolean } = {}) => optional(IsText(max, options));
+export const IsText = (max: number, options: { allowEmpty?: boolean } = {}) => documented(Satisfies(checkString({ max, ...options })), true);
+export const IsOptionalText = (max: number, options: { allowEmpty?: boolean } = {}) => optional(Satisfies(checkString({ max, ...options })));
 
-export const IsBool = () => Satisfies(checkBoolean);
-export const IsOptionalBool = () => optional(IsBool());
+export const IsBool = () => documented(Satisfies(checkBoolean), true);
+export const IsOptionalBool = () => optional(Satisfies(checkBoolean));
 
 /** An integer from `min` to `max`. */
 export const IsInteger = (min: number, max: number) => Satisfies(checkInteger(min, max));

@@ -53,7 +53,7 @@ export class CreateEndpointRequest {
 }
 
 export class UpdateEndpointRequest {
-  @ApiProperty() @IsId() endpointId!: string;
+  @IsId() endpointId!: string;
   @ApiPropertyOptional({ nullable: false }) @Optional() @Satisfies(checkUrl) url?: string;
   @ApiPropertyOptional({ nullable: true, ...DESCRIPTION_DOC }) @Optional({ nullable: true }) @IsText(1000, { allowEmpty: true }) description?: string | null;
   @ApiPropertyOptional({ nullable: true, type: [String] }) @Optional({ nullable: true }) @IsTextArray(256, { min: 1, max: 100, unique: true }) filterTypes?:
@@ -66,14 +66,14 @@ export class UpdateEndpointRequest {
 }
 
 export class EndpointIdRequest {
-  @ApiProperty() @IsId() endpointId!: string;
+  @IsId() endpointId!: string;
 }
 
 /** Longest overlap a rotation may ask for: a week. */
 export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 60 * 60;
 
 export class RotateEndpointSecretRequest {
-  @ApiProperty() @IsId() endpointId!: string;
+  @IsId() endpointId!: string;
   /** How long the old secret keeps signing beside the new one; 0 ends it at once. */
   @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_SECRET_OVERLAP_SECONDS, description: 'Default: 86400 (a day).' })
   @IsOptionalInteger(0, MAX_SECRET_OVERLAP_SECONDS)
@@ -83,5 +83,5 @@ export class RotateEndpointSecretRequest {
 export class ListEndpointsRequest {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 250, description: 'Default: 50.' }) @IsOptionalInteger(1, 250) limit?: number;
   /** `iterator` or `prevIterator` of a previous answer. */
-  @ApiPropertyOptional() @IsOptionalText(4000) iterator?: string;
+  @IsOptionalText(4000) iterator?: string;
 }

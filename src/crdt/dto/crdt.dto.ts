@@ -19,9 +19,9 @@ export const crdtDataSchema = () => ({
 const sessionIdSchema = () => ({ maxLength: 256, description: "The writer's session; `crdt/get` answers it as `sessionId` until the next write." });
 
 class EditorRequest {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiProperty() @IsId() documentId!: string;
-  @ApiProperty() @IsId() editorId!: string;
+  @IsId() organizationId!: string;
+  @IsId() documentId!: string;
+  @IsId() editorId!: string;
 }
 
 /** Add and update (contract part 7): the whole content, diffed into the stored document on update. */
@@ -39,15 +39,15 @@ export class WriteCrdtRequest extends EditorRequest {
   contentKey?: string;
 
   /** Recorded as `lastUpdatedBy`. */
-  @ApiPropertyOptional() @IsOptionalId() userId?: string;
+  @IsOptionalId() userId?: string;
   @ApiPropertyOptional(sessionIdSchema()) @IsOptionalText(256) sessionId?: string;
 }
 
 export class GetCrdtRequest {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiProperty() @IsId() documentId!: string;
+  @IsId() organizationId!: string;
+  @IsId() documentId!: string;
   /** Omitted: every editor of the document. */
-  @ApiPropertyOptional() @IsOptionalId() editorId?: string;
+  @IsOptionalId() editorId?: string;
   /** Editors per page (default 1000); a page of large editors is cut shorter (see `PAGE_BYTES`). */
   @PageSizeField()
   pageSize?: number;
@@ -57,8 +57,8 @@ export class GetCrdtRequest {
 }
 
 export class DeleteCrdtRequest {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiProperty() @IsId() documentId!: string;
+  @IsId() organizationId!: string;
+  @IsId() documentId!: string;
 
   /** Omitted: every editor of the document. */
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
@@ -75,6 +75,6 @@ export class UpdateCrdtStateRequest extends EditorRequest {
   /** A Yjs update (base64), e.g. from `Y.encodeStateAsUpdate`. */
   @ApiProperty() @Satisfies(checkBase64) update!: string;
 
-  @ApiPropertyOptional() @IsOptionalId() userId?: string;
+  @IsOptionalId() userId?: string;
   @ApiPropertyOptional(sessionIdSchema()) @IsOptionalText(256) sessionId?: string;
 }

@@ -6,18 +6,18 @@ import { DELIVERY_STATUSES, type DeliveryStatus } from '../outbox-store.js';
 
 export class ListMessagesRequest {
   /** Only deliveries to this endpoint. */
-  @ApiPropertyOptional() @IsOptionalId() endpointId?: string;
+  @IsOptionalId() endpointId?: string;
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES }) @IsOptionalOneOf(DELIVERY_STATUSES) status?: DeliveryStatus;
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 250, description: 'Default: 50.' }) @IsOptionalInteger(1, 250) limit?: number;
   /** `iterator` of a previous answer. */
-  @ApiPropertyOptional() @IsOptionalText(4000) iterator?: string;
+  @IsOptionalText(4000) iterator?: string;
 }
 
 export class RetryMessageRequest {
   /** `webhook-id` of the message (`msg_…`). */
-  @ApiProperty() @IsId() messageId!: string;
+  @IsId() messageId!: string;
   /** Only to this endpoint; absent: to every enabled endpoint the message went to. */
-  @ApiPropertyOptional() @IsOptionalId() endpointId?: string;
+  @IsOptionalId() endpointId?: string;
 }
 
 /** An ISO 8601 date-time with its zone (`2026-11-26T14:00:00Z`, `…+01:00`). */
@@ -27,7 +27,7 @@ const checkTime: Check = (value) =>
     : 'must be an ISO 8601 date-time with a zone, e.g. 2026-11-26T14:00:00Z';
 
 export class RecoverMessagesRequest {
-  @ApiProperty() @IsId() endpointId!: string;
+  @IsId() endpointId!: string;
   /** Messages made at or after this time whose delivery to the endpoint failed are sent again. */
   @ApiProperty({ description: 'ISO 8601 date-time with a zone.', example: '2026-11-26T00:00:00Z' }) @Satisfies(checkTime) since!: string;
   /** Up to (not including) this time; absent: now. */
@@ -35,7 +35,7 @@ export class RecoverMessagesRequest {
 }
 
 export class TestMessageRequest {
-  @ApiProperty() @IsId() endpointId!: string;
+  @IsId() endpointId!: string;
   /** The event type the test message carries; default `webhook.test`. Sent whatever the endpoint's `filterTypes`. */
   @ApiPropertyOptional({ description: 'Default: webhook.test.' }) @IsOptionalText(256) eventType?: string;
 }

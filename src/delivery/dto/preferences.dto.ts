@@ -26,21 +26,21 @@ export function channelsOf({ slack, ...config }: SentPreferenceConfig): Preferen
 }
 
 export class GetPreferencesV1Request {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiProperty() @IsId() userId!: string;
+  @IsId() organizationId!: string;
+  @IsId() userId!: string;
   @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS }) @IsIdArray(MAX_FILTER_IDS, { min: 1, unique: true }) documentIds!: string[];
 }
 
 export class GetPreferencesV2Request {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiProperty() @IsId() userId!: string;
+  @IsId() organizationId!: string;
+  @IsId() userId!: string;
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS, { unique: true }) documentIds?: string[];
   /** Also answer the organization-level entry (it is answered anyway without documentIds). */
-  @ApiPropertyOptional() @IsOptionalBool() getOrganizationConfig?: boolean;
+  @IsOptionalBool() getOrganizationConfig?: boolean;
 }
 
 class SetPreferencesRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
   @ApiProperty({ type: [String], maxItems: MAX_BATCH }) @IsIdArray(MAX_BATCH, { min: 1, unique: true }) userIds!: string[];
   @ApiProperty({
     type: 'object',

@@ -5,7 +5,7 @@ import { MIGRATION_STATUSES } from '../document-migration-store.js';
 
 /** `organizations/documents/migrate` (upstream's fields). */
 export class MigrateDocumentRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
   /** The document to migrate; it must exist. */
   @ApiProperty({ description: 'The document to migrate; it must exist.' }) @IsId() documentId!: string;
   /** Its new id, which no document of the organization may have. */
@@ -14,7 +14,7 @@ export class MigrateDocumentRequest {
 
 /** `organizations/documents/migrate/status` (upstream's fields). */
 export class MigrationStatusRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
   @ApiProperty({ description: 'The `migrationId` that `organizations/documents/migrate` answered.' }) @IsId() migrationId!: string;
 }
 

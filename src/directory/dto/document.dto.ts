@@ -24,7 +24,7 @@ export class DocumentInput {
 }
 
 export class AddDocumentsRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
 
   /** At most 500; keys beyond the named ones are kept as metadata. */
   @ApiProperty({ type: [DocumentInput], maxItems: MAX_BATCH })
@@ -32,13 +32,13 @@ export class AddDocumentsRequest {
   documents!: DocumentInput[];
 
   /** Put the documents in this folder (it must exist unless createFolder). */
-  @ApiPropertyOptional() @IsOptionalId() folderId?: string;
-  @ApiPropertyOptional() @IsOptionalBool() createOrganization?: boolean;
-  @ApiPropertyOptional() @IsOptionalBool() createFolder?: boolean;
+  @IsOptionalId() folderId?: string;
+  @IsOptionalBool() createOrganization?: boolean;
+  @IsOptionalBool() createFolder?: boolean;
 }
 
 export class UpdateDocumentsRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
 
   @ApiProperty({ type: [DocumentInput], maxItems: MAX_BATCH })
   @IsBatchWithMetadata('documentId', documentItemFields, MAX_BATCH)
@@ -46,14 +46,14 @@ export class UpdateDocumentsRequest {
 }
 
 export class GetDocumentsRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS })
   @IsOptionalIdArray(MAX_FILTER_IDS)
   documentIds?: string[];
 
   /** Only documents directly in this folder. */
-  @ApiPropertyOptional() @IsOptionalId() folderId?: string;
+  @IsOptionalId() folderId?: string;
 
   @PageSizeField()
   pageSize?: number;
@@ -62,7 +62,7 @@ export class GetDocumentsRequest {
 }
 
 export class DocumentIdsRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
 
   @ApiProperty({ type: [String], maxItems: MAX_BATCH })
   @IsIdArray(MAX_BATCH, { min: 1 })
@@ -70,14 +70,14 @@ export class DocumentIdsRequest {
 }
 
 export class MoveDocumentsRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
 
   @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS })
   @IsIdArray(MAX_FILTER_IDS, { min: 1 })
   documentIds!: string[];
 
   /** Target folder; `root` takes the documents out of any folder. */
-  @ApiProperty() @IsId() folderId!: string;
+  @IsId() folderId!: string;
 }
 
 export class UpdateDocumentAccessRequest extends DocumentIdsRequest {
@@ -87,5 +87,5 @@ export class UpdateDocumentAccessRequest extends DocumentIdsRequest {
 }
 
 export class DocumentsDisableStateRequest extends DocumentIdsRequest {
-  @ApiProperty() @IsBool() disabled!: boolean;
+  @IsBool() disabled!: boolean;
 }

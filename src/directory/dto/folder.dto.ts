@@ -13,16 +13,13 @@ import { ACCESS_TYPES } from '../../common/access-types.js';
 import { MAX_BATCH } from '../../common/batch.js';
 
 export class FolderUpdateInput {
-  @ApiProperty()
   @IsId()
   folderId!: string;
 
-  @ApiPropertyOptional()
   @IsOptionalText(1000, { allowEmpty: true })
   folderName?: string;
 
   /** Parent folder (`root` for top level); in an update, a new parent moves the folder with its subtree. */
-  @ApiPropertyOptional()
   @IsOptionalId()
   parentFolderId?: string;
 }
@@ -36,10 +33,10 @@ export class FolderInput extends FolderUpdateInput {
 }
 
 export class AddFoldersRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
 
   /** Create the organization when it does not exist. */
-  @ApiPropertyOptional() @IsOptionalBool() createOrganization?: boolean;
+  @IsOptionalBool() createOrganization?: boolean;
 
   @ApiProperty({ type: [FolderInput], maxItems: MAX_BATCH })
   @IsNestedArray(() => FolderInput, MAX_BATCH, { min: 1, uniqueIds: 'folderId' })
@@ -47,7 +44,7 @@ export class AddFoldersRequest {
 }
 
 export class UpdateFoldersRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
 
   @ApiProperty({ type: [FolderUpdateInput], maxItems: MAX_BATCH })
   @IsNestedArray(() => FolderUpdateInput, MAX_BATCH, { min: 1, uniqueIds: 'folderId' })
@@ -55,10 +52,10 @@ export class UpdateFoldersRequest {
 }
 
 export class GetFoldersRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
 
   /** Omitted: every folder of the organization (flat unless maxDepth is given). */
-  @ApiPropertyOptional() @IsOptionalId() folderId?: string;
+  @IsOptionalId() folderId?: string;
 
   /** Levels of nested `subFolders`; 1 when only folderId is given. */
   @ApiPropertyOptional({ minimum: 0, maximum: 100 })
@@ -67,12 +64,12 @@ export class GetFoldersRequest {
 }
 
 export class DeleteFolderRequest {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiProperty() @IsId() folderId!: string;
+  @IsId() organizationId!: string;
+  @IsId() folderId!: string;
 }
 
 export class UpdateFolderAccessRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
 
   @ApiProperty({ type: [String], maxItems: MAX_BATCH })
   @IsIdArray(MAX_BATCH, { min: 1 })
@@ -83,5 +80,5 @@ export class UpdateFolderAccessRequest {
   accessType?: string;
 
   /** `true` clears the folders' own type so they inherit again. */
-  @ApiPropertyOptional() @IsOptionalBool() inheritFromParent?: boolean;
+  @IsOptionalBool() inheritFromParent?: boolean;
 }

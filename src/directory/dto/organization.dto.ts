@@ -43,7 +43,6 @@ export class OrganizationIdsRequest {
 }
 
 export class OrganizationsDisableStateRequest extends OrganizationIdsRequest {
-  @ApiProperty()
   @IsBool()
   disabled!: boolean;
 }

@@ -38,9 +38,9 @@ export class UserInput extends UserV1Input {
 
 /** Where users are added, read, updated or removed: the organization, or one folder or document in it. */
 export class UserScopeRequest {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiPropertyOptional() @IsOptionalId() documentId?: string;
-  @ApiPropertyOptional() @IsOptionalId() folderId?: string;
+  @IsId() organizationId!: string;
+  @IsOptionalId() documentId?: string;
+  @IsOptionalId() folderId?: string;
 }
 
 export class AddUsersV1Request extends UserScopeRequest {
@@ -87,8 +87,8 @@ export class DeleteUsersRequest extends UserScopeRequest {
 }
 
 export class GetUsersV1Request {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiPropertyOptional() @IsOptionalId() documentId?: string;
+  @IsId() organizationId!: string;
+  @IsOptionalId() documentId?: string;
 
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS })
   @IsOptionalIdArray(MAX_FILTER_IDS)
@@ -100,13 +100,13 @@ export class GetUsersV1Request {
 }
 
 export class GetUsersV2Request extends GetUsersV1Request {
-  @ApiPropertyOptional() @IsOptionalId() folderId?: string;
+  @IsOptionalId() folderId?: string;
 
   /** The users of every document of the organization (not its organization-level users); no documentId or folderId with it. */
-  @ApiPropertyOptional() @IsOptionalBool() allDocuments?: boolean;
+  @IsOptionalBool() allDocuments?: boolean;
 
   /** With `allDocuments`: `data` is an object of document id → that document's users. */
-  @ApiPropertyOptional() @IsOptionalBool() groupByDocumentId?: boolean;
+  @IsOptionalBool() groupByDocumentId?: boolean;
 
   @PageSizeField()
   pageSize?: number;

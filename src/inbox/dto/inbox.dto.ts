@@ -38,9 +38,9 @@ const TEMPLATE_MAX = 10_000;
 const { selfRequired: _propertyOnly, ...userItemSchema } = actionUserSchema();
 
 export class AddNotificationRequest {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
   @ApiPropertyOptional({ description: 'Create the organization when missing.' }) @IsOptionalBool() createOrganization?: boolean;
-  @ApiProperty() @IsId() documentId!: string;
+  @IsId() documentId!: string;
   @ApiPropertyOptional({ description: 'Create the document when missing.' }) @IsOptionalBool() createDocument?: boolean;
   @ApiProperty(actionUserSchema()) @IsUser() actionUser!: WireUser;
   @ApiPropertyOptional({ description: 'Only users who may see the document are notified.' }) @IsOptionalBool() verifyUserPermissions?: boolean;
@@ -48,7 +48,7 @@ export class AddNotificationRequest {
   @Optional()
   @Satisfies(checkNotificationId)
   notificationId?: string;
-  @ApiPropertyOptional() @IsOptionalBool() isNotificationResolverUsed?: boolean;
+  @IsOptionalBool() isNotificationResolverUsed?: boolean;
   @ApiPropertyOptional({ maxLength: TEMPLATE_MAX, description: 'Required unless `isNotificationResolverUsed`.' })
   @IsOptionalText(TEMPLATE_MAX, { allowEmpty: true })
   displayHeadlineMessageTemplate?: string;
@@ -70,9 +70,9 @@ export class AddNotificationRequest {
 
 /** v1 notifications get (upstream's, for SDK v3 or earlier): no paging, every notification selected is answered, newest first. */
 export class GetNotificationsV1Request {
-  @ApiProperty() @IsId() organizationId!: string;
+  @IsId() organizationId!: string;
   @ApiPropertyOptional({ description: 'Either this or `userId`.' }) @IsOptionalId() documentId?: string;
-  @ApiPropertyOptional() @IsOptionalId() locationId?: string;
+  @IsOptionalId() locationId?: string;
   @ApiPropertyOptional({ description: "That user's inbox, read and unread alike, by timestamp." }) @IsOptionalId() userId?: string;
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) notificationIds?: string[];
 }
@@ -123,17 +123,17 @@ class NotificationUpdateItem {
 }
 
 export class UpdateNotificationsRequest {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiPropertyOptional() @IsOptionalId() documentId?: string;
-  @ApiPropertyOptional() @IsOptionalId() locationId?: string;
+  @IsId() organizationId!: string;
+  @IsOptionalId() documentId?: string;
+  @IsOptionalId() locationId?: string;
   @ApiPropertyOptional({ description: 'Only notifications that went to this user.' }) @IsOptionalId() userId?: string;
   @ApiProperty({ type: [NotificationUpdateItem], maxItems: MAX_BATCH }) @Satisfies(checkNotificationUpdates) notifications!: NotificationUpdate[];
 }
 
 export class DeleteNotificationsRequest {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiPropertyOptional() @IsOptionalId() documentId?: string;
-  @ApiPropertyOptional() @IsOptionalId() locationId?: string;
+  @IsId() organizationId!: string;
+  @IsOptionalId() documentId?: string;
+  @IsOptionalId() locationId?: string;
   @ApiPropertyOptional({ description: "Removes the notifications from this user's inbox only." }) @IsOptionalId() userId?: string;
   @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH, { min: 1 }) notificationIds?: string[];
 }

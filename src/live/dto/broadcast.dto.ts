@@ -5,8 +5,8 @@ import { IsId, IsOptionalBool, Satisfies } from '../../common/validation/rules.j
 
 /** `livestate/broadcast` (upstream's): a stateless event to every live client of a document. */
 export class BroadcastRequest {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiProperty() @IsId() documentId!: string;
+  @IsId() organizationId!: string;
+  @IsId() documentId!: string;
   @ApiProperty({ description: 'Which live state the data is: a later broadcast with `merge` merges into the last of this id.' })
   @IsId()
   liveStateDataId!: string;

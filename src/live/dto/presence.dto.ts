@@ -5,7 +5,7 @@ import { IsEmailAddress, IsId, IsIdArray, IsNestedArray, IsOptionalText, Optiona
 
 /** A user's entry in a document's presence (upstream's `users` item). */
 export class PresenceUserInput {
-  @ApiProperty() @IsId() userId!: string;
+  @IsId() userId!: string;
   @ApiPropertyOptional({ maxLength: 1000 }) @IsOptionalText(1000, { allowEmpty: true }) name?: string;
   @ApiPropertyOptional({ maxLength: 320 }) @Optional() @IsEmailAddress() email?: string;
   @ApiPropertyOptional({ maxLength: 64, description: 'Any word of the caller\'s, e.g. "online", "away", "offline". Absent on add: "online".' })
@@ -14,8 +14,8 @@ export class PresenceUserInput {
 }
 
 class PresencePlace {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiProperty() @IsId() documentId!: string;
+  @IsId() organizationId!: string;
+  @IsId() documentId!: string;
 }
 
 /** `presence/add` and `presence/update`. */

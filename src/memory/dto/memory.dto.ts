@@ -6,22 +6,22 @@ export class SuggestRequest {
   /** What is being decided, in words; matched against past judgments' reasons and comments. */
   @ApiProperty({ maxLength: 2000 }) @IsText(2000) query!: string;
   /** Narrows precedent to this organization (then falls back to all content). */
-  @ApiPropertyOptional() @IsOptionalId() organizationId?: string;
+  @IsOptionalId() organizationId?: string;
   /** Narrows to this document first; needs organizationId. */
-  @ApiPropertyOptional() @IsOptionalId() documentId?: string;
+  @IsOptionalId() documentId?: string;
 }
 
 export class QueryJudgmentsRequest {
-  @ApiPropertyOptional() @IsOptionalId() organizationId?: string;
+  @IsOptionalId() organizationId?: string;
   /** Needs organizationId. */
-  @ApiPropertyOptional() @IsOptionalId() documentId?: string;
+  @IsOptionalId() documentId?: string;
   @ApiPropertyOptional({ enum: DECISIONS }) @IsOptionalOneOf(DECISIONS) decision?: Decision;
-  @ApiPropertyOptional() @IsOptionalId() reviewerId?: string;
+  @IsOptionalId() reviewerId?: string;
   /** Who decided: `entityData.judgeType` of the decision activity (else `agent` when it carries an `agent` block, else `human`). */
   @ApiPropertyOptional({ enum: JUDGE_TYPES }) @IsOptionalOneOf(JUDGE_TYPES) judgeType?: JudgeType;
   /** The kind of content judged: `entityData.contentType` of the decision activity. */
   @ApiPropertyOptional({ maxLength: 256 }) @IsOptionalText(256) contentType?: string;
   /** One comment thread's judgments, oldest first (the newest `limit` of them); needs organizationId. */
-  @ApiPropertyOptional() @IsOptionalId() annotationId?: string;
+  @IsOptionalId() annotationId?: string;
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, description: 'Default: 20.' }) @IsOptionalInteger(1, 100) limit?: number;
 }

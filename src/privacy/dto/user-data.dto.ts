@@ -8,8 +8,8 @@ export const MAX_DELETE_USERS = 100;
 export const MAX_DELETE_ORGANIZATIONS = 100;
 
 export class GetUserDataRequest {
-  @ApiProperty() @IsId() organizationId!: string;
-  @ApiProperty() @IsId() userId!: string;
+  @IsId() organizationId!: string;
+  @IsId() userId!: string;
   @PageTokenField() pageToken?: string;
 }
 

@@ -87,13 +87,11 @@ export class ListApiKeysRequest {
 }
 
 export class ApiKeyRequest {
-  @ApiProperty()
   @IsId()
   apiKey!: string;
 }
 
 export class UpdateApiKeyRequest {
-  @ApiProperty()
   @IsId()
   apiKey!: string;
 

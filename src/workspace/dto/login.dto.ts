@@ -7,7 +7,6 @@ export class SendLoginLinkRequest {
   email!: string;
 
   /** Absolute http(s) URL on `CONSOLE_DOMAIN` or `localhost`; the token is appended as `token`. */
-  @ApiProperty()
   @IsText(2000)
   continueUrl!: string;
 }
@@ -19,7 +18,6 @@ export class EmailStatusRequest {
 }
 
 export class VerifyLoginRequest {
-  @ApiProperty()
   @IsText(200)
   token!: string;
 }

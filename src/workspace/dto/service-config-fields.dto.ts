@@ -22,6 +22,6 @@ export class EmailServiceFields {
 /** Basic webhook fields sent both at key creation and in config updates. */
 export class WebhookServiceFields {
   @ApiPropertyOptional({ maxLength: 1000 }) @IsOptionalText(1000, { allowEmpty: true }) authToken?: string;
-  @ApiPropertyOptional() @IsOptionalHttpUrl(2000) rawNotificationUrl?: string;
-  @ApiPropertyOptional() @IsOptionalHttpUrl(2000) processedNotificationUrl?: string;
+  @IsOptionalHttpUrl(2000) rawNotificationUrl?: string;
+  @IsOptionalHttpUrl(2000) processedNotificationUrl?: string;
 }

@@ -47,7 +47,7 @@ class TokenPermissions {
 
 /** `POST /v2/auth/generate_token`: a token carrying the user and the resources it may use. */
 export class GenerateTokenRequest {
-  @ApiProperty() @IsId() userId!: string;
+  @IsId() userId!: string;
 
   @ApiProperty({ type: GeneratedUserProperties })
   @Satisfies(checkShape({ isAdmin: checkBoolean, name: checkName, email: checkEmail }, ['name', 'email']))
@@ -68,7 +68,7 @@ const checkTokenUserProperties = checkShape({ organizationId: checkId, isAdmin: 
 
 /** `POST /v2/auth/token/get` (API-key headers): a token for a user. */
 export class UserTokenRequest {
-  @ApiProperty() @IsId() userId!: string;
+  @IsId() userId!: string;
 
   @ApiPropertyOptional({ type: TokenUserProperties })
   @Optional()
@@ -78,10 +78,10 @@ export class UserTokenRequest {
 
 /** `POST /v1/auth/token/get`: as v2, with the key's credentials in the body instead of headers. */
 export class UserTokenV1Request extends UserTokenRequest {
-  @ApiProperty() @IsText(200) apiKey!: string;
-  @ApiProperty() @IsText(500) authToken!: string;
+  @IsText(200) apiKey!: string;
+  @IsText(500) authToken!: string;
 }
 
 export class VerifyUserTokenRequest {
-  @ApiProperty() @IsText(20_000) token!: string;
+  @IsText(20_000) token!: string;
 }
