@@ -21,15 +21,12 @@ export const MAX_PERMISSION_RESOURCES = 100;
 export class GetPermissionsRequest {
   @IsId() organizationId!: string;
 
-  @ApiProperty({ type: [String], maxItems: MAX_PERMISSION_USERS })
   @IsIdArray(MAX_PERMISSION_USERS, { min: 1 })
   userIds!: string[];
 
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_PERMISSION_RESOURCES })
   @IsOptionalIdArray(MAX_PERMISSION_RESOURCES)
   folderIds?: string[];
 
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_PERMISSION_RESOURCES })
   @IsOptionalIdArray(MAX_PERMISSION_RESOURCES)
   documentIds?: string[];
 }

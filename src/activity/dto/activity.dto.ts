@@ -166,7 +166,6 @@ export class GetActivitiesRequest {
   /** The acting user. */
   @IsOptionalId() userId?: string;
 
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
   @IsOptionalIdArray(MAX_BATCH)
   activityIds?: string[];
 
@@ -197,7 +196,6 @@ export class DeleteActivitiesRequest {
   /** All records of this entity. */
   @IsOptionalId() targetEntityId?: string;
 
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
   @IsOptionalIdArray(MAX_BATCH, { min: 1 })
   activityIds?: string[];
 }

@@ -291,9 +291,9 @@ export { AGENT_FILTERS };
 /** The filters of annotations get that upstream's v1 has too. */
 class AnnotationFilters {
   @IsId() organizationId!: string;
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) locationIds?: string[];
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) annotationIds?: string[];
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS, description: 'Thread authors.' }) @IsOptionalIdArray(MAX_FILTER_IDS) userIds?: string[];
+  @IsOptionalIdArray(MAX_FILTER_IDS) locationIds?: string[];
+  @IsOptionalIdArray(MAX_FILTER_IDS) annotationIds?: string[];
+  @ApiPropertyOptional({ description: 'Thread authors.' }) @IsOptionalIdArray(MAX_FILTER_IDS) userIds?: string[];
 }
 
 /** v1 annotations get (upstream's, for SDK v3 or earlier): one document's threads, and no paging: every thread comes with all its comments. */
@@ -303,15 +303,15 @@ export class GetAnnotationsV1Request extends AnnotationFilters {
 
 export class GetAnnotationsRequest extends AnnotationFilters {
   @IsOptionalId() documentId?: string;
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) documentIds?: string[];
+  @IsOptionalIdArray(MAX_FILTER_IDS) documentIds?: string[];
   @IsOptionalBool() groupByDocumentId?: boolean;
   @IsOptionalId() folderId?: string;
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) mentionedUserIds?: string[];
+  @IsOptionalIdArray(MAX_FILTER_IDS) mentionedUserIds?: string[];
   @IsOptionalId() resolvedBy?: string;
   @IsOptionalId() agentId?: string;
   @IsOptionalId() executionId?: string;
-  @ApiPropertyOptional({ enum: AGENT_TYPES }) @IsOptionalOneOf(AGENT_TYPES) agentType?: string;
-  @ApiPropertyOptional({ enum: AGENT_SOURCES }) @IsOptionalOneOf(AGENT_SOURCES) agentSource?: string;
+  @IsOptionalOneOf(AGENT_TYPES) agentType?: string;
+  @IsOptionalOneOf(AGENT_SOURCES) agentSource?: string;
   @IsOptionalBool() agentSuggestions?: boolean;
   @IsOptionalBool() agentComments?: boolean;
   @ApiPropertyOptional({
@@ -322,7 +322,7 @@ export class GetAnnotationsRequest extends AnnotationFilters {
   @IsOptionalTextArray(300, { max: MAX_FILTER_IDS })
   agentFields?: string[];
   @ApiPropertyOptional({ enum: ['asc', 'desc'], description: 'By `lastUpdated`; default `desc`.' }) @IsOptionalOneOf(['asc', 'desc']) order?: 'asc' | 'desc';
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) statusIds?: string[];
+  @IsOptionalIdArray(MAX_FILTER_IDS) statusIds?: string[];
   @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) updatedAfter?: number;
   @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) updatedBefore?: number;
   @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) createdAfter?: number;
@@ -332,9 +332,9 @@ export class GetAnnotationsRequest extends AnnotationFilters {
 }
 
 export class UpdateAnnotationsRequest extends EventOptions {
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) locationIds?: string[];
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH, description: 'Thread authors.' }) @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) annotationIds?: string[];
+  @IsOptionalIdArray(MAX_BATCH) locationIds?: string[];
+  @ApiPropertyOptional({ description: 'Thread authors.' }) @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
+  @IsOptionalIdArray(MAX_BATCH) annotationIds?: string[];
   @ApiPropertyOptional({ type: AnnotationChanges })
   @Optional()
   @Satisfies(checkShape(ANNOTATION_UPDATE_FIELDS))
@@ -349,9 +349,9 @@ export class DeleteAnnotationsRequest extends EventOptions {
   @ApiPropertyOptional({ description: 'Without it, the document is looked for in every organization of the key.' })
   @IsOptionalId()
   declare organizationId: string;
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) locationIds?: string[];
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) annotationIds?: string[];
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
+  @IsOptionalIdArray(MAX_BATCH) locationIds?: string[];
+  @IsOptionalIdArray(MAX_BATCH) annotationIds?: string[];
+  @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
   @IsOptionalId() agentId?: string;
   @IsOptionalBool() agentSuggestions?: boolean;
   @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalTextArray(2000, { min: 1, max: MAX_FILTER_IDS }) agentUrls?: string[];
@@ -359,9 +359,9 @@ export class DeleteAnnotationsRequest extends EventOptions {
 
 export class CountAnnotationsRequest {
   @IsId() organizationId!: string;
-  @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS }) @IsIdArray(MAX_FILTER_IDS, { min: 1 }) documentIds!: string[];
+  @IsIdArray(MAX_FILTER_IDS, { min: 1 }) documentIds!: string[];
   @ApiProperty({ description: 'Whose unread threads are counted.' }) @IsId() userId!: string;
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) statusIds?: string[];
+  @IsOptionalIdArray(MAX_FILTER_IDS) statusIds?: string[];
 }
 
 class CommentThreadPlace extends ThreadPlace {
@@ -376,7 +376,7 @@ export class AddCommentsRequest extends CommentThreadPlace {
 
 /** v1 comments get (upstream's): no paging, every comment of the thread is answered. */
 export class GetCommentsV1Request extends CommentThreadPlace {
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH, description: 'Comment authors.' }) @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
+  @ApiPropertyOptional({ description: 'Comment authors.' }) @IsOptionalIdArray(MAX_BATCH) userIds?: string[];
   @ApiPropertyOptional({ type: [Number], maxItems: MAX_BATCH })
   @Optional()
   @Satisfies(checkArrayOf(checkCommentId, { min: 1, max: MAX_BATCH }))

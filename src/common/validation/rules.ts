@@ -75,12 +75,14 @@ export const IsBool = () => documented(Satisfies(checkBoolean), true);
 export const IsOptionalBool = () => optional(Satisfies(checkBoolean));
 
 /** An integer from `min` to `max`. */
-export const IsInteger = (min: number, max: number) => Satisfies(checkInteger(min, max));
-export const IsOptionalInteger = (min: number, max: number) => optional(IsInteger(min, max));
+// Its limits stay in the DTO: the document shows a field's type and bounds where they help a
+// caller (`maxDepth`, a page size), not the safe-integer ceiling every timestamp has.
+export const IsInteger = (min: number, max: number) => documented(Satisfies(checkInteger(min, max)), true);
+export const IsOptionalInteger = (min: number, max: number) => optional(Satisfies(checkInteger(min, max)));
 
 /** One of `values` (an enum). */
-export const IsOneOf = (values: readonly string[]) => Satisfies(checkOneOf(values));
-export const IsOptionalOneOf = (values: readonly string[]) => optional(IsOneOf(values));
+export const IsOneOf = (values: readonly string[]) => documented(Satisfies(checkOneOf(values)), true, { enum: [...values] });
+export const IsOptionalOneOf = (values: readonly string[]) => optional(Satisfies(checkOneOf(values)), { enum: [...values] });
 
 export const IsEmailAddress = () => Satisfies(checkEmail);
 
@@ -101,8 +103,10 @@ interface ArrayOptions {
 }
 
 /** An array of IDs, at most `max` (contract 1.5). */
-export const IsIdArray = (max: number, options: ArrayOptions = {}) => Satisfies(checkArrayOf(checkId, { max, ...options }));
-export const IsOptionalIdArray = (max: number, options: ArrayOptions = {}) => optional(IsIdArray(max, options));
+export const IsIdArray = (max: number, options: ArrayOptions = {}) =>
+  documented(Satisfies(checkArrayOf(checkId, { max, ...options })), true, { type: [String], maxItems: max });
+export const IsOptionalIdArray = (max: number, options: ArrayOptions = {}) =>
+  optional(Satisfies(checkArrayOf(checkId, { max, ...options })), { type: [String], maxItems: max });
 
 /** An array of strings of at most `itemMax` characters each (not blank), at most `max` of them. */
 export const IsTextArray = (itemMax: number, options: ArrayOptions & { max: number }) => Satisfies(checkArrayOf(checkString({ max: itemMax }), options));

@@ -54,7 +54,6 @@ const publicKeySchema = () => ({ description: 'base64 DER of an RSA public key (
 export const EMAIL_TYPES_ACCEPTED = ['default', 'thirdparty', 'sendgrid', 'custom'] as const;
 
 export class EmailServiceConfigUpdate extends EmailServiceFields {
-  @ApiPropertyOptional({ enum: EMAIL_TYPES_ACCEPTED })
   @IsOptionalOneOf(EMAIL_TYPES_ACCEPTED)
   type?: (typeof EMAIL_TYPES_ACCEPTED)[number];
 
@@ -172,7 +171,7 @@ export class UpdateApiKeyConfigRequest {
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() enablePrivateComments?: boolean;
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() requireJwtToken?: boolean;
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() requireAutoOrgUser?: boolean;
-  @ApiPropertyOptional({ enum: ACCESS_TYPES }) @IsOptionalOneOf(ACCESS_TYPES) defaultDocumentAccessType?: AccessType;
+  @IsOptionalOneOf(ACCESS_TYPES) defaultDocumentAccessType?: AccessType;
 
   @ApiPropertyOptional({ type: [AiModelApiKey], minItems: 1 })
   @Optional()

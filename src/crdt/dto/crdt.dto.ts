@@ -26,7 +26,7 @@ class EditorRequest {
 
 /** Add and update (contract part 7): the whole content, diffed into the stored document on update. */
 export class WriteCrdtRequest extends EditorRequest {
-  @ApiProperty({ enum: CRDT_TYPES }) @IsOneOf(CRDT_TYPES) type!: CrdtType;
+  @IsOneOf(CRDT_TYPES) type!: CrdtType;
 
   /** A string for `text` and `xml`, an object for `map`, an array for `array`. */
   @ApiProperty(crdtDataSchema())
@@ -61,7 +61,6 @@ export class DeleteCrdtRequest {
   @IsId() documentId!: string;
 
   /** Omitted: every editor of the document. */
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
   @IsOptionalIdArray(MAX_BATCH, { min: 1 })
   editorIds?: string[];
 }

@@ -7,7 +7,7 @@ import { DELIVERY_STATUSES, type DeliveryStatus } from '../outbox-store.js';
 export class ListMessagesRequest {
   /** Only deliveries to this endpoint. */
   @IsOptionalId() endpointId?: string;
-  @ApiPropertyOptional({ enum: DELIVERY_STATUSES }) @IsOptionalOneOf(DELIVERY_STATUSES) status?: DeliveryStatus;
+  @IsOptionalOneOf(DELIVERY_STATUSES) status?: DeliveryStatus;
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 250, description: 'Default: 50.' }) @IsOptionalInteger(1, 250) limit?: number;
   /** `iterator` of a previous answer. */
   @IsOptionalText(4000) iterator?: string;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { checkOneOf, checkShape } from '../../common/validation/checks.js';
 import { IsId, IsIdArray, IsOptionalBool, IsOptionalIdArray, Satisfies } from '../../common/validation/rules.js';
 import { MAX_BATCH, MAX_FILTER_IDS } from '../../common/batch.js';
@@ -28,20 +28,20 @@ export function channelsOf({ slack, ...config }: SentPreferenceConfig): Preferen
 export class GetPreferencesV1Request {
   @IsId() organizationId!: string;
   @IsId() userId!: string;
-  @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS }) @IsIdArray(MAX_FILTER_IDS, { min: 1, unique: true }) documentIds!: string[];
+  @IsIdArray(MAX_FILTER_IDS, { min: 1, unique: true }) documentIds!: string[];
 }
 
 export class GetPreferencesV2Request {
   @IsId() organizationId!: string;
   @IsId() userId!: string;
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS, { unique: true }) documentIds?: string[];
+  @IsOptionalIdArray(MAX_FILTER_IDS, { unique: true }) documentIds?: string[];
   /** Also answer the organization-level entry (it is answered anyway without documentIds). */
   @IsOptionalBool() getOrganizationConfig?: boolean;
 }
 
 class SetPreferencesRequest {
   @IsId() organizationId!: string;
-  @ApiProperty({ type: [String], maxItems: MAX_BATCH }) @IsIdArray(MAX_BATCH, { min: 1, unique: true }) userIds!: string[];
+  @IsIdArray(MAX_BATCH, { min: 1, unique: true }) userIds!: string[];
   @ApiProperty({
     type: 'object',
     properties: {
@@ -54,12 +54,12 @@ class SetPreferencesRequest {
 }
 
 export class SetPreferencesV1Request extends SetPreferencesRequest {
-  @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS }) @IsIdArray(MAX_FILTER_IDS, { min: 1, unique: true }) documentIds!: string[];
+  @IsIdArray(MAX_FILTER_IDS, { min: 1, unique: true }) documentIds!: string[];
 }
 
 export class SetPreferencesV2Request extends SetPreferencesRequest {
   /** Omitted: the users' organization-level default. */
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS, { min: 1, unique: true }) documentIds?: string[];
+  @IsOptionalIdArray(MAX_FILTER_IDS, { min: 1, unique: true }) documentIds?: string[];
 }
 
 /** v1 answers only the inbox and email channels (rest-interface part 4). */

@@ -48,7 +48,6 @@ export class UpdateDocumentsRequest {
 export class GetDocumentsRequest {
   @IsId() organizationId!: string;
 
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS })
   @IsOptionalIdArray(MAX_FILTER_IDS)
   documentIds?: string[];
 
@@ -64,7 +63,6 @@ export class GetDocumentsRequest {
 export class DocumentIdsRequest {
   @IsId() organizationId!: string;
 
-  @ApiProperty({ type: [String], maxItems: MAX_BATCH })
   @IsIdArray(MAX_BATCH, { min: 1 })
   documentIds!: string[];
 }
@@ -72,7 +70,6 @@ export class DocumentIdsRequest {
 export class MoveDocumentsRequest {
   @IsId() organizationId!: string;
 
-  @ApiProperty({ type: [String], maxItems: MAX_FILTER_IDS })
   @IsIdArray(MAX_FILTER_IDS, { min: 1 })
   documentIds!: string[];
 
@@ -81,7 +78,6 @@ export class MoveDocumentsRequest {
 }
 
 export class UpdateDocumentAccessRequest extends DocumentIdsRequest {
-  @ApiProperty({ enum: ACCESS_TYPES })
   @IsOneOf(ACCESS_TYPES)
   accessType!: string;
 }

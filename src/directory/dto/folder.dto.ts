@@ -27,7 +27,6 @@ export class FolderUpdateInput {
 /** A folder to add: the update fields plus its own access type. */
 export class FolderInput extends FolderUpdateInput {
   /** Sets the folder's own type; absent: inherited from the parent. */
-  @ApiPropertyOptional({ enum: ACCESS_TYPES })
   @IsOptionalOneOf(ACCESS_TYPES)
   accessType?: string;
 }
@@ -71,11 +70,9 @@ export class DeleteFolderRequest {
 export class UpdateFolderAccessRequest {
   @IsId() organizationId!: string;
 
-  @ApiProperty({ type: [String], maxItems: MAX_BATCH })
   @IsIdArray(MAX_BATCH, { min: 1 })
   folderIds!: string[];
 
-  @ApiPropertyOptional({ enum: ACCESS_TYPES })
   @IsOptionalOneOf(ACCESS_TYPES)
   accessType?: string;
 

@@ -25,7 +25,6 @@ export class OrganizationsRequest {
 }
 
 export class GetOrganizationsRequest {
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS })
   @IsOptionalIdArray(MAX_FILTER_IDS)
   organizationIds?: string[];
 
@@ -37,7 +36,6 @@ export class GetOrganizationsRequest {
 }
 
 export class OrganizationIdsRequest {
-  @ApiProperty({ type: [String], maxItems: MAX_BATCH })
   @IsIdArray(MAX_BATCH, { min: 1, unique: true })
   organizationIds!: string[];
 }

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { IsId, IsIdArray, IsNestedArray, IsOptionalBool, IsOptionalIdArray, IsOptionalText } from '../../common/validation/rules.js';
 import { MAX_BATCH } from '../../common/batch.js';
 
@@ -24,7 +24,6 @@ export class AddGroupUsersRequest {
   @IsId() organizationId!: string;
   @IsId() organizationUserGroupId!: string;
 
-  @ApiProperty({ type: [String], maxItems: MAX_BATCH })
   @IsIdArray(MAX_BATCH, { min: 1 })
   userIds!: string[];
 }
@@ -34,7 +33,6 @@ export class DeleteGroupUsersRequest {
   @IsId() organizationUserGroupId!: string;
 
   /** The members to remove; or `deleteAll: true`. */
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH })
   @IsOptionalIdArray(MAX_BATCH, { min: 1 })
   userIds?: string[];
 

@@ -81,7 +81,6 @@ export class UpdateUsersRequest extends UserScopeRequest {
 }
 
 export class DeleteUsersRequest extends UserScopeRequest {
-  @ApiProperty({ type: [String], maxItems: MAX_BATCH })
   @IsIdArray(MAX_BATCH, { min: 1 })
   userIds!: string[];
 }
@@ -90,11 +89,9 @@ export class GetUsersV1Request {
   @IsId() organizationId!: string;
   @IsOptionalId() documentId?: string;
 
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS })
   @IsOptionalIdArray(MAX_FILTER_IDS)
   userIds?: string[];
 
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS })
   @IsOptionalIdArray(MAX_FILTER_IDS)
   organizationUserGroupIds?: string[];
 }

@@ -74,7 +74,7 @@ export class GetNotificationsV1Request {
   @ApiPropertyOptional({ description: 'Either this or `userId`.' }) @IsOptionalId() documentId?: string;
   @IsOptionalId() locationId?: string;
   @ApiPropertyOptional({ description: "That user's inbox, read and unread alike, by timestamp." }) @IsOptionalId() userId?: string;
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_FILTER_IDS }) @IsOptionalIdArray(MAX_FILTER_IDS) notificationIds?: string[];
+  @IsOptionalIdArray(MAX_FILTER_IDS) notificationIds?: string[];
 }
 
 export class GetNotificationsRequest extends GetNotificationsV1Request {
@@ -135,5 +135,5 @@ export class DeleteNotificationsRequest {
   @IsOptionalId() documentId?: string;
   @IsOptionalId() locationId?: string;
   @ApiPropertyOptional({ description: "Removes the notifications from this user's inbox only." }) @IsOptionalId() userId?: string;
-  @ApiPropertyOptional({ type: [String], maxItems: MAX_BATCH }) @IsOptionalIdArray(MAX_BATCH, { min: 1 }) notificationIds?: string[];
+  @IsOptionalIdArray(MAX_BATCH, { min: 1 }) notificationIds?: string[];
 }

@@ -26,7 +26,7 @@ export class PutPresenceRequest extends PresencePlace {
 }
 
 export class DeletePresenceRequest extends PresencePlace {
-  @ApiProperty({ type: [String], maxItems: MAX_BATCH }) @IsIdArray(MAX_BATCH, { min: 1 }) userIds!: string[];
+  @IsIdArray(MAX_BATCH, { min: 1 }) userIds!: string[];
 }
 
 export class GetPresenceRequest extends PresencePlace {}

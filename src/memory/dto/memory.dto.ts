@@ -15,10 +15,10 @@ export class QueryJudgmentsRequest {
   @IsOptionalId() organizationId?: string;
   /** Needs organizationId. */
   @IsOptionalId() documentId?: string;
-  @ApiPropertyOptional({ enum: DECISIONS }) @IsOptionalOneOf(DECISIONS) decision?: Decision;
+  @IsOptionalOneOf(DECISIONS) decision?: Decision;
   @IsOptionalId() reviewerId?: string;
   /** Who decided: `entityData.judgeType` of the decision activity (else `agent` when it carries an `agent` block, else `human`). */
-  @ApiPropertyOptional({ enum: JUDGE_TYPES }) @IsOptionalOneOf(JUDGE_TYPES) judgeType?: JudgeType;
+  @IsOptionalOneOf(JUDGE_TYPES) judgeType?: JudgeType;
   /** The kind of content judged: `entityData.contentType` of the decision activity. */
   @ApiPropertyOptional({ maxLength: 256 }) @IsOptionalText(256) contentType?: string;
   /** One comment thread's judgments, oldest first (the newest `limit` of them); needs organizationId. */

@@ -14,18 +14,12 @@ export class GetUserDataRequest {
 }
 
 export class DeleteUserDataRequest {
-  @ApiProperty({ type: [String], minItems: 1, maxItems: MAX_DELETE_USERS, uniqueItems: true })
+  @ApiProperty({ minItems: 1, uniqueItems: true })
   @IsIdArray(MAX_DELETE_USERS, { min: 1, unique: true })
   userIds!: string[];
 
   /** Erase only within these organizations; absent: everywhere under the key. */
-  @ApiPropertyOptional({
-    type: [String],
-    minItems: 1,
-    maxItems: MAX_DELETE_ORGANIZATIONS,
-    uniqueItems: true,
-    description: 'Erase only within these organizations; absent: in all of them.',
-  })
+  @ApiPropertyOptional({ minItems: 1, uniqueItems: true, description: 'Erase only within these organizations; absent: in all of them.' })
   @IsOptionalIdArray(MAX_DELETE_ORGANIZATIONS, { min: 1, unique: true })
   organizationIds?: string[];
 }

@@ -36,11 +36,9 @@ export class CreateApiKeyRequest {
   @IsOneOf(['testing', 'production'])
   type!: 'testing' | 'production';
 
-  @ApiPropertyOptional({ enum: PERSISTENCE_DB_REGIONS })
   @IsOptionalOneOf(PERSISTENCE_DB_REGIONS)
   persistenceDBRegion?: string;
 
-  @ApiPropertyOptional({ enum: REALTIME_DB_REGIONS })
   @IsOptionalOneOf(REALTIME_DB_REGIONS)
   realtimeDBRegion?: string;
 
