@@ -74,7 +74,6 @@ export class PermissionResource {
 }
 
 export class PermissionSet {
-  @ApiProperty({ type: [PermissionResource], maxItems: MAX_BATCH })
   @IsNestedArray(() => PermissionResource, MAX_BATCH, { min: 1 })
   resources!: PermissionResource[];
 }
@@ -87,18 +86,15 @@ export class AccessContextInput {
 }
 
 export class AddPermissionsRequest {
-  @ApiProperty({ type: PermissionUser })
   @NestedObject(() => PermissionUser)
   user!: PermissionUser;
 
-  @ApiProperty({ type: PermissionSet })
   @NestedObject(() => PermissionSet)
   permissions!: PermissionSet;
 
   /** Required with `context`. */
   @IsOptionalId() organizationId?: string;
 
-  @ApiPropertyOptional({ type: AccessContextInput })
   @OptionalNestedObject(() => AccessContextInput)
   context?: AccessContextInput;
 }
@@ -106,7 +102,6 @@ export class AddPermissionsRequest {
 export class RemovePermissionsRequest {
   @IsId() userId!: string;
 
-  @ApiProperty({ type: PermissionSet })
   @NestedObject(() => PermissionSet)
   permissions!: PermissionSet;
 }

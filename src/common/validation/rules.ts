@@ -119,8 +119,10 @@ export const IsOptionalTextArray = (itemMax: number, options: ArrayOptions & { m
 export const IsBatchWithMetadata = (idField: string, known: Record<string, Check>, max: number) => Satisfies(checkItems(idField, known, max));
 
 /** A nested DTO: an object, validated by its class. */
-export const NestedObject = (type: () => new () => object) => applyDecorators(Satisfies(checkPlainObject), ValidateNested(), NestedType(type));
-export const OptionalNestedObject = (type: () => new () => object) => optional(NestedObject(type));
+const nested = (type: () => new () => object) => applyDecorators(Satisfies(checkPlainObject), ValidateNested(), NestedType(type));
+// `type: () => …` as an object property: @nestjs/swagger takes a function named `type` as a lazy type.
+export const NestedObject = (type: () => new () => object) => documented(nested(type), true, { type: () => type() });
+export const OptionalNestedObject = (type: () => new () => object) => optional(nested(type), { type: () => type() });
 
 /**
  * An array of nested DTOs, validated item by item, at most `max`; `uniqueIds`: the field of each
@@ -131,6 +133,7 @@ export const OptionalNestedObject = (type: () => new () => object) => optional(N
 export function IsNestedArray(type: () => new () => object, max: number, options: { min?: number; uniqueIds?: string } = {}): PropertyDecorator {
   const unique = options.uniqueIds === undefined ? undefined : checkUniqueIds(options.uniqueIds);
   return applyDecorators(
+    ApiProperty({ type: () => [type()], maxItems: max }),
     Satisfies((value) => {
       // A value that is no object at all is named as such, one that is an object as no array.
       if (!Array.isArray(value)) return typeof value === 'object' && value !== null ? 'must be an array' : 'must be an object';

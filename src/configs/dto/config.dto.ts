@@ -63,7 +63,6 @@ export class EmailServiceConfigUpdate extends EmailServiceFields {
 export class UpdateEmailConfigRequest {
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() useEmailService?: boolean;
 
-  @ApiPropertyOptional({ type: EmailServiceConfigUpdate })
   @OptionalNestedObject(() => EmailServiceConfigUpdate)
   emailServiceConfig?: EmailServiceConfigUpdate;
 }
@@ -79,7 +78,6 @@ export class WebhookServiceConfigUpdate extends WebhookServiceFields {
 export class UpdateWebhookConfigRequest {
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() useWebhookService?: boolean;
 
-  @ApiPropertyOptional({ type: WebhookServiceConfigUpdate })
   @OptionalNestedObject(() => WebhookServiceConfigUpdate)
   webhookServiceConfig?: WebhookServiceConfigUpdate;
 }
@@ -102,8 +100,8 @@ export class BatchWindowUpdate {
 }
 
 export class BatchConfigUpdate {
-  @ApiPropertyOptional({ type: BatchWindowUpdate }) @OptionalNestedObject(() => BatchWindowUpdate) document?: BatchWindowUpdate;
-  @ApiPropertyOptional({ type: BatchWindowUpdate }) @OptionalNestedObject(() => BatchWindowUpdate) user?: BatchWindowUpdate;
+  @OptionalNestedObject(() => BatchWindowUpdate) document?: BatchWindowUpdate;
+  @OptionalNestedObject(() => BatchWindowUpdate) user?: BatchWindowUpdate;
 }
 
 export class NotificationServiceConfigUpdate {
@@ -116,14 +114,13 @@ export class NotificationServiceConfigUpdate {
   @Satisfies(checkGroupedTriggers)
   triggers?: GroupedTriggers;
   /** Upstream's delay and batching settings: stored and answered; deliveries do not apply them yet. */
-  @ApiPropertyOptional({ type: DelayConfigUpdate }) @OptionalNestedObject(() => DelayConfigUpdate) delayConfig?: DelayConfigUpdate;
-  @ApiPropertyOptional({ type: BatchConfigUpdate }) @OptionalNestedObject(() => BatchConfigUpdate) batchConfig?: BatchConfigUpdate;
+  @OptionalNestedObject(() => DelayConfigUpdate) delayConfig?: DelayConfigUpdate;
+  @OptionalNestedObject(() => BatchConfigUpdate) batchConfig?: BatchConfigUpdate;
 }
 
 export class UpdateNotificationConfigRequest {
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() useNotificationService?: boolean;
 
-  @ApiPropertyOptional({ type: NotificationServiceConfigUpdate })
   @OptionalNestedObject(() => NotificationServiceConfigUpdate)
   notificationServiceConfig?: NotificationServiceConfigUpdate;
 }
@@ -183,7 +180,7 @@ export class UpdateApiKeyConfigRequest {
   })
   aiModelApiKey?: AiModelApiKey[];
 
-  @ApiPropertyOptional({ type: AttachmentConfigUpdate, description: "The key's own attachment limits (ours), within the service's." })
+  @ApiPropertyOptional({ description: "The key's own attachment limits (ours), within the service's." })
   @OptionalNestedObject(() => AttachmentConfigUpdate)
   attachmentConfig?: AttachmentConfigUpdate;
 }
@@ -230,7 +227,6 @@ export class ActivityServiceConfigUpdate {
 
 /** Upstream's activityconfig update: at least one sub-field, deep-merged into what is stored. */
 export class UpdateActivityConfigRequest {
-  @ApiProperty({ type: ActivityServiceConfigUpdate })
   @NestedObject(() => ActivityServiceConfigUpdate)
   activityServiceConfig!: ActivityServiceConfigUpdate;
 }

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsId,
   IsIdArray,
@@ -37,7 +37,6 @@ export class AddFoldersRequest {
   /** Create the organization when it does not exist. */
   @IsOptionalBool() createOrganization?: boolean;
 
-  @ApiProperty({ type: [FolderInput], maxItems: MAX_BATCH })
   @IsNestedArray(() => FolderInput, MAX_BATCH, { min: 1, uniqueIds: 'folderId' })
   folders!: FolderInput[];
 }
@@ -45,7 +44,6 @@ export class AddFoldersRequest {
 export class UpdateFoldersRequest {
   @IsId() organizationId!: string;
 
-  @ApiProperty({ type: [FolderUpdateInput], maxItems: MAX_BATCH })
   @IsNestedArray(() => FolderUpdateInput, MAX_BATCH, { min: 1, uniqueIds: 'folderId' })
   folders!: FolderUpdateInput[];
 }

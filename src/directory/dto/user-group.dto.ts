@@ -1,4 +1,3 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { IsId, IsIdArray, IsNestedArray, IsOptionalBool, IsOptionalIdArray, IsOptionalText } from '../../common/validation/rules.js';
 import { MAX_BATCH } from '../../common/batch.js';
 
@@ -15,7 +14,6 @@ export class AddUserGroupsRequest {
   /** Create the organization first when it does not exist (upstream v2); otherwise each group fails with "Organization does not exist". */
   @IsOptionalBool() createOrganization?: boolean;
 
-  @ApiProperty({ type: [UserGroupInput], maxItems: MAX_BATCH })
   @IsNestedArray(() => UserGroupInput, MAX_BATCH, { min: 1 })
   organizationUserGroups!: UserGroupInput[];
 }

@@ -20,7 +20,6 @@ class PresencePlace {
 
 /** `presence/add` and `presence/update`. */
 export class PutPresenceRequest extends PresencePlace {
-  @ApiProperty({ type: [PresenceUserInput], maxItems: MAX_BATCH })
   @IsNestedArray(() => PresenceUserInput, MAX_BATCH, { min: 1, uniqueIds: 'userId' })
   users!: PresenceUserInput[];
 }

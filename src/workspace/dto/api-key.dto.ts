@@ -62,11 +62,9 @@ export class CreateApiKeyRequest {
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() requireAutoOrgUser?: boolean;
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() enablePrivateComments?: boolean;
 
-  @ApiPropertyOptional({ type: EmailServiceConfigInput })
   @OptionalNestedObject(() => EmailServiceConfigInput)
   emailServiceConfig?: EmailServiceConfigInput;
 
-  @ApiPropertyOptional({ type: WebhookServiceConfigInput })
   @OptionalNestedObject(() => WebhookServiceConfigInput)
   webhookServiceConfig?: WebhookServiceConfigInput;
 }
