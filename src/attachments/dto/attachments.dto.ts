@@ -39,7 +39,7 @@ export class PresignRequest {
   @IsId() documentId!: string;
   @IsId() annotationId!: string;
   @ApiProperty({ type: 'integer' }) @Satisfies(checkCommentId) commentId!: number;
-  @ApiProperty({ maxLength: 1000, description: "The file's name, as downloads give it." }) @IsText(1000) name!: string;
+  @ApiProperty({ description: "The file's name, as downloads give it." }) @IsText(1000) name!: string;
   @ApiProperty({ description: 'The MIME type: one the key accepts (apikeyconfig `attachmentConfig.types`, within ATTACHMENT_TYPES).' })
   @Satisfies((value) => (typeof value === 'string' && value.length <= 255 && MIME_PATTERN.test(value) ? undefined : 'must be a MIME type (`type/subtype`)'))
   mimeType!: string;

@@ -68,8 +68,10 @@ export const IsId = () => documented(Satisfies(checkId), true);
 export const IsOptionalId = () => optional(Satisfies(checkId));
 
 /** A string of at most `max` characters; not blank unless `allowEmpty`. */
-export const IsText = (max: number, options: { allowEmpty?: boolean } = {}) => documented(Satisfies(checkString({ max, ...options })), true);
-export const IsOptionalText = (max: number, options: { allowEmpty?: boolean } = {}) => optional(Satisfies(checkString({ max, ...options })));
+export const IsText = (max: number, options: { allowEmpty?: boolean } = {}) =>
+  documented(Satisfies(checkString({ max, ...options })), true, { maxLength: max });
+export const IsOptionalText = (max: number, options: { allowEmpty?: boolean } = {}) =>
+  optional(Satisfies(checkString({ max, ...options })), { maxLength: max });
 
 export const IsBool = () => documented(Satisfies(checkBoolean), true);
 export const IsOptionalBool = () => optional(Satisfies(checkBoolean));

@@ -49,21 +49,21 @@ export class AddNotificationRequest {
   @Satisfies(checkNotificationId)
   notificationId?: string;
   @IsOptionalBool() isNotificationResolverUsed?: boolean;
-  @ApiPropertyOptional({ maxLength: TEMPLATE_MAX, description: 'Required unless `isNotificationResolverUsed`.' })
+  @ApiPropertyOptional({ description: 'Required unless `isNotificationResolverUsed`.' })
   @IsOptionalText(TEMPLATE_MAX, { allowEmpty: true })
   displayHeadlineMessageTemplate?: string;
   @ApiPropertyOptional(anyObject('Values for the headline placeholders.')) @IsOptionalPlainObject() displayHeadlineMessageTemplateData?: Record<
     string,
     unknown
   >;
-  @ApiPropertyOptional({ maxLength: TEMPLATE_MAX, description: 'Required unless `isNotificationResolverUsed`.' })
+  @ApiPropertyOptional({ description: 'Required unless `isNotificationResolverUsed`.' })
   @IsOptionalText(TEMPLATE_MAX, { allowEmpty: true })
   displayBodyMessage?: string;
   @ApiProperty({ type: 'array', items: userItemSchema, maxItems: MAX_BATCH })
   @Satisfies(checkArrayOf(checkUser, { max: MAX_BATCH }))
   notifyUsers!: WireUser[];
   @ApiPropertyOptional({ description: 'Default true: every user who may see the document, besides `notifyUsers`.' }) @IsOptionalBool() notifyAll?: boolean;
-  @ApiPropertyOptional({ maxLength: 256, description: 'Default `custom`.' }) @IsOptionalText(256) notificationSource?: string;
+  @ApiPropertyOptional({ description: 'Default `custom`.' }) @IsOptionalText(256) notificationSource?: string;
   @ApiPropertyOptional(anyObject()) @IsOptionalPlainObject() notificationSourceData?: Record<string, unknown>;
   @ApiPropertyOptional(anyObject('`{ access: { ... } }`.')) @IsOptionalPlainObject() context?: Record<string, unknown>;
 }

@@ -6,9 +6,9 @@ import { IsEmailAddress, IsId, IsIdArray, IsNestedArray, IsOptionalText, Optiona
 /** A user's entry in a document's presence (upstream's `users` item). */
 export class PresenceUserInput {
   @IsId() userId!: string;
-  @ApiPropertyOptional({ maxLength: 1000 }) @IsOptionalText(1000, { allowEmpty: true }) name?: string;
+  @IsOptionalText(1000, { allowEmpty: true }) name?: string;
   @ApiPropertyOptional({ maxLength: 320 }) @Optional() @IsEmailAddress() email?: string;
-  @ApiPropertyOptional({ maxLength: 64, description: 'Any word of the caller\'s, e.g. "online", "away", "offline". Absent on add: "online".' })
+  @ApiPropertyOptional({ description: 'Any word of the caller\'s, e.g. "online", "away", "offline". Absent on add: "online".' })
   @IsOptionalText(64)
   status?: string;
 }

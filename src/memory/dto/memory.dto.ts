@@ -1,10 +1,10 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptionalId, IsOptionalInteger, IsOptionalOneOf, IsOptionalText, IsText } from '../../common/validation/rules.js';
 import { DECISIONS, JUDGE_TYPES, type Decision, type JudgeType } from '../decisions.js';
 
 export class SuggestRequest {
   /** What is being decided, in words; matched against past judgments' reasons and comments. */
-  @ApiProperty({ maxLength: 2000 }) @IsText(2000) query!: string;
+  @IsText(2000) query!: string;
   /** Narrows precedent to this organization (then falls back to all content). */
   @IsOptionalId() organizationId?: string;
   /** Narrows to this document first; needs organizationId. */
@@ -20,7 +20,7 @@ export class QueryJudgmentsRequest {
   /** Who decided: `entityData.judgeType` of the decision activity (else `agent` when it carries an `agent` block, else `human`). */
   @IsOptionalOneOf(JUDGE_TYPES) judgeType?: JudgeType;
   /** The kind of content judged: `entityData.contentType` of the decision activity. */
-  @ApiPropertyOptional({ maxLength: 256 }) @IsOptionalText(256) contentType?: string;
+  @IsOptionalText(256) contentType?: string;
   /** One comment thread's judgments, oldest first (the newest `limit` of them); needs organizationId. */
   @IsOptionalId() annotationId?: string;
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, description: 'Default: 20.' }) @IsOptionalInteger(1, 100) limit?: number;

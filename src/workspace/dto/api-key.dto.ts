@@ -44,7 +44,6 @@ export class CreateApiKeyRequest {
 
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() createAuthToken?: boolean;
 
-  @ApiPropertyOptional({ maxLength: 200 })
   @IsOptionalText(200)
   apiKeyName?: string;
 
@@ -91,7 +90,6 @@ export class UpdateApiKeyRequest {
   @IsId()
   apiKey!: string;
 
-  @ApiProperty({ maxLength: 200 })
   @IsText(200)
   apiKeyName!: string;
 }

@@ -7,21 +7,21 @@ import { IsOptionalHttpUrl, IsOptionalText, Optional, Satisfies } from '../../co
 
 /** E-mail service fields sent both at key creation and in config updates. */
 export class EmailServiceFields {
-  @ApiPropertyOptional({ maxLength: 1000 }) @IsOptionalText(1000, { allowEmpty: true }) apiKey?: string;
+  @IsOptionalText(1000, { allowEmpty: true }) apiKey?: string;
 
   @ApiPropertyOptional()
   @Optional()
   @Satisfies((value) => (value === '' ? undefined : checkEmail(value)))
   fromEmail?: string;
 
-  @ApiPropertyOptional({ maxLength: 200 }) @IsOptionalText(200, { allowEmpty: true }) fromCompany?: string;
-  @ApiPropertyOptional({ maxLength: 200 }) @IsOptionalText(200, { allowEmpty: true }) commentTemplateId?: string;
-  @ApiPropertyOptional({ maxLength: 200 }) @IsOptionalText(200, { allowEmpty: true }) tagTemplateId?: string;
+  @IsOptionalText(200, { allowEmpty: true }) fromCompany?: string;
+  @IsOptionalText(200, { allowEmpty: true }) commentTemplateId?: string;
+  @IsOptionalText(200, { allowEmpty: true }) tagTemplateId?: string;
 }
 
 /** Basic webhook fields sent both at key creation and in config updates. */
 export class WebhookServiceFields {
-  @ApiPropertyOptional({ maxLength: 1000 }) @IsOptionalText(1000, { allowEmpty: true }) authToken?: string;
+  @IsOptionalText(1000, { allowEmpty: true }) authToken?: string;
   @IsOptionalHttpUrl(2000) rawNotificationUrl?: string;
   @IsOptionalHttpUrl(2000) processedNotificationUrl?: string;
 }

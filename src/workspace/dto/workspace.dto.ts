@@ -8,12 +8,10 @@ export class CreateWorkspaceRequest {
   ownerEmail!: string;
 
   /** Owner's display name; defaults to the e-mail. */
-  @ApiPropertyOptional({ maxLength: 200 })
   @IsOptionalText(200)
   name?: string;
 
   /** Defaults to `<name> workspace`. */
-  @ApiPropertyOptional({ maxLength: 200 })
   @IsOptionalText(200)
   workspaceName?: string;
 
