@@ -43,7 +43,7 @@ export class PresignRequest {
   @ApiProperty({ description: 'The MIME type: one the key accepts (apikeyconfig `attachmentConfig.types`, within ATTACHMENT_TYPES).' })
   @Satisfies((value) => (typeof value === 'string' && value.length <= 255 && MIME_PATTERN.test(value) ? undefined : 'must be a MIME type (`type/subtype`)'))
   mimeType!: string;
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Bytes, when known: over the limit is refused now (413) instead of after the upload.' })
+  @ApiPropertyOptional({ description: 'Bytes, when known: over the limit is refused now (413) instead of after the upload.' })
   @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER)
   size?: number;
 }

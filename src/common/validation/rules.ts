@@ -77,10 +77,14 @@ export const IsBool = () => documented(Satisfies(checkBoolean), true);
 export const IsOptionalBool = () => optional(Satisfies(checkBoolean));
 
 /** An integer from `min` to `max`. */
-// Its limits stay in the DTO: the document shows a field's type and bounds where they help a
-// caller (`maxDepth`, a page size), not the safe-integer ceiling every timestamp has.
-export const IsInteger = (min: number, max: number) => documented(Satisfies(checkInteger(min, max)), true);
-export const IsOptionalInteger = (min: number, max: number) => optional(Satisfies(checkInteger(min, max)));
+export const IsInteger = (min: number, max: number) => documented(Satisfies(checkInteger(min, max)), true, integerFacts(min, max));
+export const IsOptionalInteger = (min: number, max: number) => optional(Satisfies(checkInteger(min, max)), integerFacts(min, max));
+/** An integer's type and bounds; not the safe-integer ceiling every timestamp has, which tells a caller nothing. */
+const integerFacts = (minimum: number, maximum: number): ApiPropertyOptions => ({
+  type: 'integer',
+  minimum,
+  ...(maximum < Number.MAX_SAFE_INTEGER ? { maximum } : {}),
+});
 
 /** One of `values` (an enum). */
 export const IsOneOf = (values: readonly string[]) => documented(Satisfies(checkOneOf(values)), true, { enum: [...values] });

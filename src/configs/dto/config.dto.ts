@@ -84,17 +84,17 @@ export class UpdateWebhookConfigRequest {
 
 export class DelayConfigUpdate {
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() isEnabled?: boolean;
-  @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 15_552_000, description: 'Seconds to hold a notification (10 s to 6 months). Default: 10.' })
+  @ApiPropertyOptional({ description: 'Seconds to hold a notification (10 s to 6 months). Default: 10.' })
   @IsOptionalInteger(10, 15_552_000)
   delaySeconds?: number;
 }
 
 export class BatchWindowUpdate {
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() isEnabled?: boolean;
-  @ApiPropertyOptional({ type: 'integer', minimum: 10, maximum: 604_800, description: 'Seconds to gather activities (10 s to 1 week). Default: 10.' })
+  @ApiPropertyOptional({ description: 'Seconds to gather activities (10 s to 1 week). Default: 10.' })
   @IsOptionalInteger(10, 604_800)
   batchWindowSeconds?: number;
-  @ApiPropertyOptional({ type: 'integer', minimum: 2, maximum: 50, description: 'Activities per batch at most. Default: 2.' })
+  @ApiPropertyOptional({ description: 'Activities per batch at most. Default: 2.' })
   @IsOptionalInteger(2, 50)
   maxActivities?: number;
 }
@@ -211,7 +211,7 @@ function checkActivityTriggers(value: unknown): string | undefined {
 export class ActivityServiceConfigUpdate {
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() isEnabled?: boolean;
   @ApiPropertyOptional({ type: Boolean }) @IsOptionalBool() immutable?: boolean;
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Epoch ms when activity logging was enabled; kept when omitted.' })
+  @ApiPropertyOptional({ description: 'Epoch ms when activity logging was enabled; kept when omitted.' })
   @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER)
   enabledTime?: number;
   @ApiPropertyOptional({

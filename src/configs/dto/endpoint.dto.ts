@@ -75,13 +75,13 @@ export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 60 * 60;
 export class RotateEndpointSecretRequest {
   @IsId() endpointId!: string;
   /** How long the old secret keeps signing beside the new one; 0 ends it at once. */
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_SECRET_OVERLAP_SECONDS, description: 'Default: 86400 (a day).' })
+  @ApiPropertyOptional({ description: 'Default: 86400 (a day).' })
   @IsOptionalInteger(0, MAX_SECRET_OVERLAP_SECONDS)
   overlapSeconds?: number;
 }
 
 export class ListEndpointsRequest {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 250, description: 'Default: 50.' }) @IsOptionalInteger(1, 250) limit?: number;
+  @ApiPropertyOptional({ description: 'Default: 50.' }) @IsOptionalInteger(1, 250) limit?: number;
   /** `iterator` or `prevIterator` of a previous answer. */
   @IsOptionalText(4000) iterator?: string;
 }

@@ -8,7 +8,7 @@ export class ListMessagesRequest {
   /** Only deliveries to this endpoint. */
   @IsOptionalId() endpointId?: string;
   @IsOptionalOneOf(DELIVERY_STATUSES) status?: DeliveryStatus;
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 250, description: 'Default: 50.' }) @IsOptionalInteger(1, 250) limit?: number;
+  @ApiPropertyOptional({ description: 'Default: 50.' }) @IsOptionalInteger(1, 250) limit?: number;
   /** `iterator` of a previous answer. */
   @IsOptionalText(4000) iterator?: string;
 }

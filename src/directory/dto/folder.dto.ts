@@ -1,4 +1,3 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsId,
   IsIdArray,
@@ -55,7 +54,6 @@ export class GetFoldersRequest {
   @IsOptionalId() folderId?: string;
 
   /** Levels of nested `subFolders`; 1 when only folderId is given. */
-  @ApiPropertyOptional({ minimum: 0, maximum: 100 })
   @IsOptionalInteger(0, 100)
   maxDepth?: number;
 }

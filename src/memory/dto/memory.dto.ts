@@ -23,5 +23,5 @@ export class QueryJudgmentsRequest {
   @IsOptionalText(256) contentType?: string;
   /** One comment thread's judgments, oldest first (the newest `limit` of them); needs organizationId. */
   @IsOptionalId() annotationId?: string;
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, description: 'Default: 20.' }) @IsOptionalInteger(1, 100) limit?: number;
+  @ApiPropertyOptional({ description: 'Default: 20.' }) @IsOptionalInteger(1, 100) limit?: number;
 }
