@@ -55,7 +55,6 @@ export class PermissionUser {
 }
 
 export class PermissionResource {
-  @ApiProperty({ enum: ['organization', 'folder', 'document'] })
   @IsOneOf(['organization', 'folder', 'document'])
   type!: 'organization' | 'folder' | 'document';
 
@@ -64,7 +63,7 @@ export class PermissionResource {
   /** Required for folders and documents; an organization's is its `id`. */
   @IsOptionalId() organizationId?: string;
 
-  @ApiPropertyOptional({ enum: ['editor', 'viewer'], description: 'Default: `editor`.' })
+  @ApiPropertyOptional({ description: 'Default: `editor`.' })
   @IsOptionalOneOf(['editor', 'viewer'])
   accessRole?: 'editor' | 'viewer';
 

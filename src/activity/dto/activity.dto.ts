@@ -170,7 +170,7 @@ export class GetActivitiesRequest {
   activityIds?: string[];
 
   /** By (timestamp, id); newest first by default. */
-  @ApiPropertyOptional({ enum: ['asc', 'desc'], description: 'Default: `desc` (newest first).' })
+  @ApiPropertyOptional({ description: 'Default: `desc` (newest first).' })
   @IsOptionalOneOf(['asc', 'desc'])
   order?: 'asc' | 'desc';
 

@@ -321,7 +321,7 @@ export class GetAnnotationsRequest extends AnnotationFilters {
   })
   @IsOptionalTextArray(300, { max: MAX_FILTER_IDS })
   agentFields?: string[];
-  @ApiPropertyOptional({ enum: ['asc', 'desc'], description: 'By `lastUpdated`; default `desc`.' }) @IsOptionalOneOf(['asc', 'desc']) order?: 'asc' | 'desc';
+  @ApiPropertyOptional({ description: 'By `lastUpdated`; default `desc`.' }) @IsOptionalOneOf(['asc', 'desc']) order?: 'asc' | 'desc';
   @IsOptionalIdArray(MAX_FILTER_IDS) statusIds?: string[];
   @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) updatedAfter?: number;
   @IsOptionalInteger(0, Number.MAX_SAFE_INTEGER) updatedBefore?: number;

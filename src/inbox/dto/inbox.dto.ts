@@ -80,7 +80,7 @@ export class GetNotificationsV1Request {
 export class GetNotificationsRequest extends GetNotificationsV1Request {
   @PageSizeField() pageSize?: number;
   @PageTokenField() pageToken?: string;
-  @ApiPropertyOptional({ enum: ['asc', 'desc'], description: 'By timestamp; default `desc`.' }) @IsOptionalOneOf(['asc', 'desc']) order?: 'asc' | 'desc';
+  @ApiPropertyOptional({ description: 'By timestamp; default `desc`.' }) @IsOptionalOneOf(['asc', 'desc']) order?: 'asc' | 'desc';
 }
 
 const checkNotificationUpdate = checkShape(

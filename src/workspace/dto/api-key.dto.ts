@@ -18,7 +18,6 @@ import { EmailServiceFields, WebhookServiceFields } from './service-config-field
 
 /** Email service options accepted at key creation; `sendgrid` is accepted for `thirdparty`. */
 export class EmailServiceConfigInput extends EmailServiceFields {
-  @ApiPropertyOptional({ enum: ['default', 'thirdparty', 'sendgrid'] })
   @IsOptionalOneOf(['default', 'thirdparty', 'sendgrid'])
   type?: 'default' | 'thirdparty' | 'sendgrid';
 }
@@ -32,7 +31,6 @@ export class CreateApiKeyRequest {
   @IsEmailAddress()
   ownerEmail!: string;
 
-  @ApiProperty({ enum: ['testing', 'production'] })
   @IsOneOf(['testing', 'production'])
   type!: 'testing' | 'production';
 
