@@ -65,7 +65,7 @@ async function bootstrap(): Promise<void> {
           { code: 1, elapsedMs: elapsedMs(), inFlightRequests: requests.inFlight, ...drain.read() },
           'Exiting: the shutdown did not end within SHUTDOWN_TIMEOUT_MS',
         );
-        exitWhenLogged(logger, 1);
+        void exitWhenLogged(logger, 1);
       }, config.shutdownTimeoutMs).unref();
       logger.info(
         { inFlightRequests: requests.inFlight, ...drain.read() },
@@ -86,11 +86,11 @@ async function bootstrap(): Promise<void> {
             () => {
               clearInterval(closeIdle);
               logger.info({ code: 0, elapsedMs: elapsedMs() }, 'Exiting: shut down cleanly');
-              exitWhenLogged(logger, 0);
+              void exitWhenLogged(logger, 0);
             },
             (error: unknown) => {
               logger.error({ err: error, code: 1, elapsedMs: elapsedMs() }, 'Exiting: the shutdown failed');
-              exitWhenLogged(logger, 1);
+              void exitWhenLogged(logger, 1);
             },
           );
         },
@@ -133,8 +133,7 @@ async function refuseToStart(app: INestApplication, config: AppConfig, logger: P
   // Only failures of the stopping are worth a line now.
   app.get<Pino>(ROOT_LOGGER).level = 'error';
   await app.close().catch(() => undefined);
-  exitWhenLogged(logger, 1);
-  return new Promise<never>(() => undefined);
+  return exitWhenLogged(logger, 1);
 }
 
 /**
@@ -142,10 +141,12 @@ async function refuseToStart(app: INestApplication, config: AppConfig, logger: P
  * asynchronously, and an exit right behind a write on a full pipe lost the last lines (seen: the
  * exit line missing after a loaded shutdown); a stuck output holds the exit a second at most.
  */
-function exitWhenLogged(logger: Pino, code: number): void {
-  const exit = () => process.exit(code);
-  setTimeout(exit, 1000);
-  logger.flush(exit);
+function exitWhenLogged(logger: Pino, code: number): Promise<never> {
+  return new Promise<never>(() => {
+    const exit = () => process.exit(code);
+    setTimeout(exit, 1000);
+    logger.flush(exit);
+  });
 }
 
 /** The database in use, without credentials: the embedded file, or PostgreSQL's host and database. */

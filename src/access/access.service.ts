@@ -8,7 +8,6 @@ import { Transactions } from '../database/transactions.js';
 import { idsOf } from '../directory/folder-paths.js';
 import { DocumentStore } from '../directory/document-store.js';
 import { FolderStore, type FolderNode } from '../directory/folder-store.js';
-import { DocumentsService } from '../directory/documents.service.js';
 import { FoldersService } from '../directory/folders.service.js';
 import { OrganizationStore } from '../directory/organization-store.js';
 import { AccessErrors } from './access.errors.js';
@@ -36,7 +35,6 @@ export class AccessService {
     private readonly folderStore: FolderStore,
     private readonly organizations: OrganizationStore,
     private readonly folders: FoldersService,
-    private readonly documents: DocumentsService,
     private readonly apiKeys: ApiKeyStore,
     private readonly grants: GrantStore,
   ) {}
@@ -228,7 +226,7 @@ export class AccessService {
         (r) => r.id,
       ))
         await this.folders.requireFolders(manager, apiKeyId, organizationId, ids);
-      await this.documents.ensureDocuments(
+      await this.documentStore.ensure(
         manager,
         apiKeyId,
         resources.filter((r) => r.type === 'document'),

@@ -8,6 +8,7 @@ import type { ApiKeyPrincipal } from '../common/request-context.js';
 import type { WireUser } from '../common/validation/checks.js';
 import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
+import { DocumentStore } from '../directory/document-store.js';
 import { InboxStore } from '../inbox/inbox-store.js';
 import { CommentEvents, commentActivity, threadActivity, triggersOf, type Triggers } from './comment-events.js';
 import { CommentsService } from './comments.service.js';
@@ -47,6 +48,7 @@ export class CommentAnnotationsService {
     private readonly transactions: Transactions,
     private readonly pageTokens: PageTokens,
     private readonly documents: DocumentsService,
+    private readonly documentStore: DocumentStore,
     private readonly access: AccessService,
     private readonly inbox: InboxStore,
     private readonly comments: CommentsService,
@@ -158,7 +160,7 @@ export class CommentAnnotationsService {
     const agentFilters = AGENT_FILTERS.filter((name) => request[name] !== undefined);
     if (agentFilters.length > 1) throw CommentErrors.oneAgentFilter(agentFilters);
     const documentIds = request.documentId !== undefined ? [request.documentId, ...(request.documentIds ?? [])] : request.documentIds;
-    const inFolder = request.folderId !== undefined ? await this.documents.idsInFolder(apiKeyId, organizationId, request.folderId) : undefined;
+    const inFolder = request.folderId !== undefined ? await this.documentStore.idsInFolder(apiKeyId, organizationId, request.folderId) : undefined;
     const filter: ThreadFilter = {
       documentIds: inFolder ? (documentIds ? documentIds.filter((id) => inFolder.includes(id)) : inFolder) : documentIds,
       annotationIds: request.annotationIds,

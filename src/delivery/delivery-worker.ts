@@ -368,7 +368,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       }
       if (!list.length) this.queued.delete(route);
     }
-    this.outcomeWriter.counters.handedBack += expired.length;
+    this.outcomeWriter.handedBack(expired.length);
     void this.releaseClaims(expired);
     if (wait !== Infinity && !this.timers.drain) {
       this.timers.drain = setTimeout(() => {
@@ -435,7 +435,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       .catch((error: unknown): AttemptResult => ({ sent: true, error: `Delivery failed: ${(error as Error).message}`, durationMs: 0 }))
       .then((result) => {
         if ('released' in result) {
-          this.outcomeWriter.counters.handedBack++;
+          this.outcomeWriter.handedBack(1);
           return void this.releaseClaims([delivery]);
         }
         if (cancellation.reason === 'stopping') return void this.abandoned.push(delivery);

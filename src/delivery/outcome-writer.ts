@@ -81,6 +81,11 @@ export class OutcomeWriter {
     await this.writing;
   }
 
+  /** Counts claims handed back because they could not start in time. */
+  handedBack(count: number): void {
+    this.counters.handedBack += count;
+  }
+
   /** Stops the retry timer (shutdown writes what waits with a last `settleNow`). */
   stop(): void {
     clearTimeout(this.timer);

@@ -173,18 +173,13 @@ export class DocumentsService {
     await this.requireDocument(manager, apiKeyId, place.organizationId, place.documentId, place.createDocument === true);
   }
 
-  /** Ids of the documents directly in a folder (comment annotations get's `folderId`). */
-  idsInFolder(apiKeyId: string, organizationId: string, folderId: string): Promise<string[]> {
-    return this.store.idsInFolder(apiKeyId, organizationId, folderId);
-  }
-
   /**
    * The organization and the document a write names, each created when missing (contract part
    * 4: activities add and CRDT writes); a created document is top level.
    */
   async ensureDocument(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string): Promise<void> {
     await this.organizations.require(manager, apiKeyId, organizationId, true);
-    await this.ensureDocuments(manager, apiKeyId, [{ organizationId, id: documentId }]);
+    await this.store.ensure(manager, apiKeyId, [{ organizationId, id: documentId }]);
   }
 
   /**
@@ -192,16 +187,8 @@ export class DocumentsService {
    * set, else it must exist (NOT_FOUND `Document does not exist`).
    */
   async requireDocument(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string, create: boolean): Promise<void> {
-    if (create) await this.ensureDocuments(manager, apiKeyId, [{ organizationId, id: documentId }]);
+    if (create) await this.store.ensure(manager, apiKeyId, [{ organizationId, id: documentId }]);
     else if (!(await this.store.existingIds(manager, apiKeyId, organizationId, [documentId])).size) throw DirectoryErrors.documentMissing();
-  }
-
-  /**
-   * Creates the named documents that do not exist yet, at top level (users add and permissions
-   * add name documents the caller may not have added). One statement.
-   */
-  ensureDocuments(manager: EntityManager, apiKeyId: string, documents: { organizationId: string; id: string }[]): Promise<void> {
-    return this.store.ensure(manager, apiKeyId, documents);
   }
 
   /**
