@@ -43,9 +43,9 @@ export function Satisfies(check: Check, options?: ValidationOptions): PropertyDe
  * decorators would each add a constraint with their own wording. A field whose rule is its own
  * (a cross-field condition, a domain format) writes it as a check in its DTO file and uses
  * `Satisfies` directly. Each named rule also states its field in the OpenAPI document (required
- * or not, its type, and the limits the document has always shown for it), so a DTO writes an
- * `@ApiProperty` only for what the rule cannot know: a description, an example, a length it
- * documents. Decorators merge, the DTO's (written above the rule, so applied after it) winning.
+ * or not, its type, and the limits it checks: lengths, item counts, enums, integer bounds), so a
+ * DTO writes an `@ApiProperty` only for what the rule cannot know: a description, an example.
+ * Decorators merge, the DTO's (written above the rule, so applied after it) winning.
  */
 
 /** A rule with its field's OpenAPI facts: required (`ApiProperty`) or optional (`ApiPropertyOptional`). */
