@@ -137,9 +137,9 @@ async function refuseToStart(app: INestApplication, config: AppConfig, logger: P
 }
 
 /**
- * Exits with `code` once every line logged so far has reached standard output. The logger writes
- * asynchronously, and an exit right behind a write on a full pipe lost the last lines (seen: the
- * exit line missing after a loaded shutdown); a stuck output holds the exit a second at most.
+ * Exits with `code` once every line logged so far has reached standard output: the logger writes
+ * asynchronously, and an exit right behind a write on a full pipe could lose the last lines. A
+ * stuck output holds the exit a second at most.
  */
 function exitWhenLogged(logger: Pino, code: number): Promise<never> {
   return new Promise<never>(() => {

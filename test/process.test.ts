@@ -118,7 +118,7 @@ describe('the service process', () => {
     assert.equal(shutdown[0]!.signal, 'SIGTERM');
     assert.equal(shutdown[1]!.inFlightRequests, 1);
     const exit = shutdown.at(-1)!;
-    assert.equal(exit.msg, 'Exiting: shut down cleanly', 'the exit is the last line');
+    assert.equal(exit.msg, 'Exiting: shut down cleanly', `the exit is the last line:\n${shutdown.map((line) => JSON.stringify(line)).join('\n')}`);
     assert.equal(exit.code, 0);
     assert.ok(typeof exit.elapsedMs === 'number' && exit.elapsedMs >= 0);
   });

@@ -232,7 +232,6 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     await this.releaseClaims(this.abandoned.splice(0));
     await this.outcomeWriter.settleNow();
     await this.report();
-    this.outcomeWriter.close();
     for (const connection of [this.claims!, this.outcomes!]) await this.transactions.release(connection);
   }
 

@@ -47,7 +47,6 @@ export class OutcomeWriter {
   private writing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private reported = '';
-  private closed = false;
   /** The report under way, if any (see `report`). */
   private reporting: Promise<void> = Promise.resolve();
 
@@ -97,18 +96,8 @@ export class OutcomeWriter {
    * (it reads the outbox's depth), so no counters line comes after the exit line.
    */
   report(state: () => { inFlight: number; queued: number }): Promise<void> {
-    if (this.closed) return this.reporting;
     this.reporting = this.reporting.then(() => this.reportNow(state()));
     return this.reporting;
-  }
-
-  /**
-   * The shutdown's report was the last: any report asked for later is dropped, so no counters
-   * line can follow the exit line (one did, rarely, in CI; the path that asked for it was not
-   * found, so this closes every such path).
-   */
-  close(): void {
-    this.closed = true;
   }
 
   private async write(waiting: { outcome: DeliveryOutcome; recorded: () => void }[]): Promise<void> {
