@@ -9,7 +9,7 @@ import { AppModule } from './app.module.js';
 import { ConfigError } from './config/parsers.js';
 import type { AppConfig } from './config/app-config.js';
 import { DrainReports } from './common/drain-reports.js';
-import { createRootLogger, PinoNestLogger, ROOT_LOGGER } from './common/logging.module.js';
+import { createRootLogger, outputWritten, PinoNestLogger, ROOT_LOGGER } from './common/logging.module.js';
 import { loadAppConfig, readProcessEnv } from './config/load-config.js';
 import { createHttpPipeline } from './common/http/http-pipeline.js';
 import { configureApp } from './configure-app.js';
@@ -26,7 +26,7 @@ async function bootstrap(): Promise<void> {
       // A JSON line like every other, before a logger of the configured level can exist.
       const early = createRootLogger('info');
       early.fatal(error.message);
-      return exitWhenLogged(early, 1);
+      return exitWhenWritten(1);
     }
     throw error;
   }
@@ -39,7 +39,7 @@ async function bootstrap(): Promise<void> {
     configureApp(app, http);
   } catch (error) {
     logger.fatal({ err: error }, 'The service could not start');
-    return exitWhenLogged(logger, 1);
+    return exitWhenWritten(1);
   }
   const server = app.getHttpServer() as HttpServer;
   const requests = countRequestsInFlight(server);
@@ -65,7 +65,7 @@ async function bootstrap(): Promise<void> {
           { code: 1, elapsedMs: elapsedMs(), inFlightRequests: requests.inFlight, ...drain.read() },
           'Exiting: the shutdown did not end within SHUTDOWN_TIMEOUT_MS',
         );
-        void exitWhenLogged(logger, 1);
+        void exitWhenWritten(1);
       }, config.shutdownTimeoutMs).unref();
       logger.info(
         { inFlightRequests: requests.inFlight, ...drain.read() },
@@ -86,11 +86,11 @@ async function bootstrap(): Promise<void> {
             () => {
               clearInterval(closeIdle);
               logger.info({ code: 0, elapsedMs: elapsedMs() }, 'Exiting: shut down cleanly');
-              void exitWhenLogged(logger, 0);
+              void exitWhenWritten(0);
             },
             (error: unknown) => {
               logger.error({ err: error, code: 1, elapsedMs: elapsedMs() }, 'Exiting: the shutdown failed');
-              void exitWhenLogged(logger, 1);
+              void exitWhenWritten(1);
             },
           );
         },
@@ -133,20 +133,12 @@ async function refuseToStart(app: INestApplication, config: AppConfig, logger: P
   // Only failures of the stopping are worth a line now.
   app.get<Pino>(ROOT_LOGGER).level = 'error';
   await app.close().catch(() => undefined);
-  return exitWhenLogged(logger, 1);
+  return exitWhenWritten(1);
 }
 
-/**
- * Exits with `code` once every line logged so far has reached standard output: the logger writes
- * asynchronously, and an exit right behind a write on a full pipe could lose the last lines. A
- * stuck output holds the exit a second at most.
- */
-function exitWhenLogged(logger: Pino, code: number): Promise<never> {
-  return new Promise<never>(() => {
-    const exit = () => process.exit(code);
-    setTimeout(exit, 1000);
-    logger.flush(exit);
-  });
+/** Exits with `code` once what was logged has been written (`outputWritten`), so the exit line is the last one out. */
+function exitWhenWritten(code: number): Promise<never> {
+  return new Promise<never>(() => void outputWritten().then(() => process.exit(code)));
 }
 
 /** The database in use, without credentials: the embedded file, or PostgreSQL's host and database. */

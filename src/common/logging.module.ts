@@ -71,6 +71,19 @@ function frameworkDetail(message: unknown, params: unknown[]): boolean {
  */
 let stdout: DestinationStream | undefined;
 
+/**
+ * Resolves once no write to standard output is in flight (a second at most). The destination
+ * writes asynchronously, and pino's flush at exit writes the waiting lines at once, ahead of a
+ * write still in flight: exiting then printed a line logged earlier after the exit line (seen in
+ * CI: the shutdown's `Delivery counters` after `Exiting`), or could lose it. SonicBoom has no
+ * public flag for it, hence its `_writing`.
+ */
+export async function outputWritten(timeoutMs = 1000): Promise<void> {
+  const stream = stdout as { _writing?: boolean } | undefined;
+  const until = Date.now() + timeoutMs;
+  while (stream?._writing === true && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
 /** The service's pino instance: JSON lines, secrets redacted (also used by `main.ts` before the app exists). */
 export function createRootLogger(level: string): Pino {
   stdout ??= pino.destination(1);
