@@ -25,6 +25,9 @@ describe('the service process, starting', () => {
     const service = startService({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
     children.push(service.child);
     await waitForHealth(port);
+    // The service writes its log asynchronously: its Listening line may reach the pipe just after it answers.
+    for (const until = Date.now() + 5000; !service.output().includes('"msg":"Listening"') && Date.now() < until;)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     const lines = service
       .output()
       .split('\n')
