@@ -66,9 +66,12 @@ export class CommentAnnotationsService {
     const now = Date.now();
     const outcomes: Record<string, AnnotationAdded> = {};
     let denied = false;
+    const lastNumber = await this.numbersAhead(apiKeyId, request);
     await this.transactions.run(async (manager) => {
-      await this.documents.requirePlace(manager, apiKeyId, request);
-      await this.store.lockCounter(manager, apiKeyId, organizationId, documentId);
+      if (lastNumber === undefined) {
+        await this.documents.requirePlace(manager, apiKeyId, request);
+        await this.store.lockCounter(manager, apiKeyId, organizationId, documentId);
+      }
       const audience =
         request.verifyUserPermissions === true
           ? new Set((await this.access.documentAudience(apiKeyId, organizationId, documentId)).map((entry) => entry.userId))
@@ -86,12 +89,14 @@ export class CommentAnnotationsService {
         }
         accepted.push({ input, thread: newThread(organizationId, documentId, input, now) });
       });
-      await this.numberThreads(
-        manager,
-        apiKeyId,
-        accepted.map((a) => a.thread),
-        existing,
-      );
+      if (lastNumber === undefined)
+        await this.numberThreads(
+          manager,
+          apiKeyId,
+          accepted.map((a) => a.thread),
+          existing,
+        );
+      else accepted.forEach(({ thread }, i) => (thread.annotationNumber = lastNumber - accepted.length + 1 + i));
       await this.store.putAnnotations(
         manager,
         apiKeyId,
@@ -130,6 +135,25 @@ export class CommentAnnotationsService {
     });
     if (denied) throw CommentErrors.usersDenied(outcomes);
     return outcomes;
+  }
+
+  /**
+   * The last of the numbers of an add whose threads are all new to an existing document (no id
+   * sent, no permission check that may leave some out), taken before its unit of work in one
+   * statement that also checks the document (`atomic: false`). The unit then holds no lock
+   * another add to the document waits for: its numbers are taken, and new ids meet no other add's
+   * threads. Undefined for any other add, which numbers its threads inside its unit
+   * (`numberThreads`, after `lockCounter`). Numbers taken by an add that then fails stay unused,
+   * as a deleted thread's do.
+   */
+  private async numbersAhead(apiKeyId: string, request: AddAnnotationsRequest): Promise<number | undefined> {
+    if (request.verifyUserPermissions === true || request.commentAnnotations.some((a) => a.annotationId !== undefined)) return undefined;
+    const { organizationId, documentId, commentAnnotations } = request;
+    return this.transactions.run(
+      (manager) => this.store.takeNumbersOfExistingDocument(manager, apiKeyId, organizationId, documentId, commentAnnotations.length),
+      undefined,
+      { atomic: false },
+    );
   }
 
   /**

@@ -185,6 +185,8 @@ export class CommentStore implements DirectoryObserver, DocumentMoveObserver, On
    * once run one after the other, and the later one finds the earlier one's thread and overwrites
    * it (on PostgreSQL both had found none, and the second failed on the first's mention rows).
    * Adds to a document take thread numbers from this row anyway, so they queued on it already.
+   * Adds of new threads only (no id sent) read no threads, and take their numbers ahead with
+   * `takeNumbersOfExistingDocument` instead.
    */
   async lockCounter(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string): Promise<void> {
     await this.sql.run(
@@ -208,6 +210,30 @@ export class CommentStore implements DirectoryObserver, DocumentMoveObserver, On
       { apiKeyId, organizationId, documentId, count },
     );
     return Number(row!.last_number);
+  }
+
+  /**
+   * Takes the next `count` thread numbers of a document that exists, in one statement, and
+   * answers the last of them (undefined, taking none, when the document does not exist). Made to
+   * run alone (`atomic: false`): the counter row is locked only while the statement runs, not
+   * through an add's whole unit of work. Crosses into `document` (read only) so that the check
+   * and the numbers are one round trip.
+   */
+  async takeNumbersOfExistingDocument(
+    manager: EntityManager,
+    apiKeyId: string,
+    organizationId: string,
+    documentId: string,
+    count: number,
+  ): Promise<number | undefined> {
+    const [row] = await this.sql.run<{ last_number: number | string }>(
+      manager,
+      `INSERT INTO comment_counter (api_key_id, organization_id, document_id, last_number)
+        SELECT api_key_id, organization_id, id, CAST(:count AS BIGINT) FROM document WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND id = :documentId
+        ON CONFLICT (api_key_id, organization_id, document_id) DO UPDATE SET last_number = comment_counter.last_number + excluded.last_number RETURNING last_number`,
+      { apiKeyId, organizationId, documentId, count },
+    );
+    return row ? Number(row.last_number) : undefined;
   }
 
   /** Removes every comment of a thread (an annotation add overwriting an existing id starts its thread again). */

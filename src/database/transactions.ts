@@ -58,9 +58,9 @@ export class Transactions {
 
   /**
    * Runs `work` as one transaction: on a pooled connection, or on a worker's own (`on`). With
-   * `atomic: false`, for work whose every statement stands on its own, a worker's PostgreSQL
-   * connection runs them without BEGIN and COMMIT (two round trips fewer); anywhere else it is
-   * one transaction as usual.
+   * `atomic: false`, for work whose every statement stands on its own, PostgreSQL runs them
+   * without BEGIN and COMMIT (two round trips fewer, and a statement's row locks end with it);
+   * the embedded database runs it as one unit in turn, as any other.
    */
   run<T>(work: (manager: EntityManager) => Promise<T>, on?: WorkerConnection, options: { atomic?: boolean } = {}): Promise<T> {
     if (this.groups) {
@@ -88,6 +88,13 @@ export class Transactions {
           // The connection may be what failed: the next unit starts on a new one.
           await this.disconnect(on);
           throw error;
+        }
+      } else if (options.atomic === false) {
+        const runner = this.dataSource.createQueryRunner();
+        try {
+          result = await inTransaction(runner.manager);
+        } finally {
+          await runner.release();
         }
       } else {
         result = await this.dataSource.transaction(inTransaction);
