@@ -1,11 +1,21 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { EmbeddedReads } from './embedded-reads.js';
 import { MAX_KEPT_LIST_ITEMS, StatementCache } from './statement-cache.js';
 import { inUnitOfWork, unitManager } from './unit-of-work.js';
 
 type Scalar = string | number | boolean | null | Uint8Array;
+
+/**
+ * PostgreSQL's prepared statements (see `Sql.postgres`): at most this many texts get a name, each
+ * kept by every connection that runs it; and only statements whose lists bind at most
+ * `MAX_PREPARED_LIST_ITEMS` values together, or multi-row inserts of at most `MAX_PREPARED_ROWS`
+ * rows, make such texts (a list's length, or a batch's, is part of the text).
+ */
+export const MAX_PREPARED_STATEMENTS = 500;
+export const MAX_PREPARED_LIST_ITEMS = 16;
+const MAX_PREPARED_ROWS = 16;
 export type Parameters = Record<string, Scalar | readonly Scalar[]>;
 
 /** The running sums `rowsWithinBytes` adds to each row. */
@@ -42,6 +52,11 @@ interface EmbeddedStatement {
   run(...values: unknown[]): { changes: number };
 }
 
+/** What `Sql` uses of node-postgres's client and pool: a statement, named or not, and its rows. */
+interface PostgresQueryable {
+  query(query: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
 /** The embedded driver's own connection (better-sqlite3), the one TypeORM uses. */
 export interface EmbeddedConnection {
   prepare(text: string): EmbeddedStatement;
@@ -66,7 +81,8 @@ export function embeddedConnection(dataSource: DataSource): EmbeddedConnection |
  * How a read runs is the one choice made by dialect here: on the embedded database it runs as a
  * cached prepared statement on the driver's own connection (the same connection TypeORM uses,
  * so it sees the same data), skipping TypeORM's per-query bookkeeping, which costs several
- * times the lookup itself; on PostgreSQL it goes through TypeORM's pool.
+ * times the lookup itself; on PostgreSQL it runs on the client of TypeORM's pool (or of the
+ * unit of work), as a named prepared statement when its text is one of a bounded set.
  */
 @Injectable()
 export class Sql implements OnApplicationShutdown {
@@ -74,6 +90,8 @@ export class Sql implements OnApplicationShutdown {
   private readonly prepared = new StatementCache<PreparedText>(1000);
   /** Embedded: statements prepared on the driver's connection, by translated text. */
   private readonly statements = new StatementCache<EmbeddedStatement>(500);
+  /** PostgreSQL: the names of prepared statements, by text (see `postgres`). */
+  private readonly statementNames = new Map<string, string>();
   private readonly embedded: EmbeddedConnection | undefined;
   /** Committed reads outside units of work (see `EmbeddedReads`); undefined on PostgreSQL and in memory. */
   private readonly reads: EmbeddedReads | undefined;
@@ -90,15 +108,14 @@ export class Sql implements OnApplicationShutdown {
    * `MAX_KEPT_LIST_ITEMS` items together (longer ones are translated each time).
    */
   async rows<T>(sql: string, parameters: Parameters): Promise<T[]> {
-    const { text, values, kept } = this.bind(sql, parameters);
+    const { text, values, kept, prepared } = this.bind(sql, parameters);
     if (this.embedded) {
       if (this.reads && !inUnitOfWork()) return this.logged(text, values, this.reads.prepared<EmbeddedStatement>(text, kept)).all(...values) as T[];
       return this.cached(text, values, kept).all(...values) as T[];
     }
     // Inside a unit of work, on its own connection: a second one from the pool, asked for while
     // the unit holds the first, could wait forever once concurrent units hold them all.
-    const runner = unitManager()?.queryRunner;
-    return runner ? runner.query(text, values) : this.dataSource.query(text, values);
+    return this.postgres<T>(unitManager()?.queryRunner, text, values, prepared);
   }
 
   /**
@@ -177,20 +194,14 @@ export class Sql implements OnApplicationShutdown {
    * embedded database the unit holds the one connection, so the cached statement runs inside it.
    */
   async run<T = never>(manager: EntityManager, sql: string, parameters: Parameters): Promise<T[]> {
-    const { text, values, kept } = this.bind(sql, parameters);
+    const { text, values, kept, prepared } = this.bind(sql, parameters);
     if (this.embedded) {
       const statement = this.cached(text, values, kept);
       if (statement.reader) return statement.all(...values) as T[];
       statement.run(...values);
       return [];
     }
-    // A structured result gives RETURNING rows alike for every command (plain results differ).
-    const runner = manager.queryRunner ?? this.dataSource.createQueryRunner();
-    try {
-      return ((await runner.query(text, values, true)) as { records: T[] }).records;
-    } finally {
-      if (runner !== manager.queryRunner) await runner.release();
-    }
+    return this.postgres<T>(manager.queryRunner, text, values, prepared);
   }
 
   /**
@@ -249,9 +260,8 @@ export class Sql implements OnApplicationShutdown {
     const where = columns.match.map((c, i) => `t.${c.name} = r.c${i}`).join(' AND ');
     const text = `UPDATE ${table} AS t SET ${set} FROM unnest(${unnest}) AS r(${all.map((_, i) => `c${i}`).join(', ')}) WHERE ${where} RETURNING t.${key}`;
     const arrays = all.map((_, i) => rows.map((row) => row[i] ?? null));
-    const result = (await manager.query(text, arrays)) as [Record<string, Scalar>[], number] | Record<string, Scalar>[];
-    // TypeORM answers an UPDATE with [rows, count].
-    const records = Array.isArray(result[0]) ? (result[0] as Record<string, Scalar>[]) : (result as Record<string, Scalar>[]);
+    // The text does not depend on the number of rows: one prepared statement serves every batch.
+    const records = await this.postgres<Record<string, Scalar>>(manager.queryRunner, text, arrays, true);
     return records.map((record) => record[key]!);
   }
 
@@ -283,7 +293,7 @@ export class Sql implements OnApplicationShutdown {
     for (let start = 0; start < rows.length; start += perStatement) {
       const chunk = rows.slice(start, start + perStatement);
       const tuples = chunk.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
-      await manager.query(`${head}${tuples.join(', ')}${onConflict}`, chunk.flat());
+      await this.postgres(manager.queryRunner, `${head}${tuples.join(', ')}${onConflict}`, chunk.flat(), chunk.length <= MAX_PREPARED_ROWS);
     }
   }
 
@@ -311,21 +321,51 @@ export class Sql implements OnApplicationShutdown {
     for (let start = 0; start < rows.length; start += perStatement) {
       const chunk = rows.slice(start, start + perStatement);
       const tuples = chunk.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
-      const records = (await manager.query(`${head}${tuples.join(', ')}${tail}`, chunk.flat())) as Record<string, Scalar>[];
+      const records = await this.postgres<Record<string, Scalar>>(
+        manager.queryRunner,
+        `${head}${tuples.join(', ')}${tail}`,
+        chunk.flat(),
+        chunk.length <= MAX_PREPARED_ROWS,
+      );
       inserted.push(...records.map((record) => record[returned]!));
     }
     return inserted;
   }
 
-  private bind(sql: string, parameters: Parameters): { text: string; values: (string | number | null | Buffer)[]; kept: boolean } {
+  /**
+   * A statement on PostgreSQL, on `runner`'s connection (a unit of work's), else on any of the
+   * pool's; reported to the query logger as TypeORM reports its own. A `prepared` statement goes
+   * by a name of its text, so each connection parses and plans it once and later only binds and
+   * runs it (sent unnamed, a credential lookup's join ran at half the rate here). Only short
+   * lists make prepared texts (a list gives one text per length), and only the first
+   * `MAX_PREPARED_STATEMENTS` texts get a name, so what each connection keeps is bounded.
+   */
+  private async postgres<T>(runner: QueryRunner | undefined, text: string, values: unknown[], prepared: boolean): Promise<T[]> {
+    this.dataSource.logger.logQuery(text, values);
+    const client = (runner ? await runner.connect() : (this.dataSource.driver as unknown as { master: unknown }).master) as PostgresQueryable;
+    const name = prepared ? this.statementName(text) : undefined;
+    const { rows } = await client.query(name ? { name, text, values } : { text, values });
+    return rows as T[];
+  }
+
+  /** The name of a prepared statement of PostgreSQL: one per text, the same on every connection (none once the names run out). */
+  private statementName(text: string): string | undefined {
+    let name = this.statementNames.get(text);
+    if (name === undefined && this.statementNames.size < MAX_PREPARED_STATEMENTS) this.statementNames.set(text, (name = `sql_${this.statementNames.size + 1}`));
+    return name;
+  }
+
+  private bind(sql: string, parameters: Parameters): { text: string; values: (string | number | null | Buffer)[]; kept: boolean; prepared: boolean } {
     const { text, names, slots, kept } = this.prepare(sql, parameters);
     const values: (string | number | null | Buffer)[] = new Array(slots.length / 2);
+    let listItems = 0;
     for (let i = 0; i < values.length; i++) {
       const value = parameters[names[slots[2 * i]!]!]!;
       const item = slots[2 * i + 1]!;
+      if (item >= 0) listItems++;
       values[i] = toDriverValue(item < 0 ? (value as Scalar) : (value as readonly Scalar[])[item]!);
     }
-    return { text, values, kept };
+    return { text, values, kept, prepared: kept && listItems <= MAX_PREPARED_LIST_ITEMS };
   }
 
   /** A statement of the committed-reads connection, its query logged as `cached` logs its own. */

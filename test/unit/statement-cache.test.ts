@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DataSource } from 'typeorm';
 import { EmbeddedReads } from '../../src/database/embedded-reads.js';
-import { Sql, type Parameters } from '../../src/database/sql.js';
+import { MAX_PREPARED_LIST_ITEMS, MAX_PREPARED_STATEMENTS, Sql, type Parameters } from '../../src/database/sql.js';
 import { SqliteDatabase } from '../../src/database/sqlite-driver.js';
 import { MAX_KEPT_LIST_ITEMS, StatementCache } from '../../src/database/statement-cache.js';
 
@@ -38,11 +38,14 @@ describe('StatementCache', () => {
 
 describe('Sql on PostgreSQL: translations to placeholders stay bounded', () => {
   const dataSource = new DataSource({ type: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' });
-  const sent: { text: string; values: unknown[] }[] = [];
-  dataSource.query = (async (text: string, values: unknown[]) => {
-    sent.push({ text, values });
-    return [];
-  }) as DataSource['query'];
+  const sent: { name?: string; text: string; values: unknown[] }[] = [];
+  // The pool's client, as node-postgres answers (`Sql` sends statements outside units of work there).
+  (dataSource.driver as unknown as { master: unknown }).master = {
+    query: async (query: { name?: string; text: string; values: unknown[] }) => {
+      sent.push(query);
+      return { rows: [] };
+    },
+  };
   let translations = 0;
   const escape = dataSource.driver.escapeQueryWithParameters.bind(dataSource.driver);
   dataSource.driver.escapeQueryWithParameters = (...args) => {
@@ -56,10 +59,29 @@ describe('Sql on PostgreSQL: translations to placeholders stay bounded', () => {
     await sql.rows(LISTS, parameters);
     await sql.rows(LISTS, { users: ['v1', 'v2'], key: 'k2', ids: ['d', 'e', 'f'] });
     assert.deepEqual(sent.at(-2), {
+      name: sent.at(-2)!.name,
       text: 'SELECT id FROM t WHERE api_key_id = $1 AND id IN ($2, $3, $4) AND user_id IN ($5, $6)',
       values: ['k', 'a', 'b', 'c', 'u1', 'u2'],
     });
     assert.deepEqual(sent.at(-1)!.values, ['k2', 'd', 'e', 'f', 'v1', 'v2']);
+    assert.ok(sent.at(-1)!.name, 'a statement with short lists is prepared by name');
+    assert.equal(sent.at(-1)!.name, sent.at(-2)!.name, 'one name per text');
+    await sql.rows(LISTS, { users: ['v1'], key: 'k2', ids: ['d'] });
+    assert.notEqual(sent.at(-1)!.name, sent.at(-2)!.name, 'another list length is another text, with another name');
+  });
+
+  it('prepares by name only statements of short lists, and at most MAX_PREPARED_STATEMENTS texts', async () => {
+    const ids = (n: number) => ({ ids: Array.from({ length: n }, (_, i) => `i${i}`) });
+    await sql.rows('SELECT id FROM t WHERE id IN (:...ids)', ids(MAX_PREPARED_LIST_ITEMS));
+    assert.ok(sent.at(-1)!.name);
+    await sql.rows('SELECT id FROM t WHERE id IN (:...ids)', ids(MAX_PREPARED_LIST_ITEMS + 1));
+    assert.equal(sent.at(-1)!.name, undefined, 'a longer list is sent unnamed');
+    for (let i = 0; i < MAX_PREPARED_STATEMENTS + 10; i++) await sql.rows(`SELECT ${i} AS n FROM t WHERE id = :id`, { id: 'x' });
+    const names = new Set(sent.flatMap((query) => (query.name ? [query.name] : [])));
+    assert.equal(names.size, MAX_PREPARED_STATEMENTS, 'no more names than the bound');
+    assert.equal(sent.at(-1)!.name, undefined, 'texts past the bound are sent unnamed');
+    await sql.rows('SELECT id FROM t WHERE id IN (:...ids)', ids(MAX_PREPARED_LIST_ITEMS));
+    assert.ok(sent.at(-1)!.name, 'a text named before keeps its name');
   });
 
   it('translates a statement once while it is in use, however many other list lengths come between', async () => {
