@@ -89,6 +89,14 @@ const BOUNDS: Bound[] = [
     unit: '/s',
   },
   {
+    name: 'commentannotations/add, upstream defaults, vs bare pgbench of the same writes',
+    engines: ['postgres'],
+    goal: '≥ 0.4×',
+    measure: ({ rows }) => find(rows, 'commentannotations/add, 3 mentions (upstream', 'ratio service/pgbench', 'req/s'),
+    met: (value) => value >= 0.4,
+    unit: '×',
+  },
+  {
     name: 'inbox entry visible after the answer, p99',
     goal: '≤ 250 ms',
     measure: ({ rows }) => find(rows, 'commentannotations/add, 3 mentions, activities', 'service (fastify): inbox entry visible after the answer', 'p99 ms'),

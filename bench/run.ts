@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import autocannon from 'autocannon';
-import { SCENARIOS, type Scenario, type Seed } from './scenarios.js';
+import { SCENARIOS, UPSTREAM_COMMENT_ADD, type Scenario, type Seed } from './scenarios.js';
+import { bareCommentAddRate } from './pgbench.js';
 import { openBareDatabase } from './bare-database.js';
 import { activitiesPageToken, seed, seedActivities, seedComments, seedCrdt, seedJudgments } from './seed.js';
 import { measureDeliveries } from './deliveries.js';
@@ -280,6 +281,18 @@ async function main(): Promise<void> {
     await analyse();
   }
   await measure(selected.filter((s) => s.phase === undefined));
+  const upstreamAdd = selected.find((s) => s.name.startsWith(`${UPSTREAM_COMMENT_ADD} (upstream`));
+  if (upstreamAdd && database.startsWith('postgres')) {
+    log('bare pgbench of the same writes…');
+    const bare = await bareCommentAddRate(database, CONNECTIONS, DURATION);
+    if (bare.perSecond === undefined) notes.push(`comment add vs pgbench: not measured (${bare.skipped})`);
+    else {
+      const served = rows.find((r) => r.scenario === upstreamAdd.name && r.target === serviceLabel(services[0]!.adapter))?.['req/s'] as number | undefined;
+      rows.push({ scenario: upstreamAdd.name, target: 'bare pgbench (a thread row and 3 mention rows per transaction)', 'req/s': bare.perSecond });
+      if (served !== undefined)
+        rows.push({ scenario: upstreamAdd.name, target: 'ratio service/pgbench', 'req/s': Number((served / bare.perSecond).toFixed(2)) });
+    }
+  }
   if (mailReceiver) {
     const mail = await measureMail(postToService, mailReceiver);
     rows.push(...mail.rows);

@@ -342,6 +342,9 @@ const suggestInDocument = (seed: Seed) => ({
   data: { query: 'image missing alt text', organizationId: seed.memoryOrganizationId, documentId: seed.memoryDocumentId },
 });
 
+/** The comment add with upstream's defaults, which PostgreSQL's bare `pgbench` of the same writes is compared with. */
+export const UPSTREAM_COMMENT_ADD = 'commentannotations/add, 3 mentions';
+
 export const SCENARIOS: Scenario[] = [
   {
     name: 'memory/suggest, document scope, at 1k judgments',
@@ -383,7 +386,7 @@ export const SCENARIOS: Scenario[] = [
     baseline: bareCommentsPage,
   },
   {
-    name: 'commentannotations/add, 3 mentions (upstream defaults: no activity, no notification)',
+    name: `${UPSTREAM_COMMENT_ADD} (upstream defaults: no activity, no notification)`,
     path: '/v2/commentannotations/add',
     message: 'Comment Annotation(s) added successfully.',
     body: (seed) => threadWithThreeMentions(seed, false),
