@@ -54,19 +54,26 @@ export class JsonText {
     return this;
   }
 
-  /** Everything appended, encoded, between `before` and `after`. */
-  encode(before = '', after = ''): Buffer {
-    return Buffer.concat([Buffer.from(before), ...this.chunks, Buffer.from(this.pending + after)]);
+  /** Everything appended, encoded, in order. */
+  parts(): Buffer[] {
+    return this.pending ? [...this.chunks, Buffer.from(this.pending)] : this.chunks;
   }
 }
 
-/** The success envelope around pre-serialised `data`, and fields beside it, as encoded JSON. */
+/**
+ * The success envelope around pre-serialised `data`, and fields beside it, as encoded JSON; a
+ * field beside it may be pre-serialised too (an answer that repeats `data` under another name
+ * serialises it once).
+ */
 export function successEnvelopeBytes(message: string, data: JsonText, beside: Record<string, unknown> = {}): Buffer {
-  const fields = Object.entries(beside)
-    .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => `,${JSON.stringify(name)}:${JSON.stringify(value)}`)
-    .join('');
-  return data.encode(`{"result":{"status":"success","message":${JSON.stringify(message)},"data":`, `${fields}}}`);
+  const parts = [Buffer.from(`{"result":{"status":"success","message":${JSON.stringify(message)},"data":`), ...data.parts()];
+  for (const [name, value] of Object.entries(beside)) {
+    if (value === undefined) continue;
+    if (value instanceof JsonText) parts.push(Buffer.from(`,${JSON.stringify(name)}:`), ...value.parts());
+    else parts.push(Buffer.from(`,${JSON.stringify(name)}:${JSON.stringify(value)}`));
+  }
+  parts.push(Buffer.from('}}'));
+  return Buffer.concat(parts);
 }
 
 /** `data` answered with `message` instead of the operation's own (a wording that depends on the answer). */
