@@ -47,6 +47,14 @@ export class Transactions {
   }
 
   /**
+   * Whether units of work run at the same time (PostgreSQL). On the embedded database they run
+   * one at a time, so a lock a unit holds keeps no other unit waiting that would not wait anyway.
+   */
+  get concurrent(): boolean {
+    return this.groups === undefined;
+  }
+
+  /**
    * Find options that lock the rows a unit of work reads before rewriting them, so two writers
    * merging into the same rows take turns (PostgreSQL `FOR UPDATE`). The embedded database runs
    * one unit at a time already, and TypeORM refuses the option there. `Sql.lockRows` is the same
