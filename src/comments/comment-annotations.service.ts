@@ -152,11 +152,9 @@ export class CommentAnnotationsService {
     if (!this.transactions.concurrent) return undefined;
     if (request.verifyUserPermissions === true || request.commentAnnotations.some((a) => a.annotationId !== undefined)) return undefined;
     const { organizationId, documentId, commentAnnotations } = request;
-    return this.transactions.run(
-      (manager) => this.store.takeNumbersOfExistingDocument(manager, apiKeyId, organizationId, documentId, commentAnnotations.length),
-      undefined,
-      { atomic: false },
-    );
+    return this.transactions.run((manager) => this.store.takeNumbers(manager, apiKeyId, organizationId, documentId, commentAnnotations.length), undefined, {
+      atomic: false,
+    });
   }
 
   /**
@@ -174,7 +172,8 @@ export class CommentAnnotationsService {
     }
     const unnumbered = [...numbers].filter(([, number]) => number === undefined).map(([id]) => id);
     if (unnumbered.length) {
-      const last = await this.store.takeNumbers(manager, apiKeyId, organizationId, documentId, unnumbered.length);
+      // The unit checked (or made) the document first (`requirePlace`), so numbers are taken.
+      const last = (await this.store.takeNumbers(manager, apiKeyId, organizationId, documentId, unnumbered.length))!;
       unnumbered.forEach((id, i) => numbers.set(id, last - unnumbered.length + 1 + i));
     }
     for (const thread of threads) thread.annotationNumber = numbers.get(thread.annotationId)!;

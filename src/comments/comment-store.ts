@@ -185,47 +185,22 @@ export class CommentStore implements DirectoryObserver, DocumentMoveObserver, On
    * once run one after the other, and the later one finds the earlier one's thread and overwrites
    * it (on PostgreSQL both had found none, and the second failed on the first's mention rows).
    * Adds to a document take thread numbers from this row anyway, so they queued on it already.
-   * Adds of new threads only (no id sent) read no threads, and take their numbers ahead with
-   * `takeNumbersOfExistingDocument` instead.
+   * Adds of new threads only (no id sent) read no threads, and on PostgreSQL take their numbers
+   * ahead, in a statement of their own, instead. Taking no number is what locks the row.
    */
   async lockCounter(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string): Promise<void> {
-    await this.sql.run(
-      manager,
-      `INSERT INTO comment_counter (api_key_id, organization_id, document_id, last_number) VALUES (:apiKeyId, :organizationId, :documentId, 0)
-        ON CONFLICT (api_key_id, organization_id, document_id) DO UPDATE SET last_number = comment_counter.last_number`,
-      { apiKeyId, organizationId, documentId },
-    );
-  }
-
-  /**
-   * Takes the next `count` thread numbers of a document and answers the last of them. One upsert
-   * of the document's counter row, which PostgreSQL keeps locked until the unit of work ends, so
-   * concurrent adds to one document never take the same number.
-   */
-  async takeNumbers(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string, count: number): Promise<number> {
-    const [row] = await this.sql.run<{ last_number: number | string }>(
-      manager,
-      `INSERT INTO comment_counter (api_key_id, organization_id, document_id, last_number) VALUES (:apiKeyId, :organizationId, :documentId, :count)
-        ON CONFLICT (api_key_id, organization_id, document_id) DO UPDATE SET last_number = comment_counter.last_number + excluded.last_number RETURNING last_number`,
-      { apiKeyId, organizationId, documentId, count },
-    );
-    return Number(row!.last_number);
+    await this.takeNumbers(manager, apiKeyId, organizationId, documentId, 0);
   }
 
   /**
    * Takes the next `count` thread numbers of a document that exists, in one statement, and
-   * answers the last of them (undefined, taking none, when the document does not exist). Made to
-   * run alone (`atomic: false`): the counter row is locked only while the statement runs, not
-   * through an add's whole unit of work. Crosses into `document` (read only) so that the check
+   * answers the last of them (undefined, taking none, when the document does not exist). The
+   * counter row (made when missing) stays locked until the caller's unit of work ends, so
+   * concurrent adds to one document never take the same number; run alone (`atomic: false`), it is
+   * locked only while the statement runs. Crosses into `document` (read only) so that the check
    * and the numbers are one round trip.
    */
-  async takeNumbersOfExistingDocument(
-    manager: EntityManager,
-    apiKeyId: string,
-    organizationId: string,
-    documentId: string,
-    count: number,
-  ): Promise<number | undefined> {
+  async takeNumbers(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string, count: number): Promise<number | undefined> {
     const [row] = await this.sql.run<{ last_number: number | string }>(
       manager,
       `INSERT INTO comment_counter (api_key_id, organization_id, document_id, last_number)
