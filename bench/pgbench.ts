@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { openBareDatabase } from './bare-database.js';
 
 /**
@@ -35,7 +36,11 @@ export async function bareCommentAddRate(database: string, clients: number, seco
         '',
       ].join('\n'),
     );
-    const output = await run('pgbench', ['-n', '-M', 'prepared', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', script, database]);
+    const args = ['-n', '-M', 'prepared', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', script, database];
+    const output = await promisify(execFile)('pgbench', args).then(
+      ({ stdout }) => stdout,
+      (error: Error & { stderr?: string }) => ({ error: `pgbench: ${(error.stderr || error.message).trim().slice(-300)}` }),
+    );
     if (typeof output !== 'string') return { skipped: output.error };
     const tps = /tps = ([\d.]+)/.exec(output)?.[1];
     return tps ? { perSecond: Math.round(Number(tps)) } : { skipped: `pgbench printed no tps: ${output.slice(-300)}` };
@@ -48,16 +53,3 @@ export async function bareCommentAddRate(database: string, clients: number, seco
 
 /** A thread body about the size of the bench's (JSON, without a single quote). */
 const BODY = JSON.stringify({ commentText: 'Hey {{reviewer-1}}, {{reviewer-2}} and {{reviewer-3}}: please check', pad: 'x'.repeat(400) });
-
-/** A command's standard output once it exits 0, else what went wrong. */
-function run(command: string, args: string[]): Promise<string | { error: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', (error) => resolve({ error: `${command}: ${error.message}` }));
-    child.on('close', (code) => resolve(code === 0 ? out : { error: `${command} exited ${code}: ${err.trim().slice(-300)}` }));
-  });
-}
