@@ -4,6 +4,8 @@ import { AppConfig } from '../config/app-config.js';
 
 const CIPHER = 'aes-256-gcm';
 const FORMAT_VERSION = 'v1';
+/** How many secrets' lookup hashes are kept; when full, the kept ones are dropped together. */
+const LOOKUP_HASHES_KEPT = 4096;
 
 /**
  * Encryption of secrets at rest and keyed-hash lookup. Each use gets its own subkey derived
@@ -16,6 +18,8 @@ export class Secrets {
   /** A KeyObject, so hashing a credential on every request does not re-import the key. */
   private readonly lookupKey: KeyObject;
   private readonly tokenKey: Buffer;
+  /** `lookupHash`'s recent answers, by secret. */
+  private readonly lookupHashes = new Map<string, string>();
   /** Signs the JWTs handed to users' front ends (`/v2/auth/generate_token`). */
   readonly userTokenKey: KeyObject;
 
@@ -47,9 +51,22 @@ export class Secrets {
     return opened.toString('utf8');
   }
 
-  /** Deterministic keyed hash of a secret: an index to find it by without storing it in clear. */
+  /**
+   * Deterministic keyed hash of a secret: an index to find it by without storing it in clear.
+   * The hashes of the secrets presented most recently are kept (`LOOKUP_HASHES_KEPT`): every
+   * authenticated request hashes its token, and between requests OpenSSL's HMAC set-up falls out
+   * of the CPU caches, so a hash cost ~15 µs in the service (1.4 µs in a loop), 6% of the
+   * cheapest read. The hash of a secret never changes while the process runs (one master key),
+   * so nothing is ever stale; the clear secrets kept sit in the same memory as the master key.
+   */
   lookupHash(secret: string): string {
-    return createHmac('sha256', this.lookupKey).update(secret, 'utf8').digest('base64url');
+    let hash = this.lookupHashes.get(secret);
+    if (hash === undefined) {
+      hash = createHmac('sha256', this.lookupKey).update(secret, 'utf8').digest('base64url');
+      if (this.lookupHashes.size >= LOOKUP_HASHES_KEPT) this.lookupHashes.clear();
+      this.lookupHashes.set(secret, hash);
+    }
+    return hash;
   }
 
   /** Encrypts and authenticates a client-held opaque token bound to `context`. */

@@ -88,6 +88,8 @@ export function embeddedConnection(dataSource: DataSource): EmbeddedConnection |
 export class Sql implements OnApplicationShutdown {
   /** Translations by statement text and list lengths. */
   private readonly prepared = new StatementCache<PreparedText>(1000);
+  /** Translations of statements binding scalars only, by statement text (see `prepare`). */
+  private readonly plainTexts = new StatementCache<PreparedText>(500);
   /** Embedded: statements prepared on the driver's connection, by translated text. */
   private readonly statements = new StatementCache<EmbeddedStatement>(500);
   /** PostgreSQL: the names of prepared statements, by text (see `postgres`). */
@@ -386,7 +388,20 @@ export class Sql implements OnApplicationShutdown {
   private prepare(sql: string, parameters: Parameters): PreparedText {
     const names = Object.keys(parameters);
     let listItems = 0;
-    for (const name of names) if (Array.isArray(parameters[name])) listItems += (parameters[name] as unknown[]).length;
+    let lists = false;
+    for (const name of names) {
+      const value = parameters[name];
+      if (Array.isArray(value)) {
+        lists = true;
+        listItems += value.length;
+      }
+    }
+    if (!lists) {
+      // Scalars only, the common case: kept by the text alone (usually a constant, whose hash
+      // the engine keeps), checked against the parameters' names, in order, as they come.
+      const plain = this.plainTexts.get(sql, () => this.translate(sql, parameters, names, true));
+      if (sameNames(plain.names, names)) return plain;
+    }
     if (listItems > MAX_KEPT_LIST_ITEMS) return this.translate(sql, parameters, names, false);
     const shape = names.map((name) => (Array.isArray(parameters[name]) ? `${name}[${(parameters[name] as unknown[]).length}]` : name)).join(',');
     return this.prepared.get(`${sql}\u0000${shape}`, () => this.translate(sql, parameters, names, true));
@@ -412,6 +427,12 @@ export class Sql implements OnApplicationShutdown {
     });
     return { text, kept, names, slots };
   }
+}
+
+function sameNames(kept: readonly string[], names: readonly string[]): boolean {
+  if (kept.length !== names.length) return false;
+  for (let i = 0; i < names.length; i++) if (kept[i] !== names[i]) return false;
+  return true;
 }
 
 /** better-sqlite3 binds no booleans, and binary only as a Buffer. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { ApiError } from '../../src/common/errors.js';
@@ -30,6 +30,14 @@ describe('secrets at rest', () => {
     assert.equal(secretsWith(key).lookupHash('t'), secretsWith(key).lookupHash('t'));
     assert.notEqual(secretsWith(key).lookupHash('t'), secretsWith().lookupHash('t'));
     assert.notEqual(secretsWith(key).lookupHash('t'), secretsWith(key).lookupHash('u'));
+  });
+
+  it('a kept lookup hash is the keyed hash itself, the same past the number kept', () => {
+    const key = randomBytes(32);
+    const secrets = secretsWith(key);
+    const lookupKey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'secret-lookup', 32));
+    const expected = (secret: string) => createHmac('sha256', lookupKey).update(secret, 'utf8').digest('base64url');
+    for (let round = 0; round < 2; round++) for (let i = 0; i < 5000; i++) assert.equal(secrets.lookupHash(`tok_${i}`), expected(`tok_${i}`));
   });
 
   it('Secrets.fromKey gives the same keys as the injected Secrets under that master key (a rotation opens with one, seals with another)', () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorEnvelope } from '../envelope.js';
+import type { Logger as Pino } from 'pino';
 import type { PipelineDependencies } from './pipeline.js';
 
 /** Longest time a whole request (headers and body) may take to arrive. */
@@ -66,11 +67,25 @@ export interface CompletedRequest {
 }
 
 /**
+ * The request lines' logger: the service's, without its redaction. A request line holds only the
+ * fields `recordCompletedRequest` names (none of them a secret), and pino's redaction walked
+ * every line for the secrets' paths anyway: 6 µs a line instead of 2 here.
+ */
+const requestLoggers = new WeakMap<Pino, Pino>();
+
+function requestLogger(logger: Pino): Pino {
+  let child = requestLoggers.get(logger);
+  if (!child) requestLoggers.set(logger, (child = logger.child({}, { redact: [] })));
+  return child;
+}
+
+/**
  * Counts a request with its latency by operation, and logs one line for it (method, path,
  * status, time; never headers or bodies). Labelled by route, never by the raw path: unknown
  * paths would grow the label set without bound.
  */
-export function recordCompletedRequest({ logger, metrics }: PipelineDependencies, request: CompletedRequest): void {
+export function recordCompletedRequest({ logger: serviceLogger, metrics }: PipelineDependencies, request: CompletedRequest): void {
+  const logger = requestLogger(serviceLogger);
   const operation = request.route ?? 'unknown';
   metrics.requests.inc({ operation, status: request.status });
   metrics.latency.observe({ operation }, request.elapsedMs / 1000);
