@@ -222,6 +222,43 @@ describe('memory: suggested decisions from past judgments (contract part 8)', ()
     assert.equal(record.recommendation, 'reject');
   });
 
+  it("judgments/query of one organization reads that organization's judgments in order, through its index, never the key's others", async () => {
+    await judge('plan-org', 'd1', 'approve', 'planned', { timestamp: 5_000 });
+    const dataSource = keyed.app.dataSource;
+    const statements: { query: string; parameters: unknown[] }[] = [];
+    const logger = dataSource.logger;
+    const logQuery = logger.logQuery.bind(logger);
+    logger.logQuery = (query, parameters, runner) => {
+      statements.push({ query, parameters: Array.isArray(parameters) ? parameters : [] });
+      return logQuery(query, parameters, runner);
+    };
+    try {
+      expectSuccess(await call('/v2/memory/judgments/query', { organizationId: 'plan-org' }));
+    } finally {
+      logger.logQuery = logQuery;
+    }
+    const read = statements.find((s) => s.query.includes('FROM judgment j'));
+    assert.ok(read, 'the query reads judgments');
+    let plan: string;
+    if (dataSource.options.type === 'postgres') {
+      // Few rows here: without the scan forbidden the planner would read the table whole.
+      const runner = dataSource.createQueryRunner();
+      try {
+        await runner.startTransaction();
+        await runner.query('SET LOCAL enable_seqscan = off');
+        plan = ((await runner.query(`EXPLAIN ${read.query}`, read.parameters)) as { 'QUERY PLAN': string }[]).map((row) => row['QUERY PLAN']).join('\n');
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
+      assert.doesNotMatch(plan, /\bSort\b/, plan);
+    } else {
+      plan = ((await dataSource.query(`EXPLAIN QUERY PLAN ${read.query}`, read.parameters)) as { detail: string }[]).map((row) => row.detail).join('\n');
+      assert.doesNotMatch(plan, /TEMP B-TREE/, plan);
+    }
+    assert.match(plan, /judgment_organization_recent_idx/, plan);
+  });
+
   it("judgments/query answers upstream's results[] and total, and filters by judgeType, contentType and thread", async () => {
     const org = 'upstream-org';
     const decide = (id: string, entityData: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
