@@ -5,6 +5,7 @@ import { SmtpReceiver } from './helpers/smtp-receiver.js';
 import { deliverySuite, type Call } from './helpers/webhooks.js';
 import { PageTokens } from '../src/common/paging.js';
 import { agentFor, createKey, expectError, expectSuccess, withKeyedApp } from './factories/workspace.js';
+import { planOf, statementOf } from './helpers/query-plan.js';
 
 const ORG = 'org-c';
 const DOC = 'doc-c';
@@ -241,6 +242,21 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     );
   });
 
+  it("get of some authors, or of threads mentioning someone, reads the organization's threads only where the filter leads", async () => {
+    const dataSource = ctx.app.dataSource;
+    const pageOf = (filter: Record<string, unknown>) =>
+      statementOf(dataSource, /FROM comment_annotation WHERE/, async () =>
+        expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, ...filter })),
+      );
+    const byAuthor = await planOf(dataSource, await pageOf({ userIds: ['ann'] }));
+    assert.match(byAuthor, /comment_annotation_author_idx/, byAuthor);
+    // (PostgreSQL sorts the page's few rows by their place in it, after choosing them.)
+    assert.doesNotMatch(byAuthor, /TEMP B-TREE|Sort Key: [^\n]*last_updated/, byAuthor);
+    // The mentions are read once for the page, not again for each thread walked.
+    const mentioning = await planOf(dataSource, await pageOf({ mentionedUserIds: ['bob'] }));
+    assert.doesNotMatch(mentioning, /CORRELATED|(?<!hashed )SubPlan \d+\)/, mentioning);
+  });
+
   it('get pages by lastUpdated without repeats; counts per document; delete by ids', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(await addThread(call, { status: { id: i % 2 ? 'DONE' : 'OPEN', name: 'x', type: 'default' } }, {}, 'doc-pages'));
@@ -287,6 +303,29 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     assert.equal(details['ok-thread'].success, true);
     assert.deepEqual(details['__velt_denied:1'], { success: false, message: 'User does not have access to the document.' });
     assert.equal(expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentId: 'doc-private' })).data.length, 1);
+  });
+
+  it("a document's audience reads its grants place by place through the key, not every grant of the organization", async () => {
+    const dataSource = ctx.app.dataSource;
+    const read = await statementOf(dataSource, /FROM access_grant/, async () =>
+      expectSuccess(
+        await call('/v2/commentannotations/add', {
+          organizationId: ORG,
+          documentId: 'doc-private',
+          verifyUserPermissions: true,
+          commentAnnotations: [{ commentData: [{ commentText: 'in', from: { userId: 'insider' } }] }],
+        }),
+      ),
+    );
+    const plan = await planOf(dataSource, read);
+    if (dataSource.options.type === 'postgres') {
+      // With a test's empty statistics either index costs the same to PostgreSQL's planner; what
+      // is checked is the statement's shape: one scan per place, each free to take its index.
+      assert.match(plan, /^Append/, plan);
+    } else {
+      assert.doesNotMatch(plan, /access_grant_user_idx/, plan);
+      assert.match(plan, /resource_type=\? AND resource_id=\?/, plan);
+    }
   });
 
   it('bad input gets the contract envelope naming the field; a missing document is NOT_FOUND unless created', async () => {

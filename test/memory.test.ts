@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentFor, createKey, expectError, expectSuccess, withKeyedApp } from './factories/workspace.js';
+import { planOf, statementOf } from './helpers/query-plan.js';
 
 const DAY = 86_400_000;
 const user = (userId: string) => ({ userId, name: userId });
@@ -222,41 +223,20 @@ describe('memory: suggested decisions from past judgments (contract part 8)', ()
     assert.equal(record.recommendation, 'reject');
   });
 
-  it("judgments/query of one organization reads that organization's judgments in order, through its index, never the key's others", async () => {
-    await judge('plan-org', 'd1', 'approve', 'planned', { timestamp: 5_000 });
+  it('judgments/query of one organization, or of one reviewer there, reads only those judgments, in order, through an index', async () => {
+    await judge('plan-org', 'd1', 'approve', 'planned', { timestamp: 5_000, reviewer: 'plan-reviewer' });
     const dataSource = keyed.app.dataSource;
-    const statements: { query: string; parameters: unknown[] }[] = [];
-    const logger = dataSource.logger;
-    const logQuery = logger.logQuery.bind(logger);
-    logger.logQuery = (query, parameters, runner) => {
-      statements.push({ query, parameters: Array.isArray(parameters) ? parameters : [] });
-      return logQuery(query, parameters, runner);
-    };
-    try {
-      expectSuccess(await call('/v2/memory/judgments/query', { organizationId: 'plan-org' }));
-    } finally {
-      logger.logQuery = logQuery;
+    for (const [filter, index] of [
+      [{}, 'judgment_organization_recent_idx'],
+      [{ reviewerId: 'plan-reviewer' }, 'judgment_reviewer_recent_idx'],
+    ] as const) {
+      const read = await statementOf(dataSource, /FROM judgment j/, async () =>
+        expectSuccess(await call('/v2/memory/judgments/query', { organizationId: 'plan-org', ...filter })),
+      );
+      const plan = await planOf(dataSource, read);
+      assert.match(plan, new RegExp(index), plan);
+      assert.doesNotMatch(plan, /TEMP B-TREE|Sort Key: [^\n]*timestamp/, plan);
     }
-    const read = statements.find((s) => s.query.includes('FROM judgment j'));
-    assert.ok(read, 'the query reads judgments');
-    let plan: string;
-    if (dataSource.options.type === 'postgres') {
-      // Few rows here: without the scan forbidden the planner would read the table whole.
-      const runner = dataSource.createQueryRunner();
-      try {
-        await runner.startTransaction();
-        await runner.query('SET LOCAL enable_seqscan = off');
-        plan = ((await runner.query(`EXPLAIN ${read.query}`, read.parameters)) as { 'QUERY PLAN': string }[]).map((row) => row['QUERY PLAN']).join('\n');
-      } finally {
-        await runner.rollbackTransaction();
-        await runner.release();
-      }
-      assert.doesNotMatch(plan, /\bSort\b/, plan);
-    } else {
-      plan = ((await dataSource.query(`EXPLAIN QUERY PLAN ${read.query}`, read.parameters)) as { detail: string }[]).map((row) => row.detail).join('\n');
-      assert.doesNotMatch(plan, /TEMP B-TREE/, plan);
-    }
-    assert.match(plan, /judgment_organization_recent_idx/, plan);
   });
 
   it("judgments/query answers upstream's results[] and total, and filters by judgeType, contentType and thread", async () => {

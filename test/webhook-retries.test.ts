@@ -5,6 +5,7 @@ import { ADVANCED_RETRY_DELAYS_MS, BASIC_RETRY_DELAYS_MS } from '../src/delivery
 import { ManualClock, startApp, type TestApp } from './helpers/app.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
 import { addActivities, advancedEndpoint, deliverySuite, type Call } from './helpers/webhooks.js';
+import { planOf, statementOf } from './helpers/query-plan.js';
 
 type Message = Record<string, any>;
 
@@ -267,6 +268,12 @@ describe('webhook retries, disabling and the message log (contract 6.3)', () => 
       const second = expectSuccess(await call('/v2/workspace/advancedwebhook/messages/get', { limit: 3, iterator: first.iterator })).data;
       assert.equal(second.done, true);
       assert.equal(second.iterator, null);
+      // A later page seeks to where the last one ended, in the index, whatever its depth.
+      const later = await statementOf(app.dataSource, /FROM outbox_delivery d JOIN outbox_message m/, async () =>
+        expectSuccess(await call('/v2/workspace/advancedwebhook/messages/get', { limit: 3, iterator: first.iterator })),
+      );
+      const plan = await planOf(app.dataSource, later);
+      assert.match(plan, /\(message_id,target\)<\(\?,\?\)|Index Cond: .*ROW\(\(message_id\)::text, \(target\)::text\) < ROW/, plan);
       assert.deepEqual(
         [...first.messages, ...second.messages].map((m: Message) => `${m.messageId}/${m.endpointId}`),
         all.map((m) => `${m.messageId}/${m.endpointId}`),

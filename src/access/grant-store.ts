@@ -102,15 +102,26 @@ export class GrantStore implements Memberships, DirectoryObserver, DocumentMoveO
     userIds: readonly string[] | undefined,
     at: { documentIds: readonly string[]; folderIds: readonly string[] },
   ): Promise<Grant[]> {
-    const places = ["(resource_type = 'organization' AND resource_id = :organizationId)"];
-    if (at.documentIds.length) places.push("(resource_type = 'document' AND resource_id IN (:...documentIds))");
-    if (at.folderIds.length) places.push("(resource_type = 'folder' AND resource_id IN (:...folderIds))");
-    // Plain SQL: permissions get's hot path, one statement whatever the numbers.
-    const rows = await this.sql.rows<GrantRow>(
-      `SELECT user_id, resource_type, resource_id, temporary, access_role, expires_at FROM access_grant
-        WHERE api_key_id = :apiKeyId AND organization_id = :organizationId${userIds ? ' AND user_id IN (:...userIds)' : ''} AND (${places.join(' OR ')})`,
-      { apiKeyId, organizationId, documentIds: at.documentIds, folderIds: at.folderIds, ...(userIds ? { userIds } : {}) },
-    );
+    const places = ["resource_type = 'organization' AND resource_id = :organizationId"];
+    if (at.documentIds.length) places.push("resource_type = 'document' AND resource_id IN (:...documentIds)");
+    if (at.folderIds.length) places.push("resource_type = 'folder' AND resource_id IN (:...folderIds)");
+    const select =
+      'SELECT user_id, resource_type, resource_id, temporary, access_role, expires_at FROM access_grant WHERE api_key_id = :apiKeyId AND organization_id = :organizationId';
+    // Plain SQL: permissions get's hot path, one statement whatever the numbers. Some users'
+    // grants are found through the users' index, the places tested on each. Everyone's (a
+    // document's audience, on every notifying comment) are found place by place through the
+    // primary key: tested on every grant of the organization instead, as one OR, they cost
+    // 20 ms for 1,147 of 49k grants on SQLite; 1.4 ms this way.
+    const sql = userIds
+      ? `${select} AND user_id IN (:...userIds) AND (${places.map((place) => `(${place})`).join(' OR ')})`
+      : places.map((place) => `${select} AND ${place}`).join(' UNION ALL ');
+    const rows = await this.sql.rows<GrantRow>(sql, {
+      apiKeyId,
+      organizationId,
+      documentIds: at.documentIds,
+      folderIds: at.folderIds,
+      ...(userIds ? { userIds } : {}),
+    });
     return rows.map(toGrant);
   }
 

@@ -157,11 +157,9 @@ export class MessageLogStore {
       .equal('d.channel', channel)
       .equal('d.target', filters.target)
       .equal('d.status', filters.status);
-    if (after)
-      where.add('(d.message_id < :afterMessage OR (d.message_id = :afterMessage AND d.target < :afterTarget))', {
-        afterMessage: after[0],
-        afterTarget: after[1],
-      });
+    // One row-value comparison, which both engines seek to in the index (as an OR of its
+    // halves it was a filter: a page far back walked every newer delivery, 7-11 ms at 199k).
+    if (after) where.add('(d.message_id, d.target) < (:afterMessage, :afterTarget)', { afterMessage: after[0], afterTarget: after[1] });
     const rows = await this.sql.rows<ListedRow>(
       `SELECT d.id, d.message_id, d.target, m.event_type, d.status, d.attempts, d.lease_until, d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at
         FROM outbox_delivery d JOIN outbox_message m ON m.id = d.message_id

@@ -8,7 +8,7 @@ import { WebhookConsole1763940000000 } from './1763940000000-webhook-console.js'
 import { ConsoleSessions1763950000000 } from './1763950000000-console-sessions.js';
 import { IdempotentRequests1763960000000 } from './1763960000000-idempotent-requests.js';
 import { ApiKeyRevocation1763970000000 } from './1763970000000-api-key-revocation.js';
-import { JudgmentOrganizationOrder1763980000000 } from './1763980000000-judgment-organization-order.js';
+import { FilteredPageIndexes1763980000000 } from './1763980000000-filtered-page-indexes.js';
 import { ThreadNumbersAndImmutableActivities1763880000000 } from './1763880000000-thread-numbers-and-immutable-activities.js';
 import { UserDataJobs1763860000000 } from './1763860000000-user-data-jobs.js';
 import { UpstreamFields1763850000000 } from './1763850000000-upstream-fields.js';
@@ -47,5 +47,5 @@ export const MIGRATIONS = [
   ConsoleSessions1763950000000,
   IdempotentRequests1763960000000,
   ApiKeyRevocation1763970000000,
-  JudgmentOrganizationOrder1763980000000,
+  FilteredPageIndexes1763980000000,
 ];
