@@ -45,10 +45,7 @@ export class OutcomeWriter {
   /** Outcomes waiting to be written, each with what frees its attempt's slot once it is. */
   private readonly waiting: { outcome: DeliveryOutcome; recorded: () => void }[] = [];
   private writing: Promise<void> | undefined;
-  /** The retry of a failed write. */
   private timer: NodeJS.Timeout | undefined;
-  /** The write of outcomes that arrived in this turn of the event loop. */
-  private immediate: NodeJS.Immediate | undefined;
   private reported = '';
   /** The report under way, if any (see `report`). */
   private reporting: Promise<void> = Promise.resolve();
@@ -61,25 +58,21 @@ export class OutcomeWriter {
 
   /**
    * Queues an outcome to be written; resolves once it is. The write starts at once when none is
-   * under way (once the answers received in this turn of the event loop are in, so outcomes
-   * arriving together share it); outcomes arriving during a write share the next one. No waiting
-   * for company: every millisecond an answered attempt waits for its record, it holds its slot.
-   * (A `setTimeout(0)` here waited at least a millisecond, Node's shortest timer: to one prompt
-   * endpoint that was a third of each attempt's turn.)
+   * under way (on the next turn of the event loop, so outcomes arriving together share it);
+   * outcomes arriving during a write share the next one. No waiting for company: every
+   * millisecond an answered attempt waits for its record, it holds its slot.
    */
   settleSoon(outcome: DeliveryOutcome): Promise<void> {
     return new Promise((recorded) => {
       this.waiting.push({ outcome, recorded });
-      this.immediate ??= setImmediate(() => void this.settleNow());
+      this.timer ??= setTimeout(() => void this.settleNow(), 0);
     });
   }
 
   /** Writes the waiting outcomes in one unit of work; on failure they wait for the next try. */
   async settleNow(): Promise<void> {
     clearTimeout(this.timer);
-    clearImmediate(this.immediate);
     this.timer = undefined;
-    this.immediate = undefined;
     while (this.writing) await this.writing;
     const batch = this.waiting.splice(0);
     if (!batch.length) return;
@@ -95,9 +88,7 @@ export class OutcomeWriter {
   /** Stops the retry timer (shutdown writes what waits with a last `settleNow`). */
   stop(): void {
     clearTimeout(this.timer);
-    clearImmediate(this.immediate);
     this.timer = undefined;
-    this.immediate = undefined;
   }
 
   /**
