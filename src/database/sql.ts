@@ -429,6 +429,7 @@ export class Sql implements OnApplicationShutdown {
   }
 }
 
+/** Whether a kept translation was made for these parameter names, in this order. */
 function sameNames(kept: readonly string[], names: readonly string[]): boolean {
   if (kept.length !== names.length) return false;
   for (let i = 0; i < names.length; i++) if (kept[i] !== names[i]) return false;
