@@ -7,6 +7,7 @@ import { before, describe, it } from 'node:test';
 import { DataSource } from 'typeorm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startApp } from './helpers/app.js';
+import { planOf, statementOf } from './helpers/query-plan.js';
 import { ERASE_TASKS } from '../src/privacy/user-erasure.js';
 import { ownDatabase } from './helpers/database.js';
 import { agentFor, createKey, expectError, expectSuccess, withKeyedApp, type TestKey } from './factories/workspace.js';
@@ -192,6 +193,23 @@ describe('user data: export and erasure (upstream GDPR operations)', () => {
     const stranger = (await dataOf(call, organizationId, 'nobody')).data;
     for (const list of LISTS) assert.deepEqual(stranger[list], [], list);
     assert.equal(stranger.user, null);
+  });
+
+  it("the export reads the user's grants and groups through the user's indexes, in the pages' order", async () => {
+    const organizationId = org();
+    await seed(call, organizationId);
+    const dataSource = suite.app.dataSource;
+    const exportOf = (pattern: RegExp) =>
+      statementOf(dataSource, pattern, async () => expectSuccess(await call('/v2/users/data/get', { organizationId, userId: 'ana' })));
+    for (const [pattern, index] of [
+      [/FROM access_grant\s+WHERE api_key_id = \S+ AND organization_id = \S+ AND user_id =/, 'access_grant_user_idx'],
+      [/FROM user_group_member WHERE api_key_id = \S+ AND organization_id = \S+ AND user_id =/, 'user_group_member_user_idx'],
+    ] as const) {
+      const plan = await planOf(dataSource, await exportOf(pattern));
+      assert.match(plan, new RegExp(index), plan);
+      // Grants end their order with an expression (temporary last): only that term may be sorted.
+      assert.doesNotMatch(plan, /TEMP B-TREE FOR ORDER BY|Sort Key: (?!.*CASE)/, plan);
+    }
   });
 
   it('pages every list by 100, one token continuing the lists that have more', async () => {
