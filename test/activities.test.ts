@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { ActivityStore } from '../src/activity/activity-store.js';
 import { agentFor, createKey, expectError, expectSuccess, withKeyedApp } from './factories/workspace.js';
+import { planOf, statementOf } from './helpers/query-plan.js';
 
 const user = (userId: string) => ({ userId, name: `User ${userId}`, email: `${userId}@example.com` });
 
@@ -239,6 +240,17 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
       assert.deepEqual(ids((await get({ organizationId: org, activityIds: ['a10030', 'a10000', 'missing'] })).data), ['a10030', 'a10000']);
       assert.deepEqual((await get({ organizationId: org, featureTypes: [] })).data, []);
       assert.deepEqual((await get({ organizationId: 'act-no-such-org' })).data, []);
+    });
+
+    it('listed activityIds are looked up by key, not found by walking the organization in page order', async () => {
+      const read = await statementOf(keyed.app.dataSource, /FROM activity WHERE/, () =>
+        get({ organizationId: org, activityIds: ['a10030', 'a10000', 'a10001', 'missing'] }),
+      );
+      const plan = await planOf(keyed.app.dataSource, read);
+      assert.doesNotMatch(plan, /activity_page_idx/, plan);
+      // PostgreSQL, on a test's empty statistics, may take any index for the WHERE; checked there:
+      // no index gives the order, so it is free to look the ids up (it does, with real statistics).
+      assert.match(plan, /sqlite_autoindex_activity_1 \(api_key_id=\? AND organization_id=\? AND id=\?\)|Sort Key: \(\(activity\."timestamp" \+ 0\)\)/, plan);
     });
 
     it('combines filters with AND', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentFor, createKey, expectError, expectSuccess, withKeyedApp } from './factories/workspace.js';
+import { planOf, statementOf } from './helpers/query-plan.js';
 
 describe('directory: organizations, folders, documents (contract part 4)', () => {
   const suite = withKeyedApp();
@@ -589,6 +590,18 @@ describe('directory: organizations, folders, documents (contract part 4)', () =>
       assert.equal(new Set(seen).size, seen.length, 'no document repeats');
       for (const documentId of original) assert.ok(seen.includes(documentId), `${documentId} missing`);
       assert.ok(pages >= 3);
+    });
+
+    it('listed documentIds are looked up by key, not found by walking the organization in page order', async () => {
+      const id = await newOrg();
+      const read = await statementOf(suite.app.dataSource, /FROM document WHERE/, async () =>
+        expectSuccess(await call('/v2/organizations/documents/get', { organizationId: id, documentIds: ['d1', 'd2', 'd3', 'd4'] })),
+      );
+      const plan = await planOf(suite.app.dataSource, read);
+      assert.doesNotMatch(plan, /document_page_idx/, plan);
+      // PostgreSQL, on a test's empty statistics, may take any index for the WHERE; checked there:
+      // no index gives the order, so it is free to look the ids up (it does, with real statistics).
+      assert.match(plan, /sqlite_autoindex_document_1 \(api_key_id=\? AND organization_id=\? AND id=\?\)|Sort Key: \(\(document\.created_at \+ 0\)\)/, plan);
     });
 
     it('refuses 31 document ids, root as a folderId of a folder, and other keys’ data', async () => {

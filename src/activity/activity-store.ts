@@ -234,7 +234,9 @@ export class ActivityStore implements DocumentMoveObserver, OnModuleInit {
     const { rows, cut } = await this.sql.rowsWithinBytes<ActivityRow>({
       select: ROW_COLUMNS,
       from: `activity WHERE ${where}`,
-      orderBy: `timestamp ${direction}, id ${direction}`,
+      // Listed ids: sorted once read, looked up through the primary key (see `DocumentStore.page`;
+      // 8.5 ms for ten ids at 100k activities, 0.04 ms this way).
+      orderBy: `${filter.activityIds ? 'timestamp + 0' : 'timestamp'} ${direction}, id ${direction}`,
       size: 'LENGTH(body)',
       parameters: where.parameters,
       limit,

@@ -158,7 +158,11 @@ export class DocumentStore {
     const { rows, cut } = await this.sql.rowsWithinBytes<DocumentRow>({
       select: 'id, name, folder_id, access_type, disabled, metadata, created_at, last_updated',
       from: `document WHERE ${where}`,
-      orderBy: 'created_at, id',
+      // Listed ids are at most as many rows as ids: sorted once read (`+ 0` keeps any index from
+      // giving the order), so each id is looked up through the primary key. Without statistics
+      // SQLite otherwise walked the whole organization in page order, testing every row against
+      // the list: 7.6 ms for ten ids at 100k documents, 0.04 ms this way.
+      orderBy: filter.documentIds ? 'created_at + 0, id' : 'created_at, id',
       size: 'LENGTH(metadata) + COALESCE(LENGTH(name), 0)',
       parameters: where.parameters,
       limit,
