@@ -3,7 +3,7 @@ import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../
 import type { EntityManager } from 'typeorm';
 import { Observers } from '../common/observers.js';
 import { PAGE_BYTES } from '../common/paging.js';
-import { Conditions, namingFilter, Sql } from '../database/sql.js';
+import { Conditions, namingFilter, sortedOnceRead, Sql } from '../database/sql.js';
 import { addsImmutableRecords, keepsCommentEvent } from '../workspace/key-configs.js';
 import { ApiKeyStore } from '../workspace/api-key-store.js';
 import type { FeatureType } from './feature-types.js';
@@ -234,9 +234,7 @@ export class ActivityStore implements DocumentMoveObserver, OnModuleInit {
     const { rows, cut } = await this.sql.rowsWithinBytes<ActivityRow>({
       select: ROW_COLUMNS,
       from: `activity WHERE ${where}`,
-      // Listed ids: sorted once read, looked up through the primary key (see `DocumentStore.page`;
-      // 8.5 ms for ten ids at 100k activities, 0.04 ms this way).
-      orderBy: `${filter.activityIds ? 'timestamp + 0' : 'timestamp'} ${direction}, id ${direction}`,
+      orderBy: `${filter.activityIds ? sortedOnceRead('timestamp') : 'timestamp'} ${direction}, id ${direction}`,
       size: 'LENGTH(body)',
       parameters: where.parameters,
       limit,

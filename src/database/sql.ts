@@ -35,6 +35,8 @@ interface PreparedText {
   text: string;
   /** Whether it is kept for the next statement of the same text and list lengths (short lists only). */
   kept: boolean;
+  /** Whether PostgreSQL may run it as a named prepared statement: kept, and binding few list items (see `MAX_PREPARED_LIST_ITEMS`). */
+  preparable: boolean;
   /** The parameters' names, as they were listed when it was translated (the same for every statement of its key). */
   names: string[];
   /**
@@ -86,10 +88,8 @@ export function embeddedConnection(dataSource: DataSource): EmbeddedConnection |
  */
 @Injectable()
 export class Sql implements OnApplicationShutdown {
-  /** Translations by statement text and list lengths. */
+  /** Translations by statement text (and list lengths, for statements with lists; see `prepare`). */
   private readonly prepared = new StatementCache<PreparedText>(1000);
-  /** Translations of statements binding scalars only, by statement text (see `prepare`). */
-  private readonly plainTexts = new StatementCache<PreparedText>(500);
   /** Embedded: statements prepared on the driver's connection, by translated text. */
   private readonly statements = new StatementCache<EmbeddedStatement>(500);
   /** PostgreSQL: the names of prepared statements, by text (see `postgres`). */
@@ -358,16 +358,14 @@ export class Sql implements OnApplicationShutdown {
   }
 
   private bind(sql: string, parameters: Parameters): { text: string; values: (string | number | null | Buffer)[]; kept: boolean; prepared: boolean } {
-    const { text, names, slots, kept } = this.prepare(sql, parameters);
+    const { text, names, slots, kept, preparable } = this.prepare(sql, parameters);
     const values: (string | number | null | Buffer)[] = new Array(slots.length / 2);
-    let listItems = 0;
     for (let i = 0; i < values.length; i++) {
       const value = parameters[names[slots[2 * i]!]!]!;
       const item = slots[2 * i + 1]!;
-      if (item >= 0) listItems++;
       values[i] = toDriverValue(item < 0 ? (value as Scalar) : (value as readonly Scalar[])[item]!);
     }
-    return { text, values, kept, prepared: kept && listItems <= MAX_PREPARED_LIST_ITEMS };
+    return { text, values, kept, prepared: preparable };
   }
 
   /** A statement of the committed-reads connection, its query logged as `cached` logs its own. */
@@ -398,8 +396,9 @@ export class Sql implements OnApplicationShutdown {
     }
     if (!lists) {
       // Scalars only, the common case: kept by the text alone (usually a constant, whose hash
-      // the engine keeps), checked against the parameters' names, in order, as they come.
-      const plain = this.plainTexts.get(sql, () => this.translate(sql, parameters, names, true));
+      // the engine keeps; no list shape to spell out and hash with it), checked against the
+      // parameters' names, in order, as they come. Keys with a shape hold a \u0000: no clash.
+      const plain = this.prepared.get(sql, () => this.translate(sql, parameters, names, true));
       if (sameNames(plain.names, names)) return plain;
     }
     if (listItems > MAX_KEPT_LIST_ITEMS) return this.translate(sql, parameters, names, false);
@@ -420,12 +419,14 @@ export class Sql implements OnApplicationShutdown {
     );
     const [text, placed] = this.dataSource.driver.escapeQueryWithParameters(sql, markers);
     const slots = new Int32Array((placed as string[]).length * 2);
+    let listItems = 0;
     (placed as string[]).forEach((marker, i) => {
       const [, n, item] = marker.split('\u0000');
       slots[2 * i] = Number(n);
       slots[2 * i + 1] = item === undefined ? -1 : Number(item);
+      if (item !== undefined) listItems++;
     });
-    return { text, kept, names, slots };
+    return { text, kept, preparable: kept && listItems <= MAX_PREPARED_LIST_ITEMS, names, slots };
   }
 }
 
@@ -485,6 +486,17 @@ export class Conditions {
     if (name in this.parameters) throw new Error(`Conditions: ${column} is filtered twice`);
     return name;
   }
+}
+
+/**
+ * An ORDER BY term for a numeric column that no index can give (`column + 0`), for a page of rows
+ * listed by key (as many rows as ids at most): the planner then looks each id up through the
+ * primary key and sorts the few rows found. Ordered by the plain column, SQLite (which keeps no
+ * statistics here) walked the whole organization in page order instead, testing every row
+ * against the list: 7.6–8.5 ms for ten ids at 100k rows, 0.04 ms this way.
+ */
+export function sortedOnceRead(numericColumn: string): string {
+  return `${numericColumn} + 0`;
 }
 
 /**
