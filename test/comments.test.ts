@@ -257,6 +257,37 @@ describe('comment annotations and comments (upstream v2/commentannotations)', ()
     assert.doesNotMatch(mentioning, /CORRELATED|(?<!hashed )SubPlan \d+\)/, mentioning);
   });
 
+  it("get of several documents reads each document's newest threads, not the organization's, and pages them in order", async () => {
+    const added: string[] = [];
+    for (let i = 0; i < 6; i++) added.push(await addThread(call, {}, {}, ['doc-listed-a', 'doc-listed-b', 'doc-unlisted'][i % 3]));
+    const listed = added.filter((_, i) => i % 3 !== 2);
+    const seen: string[] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = expectSuccess(
+        await call('/v2/commentannotations/get', {
+          organizationId: ORG,
+          // A document listed twice is read once.
+          documentIds: ['doc-listed-a', 'doc-listed-b', 'doc-listed-a'],
+          pageSize: 1,
+          ...(pageToken ? { pageToken } : {}),
+        }),
+      );
+      seen.push(...(page.data as { annotationId: string }[]).map((t) => t.annotationId));
+      pageToken = page.nextPageToken as string | undefined;
+    } while (pageToken);
+    // Newest first (added one after another, so last updated in the order added).
+    assert.deepEqual(seen, [...listed].reverse());
+    const read = await statementOf(ctx.app.dataSource, /FROM comment_annotation WHERE/, async () =>
+      expectSuccess(await call('/v2/commentannotations/get', { organizationId: ORG, documentIds: ['doc-listed-a', 'doc-listed-b'] })),
+    );
+    // PostgreSQL with statistics, as a deployment has them: on none, both indexes cost it the same.
+    if (ctx.app.dataSource.options.type === 'postgres') await ctx.app.dataSource.query('ANALYZE comment_annotation');
+    const plan = await planOf(ctx.app.dataSource, read);
+    assert.doesNotMatch(plan, /comment_annotation_updated_idx/, plan);
+    assert.match(plan, /comment_annotation_document_idx/, plan);
+  });
+
   it('get pages by lastUpdated without repeats; counts per document; delete by ids', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(await addThread(call, { status: { id: i % 2 ? 'DONE' : 'OPEN', name: 'x', type: 'default' } }, {}, 'doc-pages'));

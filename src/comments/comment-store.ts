@@ -389,16 +389,20 @@ export class CommentStore implements DirectoryObserver, DocumentMoveObserver, On
     after: [number, string] | undefined,
     limit: number,
   ): Promise<{ threads: Thread[]; cut: boolean; partial: Map<string, [createdAt: number, commentId: number]> }> {
-    const where = this.where(apiKeyId, organizationId, filter);
+    // Each document once: read one by one, a document listed twice would give its threads twice.
+    const listed = filter.documentIds && [...new Set(filter.documentIds)];
+    const eachDocument = listed !== undefined && listed.length > 1 && listed.length <= MAX_MERGED_DOCUMENTS;
+    const where = this.where(apiKeyId, organizationId, eachDocument ? { ...filter, documentIds: undefined } : filter);
     if (after)
       where.add(`(last_updated, annotation_id) ${order === 'desc' ? '<' : '>'} (:afterUpdated, :afterId)`, { afterUpdated: after[0], afterId: after[1] });
     const direction = order === 'desc' ? 'DESC' : 'ASC';
+    const orderBy = `last_updated ${direction}, annotation_id ${direction}`;
     const found = await this.sql.rowsWithinBytes<BodyRow>({
       select: 'body',
-      from: `comment_annotation WHERE ${where}`,
-      orderBy: `last_updated ${direction}, annotation_id ${direction}`,
+      from: eachDocument ? newestOfEachDocument(where, orderBy, listed) : `comment_annotation WHERE ${where}`,
+      orderBy,
       size: 'LENGTH(body)',
-      parameters: where.parameters,
+      parameters: eachDocument ? { ...where.parameters, ...listedParameters(listed), eachLimit: limit } : where.parameters,
       limit,
       maxBytes: PAGE_BYTES,
     });
@@ -604,6 +608,28 @@ export class CommentStore implements DirectoryObserver, DocumentMoveObserver, On
     for (const row of rows) byKey.get(`${row.organization_id}\u0000${row.annotation_id}`)?.comments.push(JSON.parse(row.body) as Comment);
     return threads;
   }
+}
+
+/** The most documents a page reads one by one (`newestOfEachDocument`); a longer list is one filter. */
+const MAX_MERGED_DOCUMENTS = 16;
+
+/**
+ * A page of several documents' threads, read one document at a time: each document's first
+ * `:eachLimit` threads of the page (its index gives them in order), merged. As one filter
+ * (`document_id IN (...)`), SQLite, which keeps no statistics here, walked the organization's
+ * threads in page order testing each against the list: 40 ms for two documents at 100k threads.
+ * This way a page reads at most its size per document, however large the organization.
+ */
+function newestOfEachDocument(where: Conditions, orderBy: string, documentIds: string[]): string {
+  const each = documentIds.map(
+    (_, i) =>
+      `SELECT * FROM (SELECT body, last_updated, annotation_id FROM comment_annotation WHERE ${where} AND document_id = :listedDocument${i} ORDER BY ${orderBy} LIMIT :eachLimit) listed${i}`,
+  );
+  return `(${each.join(' UNION ALL ')}) listed`;
+}
+
+function listedParameters(documentIds: string[]): Parameters {
+  return Object.fromEntries(documentIds.map((id, i) => [`listedDocument${i}`, id]));
 }
 
 /** `comment_id IN (...)` when ids are given (comment ids are numbers, which `Conditions.among` does not take). */
