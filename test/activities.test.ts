@@ -253,6 +253,29 @@ describe('activities: add, get, update, delete (contract 6.1)', () => {
       assert.match(plan, /sqlite_autoindex_activity_1 \(api_key_id=\? AND organization_id=\? AND id=\?\)|Sort Key: \(\(activity\."timestamp" \+ 0\)\)/, plan);
     });
 
+    it("action types are read through their index, each type's newest first, and paged in order", async () => {
+      const types = ['comment.add', 'reaction.add'];
+      const seen: string[] = [];
+      let pageToken: string | undefined;
+      do {
+        // A type listed twice is read once.
+        const page = await get({ organizationId: org, actionTypes: [...types, 'comment.add'], pageSize: 5, ...(pageToken ? { pageToken } : {}) });
+        seen.push(...ids(page.data));
+        pageToken = page.pageToken as string | undefined;
+      } while (pageToken);
+      assert.deepEqual(
+        seen,
+        expected((r) => types.includes(r.actionType)),
+      );
+      if (keyed.app.dataSource.options.type === 'postgres') await keyed.app.dataSource.query('ANALYZE activity');
+      for (const actionTypes of [['reaction.add'], types]) {
+        const read = await statementOf(keyed.app.dataSource, /FROM activity WHERE/, () => get({ organizationId: org, actionTypes }));
+        const plan = await planOf(keyed.app.dataSource, read);
+        assert.doesNotMatch(plan, /activity_page_idx/, plan);
+        assert.match(plan, /activity_action_idx/, plan);
+      }
+    });
+
     it('combines filters with AND', async () => {
       assert.deepEqual(
         ids((await get({ organizationId: org, documentId: 'd1', userId: 'u2', featureTypes: ['comment', 'reaction'], order: 'asc' })).data),

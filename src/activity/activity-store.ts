@@ -220,6 +220,9 @@ export class ActivityStore implements DocumentMoveObserver, OnModuleInit {
     after: [timestamp: number, id: string] | undefined,
     limit: number,
   ): Promise<{ records: ActivityJson[]; cut: boolean }> {
+    // Each action type once: read one by one, a type listed twice would give its records twice.
+    const actionTypes = filter.actionTypes && [...new Set(filter.actionTypes)];
+    const eachType = filter.activityIds === undefined && actionTypes !== undefined && actionTypes.length > 1 && actionTypes.length <= MAX_MERGED_TYPES;
     const where = new Conditions()
       .equal('api_key_id', apiKeyId)
       .equal('organization_id', organizationId)
@@ -227,16 +230,19 @@ export class ActivityStore implements DocumentMoveObserver, OnModuleInit {
       .equal('target_entity_id', filter.targetEntityId)
       .equal('action_user_id', filter.userId)
       .among('feature_type', filter.featureTypes)
-      .among('action_type', filter.actionTypes)
+      .among('action_type', eachType ? undefined : actionTypes)
       .among('id', filter.activityIds);
     if (after) where.add(`(timestamp, id) ${order === 'desc' ? '<' : '>'} (:afterTimestamp, :afterId)`, { afterTimestamp: after[0], afterId: after[1] });
     const direction = order === 'desc' ? 'DESC' : 'ASC';
+    const orderBy = `${filter.activityIds ? sortedOnceRead('timestamp') : 'timestamp'} ${direction}, id ${direction}`;
     const { rows, cut } = await this.sql.rowsWithinBytes<ActivityRow>({
       select: ROW_COLUMNS,
-      from: `activity WHERE ${where}`,
-      orderBy: `${filter.activityIds ? sortedOnceRead('timestamp') : 'timestamp'} ${direction}, id ${direction}`,
+      from: eachType ? newestOfEachType(where, orderBy, actionTypes) : `activity WHERE ${where}`,
+      orderBy,
       size: 'LENGTH(body)',
-      parameters: where.parameters,
+      parameters: eachType
+        ? { ...where.parameters, ...Object.fromEntries(actionTypes.map((type, i) => [`listedType${i}`, type])), eachLimit: limit }
+        : where.parameters,
       limit,
       maxBytes: PAGE_BYTES,
     });
@@ -365,4 +371,21 @@ export function rowJson(apiKeyId: string, organizationId: string, row: ActivityR
   const target = row.target_entity_id !== null ? `"targetEntityId":${JSON.stringify(row.target_entity_id)},` : '';
   const metadata = `{"apiKey":${JSON.stringify(apiKeyId)},"documentId":${JSON.stringify(row.document_id)},"organizationId":${JSON.stringify(organizationId)}}`;
   return `{"id":${JSON.stringify(row.id)},"featureType":${JSON.stringify(row.feature_type)},"actionType":${JSON.stringify(row.action_type)},${target}${row.body.slice(1, -1)},"metadata":${metadata},"timestamp":${Number(row.timestamp)}}`;
+}
+
+/** The most action types a page reads one by one (`newestOfEachType`); a longer list is one filter. */
+const MAX_MERGED_TYPES = 16;
+
+/**
+ * A page of several action types' records, read one type at a time: each type's first
+ * `:eachLimit` records of the page (`activity_action_idx` gives them in order), merged. As one
+ * filter (`action_type IN (...)`), the page would walk the organization's log testing each
+ * record, or sort every record of the types; this way it reads at most its size per type.
+ */
+function newestOfEachType(where: Conditions, orderBy: string, actionTypes: string[]): string {
+  const each = actionTypes.map(
+    (_, i) =>
+      `SELECT * FROM (SELECT ${ROW_COLUMNS} FROM activity WHERE ${where} AND action_type = :listedType${i} ORDER BY ${orderBy} LIMIT :eachLimit) listed${i}`,
+  );
+  return `(${each.join(' UNION ALL ')}) listed`;
 }
