@@ -3,7 +3,7 @@ import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../
 import type { EntityManager } from 'typeorm';
 import { Observers } from '../common/observers.js';
 import { PAGE_BYTES } from '../common/paging.js';
-import { Conditions, namingFilter, sortedOnceRead, Sql } from '../database/sql.js';
+import { Conditions, MAX_VALUES_READ_APART, namingFilter, pageOfEach, sortedOnceRead, Sql } from '../database/sql.js';
 import { addsImmutableRecords, keepsCommentEvent } from '../workspace/key-configs.js';
 import { ApiKeyStore } from '../workspace/api-key-store.js';
 import type { FeatureType } from './feature-types.js';
@@ -220,9 +220,9 @@ export class ActivityStore implements DocumentMoveObserver, OnModuleInit {
     after: [timestamp: number, id: string] | undefined,
     limit: number,
   ): Promise<{ records: ActivityJson[]; cut: boolean }> {
-    // Each action type once: read one by one, a type listed twice would give its records twice.
+    // Several action types are read one by one (`pageOfEach`).
     const actionTypes = filter.actionTypes && [...new Set(filter.actionTypes)];
-    const eachType = filter.activityIds === undefined && actionTypes !== undefined && actionTypes.length > 1 && actionTypes.length <= MAX_MERGED_TYPES;
+    const eachType = filter.activityIds === undefined && actionTypes !== undefined && actionTypes.length > 1 && actionTypes.length <= MAX_VALUES_READ_APART;
     const where = new Conditions()
       .equal('api_key_id', apiKeyId)
       .equal('organization_id', organizationId)
@@ -235,14 +235,14 @@ export class ActivityStore implements DocumentMoveObserver, OnModuleInit {
     if (after) where.add(`(timestamp, id) ${order === 'desc' ? '<' : '>'} (:afterTimestamp, :afterId)`, { afterTimestamp: after[0], afterId: after[1] });
     const direction = order === 'desc' ? 'DESC' : 'ASC';
     const orderBy = `${filter.activityIds ? sortedOnceRead('timestamp') : 'timestamp'} ${direction}, id ${direction}`;
+    const read = eachType
+      ? pageOfEach({ columns: ROW_COLUMNS, table: 'activity', where, column: 'action_type', values: actionTypes, orderBy, limit })
+      : { from: `activity WHERE ${where}`, parameters: where.parameters };
     const { rows, cut } = await this.sql.rowsWithinBytes<ActivityRow>({
       select: ROW_COLUMNS,
-      from: eachType ? newestOfEachType(where, orderBy, actionTypes) : `activity WHERE ${where}`,
+      ...read,
       orderBy,
       size: 'LENGTH(body)',
-      parameters: eachType
-        ? { ...where.parameters, ...Object.fromEntries(actionTypes.map((type, i) => [`listedType${i}`, type])), eachLimit: limit }
-        : where.parameters,
       limit,
       maxBytes: PAGE_BYTES,
     });
@@ -371,21 +371,4 @@ export function rowJson(apiKeyId: string, organizationId: string, row: ActivityR
   const target = row.target_entity_id !== null ? `"targetEntityId":${JSON.stringify(row.target_entity_id)},` : '';
   const metadata = `{"apiKey":${JSON.stringify(apiKeyId)},"documentId":${JSON.stringify(row.document_id)},"organizationId":${JSON.stringify(organizationId)}}`;
   return `{"id":${JSON.stringify(row.id)},"featureType":${JSON.stringify(row.feature_type)},"actionType":${JSON.stringify(row.action_type)},${target}${row.body.slice(1, -1)},"metadata":${metadata},"timestamp":${Number(row.timestamp)}}`;
-}
-
-/** The most action types a page reads one by one (`newestOfEachType`); a longer list is one filter. */
-const MAX_MERGED_TYPES = 16;
-
-/**
- * A page of several action types' records, read one type at a time: each type's first
- * `:eachLimit` records of the page (`activity_action_idx` gives them in order), merged. As one
- * filter (`action_type IN (...)`), the page would walk the organization's log testing each
- * record, or sort every record of the types; this way it reads at most its size per type.
- */
-function newestOfEachType(where: Conditions, orderBy: string, actionTypes: string[]): string {
-  const each = actionTypes.map(
-    (_, i) =>
-      `SELECT * FROM (SELECT ${ROW_COLUMNS} FROM activity WHERE ${where} AND action_type = :listedType${i} ORDER BY ${orderBy} LIMIT :eachLimit) listed${i}`,
-  );
-  return `(${each.join(' UNION ALL ')}) listed`;
 }

@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { PAGE_BYTES } from '../common/paging.js';
-import { Conditions, namingFilter, Sql, type Parameters } from '../database/sql.js';
+import { Conditions, MAX_VALUES_READ_APART, namingFilter, pageOfEach, Sql, type Parameters } from '../database/sql.js';
 import { mentionsOf, type Annotation, type Comment, type Thread } from './threads.js';
 import { chunksOf, groupBy } from '../common/collections.js';
 import { DirectoryDeletes, type DeletedPlaces, type DirectoryObserver } from '../directory/directory-deletes.js';
@@ -389,23 +389,26 @@ export class CommentStore implements DirectoryObserver, DocumentMoveObserver, On
     after: [number, string] | undefined,
     limit: number,
   ): Promise<{ threads: Thread[]; cut: boolean; partial: Map<string, [createdAt: number, commentId: number]> }> {
-    // Each document once: read one by one, a document listed twice would give its threads twice.
-    const listed = filter.documentIds && [...new Set(filter.documentIds)];
-    const eachDocument = listed !== undefined && listed.length > 1 && listed.length <= MAX_MERGED_DOCUMENTS;
-    const where = this.where(apiKeyId, organizationId, eachDocument ? { ...filter, documentIds: undefined } : filter);
+    // Several documents (a list, or a folder's) are read one by one (`pageOfEach`).
+    const documentIds = filter.documentIds && [...new Set(filter.documentIds)];
+    const eachDocument = documentIds !== undefined && documentIds.length > 1 && documentIds.length <= MAX_VALUES_READ_APART;
+    const where = this.where(apiKeyId, organizationId, { ...filter, documentIds: eachDocument ? undefined : documentIds });
     if (after)
       where.add(`(last_updated, annotation_id) ${order === 'desc' ? '<' : '>'} (:afterUpdated, :afterId)`, { afterUpdated: after[0], afterId: after[1] });
     const direction = order === 'desc' ? 'DESC' : 'ASC';
     const orderBy = `last_updated ${direction}, annotation_id ${direction}`;
-    const found = await this.sql.rowsWithinBytes<BodyRow>({
-      select: 'body',
-      from: eachDocument ? newestOfEachDocument(where, orderBy, listed) : `comment_annotation WHERE ${where}`,
-      orderBy,
-      size: 'LENGTH(body)',
-      parameters: eachDocument ? { ...where.parameters, ...listedParameters(listed), eachLimit: limit } : where.parameters,
-      limit,
-      maxBytes: PAGE_BYTES,
-    });
+    const read = eachDocument
+      ? pageOfEach({
+          columns: 'body, last_updated, annotation_id',
+          table: 'comment_annotation',
+          where,
+          column: 'document_id',
+          values: documentIds,
+          orderBy,
+          limit,
+        })
+      : { from: `comment_annotation WHERE ${where}`, parameters: where.parameters };
+    const found = await this.sql.rowsWithinBytes<BodyRow>({ select: 'body', ...read, orderBy, size: 'LENGTH(body)', limit, maxBytes: PAGE_BYTES });
     // The threads' comments count too: the page ends at the thread whose comments pass the budget.
     // Summed for the page's threads only (grouped, from the comments' rows), after the page is
     // chosen: a sum per thread inside the page query ran for every thread matching the filters.
@@ -608,28 +611,6 @@ export class CommentStore implements DirectoryObserver, DocumentMoveObserver, On
     for (const row of rows) byKey.get(`${row.organization_id}\u0000${row.annotation_id}`)?.comments.push(JSON.parse(row.body) as Comment);
     return threads;
   }
-}
-
-/** The most documents a page reads one by one (`newestOfEachDocument`); a longer list is one filter. */
-const MAX_MERGED_DOCUMENTS = 16;
-
-/**
- * A page of several documents' threads, read one document at a time: each document's first
- * `:eachLimit` threads of the page (its index gives them in order), merged. As one filter
- * (`document_id IN (...)`), SQLite, which keeps no statistics here, walked the organization's
- * threads in page order testing each against the list: 40 ms for two documents at 100k threads.
- * This way a page reads at most its size per document, however large the organization.
- */
-function newestOfEachDocument(where: Conditions, orderBy: string, documentIds: string[]): string {
-  const each = documentIds.map(
-    (_, i) =>
-      `SELECT * FROM (SELECT body, last_updated, annotation_id FROM comment_annotation WHERE ${where} AND document_id = :listedDocument${i} ORDER BY ${orderBy} LIMIT :eachLimit) listed${i}`,
-  );
-  return `(${each.join(' UNION ALL ')}) listed`;
-}
-
-function listedParameters(documentIds: string[]): Parameters {
-  return Object.fromEntries(documentIds.map((id, i) => [`listedDocument${i}`, id]));
 }
 
 /** `comment_id IN (...)` when ids are given (comment ids are numbers, which `Conditions.among` does not take). */
