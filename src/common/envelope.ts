@@ -54,9 +54,14 @@ export class JsonText {
     return this;
   }
 
-  /** Everything appended, encoded, in order. */
+  /**
+   * Everything appended, encoded, in order. The text appended last is encoded here once and kept:
+   * an answer holding the same `JsonText` twice (judgments' `data` and `results`) encodes it once.
+   */
   parts(): Buffer[] {
-    return this.pending ? [...this.chunks, Buffer.from(this.pending)] : this.chunks;
+    if (this.pending) this.chunks.push(Buffer.from(this.pending));
+    this.pending = '';
+    return this.chunks;
   }
 }
 
