@@ -3,7 +3,7 @@ import { DocumentMoves, type DocumentMove, type DocumentMoveObserver } from '../
 import type { EntityManager } from 'typeorm';
 import { Observers } from '../common/observers.js';
 import { PAGE_BYTES } from '../common/paging.js';
-import { Conditions, MAX_VALUES_READ_APART, namingFilter, pageOfEach, sortedOnceRead, Sql } from '../database/sql.js';
+import { Conditions, namingFilter, pageOfEach, sortedOnceRead, Sql, valuesReadApart } from '../database/sql.js';
 import { addsImmutableRecords, keepsCommentEvent } from '../workspace/key-configs.js';
 import { ApiKeyStore } from '../workspace/api-key-store.js';
 import type { FeatureType } from './feature-types.js';
@@ -221,8 +221,8 @@ export class ActivityStore implements DocumentMoveObserver, OnModuleInit {
     limit: number,
   ): Promise<{ records: ActivityJson[]; cut: boolean }> {
     // Several action types are read one by one (`pageOfEach`).
-    const actionTypes = filter.actionTypes && [...new Set(filter.actionTypes)];
-    const eachType = filter.activityIds === undefined && actionTypes !== undefined && actionTypes.length > 1 && actionTypes.length <= MAX_VALUES_READ_APART;
+    // (Listed activityIds are looked up by key instead: see `sortedOnceRead`.)
+    const typesApart = filter.activityIds === undefined ? valuesReadApart(filter.actionTypes) : undefined;
     const where = new Conditions()
       .equal('api_key_id', apiKeyId)
       .equal('organization_id', organizationId)
@@ -230,13 +230,13 @@ export class ActivityStore implements DocumentMoveObserver, OnModuleInit {
       .equal('target_entity_id', filter.targetEntityId)
       .equal('action_user_id', filter.userId)
       .among('feature_type', filter.featureTypes)
-      .among('action_type', eachType ? undefined : actionTypes)
+      .among('action_type', typesApart ? undefined : filter.actionTypes)
       .among('id', filter.activityIds);
     if (after) where.add(`(timestamp, id) ${order === 'desc' ? '<' : '>'} (:afterTimestamp, :afterId)`, { afterTimestamp: after[0], afterId: after[1] });
     const direction = order === 'desc' ? 'DESC' : 'ASC';
     const orderBy = `${filter.activityIds ? sortedOnceRead('timestamp') : 'timestamp'} ${direction}, id ${direction}`;
-    const read = eachType
-      ? pageOfEach({ columns: ROW_COLUMNS, table: 'activity', where, column: 'action_type', values: actionTypes, orderBy, limit })
+    const read = typesApart
+      ? pageOfEach({ columns: ROW_COLUMNS, table: 'activity', where, column: 'action_type', values: typesApart, orderBy, limit })
       : { from: `activity WHERE ${where}`, parameters: where.parameters };
     const { rows, cut } = await this.sql.rowsWithinBytes<ActivityRow>({
       select: ROW_COLUMNS,

@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { PAGE_BYTES } from '../common/paging.js';
-import { Conditions, MAX_VALUES_READ_APART, namingFilter, pageOfEach, Sql, type Parameters } from '../database/sql.js';
+import { Conditions, namingFilter, pageOfEach, Sql, valuesReadApart, type Parameters } from '../database/sql.js';
 import { mentionsOf, type Annotation, type Comment, type Thread } from './threads.js';
 import { chunksOf, groupBy } from '../common/collections.js';
 import { DirectoryDeletes, type DeletedPlaces, type DirectoryObserver } from '../directory/directory-deletes.js';
@@ -390,20 +390,19 @@ export class CommentStore implements DirectoryObserver, DocumentMoveObserver, On
     limit: number,
   ): Promise<{ threads: Thread[]; cut: boolean; partial: Map<string, [createdAt: number, commentId: number]> }> {
     // Several documents (a list, or a folder's) are read one by one (`pageOfEach`).
-    const documentIds = filter.documentIds && [...new Set(filter.documentIds)];
-    const eachDocument = documentIds !== undefined && documentIds.length > 1 && documentIds.length <= MAX_VALUES_READ_APART;
-    const where = this.where(apiKeyId, organizationId, { ...filter, documentIds: eachDocument ? undefined : documentIds });
+    const documentsApart = valuesReadApart(filter.documentIds);
+    const where = this.where(apiKeyId, organizationId, documentsApart ? { ...filter, documentIds: undefined } : filter);
     if (after)
       where.add(`(last_updated, annotation_id) ${order === 'desc' ? '<' : '>'} (:afterUpdated, :afterId)`, { afterUpdated: after[0], afterId: after[1] });
     const direction = order === 'desc' ? 'DESC' : 'ASC';
     const orderBy = `last_updated ${direction}, annotation_id ${direction}`;
-    const read = eachDocument
+    const read = documentsApart
       ? pageOfEach({
           columns: 'body, last_updated, annotation_id',
           table: 'comment_annotation',
           where,
           column: 'document_id',
-          values: documentIds,
+          values: documentsApart,
           orderBy,
           limit,
         })

@@ -500,7 +500,18 @@ export function sortedOnceRead(numericColumn: string): string {
 }
 
 /** The most values `pageOfEach` reads one by one; a longer list stays one filter (`IN`). */
-export const MAX_VALUES_READ_APART = 16;
+const MAX_VALUES_READ_APART = 16;
+
+/**
+ * The list's values, each once, when a page should read them one by one (`pageOfEach`): two to
+ * `MAX_VALUES_READ_APART` of them. Undefined otherwise: no list, one value (an equality the index
+ * serves as it is), or a longer list, which stays one filter.
+ */
+export function valuesReadApart(values: readonly string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  const distinct = [...new Set(values)];
+  return distinct.length > 1 && distinct.length <= MAX_VALUES_READ_APART ? distinct : undefined;
+}
 
 /**
  * The `FROM` of a page filtered on a list of values of one column (documents, action types),
@@ -509,8 +520,8 @@ export const MAX_VALUES_READ_APART = 16;
  * which keeps no statistics here, walked every row of the organization in page order testing
  * each against the list (31–58 ms at 100k rows for values of a few), and sorting every row of
  * the values is no answer either: one value may hold most of the rows. This way a page reads at
- * most its size per value. `where` holds the other conditions; the values come deduplicated by
- * the caller (a value listed twice would give its rows twice).
+ * most its size per value. `where` holds the other conditions; the values are distinct
+ * (`valuesReadApart`: a value listed twice would give its rows twice).
  */
 export function pageOfEach(query: {
   columns: string;
