@@ -2,6 +2,7 @@ import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { EmbeddedReads } from './embedded-reads.js';
+import { allRows, type EmbeddedStatement, iterateRows } from './embedded-rows.js';
 import { MAX_KEPT_LIST_ITEMS, StatementCache } from './statement-cache.js';
 import { inUnitOfWork, unitManager } from './unit-of-work.js';
 
@@ -44,14 +45,6 @@ interface PreparedText {
    * item (-1 for a scalar). Packed, a kept translation costs 8 bytes per placeholder.
    */
   slots: Int32Array;
-}
-
-/** A synchronous prepared statement of the embedded driver (better-sqlite3). */
-interface EmbeddedStatement {
-  readonly reader: boolean;
-  all(...values: unknown[]): unknown[];
-  iterate(...values: unknown[]): IterableIterator<unknown>;
-  run(...values: unknown[]): { changes: number };
 }
 
 /** What `Sql` uses of node-postgres's client and pool: a statement, named or not, and its rows. */
@@ -112,8 +105,8 @@ export class Sql implements OnApplicationShutdown {
   async rows<T>(sql: string, parameters: Parameters): Promise<T[]> {
     const { text, values, kept, prepared } = this.bind(sql, parameters);
     if (this.embedded) {
-      if (this.reads && !inUnitOfWork()) return this.logged(text, values, this.reads.prepared<EmbeddedStatement>(text, kept)).all(...values) as T[];
-      return this.cached(text, values, kept).all(...values) as T[];
+      if (this.reads && !inUnitOfWork()) return allRows<T>(this.logged(text, values, this.reads.prepared<EmbeddedStatement>(text, kept)), values);
+      return allRows<T>(this.cached(text, values, kept), values);
     }
     // Inside a unit of work, on its own connection: a second one from the pool, asked for while
     // the unit holds the first, could wait forever once concurrent units hold them all.
@@ -156,7 +149,7 @@ export class Sql implements OnApplicationShutdown {
       const rows: T[] = [];
       let before = 0;
       // Leaving the loop early ends the statement's stepping (the iterator's return).
-      for (const row of statement.iterate(...values) as Iterable<T & { page_row_bytes: number }>) {
+      for (const row of iterateRows<T & { page_row_bytes: number }>(statement, values)) {
         if (rows.length && before >= maxBytes) return { rows, cut: true };
         before += row.page_row_bytes;
         rows.push(row);
@@ -199,7 +192,7 @@ export class Sql implements OnApplicationShutdown {
     const { text, values, kept, prepared } = this.bind(sql, parameters);
     if (this.embedded) {
       const statement = this.cached(text, values, kept);
-      if (statement.reader) return statement.all(...values) as T[];
+      if (statement.reader) return allRows<T>(statement, values);
       statement.run(...values);
       return [];
     }

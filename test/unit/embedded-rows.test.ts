@@ -1,0 +1,59 @@
+// @testScope once: rows of the embedded driver read as arrays and built into objects, on a SQLite file of its own, whatever the run's engine; no HTTP.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { allRows, type EmbeddedStatement, iterateRows } from '../../src/database/embedded-rows.js';
+import { SqliteDatabase } from '../../src/database/sqlite-driver.js';
+
+describe('embedded rows (allRows, iterateRows)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'embedded-rows-'));
+  const db = new SqliteDatabase(join(dir, 'rows.sqlite'));
+  after(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  db.exec(`CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL, data BLOB, note TEXT);
+    INSERT INTO t VALUES (1, 'one', 1.5, x'0102', NULL), (2, 'two', -2, NULL, 'é ✓'), (3, 'three', 0, x'', 'x');`);
+  const prepare = (text: string) => db.prepare(text) as unknown as EmbeddedStatement;
+  /** Whether the statement answers objects, as TypeORM's reads of the same statement expect. */
+  const inObjectMode = (statement: EmbeddedStatement) => !Array.isArray(statement.all(1)[0]);
+
+  it('answers what the driver’s own objects hold, value for value and type for type', () => {
+    const statement = prepare('SELECT id, name, score, data, note FROM t WHERE id >= ? ORDER BY id');
+    const expected = statement.all(1);
+    const rows = allRows<Record<string, unknown>>(statement, [1]);
+    assert.deepEqual(rows, expected);
+    assert.deepEqual(Object.keys(rows[0]!), ['id', 'name', 'score', 'data', 'note']);
+    assert.ok(Buffer.isBuffer(rows[0]!.data));
+    assert.equal(rows[1]!.note, 'é ✓');
+    assert.deepEqual(allRows(statement, [4]), []);
+    // Names the driver answers: expressions, quoted names, and a repeated name (the later wins).
+    const odd = prepare(`SELECT id AS "we""ird name", id + 1, 'a' AS dup, 'b' AS dup FROM t WHERE id = ?`);
+    assert.deepEqual(allRows(odd, [1]), odd.all(1));
+    assert.deepEqual(allRows(odd, [1]), [{ 'we"ird name': 1, 'id + 1': 2, dup: 'b' }]);
+  });
+
+  it('leaves the statement answering objects, after rows, an early stop and an error', () => {
+    const statement = prepare('SELECT id, name FROM t WHERE id >= ? ORDER BY id');
+    allRows(statement, [1]);
+    assert.ok(inObjectMode(statement), 'after allRows');
+    const all = [...iterateRows<{ id: number; name: string }>(statement, [1])];
+    assert.deepEqual(all, statement.all(1));
+    assert.ok(inObjectMode(statement), 'after a whole iteration');
+    const firstOnly: unknown[] = [];
+    for (const row of iterateRows(statement, [1])) {
+      firstOnly.push(row);
+      break;
+    }
+    assert.deepEqual(firstOnly, [{ id: 1, name: 'one' }]);
+    assert.ok(inObjectMode(statement), 'after an early stop');
+    assert.throws(() => {
+      for (const row of iterateRows(statement, [1])) throw new Error(`stop at ${JSON.stringify(row)}`);
+    }, /stop at/);
+    assert.ok(inObjectMode(statement), 'after an error in the loop');
+    assert.throws(() => allRows(statement, ['a', 'b']), /parameters|bind|Too many/i);
+    assert.ok(inObjectMode(statement), 'after the driver refused the values');
+  });
+});
