@@ -3,7 +3,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from './helpers/app.js';
 import { launchChromium } from './helpers/browser.js';
-import { EXAMPLE_FILE, type ExampleDocument, type ExampleTransport, mailedToken, runExamplesInOrder } from './helpers/openapi-example-run.js';
+import {
+  EXAMPLE_FILE,
+  EXAMPLES_MASTER_KEY,
+  type ExampleDocument,
+  type ExampleTransport,
+  mailedToken,
+  runExamplesInOrder,
+} from './helpers/openapi-example-run.js';
 import { SmtpReceiver } from './helpers/smtp-receiver.js';
 import { createKey } from './factories/workspace.js';
 
@@ -13,7 +20,7 @@ describe("the OpenAPI document's examples in Swagger UI", () => {
 
   before(async () => {
     smtp = await new SmtpReceiver().start();
-    app = await startApp({ SMTP_URL: smtp.url });
+    app = await startApp({ SMTP_URL: smtp.url, MASTER_KEY: EXAMPLES_MASTER_KEY });
   });
   after(async () => {
     await app.close();

@@ -10,6 +10,7 @@ import { LIMIT_MESSAGE } from '../src/common/rate-limit/rate-limit.guard.js';
 import {
   documentOperations,
   EXAMPLE_FILE,
+  EXAMPLES_MASTER_KEY,
   type ExampleDocument,
   type ExampleOperation,
   type ExampleTransport,
@@ -31,7 +32,7 @@ describe("the OpenAPI document's request examples", () => {
 
   before(async () => {
     smtp = await new SmtpReceiver().start();
-    app = await startApp({ SMTP_URL: smtp.url });
+    app = await startApp({ SMTP_URL: smtp.url, MASTER_KEY: EXAMPLES_MASTER_KEY });
     key = await createKey(app);
     document = JSON.parse((await app.get('/docs/openapi.json')).text);
   });

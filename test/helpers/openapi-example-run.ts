@@ -39,6 +39,14 @@ export async function mailedToken(app: TestApp, smtp: SmtpReceiver, document: Ex
 }
 
 /** A multipart file the run attaches where a request takes one (`format: binary`): no example can hold a file. */
+/**
+ * The master key of apps that run the document's examples. The examples name fixed owner
+ * e-mails, so on PostgreSQL (one database for the run's files) a login link's verify answers
+ * the workspaces every such file made: their secrets must open with this app's key, as those
+ * of instances sharing a database do.
+ */
+export const EXAMPLES_MASTER_KEY = Buffer.alloc(32, 'examples').toString('base64');
+
 export const EXAMPLE_FILE = { name: 'launch-notes.txt', type: 'text/plain', text: 'Launch checklist: QA sign-off, release notes, announcement.' };
 
 /** One request of the run, as the document and the earlier answers make it. */
