@@ -1,9 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { CoreModule } from './common/core.module.js';
 import { ApiExceptionFilter } from './common/filters/api-exception.filter.js';
 import { CredentialsGuard } from './common/guards/credentials.guard.js';
-import { SuccessEnvelopeInterceptor } from './common/interceptors/success-envelope.interceptor.js';
 import { LoggingModule } from './common/logging.module.js';
 import { RateLimitGuard } from './common/rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
@@ -62,7 +61,6 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
-        { provide: APP_INTERCEPTOR, useClass: SuccessEnvelopeInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         // Order matters: credentials first, so rate limits can track the authenticated principal.
         { provide: APP_GUARD, useClass: CredentialsGuard },

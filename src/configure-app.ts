@@ -6,6 +6,7 @@ import { PinoNestLogger, ROOT_LOGGER } from './common/logging.module.js';
 import { AppConfig } from './config/app-config.js';
 import { CONSOLE_CSRF_HEADER, CONSOLE_SESSION_COOKIE } from './common/guards/credentials.guard.js';
 import { Metrics } from './common/metrics.js';
+import { OperationAnswers } from './common/answers/operation-answers.js';
 import { declareIdempotencyKey } from './common/idempotency.js';
 import { referencedModels, withBodyLimit } from './common/openapi-responses.js';
 import { operationIdOf, withRequestExamples } from './common/openapi-examples.js';
@@ -17,7 +18,7 @@ import { operationIdOf, withRequestExamples } from './common/openapi-examples.js
 export function configureApp(app: INestApplication, http: HttpPipeline): AppConfig {
   const config = app.get(AppConfig);
   app.useLogger(app.get(PinoNestLogger));
-  http.install(app, { config, logger: app.get<Pino>(ROOT_LOGGER), metrics: app.get(Metrics) });
+  http.install(app, { config, logger: app.get<Pino>(ROOT_LOGGER), metrics: app.get(Metrics), answers: app.get(OperationAnswers) });
   // Tags start collapsed: Swagger UI, asked to list all ~150 operations at once, rendered only
   // the first few (seen in Chromium); a tag opened on a click renders whole.
   SwaggerModule.setup('docs', app, () => openApiDocument(app, config), { jsonDocumentUrl: 'docs/openapi.json', swaggerOptions: { docExpansion: 'none' } });

@@ -1,5 +1,6 @@
 import { Controller, Get, HttpCode, Put, Query, Req, SetMetadata, StreamableFile } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
+import { Answered } from '../common/answers/operation-answers.js';
 import { Auth, Operation, OPERATION_METADATA, type OperationOptions } from '../common/decorators/operation.decorator.js';
 import { ApiKeyPrincipal } from '../common/decorators/principal.decorator.js';
 import { RequestData } from '../common/decorators/request-data.decorator.js';
@@ -88,13 +89,14 @@ export class AttachmentsController {
   /**
    * A pre-signed upload's PUT: the sealed token is the credential; the raw body (left unread by
    * both JSON pipelines, `isStreamedBody`) is streamed to the store. Answered in the success
-   * envelope as the multipart add is (the operation metadata gives the message), outside the
+   * envelope as the multipart add is (`Answered`; the operation metadata gives the guards its level), outside the
    * OpenAPI document as the download link is: clients get its URL from `presign`.
    */
   @Put(UPLOAD_PATH.slice(1))
   @HttpCode(200)
   @Auth('public')
   @SetMetadata(OPERATION_METADATA, { auth: 'public', message: ADDED, response: AttachmentAddedResult } satisfies OperationOptions)
+  @Answered({ message: ADDED })
   @ApiExcludeEndpoint()
   put(@Query('token') token: unknown, @Req() request: AdapterRequest): Promise<AttachmentLink> {
     return this.attachments.putUpload(typeof token === 'string' ? token : '', request.raw ?? request, this.baseUrl(request));

@@ -1,5 +1,4 @@
-import { type ExecutionContext, Injectable, Logger } from '@nestjs/common';
-import { catchError, concatMap, from, type Observable, of } from 'rxjs';
+import { Injectable, Logger } from '@nestjs/common';
 import { type ErrorEnvelope, errorEnvelope } from '../envelope.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 import { answerableError } from '../filters/api-exception.filter.js';
@@ -24,7 +23,8 @@ import { Secrets } from '../secrets.js';
  */
 const RELEASED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['RESOURCE_EXHAUSTED', 'ABORTED', 'INTERNAL', 'UNAVAILABLE']);
 
-interface ResponseHeaders {
+/** What answers need of a response: setting a header (Fastify's reply and Express's response both have it). */
+export interface ResponseHeaders {
   header(name: string, value: string): unknown;
 }
 
@@ -39,11 +39,11 @@ interface ResponseHeaders {
  * bodies that could not be read as JSON (multipart uploads, malformed or oversized bodies), run as
  * if the key were absent: nothing is kept for them.
  *
- * The success envelope's interceptor hands it an operation's whole answer only when the request
- * carries the header (one interceptor for every request, not two), so it keeps the very answer
- * the client gets; it runs after the guards, so the caller's scope is known and rate-limited
- * requests never reach it. Adapter-neutral: it reads the request's common fields and answers
- * through Nest (a returned body, or an error for the exception filter).
+ * `OperationAnswers` hands it an operation's whole enveloped answer only when the request
+ * carries the header, so it keeps the very answer the client gets; the handler runs after the
+ * guards, so the caller's scope is known and rate-limited requests never reach it.
+ * Adapter-neutral: it reads the request's common fields and answers through Nest (a returned
+ * body, or an error for the exception filter).
  */
 @Injectable()
 export class IdempotentAnswers {
@@ -55,8 +55,7 @@ export class IdempotentAnswers {
   ) {}
 
   /** `answer()`, the operation's enveloped answer, at most once per key (see above); the request carries `Idempotency-Key`. */
-  around(context: ExecutionContext, answer: () => Observable<unknown>): Observable<unknown> {
-    const request = context.switchToHttp().getRequest<ServiceRequest>();
+  async around(request: ServiceRequest, response: ResponseHeaders, answer: () => Promise<unknown>): Promise<unknown> {
     const sent = request.headers[IDEMPOTENCY_KEY_HEADER];
     if (sent === undefined || request.method !== 'POST') return answer();
     if (!isIdempotencyKey(sent)) throw new ApiError('INVALID_ARGUMENT', IDEMPOTENCY_KEY_PROBLEM);
@@ -65,31 +64,27 @@ export class IdempotentAnswers {
     const hashed = requestHashText(request.body);
     if (hashed === undefined) return answer();
     const ref: IdempotencyKeyRef = { scope, path: request.url.split('?', 1)[0]!, key: sent };
-    const response = context.switchToHttp().getResponse<ResponseHeaders>();
-    return from(this.store.claim(ref, this.secrets.lookupHash(hashed))).pipe(
-      concatMap((found) => {
-        switch (found.kind) {
-          case 'mismatch':
-            throw new ApiError('FAILED_PRECONDITION', IDEMPOTENCY_KEY_REUSED_MESSAGE);
-          case 'in-flight':
-            throw new ApiError('ABORTED', IDEMPOTENCY_KEY_IN_USE_MESSAGE, undefined, { retryAfterSeconds: 1 });
-          case 'replay':
-            response.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-            return of(replayed(found.answer, response));
-          case 'claimed':
-            return answer().pipe(
-              concatMap((body: unknown) => from(this.keep(ref, found.claim, { status: 200, body: answerText(body) }).then(() => body))),
-              catchError((error: unknown) =>
-                from(
-                  this.settle(ref, found.claim, error).then(() => {
-                    throw error;
-                  }),
-                ),
-              ),
-            );
+    const found = await this.store.claim(ref, this.secrets.lookupHash(hashed));
+    switch (found.kind) {
+      case 'mismatch':
+        throw new ApiError('FAILED_PRECONDITION', IDEMPOTENCY_KEY_REUSED_MESSAGE);
+      case 'in-flight':
+        throw new ApiError('ABORTED', IDEMPOTENCY_KEY_IN_USE_MESSAGE, undefined, { retryAfterSeconds: 1 });
+      case 'replay':
+        response.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+        return replayed(found.answer, response);
+      case 'claimed': {
+        let body: unknown;
+        try {
+          body = await answer();
+        } catch (error) {
+          await this.settle(ref, found.claim, error);
+          throw error;
         }
-      }),
-    );
+        await this.keep(ref, found.claim, { status: 200, body: answerText(body) });
+        return body;
+      }
+    }
   }
 
   /** Keeps an error's answer when the request caused it, else releases the key. */
@@ -117,7 +112,7 @@ export class IdempotentAnswers {
   }
 }
 
-/** An answer's body as sent: the envelope the success interceptor made, as JSON text. */
+/** An answer's body as sent: the envelope `OperationAnswers` made, as JSON text. */
 function answerText(body: unknown): string {
   return Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body);
 }

@@ -1,5 +1,6 @@
 import { applyDecorators, HttpCode, Post, SetMetadata, type Type } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
+import { Answered } from '../answers/operation-answers.js';
 import type { ApiError, ErrorCode } from '../errors.js';
 import type { ResultShape } from '../envelope.js';
 import { operationResponses, type SuccessResult } from '../openapi-responses.js';
@@ -139,7 +140,10 @@ export function Operation(path: string, options: OperationOptions): MethodDecora
     }),
   ];
   const documented = applyDecorators(...decorators);
+  const answered = Answered(options);
   return (target, key, descriptor) => {
+    // First: the metadata below goes on the handler that answers.
+    answered(target, key, descriptor);
     documented(target, key, descriptor);
     requestBody(target, key)?.(target, key, descriptor);
   };

@@ -6,12 +6,12 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { AppConfig } from '../../config/app-config.js';
 import { errorEnvelope } from '../envelope.js';
 import { UNAVAILABLE_MESSAGE } from '../filters/api-exception.filter.js';
-import type { ServiceRequest } from '../request-context.js';
+import type { AnswerableRequest } from '../answers/operation-answers.js';
 import type { HttpPipeline, PipelineDependencies } from './pipeline.js';
 import { answerClientError, KEEP_ALIVE_TIMEOUT_MS, recordCompletedRequest, REQUEST_TIMEOUT_MS, requestIdFor, trustNearest } from './request-basics.js';
 import { isStreamedBody, readServiceBody } from './request-body.js';
 
-type ExpressServiceRequest = Request & ServiceRequest;
+type ExpressServiceRequest = Request & AnswerableRequest;
 
 /**
  * The pipeline on Express (`HTTP_ADAPTER=express`), for deployments that need Express
@@ -58,6 +58,7 @@ export function expressPipeline(config: AppConfig): HttpPipeline {
         const request = incoming as ExpressServiceRequest;
         const started = performance.now();
         request.id = requestIdFor(request);
+        request.operationAnswers = dependencies.answers;
         response.setHeader('x-request-id', request.id);
         response.once('finish', () => {
           const route = (request.route as { path?: unknown } | undefined)?.path;

@@ -7,6 +7,7 @@ import { errorEnvelope } from '../envelope.js';
 import type { ApiError } from '../errors.js';
 import { UNAVAILABLE_MESSAGE } from '../filters/api-exception.filter.js';
 import type { ServiceRequest } from '../request-context.js';
+import type { AnswerableRequest } from '../answers/operation-answers.js';
 import type { HttpPipeline, PipelineDependencies } from './pipeline.js';
 import { answerClientError, KEEP_ALIVE_TIMEOUT_MS, recordCompletedRequest, REQUEST_TIMEOUT_MS, requestIdFor, trustNearest } from './request-basics.js';
 import { isStreamedBody, readServiceBody } from './request-body.js';
@@ -48,6 +49,7 @@ export function fastifyPipeline(config: AppConfig): HttpPipeline {
       });
       fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
         reply.header('x-request-id', request.id);
+        (request as unknown as AnswerableRequest).operationAnswers = dependencies.answers;
         if (closing) {
           reply.code(503).header('connection', 'close').send(errorEnvelope('UNAVAILABLE', UNAVAILABLE_MESSAGE));
           return;

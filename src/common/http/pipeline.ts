@@ -3,12 +3,15 @@ import type { AbstractHttpAdapter } from '@nestjs/core';
 import type { Logger as Pino } from 'pino';
 import type { AppConfig } from '../../config/app-config.js';
 import type { Metrics } from '../metrics.js';
+import type { OperationAnswers } from '../answers/operation-answers.js';
 
 /** What the request pipeline reports to: the service's logger and metrics. */
 export interface PipelineDependencies {
   readonly config: AppConfig;
   readonly logger: Pino;
   readonly metrics: Metrics;
+  /** Put on every request (`ServiceRequest.operationAnswers`): declared operations answer through it. */
+  readonly answers: OperationAnswers;
 }
 
 /**
