@@ -201,13 +201,16 @@ describe('Idempotency-Key', () => {
     } finally {
       organizations.add = original;
     }
-    // A validation error is the request's too.
+    // A request refused before its operation starts (its data fails validation) claims nothing,
+    // as with Stripe: a repeat is refused anew, the same way, and the key then serves a good body.
     const idem = randomUUID();
     const invalid = await send('/v2/organizations/add', { organizations: 'nope' }, key, idem);
     assert.equal(invalid.status, 400);
     const invalidAgain = await send('/v2/organizations/add', { organizations: 'nope' }, key, idem);
-    assert.equal(replayed(invalidAgain), 'true');
+    assert.equal(replayed(invalidAgain), undefined);
     assert.equal(invalidAgain.text, invalid.text);
+    expectSuccess(await send('/v2/organizations/add', body('org-after-invalid'), key, idem));
+    assert.equal(replayed(await send('/v2/organizations/add', body('org-after-invalid'), key, idem)), 'true');
   });
 
   it('an answer is kept for 24 hours, then the key runs again; expired rows are pruned', async () => {
