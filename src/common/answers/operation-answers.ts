@@ -4,16 +4,6 @@ import { IDEMPOTENCY_KEY_HEADER } from '../idempotency.js';
 import type { ServiceRequest } from '../request-context.js';
 import { IdempotentAnswers, type ResponseHeaders } from './idempotent-answers.js';
 
-/**
- * What an operation answers: its handler's result in the success envelope with the operation's
- * message; with an `Idempotency-Key`, through `IdempotentAnswers`, which keeps that very answer.
- *
- * Every operation's handler is wrapped in `answer` by its `Operation` declaration
- * (`Answered`), not by a Nest interceptor: a route with any interceptor runs Nest's
- * interceptor pipeline (rxjs: a deferred Observable, a ReplaySubject, AsyncResources), which cost
- * 14% of the cheapest operation's throughput (domains/get, 5,250 -> 6,080 requests/s, three
- * alternated pairs). A module may still add interceptors of its own to its routes.
- */
 /** What answering needs of an operation's declaration (`OperationOptions`). */
 export interface AnsweredOperation {
   /** The success `message`. */
@@ -24,6 +14,16 @@ export interface AnsweredOperation {
 /** A request as the HTTP pipeline hands it on: with the application's `OperationAnswers`. */
 export type AnswerableRequest = ServiceRequest & { operationAnswers?: OperationAnswers };
 
+/**
+ * What an operation answers: its handler's result in the success envelope with the operation's
+ * message; with an `Idempotency-Key`, through `IdempotentAnswers`, which keeps that very answer.
+ *
+ * Every operation's handler is wrapped in `answer` by its `Operation` declaration
+ * (`Answered`), not by a Nest interceptor: a route with any interceptor runs Nest's
+ * interceptor pipeline (rxjs: a deferred Observable, a ReplaySubject, AsyncResources), which cost
+ * 14% of the cheapest operation's throughput (domains/get, 5,250 -> 6,080 requests/s, three
+ * alternated pairs). A module may still add interceptors of its own to its routes.
+ */
 @Injectable()
 export class OperationAnswers {
   constructor(private readonly idempotent: IdempotentAnswers) {}
