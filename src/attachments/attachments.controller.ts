@@ -12,6 +12,8 @@ import { AttachmentAddedResult, AttachmentLinksResult, GetAttachmentsRequest, Pr
 import { CommentErrors } from '../comments/comments.errors.js';
 
 const ADDED = 'Attachment added successfully.';
+/** The pre-signed upload's PUT, declared for the guards and answered like an operation, outside the document. */
+const UPLOAD_OPERATION: OperationOptions = { auth: 'public', message: ADDED, response: AttachmentAddedResult };
 
 /** Files attached to comments (ours: upstream's REST API takes attachments' metadata only). */
 @ApiTags('comments')
@@ -89,14 +91,15 @@ export class AttachmentsController {
   /**
    * A pre-signed upload's PUT: the sealed token is the credential; the raw body (left unread by
    * both JSON pipelines, `isStreamedBody`) is streamed to the store. Answered in the success
-   * envelope as the multipart add is (`Answered`; the operation metadata gives the guards its level), outside the
-   * OpenAPI document as the download link is: clients get its URL from `presign`.
+   * envelope as the multipart add is (`Answered`; the guards read its level from the same
+   * operation metadata), outside the OpenAPI document as the download link is: clients get its
+   * URL from `presign`.
    */
   @Put(UPLOAD_PATH.slice(1))
   @HttpCode(200)
   @Auth('public')
-  @SetMetadata(OPERATION_METADATA, { auth: 'public', message: ADDED, response: AttachmentAddedResult } satisfies OperationOptions)
-  @Answered({ message: ADDED })
+  @SetMetadata(OPERATION_METADATA, UPLOAD_OPERATION)
+  @Answered(UPLOAD_OPERATION)
   @ApiExcludeEndpoint()
   put(@Query('token') token: unknown, @Req() request: AdapterRequest): Promise<AttachmentLink> {
     return this.attachments.putUpload(typeof token === 'string' ? token : '', request.raw ?? request, this.baseUrl(request));

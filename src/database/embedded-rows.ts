@@ -11,20 +11,29 @@ export interface EmbeddedStatement {
 
 type RowBuilder = (values: unknown[]) => Record<string, unknown>;
 
-const builders = new WeakMap<EmbeddedStatement, RowBuilder>();
+/** Builders by statement, and by column list: a statement with long lists is prepared anew for each read (`Sql`), and its columns' builder is made once. */
+const byStatement = new WeakMap<EmbeddedStatement, RowBuilder>();
+const byColumns = new Map<string, RowBuilder>();
 
 /**
  * The function making a statement's row object from its values: one object literal of its
  * columns, so every row of the statement has the same shape (a later column of a name wins, as
- * in the driver's own objects). Names are the statement's own, written as JSON strings.
+ * in the driver's own objects). Names are the statement's own, written as JSON strings. The
+ * column lists are those of the service's own statements: a set as fixed as their texts.
  */
 function builderOf(statement: EmbeddedStatement): RowBuilder {
-  let build = builders.get(statement);
+  let build = byStatement.get(statement);
   if (!build) {
-    const fields = statement.columns().map((column, i) => `${JSON.stringify(column.name)}: values[${i}]`);
-    // The text is the statement's column names, JSON-quoted.
-    build = new Function('values', `return { ${fields.join(', ')} };`) as RowBuilder;
-    builders.set(statement, build);
+    const names = statement.columns().map((column) => column.name);
+    const key = names.join('\u0000');
+    build = byColumns.get(key);
+    if (!build) {
+      const fields = names.map((name, i) => `${JSON.stringify(name)}: values[${i}]`);
+      // The text is the statement's column names, JSON-quoted.
+      build = new Function('values', `return { ${fields.join(', ')} };`) as RowBuilder;
+      byColumns.set(key, build);
+    }
+    byStatement.set(statement, build);
   }
   return build;
 }

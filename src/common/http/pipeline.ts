@@ -10,7 +10,7 @@ export interface PipelineDependencies {
   readonly config: AppConfig;
   readonly logger: Pino;
   readonly metrics: Metrics;
-  /** Put on every request (`ServiceRequest.operationAnswers`): declared operations answer through it. */
+  /** Put on every request (`AnswerableRequest.operationAnswers`): declared operations answer through it (`Answered`). */
   readonly answers: OperationAnswers;
 }
 
