@@ -10,7 +10,7 @@ import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
 import { DocumentStore } from '../directory/document-store.js';
 import { InboxStore } from '../inbox/inbox-store.js';
-import { CommentEvents, commentActivity, threadActivity, triggersOf, type Triggers } from './comment-events.js';
+import { asksAnything, CommentEvents, commentActivity, threadActivity, triggersOf, type Triggers } from './comment-events.js';
 import { CommentsService } from './comments.service.js';
 import { CommentStore, type ThreadFilter } from './comment-store.js';
 import {
@@ -67,6 +67,9 @@ export class CommentAnnotationsService {
     const outcomes: Record<string, AnnotationAdded> = {};
     let denied = false;
     const lastNumber = await this.numbersAhead(apiKeyId, request);
+    // With its numbers taken ahead and no event asked for, the unit only writes the threads'
+    // rows (`putThreads`, one statement, all or none): no transaction around it.
+    const oneStatement = lastNumber !== undefined && !request.commentAnnotations.some((a) => a.commentData.some((sent) => asksAnything(triggersOf(sent))));
     await this.transactions.run(async (manager) => {
       if (lastNumber === undefined) {
         await this.documents.requirePlace(manager, apiKeyId, request);
@@ -97,15 +100,16 @@ export class CommentAnnotationsService {
           existing,
         );
       else accepted.forEach(({ thread }, i) => (thread.annotationNumber = lastNumber - accepted.length + 1 + i));
-      await this.store.putAnnotations(
+      // An overwritten thread starts again: its comments (and their mentions) go first.
+      for (const { thread } of accepted)
+        if (existing.has(thread.annotationId)) await this.store.clearComments(manager, apiKeyId, organizationId, thread.annotationId);
+      await this.store.putThreads(
         manager,
         apiKeyId,
         accepted.map((a) => a.thread),
       );
       const events: { activity: () => Activity; triggers: Triggers }[] = [];
       for (const { input, thread } of accepted) {
-        if (existing.has(thread.annotationId)) await this.store.clearComments(manager, apiKeyId, organizationId, thread.annotationId);
-        await this.store.putComments(manager, apiKeyId, organizationId, thread.annotationId, thread.comments, { fresh: true });
         input.commentData.forEach((sent, c) => {
           const comment = thread.comments[c]!;
           const activity = () =>
@@ -132,7 +136,7 @@ export class CommentAnnotationsService {
         };
       }
       await this.events.publishEach(manager, apiKeyId, events);
-    });
+    }, undefined, { atomic: !oneStatement });
     if (denied) throw CommentErrors.usersDenied(outcomes);
     return outcomes;
   }

@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { PAGE_BYTES } from '../common/paging.js';
-import { Conditions, namingFilter, pageOfEach, Sql, valuesReadApart, type Parameters } from '../database/sql.js';
+import { Conditions, namingFilter, pageOfEach, Sql, valuesReadApart, type Insert, type Parameters } from '../database/sql.js';
 import { mentionsOf, type Annotation, type Comment, type Thread } from './threads.js';
 import { chunksOf, groupBy } from '../common/collections.js';
 import { DirectoryDeletes, type DeletedPlaces, type DirectoryObserver } from '../directory/directory-deletes.js';
@@ -123,32 +123,18 @@ export class CommentStore implements DirectoryObserver, DocumentMoveObserver, On
 
   /** Writes annotations (a new id is inserted, an existing one overwritten); their comments are written separately. */
   async putAnnotations(manager: EntityManager, apiKeyId: string, annotations: Annotation[]): Promise<void> {
-    await this.sql.insert(
-      manager,
-      'comment_annotation',
-      ANNOTATION_COLUMNS,
-      annotations.map((a) => [
-        apiKeyId,
-        a.organizationId,
-        a.annotationId,
-        a.documentId,
-        a.location?.id ?? null,
-        a.status.id,
-        a.status.type,
-        a.from.userId,
-        a.assignedTo?.userId ?? null,
-        a.resolvedByUserId ?? null,
-        a.type,
-        a.agent?.agentId ?? null,
-        a.agent?.agentSource ?? null,
-        a.agent?.executionId ?? null,
-        a.type === 'suggestion' ? (a.suggestion?.status ?? 'pending') : null,
-        a.createdAt,
-        a.lastUpdated,
-        annotationBody(a),
-      ]),
-      { target: ['api_key_id', 'organization_id', 'annotation_id'], update: ANNOTATION_COLUMNS.slice(3) },
-    );
+    await this.sql.insertAll(manager, [annotationRows(apiKeyId, annotations)]);
+  }
+
+  /**
+   * Writes whole threads whose comments are new (threads added, or overwritten after
+   * `clearComments`): annotations, comments and who each tags, in one statement on PostgreSQL.
+   */
+  async putThreads(manager: EntityManager, apiKeyId: string, threads: Thread[]): Promise<void> {
+    await this.sql.insertAll(manager, [
+      annotationRows(apiKeyId, threads),
+      ...commentRows(apiKeyId, threads),
+    ]);
   }
 
   /** Writes comments of one thread (an existing id is overwritten) and who each tags. */
@@ -168,15 +154,7 @@ export class CommentStore implements DirectoryObserver, DocumentMoveObserver, On
         'DELETE FROM comment_mention WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND annotation_id = :annotationId AND comment_id IN (:...commentIds)',
         { apiKeyId, organizationId, annotationId, commentIds: comments.map((c) => c.commentId) },
       );
-    await this.sql.insert(
-      manager,
-      'comment',
-      COMMENT_COLUMNS,
-      comments.map((c) => [apiKeyId, organizationId, annotationId, c.commentId, c.from.userId, c.createdAt, c.lastUpdated, JSON.stringify(c)]),
-      { target: ['api_key_id', 'organization_id', 'annotation_id', 'comment_id'], update: COMMENT_COLUMNS.slice(4) },
-    );
-    const mentions = comments.flatMap((c) => mentionsOf(c).map((userId) => [apiKeyId, organizationId, annotationId, c.commentId, userId]));
-    await this.sql.insert(manager, 'comment_mention', MENTION_COLUMNS, mentions);
+    await this.sql.insertAll(manager, commentRows(apiKeyId, [{ organizationId, annotationId, comments }]));
   }
 
   /**
@@ -632,4 +610,54 @@ function annotationOf(row: BodyRow): Annotation {
 function annotationBody(annotation: Annotation | Thread): string {
   const { comments: _comments, ...fields } = annotation as Partial<Thread>;
   return JSON.stringify(fields);
+}
+
+/** An insert of annotation rows (upserting: an existing id is overwritten). */
+function annotationRows(apiKeyId: string, annotations: Annotation[]): Insert {
+  return {
+    table: 'comment_annotation',
+    columns: ANNOTATION_COLUMNS,
+    rows: annotations.map((a) => [
+      apiKeyId,
+      a.organizationId,
+      a.annotationId,
+      a.documentId,
+      a.location?.id ?? null,
+      a.status.id,
+      a.status.type,
+      a.from.userId,
+      a.assignedTo?.userId ?? null,
+      a.resolvedByUserId ?? null,
+      a.type,
+      a.agent?.agentId ?? null,
+      a.agent?.agentSource ?? null,
+      a.agent?.executionId ?? null,
+      a.type === 'suggestion' ? (a.suggestion?.status ?? 'pending') : null,
+      a.createdAt,
+      a.lastUpdated,
+      annotationBody(a),
+    ]),
+    conflict: { target: ['api_key_id', 'organization_id', 'annotation_id'], update: ANNOTATION_COLUMNS.slice(3) },
+  };
+}
+
+/** The inserts of threads' comments (upserting) and of who each tags. */
+function commentRows(apiKeyId: string, threads: readonly { organizationId: string; annotationId: string; comments: Comment[] }[]): Insert[] {
+  return [
+    {
+      table: 'comment',
+      columns: COMMENT_COLUMNS,
+      rows: threads.flatMap(({ organizationId, annotationId, comments }) =>
+        comments.map((c) => [apiKeyId, organizationId, annotationId, c.commentId, c.from.userId, c.createdAt, c.lastUpdated, JSON.stringify(c)]),
+      ),
+      conflict: { target: ['api_key_id', 'organization_id', 'annotation_id', 'comment_id'], update: COMMENT_COLUMNS.slice(4) },
+    },
+    {
+      table: 'comment_mention',
+      columns: MENTION_COLUMNS,
+      rows: threads.flatMap(({ organizationId, annotationId, comments }) =>
+        comments.flatMap((c) => mentionsOf(c).map((userId) => [apiKeyId, organizationId, annotationId, c.commentId, userId])),
+      ),
+    },
+  ];
 }

@@ -17,6 +17,8 @@ type Scalar = string | number | boolean | null | Uint8Array;
 export const MAX_PREPARED_STATEMENTS = 500;
 export const MAX_PREPARED_LIST_ITEMS = 16;
 const MAX_PREPARED_ROWS = 16;
+/** PostgreSQL: at most this many values bound by one insert statement (its limit is 65,535). */
+const MAX_STATEMENT_VALUES = 10_000;
 export type Parameters = Record<string, Scalar | readonly Scalar[]>;
 
 /** The running sums `rowsWithinBytes` adds to each row. */
@@ -24,6 +26,15 @@ interface SizedRow {
   page_bytes_before: number | string;
   page_bytes_before_previous: number | string;
   page_position: number | string;
+}
+
+/** Rows for one table of `Sql.insertAll` (as `Sql.insert` takes them). */
+export interface Insert {
+  table: string;
+  columns: readonly string[];
+  rows: readonly (readonly Scalar[])[];
+  /** Upsert on these columns' conflict, setting `update` from the row sent. */
+  conflict?: { target: readonly string[]; update: readonly string[] };
 }
 
 /** A column of `Sql.updateRows`, with its PostgreSQL type. */
@@ -274,22 +285,54 @@ export class Sql implements OnApplicationShutdown {
     conflict?: { target: readonly string[]; update: readonly string[] },
   ): Promise<void> {
     if (!rows.length) return;
-    const onConflict = conflict
-      ? ` ON CONFLICT (${conflict.target.join(', ')}) DO UPDATE SET ${conflict.update.map((c) => `${c} = excluded.${c}`).join(', ')}`
-      : '';
-    const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;
     if (this.embedded) {
-      const text = `${head}(${columns.map(() => '?').join(', ')})${onConflict}`;
-      const statement = this.cached(text, [`${rows.length} rows`]);
+      const statement = this.cached(insertText({ table, columns, conflict }, 1, 0, () => '?'), [`${rows.length} rows`]);
       for (const row of rows) statement.run(...row.map(toDriverValue));
       return;
     }
-    const perStatement = Math.floor(10_000 / columns.length);
+    const perStatement = Math.floor(MAX_STATEMENT_VALUES / columns.length);
     for (let start = 0; start < rows.length; start += perStatement) {
       const chunk = rows.slice(start, start + perStatement);
-      const tuples = chunk.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
-      await this.postgres(manager.queryRunner, `${head}${tuples.join(', ')}${onConflict}`, chunk.flat(), chunk.length <= MAX_PREPARED_ROWS);
+      await this.postgres(manager.queryRunner, insertText({ table, columns, conflict }, chunk.length, 0), chunk.flat(), chunk.length <= MAX_PREPARED_ROWS);
     }
+  }
+
+  /**
+   * Inserts into several tables at once, in the order given (`insert`'s form for each), all or
+   * none. On PostgreSQL one statement carries them all (each but the last a data-modifying `WITH`
+   * clause): one round trip instead of one per table, and atomic by itself, so a unit of work made
+   * of it alone needs no transaction (`Transactions.run`'s `atomic: false`). Foreign keys between
+   * them hold, as PostgreSQL checks them at the statement's end. A batch too big for one statement
+   * takes `insert` once per table, in a transaction of its own when the caller has none; the
+   * embedded database (no round trips) always does, inside its unit of work.
+   */
+  async insertAll(manager: EntityManager, inserts: readonly Insert[]): Promise<void> {
+    const writes = inserts.filter((write) => write.rows.length);
+    const values = writes.reduce((sum, write) => sum + write.rows.length * write.columns.length, 0);
+    if (this.embedded || writes.length < 2 || values > MAX_STATEMENT_VALUES) {
+      const each = async (on: EntityManager) => {
+        for (const write of writes) await this.insert(on, write.table, write.columns, write.rows, write.conflict);
+      };
+      const alone = !this.embedded && writes.length > 1 && !manager.queryRunner?.isTransactionActive;
+      return alone ? manager.transaction(each) : each(manager);
+    }
+    let placed = 0;
+    const texts = writes.map((write) => {
+      const text = insertText(write, write.rows.length, placed);
+      placed += write.rows.length * write.columns.length;
+      return text;
+    });
+    const text = `WITH ${texts
+      .slice(0, -1)
+      .map((part, i) => `write_${i} AS (${part})`)
+      .join(', ')} ${texts[texts.length - 1]}`;
+    const preparable = writes.every((write) => write.rows.length <= MAX_PREPARED_ROWS);
+    await this.postgres(
+      manager.queryRunner,
+      text,
+      writes.flatMap((write) => write.rows.flat()),
+      preparable,
+    );
   }
 
   /**
@@ -312,7 +355,7 @@ export class Sql implements OnApplicationShutdown {
       return rows.flatMap((row) => (statement.all(...row.map(toDriverValue)) as Record<string, Scalar>[]).map((record) => record[returned]!));
     }
     const inserted: Scalar[] = [];
-    const perStatement = Math.floor(10_000 / columns.length);
+    const perStatement = Math.floor(MAX_STATEMENT_VALUES / columns.length);
     for (let start = 0; start < rows.length; start += perStatement) {
       const chunk = rows.slice(start, start + perStatement);
       const tuples = chunk.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
@@ -421,6 +464,16 @@ export class Sql implements OnApplicationShutdown {
     });
     return { text, kept, preparable: kept && listItems <= MAX_PREPARED_LIST_ITEMS, names, slots };
   }
+}
+
+/** An insert of `rows` rows into `write.table`; its placeholders PostgreSQL's (`$n`), numbered after the `placed` values before it, unless `placeholder` says otherwise. */
+function insertText(write: Omit<Insert, 'rows'>, rows: number, placed: number, placeholder = (n: number) => `$${n}`): string {
+  const { table, columns, conflict } = write;
+  const tuples = Array.from({ length: rows }, (_, r) => `(${columns.map((_, c) => placeholder(placed + r * columns.length + c + 1)).join(', ')})`);
+  const onConflict = conflict
+    ? ` ON CONFLICT (${conflict.target.join(', ')}) DO UPDATE SET ${conflict.update.map((c) => `${c} = excluded.${c}`).join(', ')}`
+    : '';
+  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}${onConflict}`;
 }
 
 /** Whether a kept translation was made for these parameter names, in this order. */

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DataSource } from 'typeorm';
+import { Sql, type Insert } from '../src/database/sql.js';
+import { Transactions } from '../src/database/transactions.js';
+import { startApp, type TestApp } from './helpers/app.js';
+import { countQueries } from './helpers/query-counter.js';
+import { agentFor, createKey, expectSuccess, type TestKey } from './factories/workspace.js';
+
+const ORG = 'org-statements';
+const DOC = 'doc-statements';
+
+/**
+ * Writes that span tables go as one statement on PostgreSQL (`Sql.insertAll`), all or none, and
+ * a comment add of new threads needs no transaction around it: what it costs in round trips is
+ * counted here, as the bench's comment add against `pgbench` depends on it.
+ */
+describe('multi-table writes: one statement, all or none', () => {
+  let app: TestApp;
+  let key: TestKey;
+  let call: ReturnType<typeof agentFor>;
+  let postgres: boolean;
+  before(async () => {
+    app = await startApp();
+    key = await createKey(app);
+    call = agentFor(app, key);
+    postgres = app.app.get(DataSource).options.type === 'postgres';
+    expectSuccess(await call('/v2/organizations/documents/add', { organizationId: ORG, createOrganization: true, documents: [{ documentId: DOC }] }));
+  });
+  after(() => app.close());
+
+  /** A thread's three tables' rows: its annotation, `comments` comments and `mentions` mentions of the first. */
+  function threadRows(annotationId: string, comments: number, mentions: number): Insert[] {
+    const scope = [key.apiKey, ORG, annotationId];
+    return [
+      {
+        table: 'comment_annotation',
+        columns: ['api_key_id', 'organization_id', 'annotation_id', 'document_id', 'status_id', 'status_type', 'from_user_id', 'annotation_type', 'created_at', 'last_updated', 'body'],
+        rows: [[...scope, DOC, 'OPEN', 'default', 'ana', 'comment', 1, 1, '{}']],
+      },
+      {
+        table: 'comment',
+        columns: ['api_key_id', 'organization_id', 'annotation_id', 'comment_id', 'from_user_id', 'created_at', 'last_updated', 'body'],
+        rows: Array.from({ length: comments }, (_, i) => [...scope, i + 1, 'ana', 1, 1, '{}']),
+      },
+      {
+        table: 'comment_mention',
+        columns: ['api_key_id', 'organization_id', 'annotation_id', 'comment_id', 'user_id'],
+        rows: Array.from({ length: mentions }, (_, i) => [...scope, 1, `user-${i}`]),
+      },
+    ];
+  }
+
+  async function stored(annotationId: string): Promise<number[]> {
+    const counts = [];
+    for (const table of ['comment_annotation', 'comment', 'comment_mention']) {
+      const [row] = (await app.dataSource.query(`SELECT count(*) AS n FROM ${table} WHERE annotation_id = '${annotationId}'`)) as { n: number | string }[];
+      counts.push(Number(row!.n));
+    }
+    return counts;
+  }
+
+  /** Runs `inserts` in a unit of work (atomic or not); answers the statements it sent. */
+  async function insertAll(inserts: Insert[], atomic: boolean): Promise<{ error?: Error; statements: string[] }> {
+    const queries = countQueries(app.app.get(DataSource));
+    queries.reset();
+    const error = await app.app
+      .get(Transactions)
+      .run((manager) => app.app.get(Sql).insertAll(manager, inserts), undefined, { atomic })
+      .then(
+        () => undefined,
+        (failure: Error) => failure,
+      );
+    return { error, statements: [...queries.queries] };
+  }
+
+  it('rows for three tables, foreign keys between them included, are one statement on PostgreSQL', async () => {
+    const { error, statements } = await insertAll(threadRows('ins-one', 2, 3), false);
+    assert.equal(error, undefined);
+    assert.deepEqual(await stored('ins-one'), [1, 2, 3]);
+    if (postgres) {
+      assert.equal(statements.length, 1, statements.join('\n'));
+      assert.match(statements[0]!, /^WITH write_0 AS \(INSERT INTO comment_annotation .*\), write_1 AS \(INSERT INTO comment .*\) INSERT INTO comment_mention /s);
+    }
+  });
+
+  it('a failing part leaves nothing of the others, with and without a transaction around it', async () => {
+    for (const atomic of [false, true]) {
+      const id = `ins-fail-${atomic}`;
+      const rows = threadRows(id, 1, 2);
+      // The second mention repeats the first: the mention table's primary key refuses it.
+      (rows[2]!.rows as unknown[][])[1] = [...rows[2]!.rows[0]!];
+      const { error } = await insertAll(rows, atomic);
+      assert.ok(error, `atomic: ${atomic} should fail`);
+      assert.deepEqual(await stored(id), [0, 0, 0], `atomic: ${atomic}`);
+    }
+  });
+
+  it('a batch too big for one statement still writes all or none without a transaction around it', async () => {
+    // 2,100 mentions × 5 values pass the 10,000 values of one statement.
+    const big = threadRows('ins-big', 1, 2_100);
+    const { error, statements } = await insertAll(big, false);
+    assert.equal(error, undefined);
+    assert.deepEqual(await stored('ins-big'), [1, 1, 2_100]);
+    if (postgres) assert.ok(statements.length > 1 && statements.some((s) => /^START TRANSACTION/.test(s)) && statements.some((s) => /^COMMIT/.test(s)), statements.join('\n'));
+    const failing = threadRows('ins-big-fail', 1, 2_100);
+    (failing[2]!.rows as unknown[][])[2_099] = [...failing[2]!.rows[0]!];
+    assert.ok((await insertAll(failing, false)).error);
+    assert.deepEqual(await stored('ins-big-fail'), [0, 0, 0]);
+  });
+
+  it('a comment add of new threads on PostgreSQL: the credentials, its numbers and its rows, three statements and no transaction', async () => {
+    const queries = countQueries(app.app.get(DataSource));
+    const add = (triggers: boolean) =>
+      call('/v2/commentannotations/add', {
+        organizationId: ORG,
+        documentId: DOC,
+        commentAnnotations: [
+          {
+            commentData: [
+              {
+                commentText: 'Hey {{bob}}',
+                from: { userId: 'ana' },
+                taggedUserContacts: [{ userId: 'bob', contact: { userId: 'bob' } }],
+                ...(triggers ? { triggerActivities: true } : {}),
+              },
+            ],
+          },
+        ],
+      });
+    queries.reset();
+    const added = expectSuccess(await add(false)).data as Record<string, { annotationId: string }>;
+    const sent = [...queries.queries];
+    const annotationId = Object.values(added)[0]!.annotationId;
+    assert.deepEqual(await stored(annotationId), [1, 1, 1]);
+    if (postgres) {
+      const [credentials, numbers, rows, ...more] = sent;
+      assert.match(credentials!, /FROM api_key_auth_token/);
+      assert.match(numbers!, /^INSERT INTO comment_counter/);
+      assert.match(rows!, /^WITH write_0 AS \(INSERT INTO comment_annotation/);
+      assert.deepEqual(more, []);
+    }
+    // An add that records an event writes in a transaction: the threads' rows and the event commit together.
+    queries.reset();
+    expectSuccess(await add(true));
+    if (postgres) {
+      assert.ok(queries.queries.includes('START TRANSACTION') && queries.queries.includes('COMMIT'), queries.queries.join('\n'));
+      assert.equal(queries.queries.filter((q) => /INSERT INTO comment_annotation/.test(q)).length, 1);
+    }
+  });
+});
