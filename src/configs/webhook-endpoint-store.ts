@@ -247,32 +247,37 @@ export class WebhookEndpointStore {
    * deliveries; a writer holding deliveries and waiting for the endpoint row would close a cycle
    * (PostgreSQL deadlock, and the delete answered 500). Endpoint rows first, deliveries after, is
    * the one lock order. Ids are unique across keys, so the keys' and ids' lists select exactly
-   * these rows.
+   * these rows. Answers the ids of those on a failing streak now: a success needs to clear only
+   * theirs (`recordHealth`), and the lock keeps the answer true until the unit ends.
    */
-  async lockForHealth(manager: EntityManager, endpoints: readonly { apiKeyId: string; endpointId: string }[]): Promise<void> {
-    if (!endpoints.length) return;
-    await this.sql.lockRows(
+  async lockForHealth(manager: EntityManager, endpoints: readonly { apiKeyId: string; endpointId: string }[]): Promise<Set<string>> {
+    if (!endpoints.length) return new Set();
+    const rows = await this.sql.lockRows<{ id: string; failing: number | string }>(
       manager,
-      'SELECT id FROM webhook_endpoint WHERE api_key_id IN (:...apiKeyIds) AND id IN (:...ids) ORDER BY id',
+      'SELECT id, CASE WHEN failing_since IS NULL THEN 0 ELSE 1 END AS failing FROM webhook_endpoint WHERE api_key_id IN (:...apiKeyIds) AND id IN (:...ids) ORDER BY id',
       { apiKeyIds: [...new Set(endpoints.map((e) => e.apiKeyId))], ids: [...new Set(endpoints.map((e) => e.endpointId))] },
       // Health columns only: rows referring to the endpoint's key are not held up.
       { keysKept: true },
     );
+    return new Set(rows.filter((row) => Number(row.failing) === 1).map((row) => row.id));
   }
 
   /**
-   * Keeps an endpoint's health from its latest attempt: a success clears its failing streak; a
-   * failure starts one, and disables the endpoint when the receiver answered 410 Gone or the
-   * streak has lasted `FAILING_ENDPOINT_DISABLED_AFTER_MS`. Returns whether it was disabled now.
+   * Keeps an endpoint's health from its latest attempt: a success clears its failing streak (no
+   * statement when `lockForHealth` found none); a failure starts one, and disables the endpoint
+   * when the receiver answered 410 Gone or the streak has lasted
+   * `FAILING_ENDPOINT_DISABLED_AFTER_MS`. Returns whether it was disabled now.
    */
   async recordHealth(
     manager: EntityManager,
     apiKeyId: string,
     endpointId: string,
     outcome: { succeeded: boolean; gone: boolean; at: number },
+    failing: ReadonlySet<string>,
   ): Promise<boolean> {
     const place = { apiKeyId, endpointId };
     if (outcome.succeeded) {
+      if (!failing.has(endpointId)) return false;
       await this.sql.run(
         manager,
         'UPDATE webhook_endpoint SET failing_since = NULL WHERE api_key_id = :apiKeyId AND id = :endpointId AND failing_since IS NOT NULL',

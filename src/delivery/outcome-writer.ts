@@ -110,7 +110,7 @@ export class OutcomeWriter {
         // then the deliveries. Deleting an endpoint locks its row before its deliveries; taken
         // the other way round here, the two deadlocked.
         const attempted = batch.filter((outcome) => outcome.attempted && outcome.delivery.channel === 'advanced_webhook');
-        await endpoints.lockForHealth(
+        const failing = await endpoints.lockForHealth(
           manager,
           attempted.map((outcome) => ({ apiKeyId: outcome.delivery.apiKeyId, endpointId: outcome.delivery.target })),
         );
@@ -126,7 +126,7 @@ export class OutcomeWriter {
               succeeded: outcome.status === 'succeeded',
               gone: outcome.gone,
               at: outcome.attemptedAt,
-            })
+            }, failing)
           )
             disabledNow.push(endpointId);
         }
