@@ -35,7 +35,19 @@ describe('multi-table writes: one statement, all or none', () => {
     return [
       {
         table: 'comment_annotation',
-        columns: ['api_key_id', 'organization_id', 'annotation_id', 'document_id', 'status_id', 'status_type', 'from_user_id', 'annotation_type', 'created_at', 'last_updated', 'body'],
+        columns: [
+          'api_key_id',
+          'organization_id',
+          'annotation_id',
+          'document_id',
+          'status_id',
+          'status_type',
+          'from_user_id',
+          'annotation_type',
+          'created_at',
+          'last_updated',
+          'body',
+        ],
         rows: [[...scope, DOC, 'OPEN', 'default', 'ana', 'comment', 1, 1, '{}']],
       },
       {
@@ -80,7 +92,10 @@ describe('multi-table writes: one statement, all or none', () => {
     assert.deepEqual(await stored('ins-one'), [1, 2, 3]);
     if (postgres) {
       assert.equal(statements.length, 1, statements.join('\n'));
-      assert.match(statements[0]!, /^WITH write_0 AS \(INSERT INTO comment_annotation .*\), write_1 AS \(INSERT INTO comment .*\) INSERT INTO comment_mention /s);
+      assert.match(
+        statements[0]!,
+        /^WITH write_0 AS \(INSERT INTO comment_annotation .*\), write_1 AS \(INSERT INTO comment .*\) INSERT INTO comment_mention /s,
+      );
     }
   });
 
@@ -102,7 +117,11 @@ describe('multi-table writes: one statement, all or none', () => {
     const { error, statements } = await insertAll(big, false);
     assert.equal(error, undefined);
     assert.deepEqual(await stored('ins-big'), [1, 1, 2_100]);
-    if (postgres) assert.ok(statements.length > 1 && statements.some((s) => /^START TRANSACTION/.test(s)) && statements.some((s) => /^COMMIT/.test(s)), statements.join('\n'));
+    if (postgres)
+      assert.ok(
+        statements.length > 1 && statements.some((s) => /^START TRANSACTION/.test(s)) && statements.some((s) => /^COMMIT/.test(s)),
+        statements.join('\n'),
+      );
     const failing = threadRows('ins-big-fail', 1, 2_100);
     (failing[2]!.rows as unknown[][])[2_099] = [...failing[2]!.rows[0]!];
     assert.ok((await insertAll(failing, false)).error);

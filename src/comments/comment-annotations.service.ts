@@ -70,73 +70,77 @@ export class CommentAnnotationsService {
     // With its numbers taken ahead and no event asked for, the unit only writes the threads'
     // rows (`putThreads`, one statement, all or none): no transaction around it.
     const oneStatement = lastNumber !== undefined && !request.commentAnnotations.some((a) => a.commentData.some((sent) => asksAnything(triggersOf(sent))));
-    await this.transactions.run(async (manager) => {
-      if (lastNumber === undefined) {
-        await this.documents.requirePlace(manager, apiKeyId, request);
-        await this.store.lockCounter(manager, apiKeyId, organizationId, documentId);
-      }
-      const audience =
-        request.verifyUserPermissions === true
-          ? new Set((await this.access.documentAudience(apiKeyId, organizationId, documentId)).map((entry) => entry.userId))
-          : undefined;
-      const given = request.commentAnnotations.flatMap((a) => (a.annotationId !== undefined ? [a.annotationId] : []));
-      const existing = new Map(
-        given.length ? (await this.store.lockThreads(manager, apiKeyId, organizationId, { annotationIds: given })).map((t) => [t.annotationId, t]) : [],
-      );
-      const accepted: { input: AnnotationInput; thread: Thread }[] = [];
-      request.commentAnnotations.forEach((input, index) => {
-        if (audience && !audience.has(input.commentData[0]!.from.userId)) {
-          denied = true;
-          outcomes[input.annotationId ?? `__velt_denied:${index}`] = { success: false, message: AnnotationMessages.denied };
-          return;
+    await this.transactions.run(
+      async (manager) => {
+        if (lastNumber === undefined) {
+          await this.documents.requirePlace(manager, apiKeyId, request);
+          await this.store.lockCounter(manager, apiKeyId, organizationId, documentId);
         }
-        accepted.push({ input, thread: newThread(organizationId, documentId, input, now) });
-      });
-      if (lastNumber === undefined)
-        await this.numberThreads(
+        const audience =
+          request.verifyUserPermissions === true
+            ? new Set((await this.access.documentAudience(apiKeyId, organizationId, documentId)).map((entry) => entry.userId))
+            : undefined;
+        const given = request.commentAnnotations.flatMap((a) => (a.annotationId !== undefined ? [a.annotationId] : []));
+        const existing = new Map(
+          given.length ? (await this.store.lockThreads(manager, apiKeyId, organizationId, { annotationIds: given })).map((t) => [t.annotationId, t]) : [],
+        );
+        const accepted: { input: AnnotationInput; thread: Thread }[] = [];
+        request.commentAnnotations.forEach((input, index) => {
+          if (audience && !audience.has(input.commentData[0]!.from.userId)) {
+            denied = true;
+            outcomes[input.annotationId ?? `__velt_denied:${index}`] = { success: false, message: AnnotationMessages.denied };
+            return;
+          }
+          accepted.push({ input, thread: newThread(organizationId, documentId, input, now) });
+        });
+        if (lastNumber === undefined)
+          await this.numberThreads(
+            manager,
+            apiKeyId,
+            accepted.map((a) => a.thread),
+            existing,
+          );
+        else accepted.forEach(({ thread }, i) => (thread.annotationNumber = lastNumber - accepted.length + 1 + i));
+        // An overwritten thread starts again: its comments (and their mentions) go first.
+        for (const { thread } of accepted)
+          if (existing.has(thread.annotationId)) await this.store.clearComments(manager, apiKeyId, organizationId, thread.annotationId);
+        await this.store.putThreads(
           manager,
           apiKeyId,
           accepted.map((a) => a.thread),
-          existing,
         );
-      else accepted.forEach(({ thread }, i) => (thread.annotationNumber = lastNumber - accepted.length + 1 + i));
-      // An overwritten thread starts again: its comments (and their mentions) go first.
-      for (const { thread } of accepted)
-        if (existing.has(thread.annotationId)) await this.store.clearComments(manager, apiKeyId, organizationId, thread.annotationId);
-      await this.store.putThreads(
-        manager,
-        apiKeyId,
-        accepted.map((a) => a.thread),
-      );
-      const events: { activity: () => Activity; triggers: Triggers }[] = [];
-      for (const { input, thread } of accepted) {
-        input.commentData.forEach((sent, c) => {
-          const comment = thread.comments[c]!;
-          const activity = () =>
-            c === 0
-              ? threadActivity(apiKeyId, 'comment_annotation.add', comment.from, thread, now)
-              : commentActivity(
-                  apiKeyId,
-                  'comment.add',
-                  comment.from,
-                  thread,
-                  thread.comments.slice(0, c).map((earlier) => earlier.from.userId),
-                  now,
-                  comment,
-                );
-          events.push({ activity, triggers: triggersOf(sent) });
-        });
-        const findingId = (thread.agent?.reason as { findingId?: unknown } | undefined)?.findingId;
-        outcomes[thread.annotationId] = {
-          success: true,
-          annotationId: thread.annotationId,
-          commentIds: thread.comments.map((c) => c.commentId),
-          message: AnnotationMessages.added,
-          ...(typeof findingId === 'string' ? { findingId } : {}),
-        };
-      }
-      await this.events.publishEach(manager, apiKeyId, events);
-    }, undefined, { atomic: !oneStatement });
+        const events: { activity: () => Activity; triggers: Triggers }[] = [];
+        for (const { input, thread } of accepted) {
+          input.commentData.forEach((sent, c) => {
+            const comment = thread.comments[c]!;
+            const activity = () =>
+              c === 0
+                ? threadActivity(apiKeyId, 'comment_annotation.add', comment.from, thread, now)
+                : commentActivity(
+                    apiKeyId,
+                    'comment.add',
+                    comment.from,
+                    thread,
+                    thread.comments.slice(0, c).map((earlier) => earlier.from.userId),
+                    now,
+                    comment,
+                  );
+            events.push({ activity, triggers: triggersOf(sent) });
+          });
+          const findingId = (thread.agent?.reason as { findingId?: unknown } | undefined)?.findingId;
+          outcomes[thread.annotationId] = {
+            success: true,
+            annotationId: thread.annotationId,
+            commentIds: thread.comments.map((c) => c.commentId),
+            message: AnnotationMessages.added,
+            ...(typeof findingId === 'string' ? { findingId } : {}),
+          };
+        }
+        await this.events.publishEach(manager, apiKeyId, events);
+      },
+      undefined,
+      { atomic: !oneStatement },
+    );
     if (denied) throw CommentErrors.usersDenied(outcomes);
     return outcomes;
   }

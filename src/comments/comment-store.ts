@@ -131,10 +131,7 @@ export class CommentStore implements DirectoryObserver, DocumentMoveObserver, On
    * `clearComments`): annotations, comments and who each tags, in one statement on PostgreSQL.
    */
   async putThreads(manager: EntityManager, apiKeyId: string, threads: Thread[]): Promise<void> {
-    await this.sql.insertAll(manager, [
-      annotationRows(apiKeyId, threads),
-      ...commentRows(apiKeyId, threads),
-    ]);
+    await this.sql.insertAll(manager, [annotationRows(apiKeyId, threads), ...commentRows(apiKeyId, threads)]);
   }
 
   /** Writes comments of one thread (an existing id is overwritten) and who each tags. */

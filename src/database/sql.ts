@@ -286,7 +286,10 @@ export class Sql implements OnApplicationShutdown {
   ): Promise<void> {
     if (!rows.length) return;
     if (this.embedded) {
-      const statement = this.cached(insertText({ table, columns, conflict }, 1, 0, () => '?'), [`${rows.length} rows`]);
+      const statement = this.cached(
+        insertText({ table, columns, conflict }, 1, 0, () => '?'),
+        [`${rows.length} rows`],
+      );
       for (const row of rows) statement.run(...row.map(toDriverValue));
       return;
     }

@@ -122,11 +122,17 @@ export class OutcomeWriter {
         const disabledNow: string[] = [];
         for (const [endpointId, outcome] of [...latest].sort(([a], [b]) => (a < b ? -1 : 1))) {
           if (
-            await endpoints.recordHealth(manager, outcome.delivery.apiKeyId, endpointId, {
-              succeeded: outcome.status === 'succeeded',
-              gone: outcome.gone,
-              at: outcome.attemptedAt,
-            }, failing)
+            await endpoints.recordHealth(
+              manager,
+              outcome.delivery.apiKeyId,
+              endpointId,
+              {
+                succeeded: outcome.status === 'succeeded',
+                gone: outcome.gone,
+                at: outcome.attemptedAt,
+              },
+              failing,
+            )
           )
             disabledNow.push(endpointId);
         }
