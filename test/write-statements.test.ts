@@ -128,6 +128,80 @@ describe('multi-table writes: one statement, all or none', () => {
     assert.deepEqual(await stored('ins-big-fail'), [0, 0, 0]);
   });
 
+  it('updateRows with records to insert: records go in for the rows updated only, in one statement on PostgreSQL', async () => {
+    const sql = app.app.get(Sql);
+    const transactions = app.app.get(Transactions);
+    const ids = ['dlv_stmt_1', 'dlv_stmt_2', 'dlv_stmt_3'];
+    await transactions.run(async (manager) => {
+      await sql.insert(
+        manager,
+        'outbox_message',
+        ['id', 'api_key_id', 'event_key', 'event_type', 'payload', 'created_at'],
+        [['msg_stmt', key.apiKey, 'stmt', 'test', '{}', 1]],
+      );
+      await sql.insert(
+        manager,
+        'outbox_delivery',
+        [
+          'id',
+          'api_key_id',
+          'message_id',
+          'channel',
+          'target',
+          'route',
+          'status',
+          'attempts',
+          'max_attempts',
+          'next_attempt_at',
+          'created_at',
+          'updated_at',
+          'lease_token',
+        ],
+        ids.map((id) => [id, key.apiKey, 'msg_stmt', 'webhook', id, 'route-stmt', 'pending', 0, 3, 1, 1, 1, 'held']),
+      );
+    });
+    const queries = countQueries(app.app.get(DataSource));
+    queries.reset();
+    const updated = await transactions.run(
+      (manager) =>
+        sql.updateRows(
+          manager,
+          'outbox_delivery',
+          {
+            match: [
+              { name: 'id', type: 'varchar' },
+              { name: 'lease_token', type: 'varchar' },
+            ],
+            set: [{ name: 'status', type: 'varchar' }],
+          },
+          // The second's claim is another's: its row is not updated, and gets no record.
+          ids.map((id, i) => [id, i === 1 ? 'lost' : 'held', 'succeeded']),
+          {
+            table: 'delivery_attempt',
+            columns: [
+              { name: 'delivery_id', type: 'varchar' },
+              { name: 'attempt', type: 'int' },
+              { name: 'attempted_at', type: 'bigint' },
+              { name: 'duration_ms', type: 'int' },
+            ],
+            rows: ids.map((id) => [id, 1, 5, 7]),
+          },
+        ),
+      undefined,
+      { atomic: false },
+    );
+    const sent = [...queries.queries];
+    assert.deepEqual([...updated].sort(), ['dlv_stmt_1', 'dlv_stmt_3']);
+    const records = (await app.dataSource.query(`SELECT delivery_id FROM delivery_attempt WHERE delivery_id LIKE 'dlv_stmt_%' ORDER BY delivery_id`)) as {
+      delivery_id: string;
+    }[];
+    assert.deepEqual(
+      records.map((r) => r.delivery_id),
+      ['dlv_stmt_1', 'dlv_stmt_3'],
+    );
+    if (postgres) assert.equal(sent.length, 1, sent.join('\n'));
+  });
+
   it('a comment add of new threads on PostgreSQL: the credentials, its numbers and its rows, three statements and no transaction', async () => {
     const queries = countQueries(app.app.get(DataSource));
     const add = (triggers: boolean) =>

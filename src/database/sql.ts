@@ -236,13 +236,16 @@ export class Sql implements OnApplicationShutdown {
    * Updates many rows, each with values of its own, where every `match` column equals the row's
    * value; returns the first match column of the rows updated. PostgreSQL: one statement over
    * `unnest` of typed arrays (one round trip for the batch); embedded: a cached statement per row.
-   * Column types are PostgreSQL's (`varchar`, `int`, `bigint`, `text`).
+   * Column types are PostgreSQL's (`varchar`, `int`, `bigint`, `text`). With `andInsert`, its
+   * rows whose first column is the key of a row updated are inserted too (records of what was
+   * updated, say), in the same statement on PostgreSQL.
    */
   async updateRows(
     manager: EntityManager,
     table: string,
     columns: { match: readonly Column[]; set: readonly Column[] },
     rows: readonly (readonly Scalar[])[],
+    andInsert?: { table: string; columns: readonly Column[]; rows: readonly (readonly Scalar[])[] },
   ): Promise<Scalar[]> {
     if (!rows.length) return [];
     const all = [...columns.match, ...columns.set];
@@ -258,16 +261,36 @@ export class Sql implements OnApplicationShutdown {
         const [hit] = statement.all(...set, ...match) as Record<string, Scalar>[];
         if (hit) updated.push(hit[key]!);
       }
+      if (andInsert) {
+        const keys = new Set(updated);
+        const names = andInsert.columns.map((c) => c.name);
+        await this.insert(
+          manager,
+          andInsert.table,
+          names,
+          andInsert.rows.filter((row) => keys.has(row[0]!)),
+        );
+      }
       return updated;
     }
     // Columns are named by position, so one may be both matched and set (a guard it clears).
-    const unnest = all.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
+    const unnest = (of: readonly Column[], from: number) => of.map((c, i) => `$${from + i + 1}::${c.type}[]`).join(', ');
     const set = columns.set.map((c, i) => `${c.name} = r.c${columns.match.length + i}`).join(', ');
     const where = columns.match.map((c, i) => `t.${c.name} = r.c${i}`).join(' AND ');
-    const text = `UPDATE ${table} AS t SET ${set} FROM unnest(${unnest}) AS r(${all.map((_, i) => `c${i}`).join(', ')}) WHERE ${where} RETURNING t.${key}`;
-    const arrays = all.map((_, i) => rows.map((row) => row[i] ?? null));
+    const update = `UPDATE ${table} AS t SET ${set} FROM unnest(${unnest(all, 0)}) AS r(${all.map((_, i) => `c${i}`).join(', ')}) WHERE ${where} RETURNING t.${key}`;
+    const arrays = (of: readonly Column[], values: readonly (readonly Scalar[])[]) => of.map((_, i) => values.map((row) => row[i] ?? null));
+    let text = update;
+    let values = arrays(all, rows);
+    if (andInsert?.rows.length) {
+      const { columns: inserted } = andInsert;
+      const names = inserted.map((_, i) => `a${i}`);
+      text = `WITH updated AS (${update}), inserted AS (INSERT INTO ${andInsert.table} (${inserted.map((c) => c.name).join(', ')})
+        SELECT ${names.join(', ')} FROM unnest(${unnest(inserted, all.length)}) AS a(${names.join(', ')}) WHERE a0 IN (SELECT ${key} FROM updated))
+        SELECT ${key} FROM updated`;
+      values = [...values, ...arrays(inserted, andInsert.rows)];
+    }
     // The text does not depend on the number of rows: one prepared statement serves every batch.
-    const records = await this.postgres<Record<string, Scalar>>(manager.queryRunner, text, arrays, true);
+    const records = await this.postgres<Record<string, Scalar>>(manager.queryRunner, text, values, true);
     return records.map((record) => record[key]!);
   }
 

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { newSortableId } from '../common/ids.js';
 import { chunksOf } from '../common/collections.js';
-import { namingFilter, Sql } from '../database/sql.js';
+import { namingFilter, Sql, type Column } from '../database/sql.js';
 import { Transactions } from '../database/transactions.js';
 import type { DeliveryChannel, Destination } from './delivery-routes.js';
 import type { OutboxEvent } from './outbox-event.js';
@@ -82,7 +82,17 @@ const DELIVERY_COLUMNS = [
 function pendingDeliveryRow(apiKeyId: string, messageId: string, d: Destination, now: number): (string | number)[] {
   return [newSortableId('dlv_'), apiKeyId, messageId, d.channel, d.target, d.route, 'pending', 0, d.maxAttempts, now, now, now];
 }
-const ATTEMPT_COLUMNS = ['delivery_id', 'attempt', 'attempted_at', 'status_code', 'duration_ms', 'error', 'next_attempt_at', 'response_body'] as const;
+/** `delivery_attempt`'s columns, with their PostgreSQL types (written with the outcomes, `Sql.updateRows`). */
+const ATTEMPT_COLUMNS: readonly Column[] = [
+  { name: 'delivery_id', type: 'varchar' },
+  { name: 'attempt', type: 'int' },
+  { name: 'attempted_at', type: 'bigint' },
+  { name: 'status_code', type: 'int' },
+  { name: 'duration_ms', type: 'int' },
+  { name: 'error', type: 'text' },
+  { name: 'next_attempt_at', type: 'bigint' },
+  { name: 'response_body', type: 'text' },
+];
 /** Longest error text kept per attempt. */
 const MAX_ERROR_LENGTH = 1000;
 
@@ -226,6 +236,9 @@ export class OutboxStore {
       truncate(o.error),
       now,
     ]);
+    // A served inbox audience's record would go with its message, below, or say nothing the
+    // delivery's own row does not (no HTTP status, no error).
+    const servedInbox = (o: DeliveryOutcome) => o.delivery.channel === 'inbox_audience' && o.status !== 'pending' && o.status !== 'failed';
     const written = new Set(
       await this.sql.updateRows(
         manager,
@@ -247,20 +260,18 @@ export class OutboxStore {
           ],
         },
         rows,
+        // The attempts' records, of the outcomes written only (their deliveries' rows updated).
+        {
+          table: 'delivery_attempt',
+          columns: ATTEMPT_COLUMNS,
+          rows: outcomes
+            .filter((o) => o.attempted && !servedInbox(o))
+            .map((o) => [o.delivery.id, o.delivery.attempts + 1, o.attemptedAt, o.statusCode, o.durationMs, truncate(o.error), o.nextAttemptAt, o.answer]),
+        },
       ),
     );
     const settled = outcomes.filter((o) => written.has(o.delivery.id));
-    const servedInboxes = new Set(settled.filter((o) => o.delivery.channel === 'inbox_audience' && o.status !== 'pending' && o.status !== 'failed'));
-    await this.sql.insert(
-      manager,
-      'delivery_attempt',
-      ATTEMPT_COLUMNS,
-      settled
-        // A served inbox audience's record would go with its message, below, or say nothing the
-        // delivery's own row does not (no HTTP status, no error).
-        .filter((o) => o.attempted && !servedInboxes.has(o))
-        .map((o) => [o.delivery.id, o.delivery.attempts + 1, o.attemptedAt, o.statusCode, o.durationMs, truncate(o.error), o.nextAttemptAt, o.answer]),
-    );
+    const servedInboxes = settled.filter(servedInbox);
     // In the same unit as the outcome that leads to them, so they exist exactly when it is
     // settled; a destination the message already has (an attempt made twice) is not added again.
     const followUps = settled.flatMap((o) => (o.followUps ?? []).map((d) => pendingDeliveryRow(o.delivery.apiKeyId, o.delivery.messageId, d, now)));
