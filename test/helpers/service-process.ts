@@ -43,7 +43,8 @@ export function startService(env: Record<string, string>): ServiceProcess {
   return { child, output: () => output, exited };
 }
 
-export async function waitForHealth(port: number, timeoutMs = 15_000): Promise<void> {
+/** Waits for a started service to answer `/health`: 30 s, as a start under a loaded CI machine (three test files at once on two cores) passed 15 s. */
+export async function waitForHealth(port: number, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
