@@ -126,6 +126,16 @@ describe('multi-table writes: one statement, all or none', () => {
     (failing[2]!.rows as unknown[][])[2_099] = [...failing[2]!.rows[0]!];
     assert.ok((await insertAll(failing, false)).error);
     assert.deepEqual(await stored('ins-big-fail'), [0, 0, 0]);
+    // One table alone, in two statements (1,000 annotations × 11 values): the second's repeat of
+    // the first row fails, and the first statement's rows go too.
+    const [annotations] = threadRows('ins-one-table', 0, 0);
+    const many = Array.from({ length: 1_000 }, (_, i) => [key.apiKey, ORG, `ins-one-table-${i}`, ...annotations!.rows[0]!.slice(3)]);
+    many[999] = many[0]!;
+    assert.ok((await insertAll([{ ...annotations!, rows: many }], false)).error);
+    const [left] = (await app.dataSource.query("SELECT count(*) AS n FROM comment_annotation WHERE annotation_id LIKE 'ins-one-table-%'")) as {
+      n: number | string;
+    }[];
+    assert.equal(Number(left!.n), 0);
   });
 
   it('updateRows with records to insert: records go in for the rows updated only, in one statement on PostgreSQL', async () => {

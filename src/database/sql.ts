@@ -339,7 +339,8 @@ export class Sql implements OnApplicationShutdown {
       const each = async (on: EntityManager) => {
         for (const write of writes) await this.insert(on, write.table, write.columns, write.rows, write.conflict);
       };
-      const alone = !this.embedded && writes.length > 1 && !manager.queryRunner?.isTransactionActive;
+      // Several statements (the batch passed one statement's values) need a transaction to be all or none.
+      const alone = !this.embedded && values > MAX_STATEMENT_VALUES && !manager.queryRunner?.isTransactionActive;
       return alone ? manager.transaction(each) : each(manager);
     }
     let placed = 0;
