@@ -252,14 +252,14 @@ export class WebhookEndpointStore {
    */
   async lockForHealth(manager: EntityManager, endpoints: readonly { apiKeyId: string; endpointId: string }[]): Promise<Set<string>> {
     if (!endpoints.length) return new Set();
-    const rows = await this.sql.lockRows<{ id: string; failing: number | string }>(
+    const rows = await this.sql.lockRows<{ id: string; failing_since: number | string | null }>(
       manager,
-      'SELECT id, CASE WHEN failing_since IS NULL THEN 0 ELSE 1 END AS failing FROM webhook_endpoint WHERE api_key_id IN (:...apiKeyIds) AND id IN (:...ids) ORDER BY id',
+      'SELECT id, failing_since FROM webhook_endpoint WHERE api_key_id IN (:...apiKeyIds) AND id IN (:...ids) ORDER BY id',
       { apiKeyIds: [...new Set(endpoints.map((e) => e.apiKeyId))], ids: [...new Set(endpoints.map((e) => e.endpointId))] },
       // Health columns only: rows referring to the endpoint's key are not held up.
       { keysKept: true },
     );
-    return new Set(rows.filter((row) => Number(row.failing) === 1).map((row) => row.id));
+    return new Set(rows.filter((row) => row.failing_since !== null).map((row) => row.id));
   }
 
   /**

@@ -278,7 +278,7 @@ export class OutboxStore {
     await this.sql.insertNew(manager, 'outbox_delivery', DELIVERY_COLUMNS, followUps, ['api_key_id', 'channel', 'target', 'message_id'], 'id');
     await this.dropServedInboxMessages(
       manager,
-      [...servedInboxes].map((o) => o.delivery.messageId),
+      servedInboxes.map((o) => o.delivery.messageId),
     );
     return settled;
   }
