@@ -260,8 +260,11 @@ describe('concurrent writes', () => {
       ids.filter((_, i) => i !== 3),
     );
     if (dataSource.options.type === 'better-sqlite3') {
-      // Embedded database: the six units waited together, so they shared one commit.
-      assert.equal(queries.queries.filter((q) => q === 'COMMIT').length, 1, queries.queries.join('\n'));
+      // Embedded database: the units fired together wait together and share commits. Usually all five
+      // successful ones share one; on a loaded machine a unit can arrive after its group closed and
+      // commit in the next, so the test asks only that some shared (five separate commits = no grouping).
+      const commits = queries.queries.filter((q) => q === 'COMMIT').length;
+      assert.ok(commits >= 1 && commits < 5, `${commits} commits for five successful units:\n${queries.queries.join('\n')}`);
     }
   });
 
