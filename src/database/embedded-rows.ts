@@ -2,11 +2,15 @@
 export interface EmbeddedStatement {
   readonly reader: boolean;
   all(...values: unknown[]): unknown[];
+  get(...values: unknown[]): unknown;
   iterate(...values: unknown[]): IterableIterator<unknown>;
   run(...values: unknown[]): { changes: number };
   /** Whether its rows come as arrays (in column order) instead of objects. */
   raw(toggle: boolean): this;
-  columns(): { name: string }[];
+  /** Whether it answers its first column's value instead of a row. */
+  pluck(toggle: boolean): this;
+  /** Its result columns, with their declared types (null for an expression). */
+  columns(): { name: string; type: string | null }[];
 }
 
 type RowBuilder = (values: unknown[]) => Record<string, unknown>;
@@ -38,14 +42,48 @@ function builderOf(statement: EmbeddedStatement): RowBuilder {
   return build;
 }
 
+/** A query, not a write answering rows (`RETURNING`), whose text can be read as a subquery. */
+const PLAIN_QUERY = /^\s*(SELECT|WITH)\b/i;
+const RETURNING = /\bRETURNING\b/i;
+
+/**
+ * The text that reads `statement`'s rows (`text`) as one value: a JSON array of one array per
+ * row, in the statement's order and column order. The driver hands over each row as an array
+ * made through V8's API, value by value; JSON.parse builds them all at once, so a read of many
+ * rows costs less: 200 grants of six columns 1,046 → 419 µs, 100 document rows 344 → 222 µs,
+ * one row no more (8.4 → 7.4 µs), measured on one machine.
+ *
+ * Undefined where JSON would not carry the same values: a column that is an expression (its
+ * type is unknown: it may be a blob, or JSON, which `json_array` would embed rather than quote)
+ * or a declared blob (SQLite reads a blob given to a JSON function as binary JSON), columns of
+ * the same name (the outer query names them), and anything but a plain query. REAL values
+ * round-trip (17 digits); integers past 2^53 lose precision as the driver's numbers do. The
+ * order of the rows is the inner query's: SQLite keeps a subquery's ORDER BY under an aggregate
+ * other than count, min and max (its query flattener's rules).
+ */
+export function packedText(statement: EmbeddedStatement, text: string): string | undefined {
+  if (!statement.reader || !PLAIN_QUERY.test(text) || RETURNING.test(text)) return undefined;
+  const columns = statement.columns();
+  const names = columns.map((column) => column.name);
+  if (new Set(names).size !== names.length) return undefined;
+  if (columns.some((column) => column.type === null || /blob/i.test(column.type))) return undefined;
+  const quoted = names.map((name) => `"${name.replaceAll('"', '""')}"`);
+  return `SELECT json_group_array(json_array(${quoted.join(', ')})) FROM (${text})`;
+}
+
 /**
  * A statement's rows as objects, read from the driver as arrays and built here. better-sqlite3
  * makes each row object through V8's API, property by property, which cost more than reading
  * the rows: 200 grants of six columns took 325-360 µs as objects, 215 µs as arrays built into
- * objects here (the reading alone: 47 µs). The statement is back in object mode when this
- * returns, whatever happens: statements are shared with TypeORM's reads.
+ * objects here (the reading alone: 47 µs). With `packed` (the statement's `packedText`, plucking
+ * its one value) the rows come as one JSON text instead. The statement is back in object mode
+ * when this returns, whatever happens: statements are shared with TypeORM's reads.
  */
-export function allRows<T>(statement: EmbeddedStatement, values: unknown[]): T[] {
+export function allRows<T>(statement: EmbeddedStatement, values: unknown[], packed?: EmbeddedStatement): T[] {
+  if (packed) {
+    const build = builderOf(statement);
+    return (JSON.parse(packed.get(...values) as string) as unknown[][]).map((row) => build(row) as T);
+  }
   let rows: unknown[];
   statement.raw(true);
   try {

@@ -2,7 +2,7 @@ import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { EmbeddedReads } from './embedded-reads.js';
-import { allRows, type EmbeddedStatement, iterateRows } from './embedded-rows.js';
+import { allRows, type EmbeddedStatement, iterateRows, packedText } from './embedded-rows.js';
 import { MAX_KEPT_LIST_ITEMS, StatementCache } from './statement-cache.js';
 import { inUnitOfWork, unitManager } from './unit-of-work.js';
 
@@ -96,6 +96,8 @@ export class Sql implements OnApplicationShutdown {
   private readonly prepared = new StatementCache<PreparedText>(1000);
   /** Embedded: statements prepared on the driver's connection, by translated text. */
   private readonly statements = new StatementCache<EmbeddedStatement>(500);
+  /** Embedded: each kept read's packed form (`packedText`), null where it has none; it goes with the statement. */
+  private readonly packedStatements = new WeakMap<EmbeddedStatement, EmbeddedStatement | null>();
   /** PostgreSQL: the names of prepared statements, by text (see `postgres`). */
   private readonly statementNames = new Map<string, string>();
   private readonly embedded: EmbeddedConnection | undefined;
@@ -116,8 +118,12 @@ export class Sql implements OnApplicationShutdown {
   async rows<T>(sql: string, parameters: Parameters): Promise<T[]> {
     const { text, values, kept, prepared } = this.bind(sql, parameters);
     if (this.embedded) {
-      if (this.reads && !inUnitOfWork()) return allRows<T>(this.logged(text, values, this.reads.prepared<EmbeddedStatement>(text, kept)), values);
-      return allRows<T>(this.cached(text, values, kept), values);
+      if (this.reads && !inUnitOfWork()) {
+        const reads = this.reads;
+        const statement = this.logged(text, values, reads.prepared<EmbeddedStatement>(text, kept));
+        return this.embeddedRows<T>(statement, text, values, kept, (packed) => reads.prepared<EmbeddedStatement>(packed, false));
+      }
+      return this.embeddedRows<T>(this.cached(text, values, kept), text, values, kept, (packed) => this.embedded!.prepare(packed));
     }
     // Inside a unit of work, on its own connection: a second one from the pool, asked for while
     // the unit holds the first, could wait forever once concurrent units hold them all.
@@ -441,6 +447,22 @@ export class Sql implements OnApplicationShutdown {
    * The embedded statement of `text`, kept for the next time unless `keep` is false (a statement
    * with long lists); reported like TypeORM's own so query logging sees it.
    */
+  /**
+   * A kept statement's rows, read in one value through its packed form (`packedText`) where it
+   * has one, prepared once on the statement's own connection (`prepare`); other statements' rows
+   * as the driver gives them (preparing two statements for each read would cost more).
+   */
+  private embeddedRows<T>(statement: EmbeddedStatement, text: string, values: unknown[], kept: boolean, prepare: (text: string) => EmbeddedStatement): T[] {
+    if (!kept) return allRows<T>(statement, values);
+    let packed = this.packedStatements.get(statement);
+    if (packed === undefined) {
+      const packedSql = packedText(statement, text);
+      packed = packedSql === undefined ? null : prepare(packedSql).pluck(true);
+      this.packedStatements.set(statement, packed);
+    }
+    return allRows<T>(statement, values, packed ?? undefined);
+  }
+
   private cached(text: string, values: unknown[], keep = true): EmbeddedStatement {
     this.dataSource.logger.logQuery(text, values);
     return keep ? this.statements.get(text, () => this.embedded!.prepare(text)) : this.embedded!.prepare(text);
