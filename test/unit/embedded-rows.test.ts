@@ -66,14 +66,14 @@ describe('embedded rows (allRows, iterateRows, packedText)', () => {
   };
 
   it('packed: the same rows as the driver’s, in the query’s order, for columns JSON carries as they are', () => {
-    db.exec(`CREATE TABLE p (id INTEGER PRIMARY KEY, name VARCHAR(64), score REAL, flag BOOLEAN, big INTEGER, note TEXT);
+    db.exec(`CREATE TABLE p (id INTEGER PRIMARY KEY, name VARCHAR(64), score REAL, flag BOOLEAN, big INTEGER, note VARCHAR(256));
       INSERT INTO p VALUES (1, 'one', 0.30000000000000004, 1, 9007199254740991, NULL), (2, 'two "2"', -2.5e-300, 0, -7, 'é ✓ \\ {"a":[1]}'),
         (3, '[1,2]', 1e308, 1, 0, '');`);
     for (const [text, values] of [
       ['SELECT id, name, score, flag, big, note FROM p WHERE id >= ? ORDER BY id DESC', [1]],
       ['SELECT note, id FROM p ORDER BY name LIMIT ?', [2]],
       ['WITH q AS (SELECT id, name FROM p WHERE id > ?) SELECT q.id, q.name FROM q ORDER BY q.id', [1]],
-      ['SELECT p.id, t.name FROM p JOIN t ON t.id = p.id ORDER BY p.id DESC', []],
+      ['SELECT p.id, t.id AS t_id, p.name FROM p JOIN t ON t.id = p.id ORDER BY p.id DESC', []],
       ['SELECT id FROM p WHERE id > ?', [99]],
     ] as const) {
       const expected = prepare(text).all(...values);
@@ -81,15 +81,16 @@ describe('embedded rows (allRows, iterateRows, packedText)', () => {
     }
     const rows = packedRows('SELECT id, score, note FROM p ORDER BY id', []);
     assert.equal(rows[0]!.score, 0.30000000000000004, 'a REAL round-trips');
-    assert.equal(rows[1]!.note, 'é ✓ \\ {"a":[1]}', 'text that looks like JSON stays text');
+    assert.equal(rows[1]!.note, 'é ✓ \\ {"a":[1]}', 'a string that looks like JSON stays a string');
   });
 
-  it('packed: none where JSON would change a value or a name, or for anything but a query', () => {
+  it('packed: none where JSON would change a value or a name or cost more, or for anything but a query', () => {
     for (const text of [
       'SELECT id, data FROM t', // a blob (JSON functions read blobs as binary JSON)
       'SELECT id, id + 1 FROM t', // an expression: its type is unknown
       "SELECT id, json_object('a', 1) AS j FROM t", // JSON from a function would be embedded, not quoted
       'SELECT t.id, p.id FROM t JOIN p ON p.id = t.id', // one name twice
+      'SELECT id, name FROM t', // TEXT: JSON documents and prose cost more escaped and parsed again
       'PRAGMA table_info(t)',
     ]) {
       assert.equal(packedText(prepare(text), text), undefined, text);
