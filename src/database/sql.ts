@@ -456,8 +456,13 @@ export class Sql implements OnApplicationShutdown {
     if (!kept) return allRows<T>(statement, values);
     let packed = this.packedStatements.get(statement);
     if (packed === undefined) {
+      packed = null;
       const packedSql = packedText(statement, text);
-      packed = packedSql === undefined ? null : prepare(packedSql).pluck(true);
+      try {
+        if (packedSql !== undefined) packed = prepare(packedSql).pluck(true);
+      } catch {
+        // A text that cannot be a subquery (a trailing comment, say): its rows come as they are.
+      }
       this.packedStatements.set(statement, packed);
     }
     return allRows<T>(statement, values, packed ?? undefined);

@@ -177,6 +177,12 @@ describe('the embedded database: prepared statements stay bounded', () => {
       'SELECT id, n FROM v WHERE n >= ? ORDER BY n DESC',
       'SELECT json_group_array(json_array("id", "n")) FROM (SELECT id, n FROM v WHERE n >= ? ORDER BY n DESC)',
     ]);
+    // A text that cannot be a subquery (its comment would swallow the closing parenthesis) is read as it is.
+    texts.length = 0;
+    assert.deepEqual(await sql.rows('SELECT id FROM v WHERE n = :n -- the one', { n: 1 }), [{ id: 'a' }]);
+    assert.equal(texts.length, 2, 'the packed form was tried once');
+    assert.deepEqual(await sql.rows('SELECT id FROM v WHERE n = :n -- the one', { n: 1 }), [{ id: 'a' }]);
+    assert.equal(texts.length, 2, 'and not again');
     await dataSource.destroy();
   });
 
