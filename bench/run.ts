@@ -91,7 +91,6 @@ interface ServiceTarget {
 /** The row label of the service on one framework. */
 const serviceLabel = (adapter: string) => `service (${adapter})`;
 
-/** One scenario on the service on each framework (and on the baseline, where it has one, then the ratios). */
 /**
  * Waits until the service's outbox holds no delivery due: the work an earlier run left behind
  * (a notifying comment add's inbox fan-out, say, which goes on for seconds after its run on a slow
@@ -123,6 +122,7 @@ async function outboxDrained(database: string): Promise<void> {
 /** How long a run waits for the outbox to drain before measuring anyway. */
 const OUTBOX_DRAIN_LIMIT_MS = 300_000;
 
+/** One scenario on the service on each framework (and on the baseline, where it has one, then the ratios). */
 async function measureScenario(
   scenario: Scenario,
   seeded: Seed,

@@ -50,8 +50,8 @@ const RETURNING = /\bRETURNING\b/i;
  * The text that reads `statement`'s rows (`text`) as one value: a JSON array of one array per
  * row, in the statement's order and column order. The driver hands over each row as an array
  * made through V8's API, value by value; JSON.parse builds them all at once, so a read of many
- * rows costs less: 200 grants of six columns 1,046 → 419 µs, 100 document rows 344 → 222 µs,
- * one row no more (8.4 → 7.4 µs), measured on one machine.
+ * rows costs less: 200 grants of six columns 1,046 → 419 µs, and one row no more (5.8 → 5.7 µs),
+ * measured on one machine.
  *
  * Undefined where JSON would not carry the same values: a column that is an expression (its
  * type is unknown: it may be a blob, or JSON, which `json_array` would embed rather than quote)
@@ -59,10 +59,10 @@ const RETURNING = /\bRETURNING\b/i;
  * the same name (the outer query names them), and anything but a plain query. Undefined also
  * where it would cost more: a TEXT column (unbounded: the schema's JSON documents and prose,
  * where ids are VARCHAR) is escaped into the JSON and back, and 20 activity rows with 415-byte
- * JSON bodies took 220 µs so against the driver's 193. REAL values
- * round-trip (17 digits); integers past 2^53 lose precision as the driver's numbers do. The
- * order of the rows is the inner query's: SQLite keeps a subquery's ORDER BY under an aggregate
- * other than count, min and max (its query flattener's rules).
+ * JSON bodies took 220 µs that way against the driver's 193. REAL values round-trip (17
+ * digits); integers past 2^53 lose precision as the driver's numbers do. The order of the rows
+ * is the inner query's: SQLite keeps a subquery's ORDER BY under an aggregate other than count,
+ * min and max (its query flattener's rules).
  */
 export function packedText(statement: EmbeddedStatement, text: string): string | undefined {
   if (!statement.reader || !PLAIN_QUERY.test(text) || RETURNING.test(text)) return undefined;

@@ -444,10 +444,6 @@ export class Sql implements OnApplicationShutdown {
   }
 
   /**
-   * The embedded statement of `text`, kept for the next time unless `keep` is false (a statement
-   * with long lists); reported like TypeORM's own so query logging sees it.
-   */
-  /**
    * A kept statement's rows, read in one value through its packed form (`packedText`) where it
    * has one, prepared once on the statement's own connection (`prepare`); other statements' rows
    * as the driver gives them (preparing two statements for each read would cost more).
@@ -468,6 +464,10 @@ export class Sql implements OnApplicationShutdown {
     return allRows<T>(statement, values, packed ?? undefined);
   }
 
+  /**
+   * The embedded statement of `text`, kept for the next time unless `keep` is false (a statement
+   * with long lists); reported like TypeORM's own so query logging sees it.
+   */
   private cached(text: string, values: unknown[], keep = true): EmbeddedStatement {
     this.dataSource.logger.logQuery(text, values);
     return keep ? this.statements.get(text, () => this.embedded!.prepare(text)) : this.embedded!.prepare(text);
