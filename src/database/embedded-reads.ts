@@ -2,9 +2,7 @@ import { SqliteDatabase, type SqliteConnection } from './sqlite-driver.js';
 import type { DataSource } from 'typeorm';
 import { inUnitOfWork } from './unit-of-work.js';
 import { StatementCache } from './statement-cache.js';
-
-/** A statement that reads data (not a PRAGMA, whose answer belongs to its connection). */
-const DATA_QUERY = /^\s*(SELECT|WITH)\b/i;
+import { DATA_QUERY } from './embedded-rows.js';
 
 interface Statement {
   readonly reader: boolean;

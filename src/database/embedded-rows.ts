@@ -42,8 +42,9 @@ function builderOf(statement: EmbeddedStatement): RowBuilder {
   return build;
 }
 
-/** A query, not a write answering rows (`RETURNING`), whose text can be read as a subquery. */
-const PLAIN_QUERY = /^\s*(SELECT|WITH)\b/i;
+/** A statement that reads data (not a PRAGMA, whose answer belongs to its connection). */
+export const DATA_QUERY = /^\s*(SELECT|WITH)\b/i;
+/** A write answering rows: `WITH` may start one too, and it cannot be read as a subquery. */
 const RETURNING = /\bRETURNING\b/i;
 
 /**
@@ -65,7 +66,7 @@ const RETURNING = /\bRETURNING\b/i;
  * min and max (its query flattener's rules).
  */
 export function packedText(statement: EmbeddedStatement, text: string): string | undefined {
-  if (!statement.reader || !PLAIN_QUERY.test(text) || RETURNING.test(text)) return undefined;
+  if (!statement.reader || !DATA_QUERY.test(text) || RETURNING.test(text)) return undefined;
   const columns = statement.columns();
   const names = columns.map((column) => column.name);
   if (new Set(names).size !== names.length) return undefined;

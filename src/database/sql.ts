@@ -118,12 +118,9 @@ export class Sql implements OnApplicationShutdown {
   async rows<T>(sql: string, parameters: Parameters): Promise<T[]> {
     const { text, values, kept, prepared } = this.bind(sql, parameters);
     if (this.embedded) {
-      if (this.reads && !inUnitOfWork()) {
-        const reads = this.reads;
-        const statement = this.logged(text, values, reads.prepared<EmbeddedStatement>(text, kept));
-        return this.embeddedRows<T>(statement, text, values, kept, (packed) => reads.prepared<EmbeddedStatement>(packed, false));
-      }
-      return this.embeddedRows<T>(this.cached(text, values, kept), text, values, kept, (packed) => this.embedded!.prepare(packed));
+      const onReader = this.reads !== undefined && !inUnitOfWork();
+      const statement = onReader ? this.logged(text, values, this.reads!.prepared<EmbeddedStatement>(text, kept)) : this.cached(text, values, kept);
+      return this.embeddedRows<T>(statement, text, values, kept, onReader);
     }
     // Inside a unit of work, on its own connection: a second one from the pool, asked for while
     // the unit holds the first, could wait forever once concurrent units hold them all.
@@ -445,17 +442,19 @@ export class Sql implements OnApplicationShutdown {
 
   /**
    * A kept statement's rows, read in one value through its packed form (`packedText`) where it
-   * has one, prepared once on the statement's own connection (`prepare`); other statements' rows
-   * as the driver gives them (preparing two statements for each read would cost more).
+   * has one, prepared once on the statement's own connection (the reader's, or the driver's);
+   * other statements' rows as the driver gives them (preparing two statements for each read would
+   * cost more).
    */
-  private embeddedRows<T>(statement: EmbeddedStatement, text: string, values: unknown[], kept: boolean, prepare: (text: string) => EmbeddedStatement): T[] {
+  private embeddedRows<T>(statement: EmbeddedStatement, text: string, values: unknown[], kept: boolean, onReader: boolean): T[] {
     if (!kept) return allRows<T>(statement, values);
     let packed = this.packedStatements.get(statement);
     if (packed === undefined) {
       packed = null;
       const packedSql = packedText(statement, text);
       try {
-        if (packedSql !== undefined) packed = prepare(packedSql).pluck(true);
+        if (packedSql !== undefined)
+          packed = (onReader ? this.reads!.prepared<EmbeddedStatement>(packedSql, false) : this.embedded!.prepare(packedSql)).pluck(true);
       } catch {
         // A text that cannot be a subquery (a trailing comment, say): its rows come as they are.
       }
