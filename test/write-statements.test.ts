@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DataSource } from 'typeorm';
-import { Sql, type Insert } from '../src/database/sql.js';
+import { Sql, type Column, type Insert } from '../src/database/sql.js';
 import { Transactions } from '../src/database/transactions.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { countQueries } from './helpers/query-counter.js';
@@ -208,6 +208,69 @@ describe('multi-table writes: one statement, all or none', () => {
     assert.deepEqual(
       records.map((r) => r.delivery_id),
       ['dlv_stmt_1', 'dlv_stmt_3'],
+    );
+    if (postgres) assert.equal(sent.length, 1, sent.join('\n'));
+  });
+
+  it('insertNew with children: the children of the rows inserted go in, those of a row already there do not; one statement on PostgreSQL', async () => {
+    const sql = app.app.get(Sql);
+    const transactions = app.app.get(Transactions);
+    const message = (id: string, eventKey: string) => [id, key.apiKey, eventKey, 'test', '{}', 1];
+    const delivery = (id: string, messageId: string) => [id, key.apiKey, messageId, 'webhook', id, 'route-children', 'pending', 0, 3, 1, 1, 1];
+    const deliveryColumns: Column[] = [
+      { name: 'id', type: 'varchar' },
+      { name: 'api_key_id', type: 'varchar' },
+      { name: 'message_id', type: 'varchar' },
+      { name: 'channel', type: 'varchar' },
+      { name: 'target', type: 'varchar' },
+      { name: 'route', type: 'varchar' },
+      { name: 'status', type: 'varchar' },
+      { name: 'attempts', type: 'int' },
+      { name: 'max_attempts', type: 'int' },
+      { name: 'next_attempt_at', type: 'bigint' },
+      { name: 'created_at', type: 'bigint' },
+      { name: 'updated_at', type: 'bigint' },
+    ];
+    const insert = (messages: (string | number)[][], deliveries: (string | number)[][]) =>
+      transactions.run(
+        (manager) =>
+          sql.insertNew(
+            manager,
+            'outbox_message',
+            ['id', 'api_key_id', 'event_key', 'event_type', 'payload', 'created_at'],
+            messages,
+            ['api_key_id', 'event_key'],
+            'id',
+            {
+              table: 'outbox_delivery',
+              columns: deliveryColumns,
+              rows: deliveries,
+              link: 'message_id',
+            },
+          ),
+        undefined,
+        { atomic: false },
+      );
+    assert.deepEqual(await insert([message('msg_child_1', 'child-1')], [delivery('dlv_child_1a', 'msg_child_1')]), ['msg_child_1']);
+    const queries = countQueries(app.app.get(DataSource));
+    queries.reset();
+    // The first message's key is taken (by msg_child_1): it and its delivery stay out; the second goes in with both of its own.
+    const inserted = await insert(
+      [message('msg_child_2', 'child-1'), message('msg_child_3', 'child-3')],
+      [delivery('dlv_child_2a', 'msg_child_2'), delivery('dlv_child_3a', 'msg_child_3'), delivery('dlv_child_3b', 'msg_child_3')],
+    );
+    const sent = [...queries.queries];
+    assert.deepEqual(inserted, ['msg_child_3']);
+    const rows = (await app.dataSource.query(
+      `SELECT id, message_id, attempts, next_attempt_at FROM outbox_delivery WHERE route = 'route-children' ORDER BY id`,
+    )) as { id: string; message_id: string; attempts: number; next_attempt_at: number | string }[];
+    assert.deepEqual(
+      rows.map((row) => [row.id, row.message_id, Number(row.attempts), Number(row.next_attempt_at)]),
+      [
+        ['dlv_child_1a', 'msg_child_1', 0, 1],
+        ['dlv_child_3a', 'msg_child_3', 0, 1],
+        ['dlv_child_3b', 'msg_child_3', 0, 1],
+      ],
     );
     if (postgres) assert.equal(sent.length, 1, sent.join('\n'));
   });

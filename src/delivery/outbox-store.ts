@@ -64,20 +64,22 @@ type DeliveryRow = {
 };
 
 const MESSAGE_COLUMNS = ['id', 'api_key_id', 'event_key', 'event_type', 'payload', 'created_at'] as const;
-const DELIVERY_COLUMNS = [
-  'id',
-  'api_key_id',
-  'message_id',
-  'channel',
-  'target',
-  'route',
-  'status',
-  'attempts',
-  'max_attempts',
-  'next_attempt_at',
-  'created_at',
-  'updated_at',
-] as const;
+/** `outbox_delivery`'s columns, with their PostgreSQL types (new deliveries go in with their messages: `Sql.insertNew`). */
+const DELIVERY_COLUMNS: readonly Column[] = [
+  { name: 'id', type: 'varchar' },
+  { name: 'api_key_id', type: 'varchar' },
+  { name: 'message_id', type: 'varchar' },
+  { name: 'channel', type: 'varchar' },
+  { name: 'target', type: 'varchar' },
+  { name: 'route', type: 'varchar' },
+  { name: 'status', type: 'varchar' },
+  { name: 'attempts', type: 'int' },
+  { name: 'max_attempts', type: 'int' },
+  { name: 'next_attempt_at', type: 'bigint' },
+  { name: 'created_at', type: 'bigint' },
+  { name: 'updated_at', type: 'bigint' },
+];
+const DELIVERY_COLUMN_NAMES = DELIVERY_COLUMNS.map((column) => column.name);
 /** A new delivery's row (in `DELIVERY_COLUMNS` order): pending, not yet attempted, due now. */
 function pendingDeliveryRow(apiKeyId: string, messageId: string, d: Destination, now: number): (string | number)[] {
   return [newSortableId('dlv_'), apiKeyId, messageId, d.channel, d.target, d.route, 'pending', 0, d.maxAttempts, now, now, now];
@@ -121,6 +123,8 @@ export class OutboxStore {
     now: number,
   ): Promise<string[]> {
     const messages = entries.map((entry) => ({ id: newSortableId('msg_'), ...entry }));
+    // Every message's deliveries are offered; those of a message already written (its key seen
+    // before) are not inserted, in the same statement on PostgreSQL.
     const inserted = new Set(
       await this.sql.insertNew(
         manager,
@@ -129,12 +133,14 @@ export class OutboxStore {
         messages.map(({ id, event }) => [id, apiKeyId, event.key, event.type, JSON.stringify(event), now]),
         ['api_key_id', 'event_key'],
         'id',
+        {
+          table: 'outbox_delivery',
+          columns: DELIVERY_COLUMNS,
+          rows: messages.flatMap((message) => message.destinations.map((d) => pendingDeliveryRow(apiKeyId, message.id, d, now))),
+          link: 'message_id',
+        },
       ),
     );
-    const deliveries = messages
-      .filter((message) => inserted.has(message.id))
-      .flatMap((message) => message.destinations.map((d) => pendingDeliveryRow(apiKeyId, message.id, d, now)));
-    await this.sql.insert(manager, 'outbox_delivery', DELIVERY_COLUMNS, deliveries);
     return messages.filter((message) => inserted.has(message.id)).map((message) => message.id);
   }
 
@@ -275,7 +281,7 @@ export class OutboxStore {
     // In the same unit as the outcome that leads to them, so they exist exactly when it is
     // settled; a destination the message already has (an attempt made twice) is not added again.
     const followUps = settled.flatMap((o) => (o.followUps ?? []).map((d) => pendingDeliveryRow(o.delivery.apiKeyId, o.delivery.messageId, d, now)));
-    await this.sql.insertNew(manager, 'outbox_delivery', DELIVERY_COLUMNS, followUps, ['api_key_id', 'channel', 'target', 'message_id'], 'id');
+    await this.sql.insertNew(manager, 'outbox_delivery', DELIVERY_COLUMN_NAMES, followUps, ['api_key_id', 'channel', 'target', 'message_id'], 'id');
     await this.dropServedInboxMessages(
       manager,
       servedInboxes.map((o) => o.delivery.messageId),
