@@ -275,9 +275,97 @@ describe('multi-table writes: one statement, all or none', () => {
     if (postgres) assert.equal(sent.length, 1, sent.join('\n'));
   });
 
+  describe('a unit of work begun lazily', () => {
+    const MESSAGE_COLUMNS = ['id', 'api_key_id', 'event_key', 'event_type', 'payload', 'created_at'];
+    const message = (id: string) => ({ table: 'outbox_message', columns: MESSAGE_COLUMNS, rows: [[id, key.apiKey, id, 'test', '{}', 1]] });
+    const messagesNamed = async (prefix: string) =>
+      ((await app.dataSource.query(`SELECT id FROM outbox_message WHERE id LIKE '${prefix}%' ORDER BY id`)) as { id: string }[]).map((row) => row.id);
+    const lazily = <T>(work: (manager: import('typeorm').EntityManager) => Promise<T>) => app.app.get(Transactions).run(work, undefined, { begin: 'lazily' });
+
+    it('inserts and unrelated reads: the reads run as they come, the inserts go last as one statement, with no transaction', async () => {
+      const sql = app.app.get(Sql);
+      const queries = countQueries(app.app.get(DataSource));
+      queries.reset();
+      const read = await lazily(async (manager) => {
+        await sql.insertAll(manager, [message('lazy_a1')]);
+        const [row] = await sql.rows<{ id: string }>('SELECT id FROM api_key WHERE id = :id', { id: key.apiKey });
+        await sql.insert(manager, 'outbox_message', MESSAGE_COLUMNS, message('lazy_a2').rows);
+        return row?.id;
+      });
+      const sent = [...queries.queries];
+      assert.equal(read, key.apiKey);
+      assert.deepEqual(await messagesNamed('lazy_a'), ['lazy_a1', 'lazy_a2']);
+      if (postgres) {
+        assert.deepEqual(
+          sent.map((q) => q.slice(0, 30)),
+          ['SELECT id FROM api_key WHERE i', 'WITH write_0 AS (INSERT INTO o'],
+        );
+      }
+    });
+
+    it('a read of a table with inserts waiting sees them: the transaction begins there, and a failure after it undoes them', async () => {
+      const sql = app.app.get(Sql);
+      const queries = countQueries(app.app.get(DataSource));
+      queries.reset();
+      let seen: string[] = [];
+      await assert.rejects(
+        lazily(async (manager) => {
+          await sql.insert(manager, 'outbox_message', MESSAGE_COLUMNS, message('lazy_b1').rows);
+          seen = (await sql.rows<{ id: string }>("SELECT id FROM outbox_message WHERE id LIKE 'lazy_b%'", {})).map((row) => row.id);
+          throw new Error('the unit fails after its read');
+        }),
+        /the unit fails after its read/,
+      );
+      assert.deepEqual(seen, ['lazy_b1']);
+      assert.deepEqual(await messagesNamed('lazy_b'), []);
+      if (postgres) {
+        assert.equal(queries.queries[0], 'START TRANSACTION');
+        assert.match(queries.queries[1]!, /^INSERT INTO outbox_message/);
+        assert.ok(queries.queries.includes('ROLLBACK'), queries.queries.join('\n'));
+      }
+    });
+
+    it('inserts waiting when the unit fails never go; a failing last statement leaves none of its inserts', async () => {
+      const sql = app.app.get(Sql);
+      await assert.rejects(
+        lazily(async (manager) => {
+          await sql.insert(manager, 'outbox_message', MESSAGE_COLUMNS, message('lazy_c1').rows);
+          throw new Error('the unit fails before its end');
+        }),
+        /the unit fails before its end/,
+      );
+      // The last row repeats the one before's id: the one statement they go in fails, and the first row with it.
+      await assert.rejects(
+        lazily(async (manager) => {
+          await sql.insert(manager, 'outbox_message', MESSAGE_COLUMNS, message('lazy_c2').rows);
+          await sql.insert(manager, 'outbox_message', MESSAGE_COLUMNS, [[...message('lazy_c3').rows[0]!]]);
+          await sql.insert(manager, 'outbox_message', MESSAGE_COLUMNS, [[...message('lazy_c3').rows[0]!]]);
+        }),
+      );
+      assert.deepEqual(await messagesNamed('lazy_c'), []);
+    });
+
+    it('a lock begins the transaction first, and the unit commits what it wrote', async () => {
+      const sql = app.app.get(Sql);
+      const queries = countQueries(app.app.get(DataSource));
+      queries.reset();
+      await lazily(async (manager) => {
+        await sql.insert(manager, 'outbox_message', MESSAGE_COLUMNS, message('lazy_d1').rows);
+        await sql.lockRows(manager, 'SELECT id FROM api_key WHERE id = :id', { id: key.apiKey });
+      });
+      assert.deepEqual(await messagesNamed('lazy_d'), ['lazy_d1']);
+      if (postgres) {
+        assert.equal(queries.queries[0], 'START TRANSACTION');
+        assert.match(queries.queries[1]!, /^INSERT INTO outbox_message/);
+        assert.match(queries.queries[2]!, /FOR UPDATE$/);
+        assert.equal(queries.queries[3], 'COMMIT');
+      }
+    });
+  });
+
   it('a comment add of new threads on PostgreSQL: the credentials, its numbers and its rows, three statements and no transaction', async () => {
     const queries = countQueries(app.app.get(DataSource));
-    const add = (triggers: boolean) =>
+    const add = (triggers: boolean, notification = false) =>
       call('/v2/commentannotations/add', {
         organizationId: ORG,
         documentId: DOC,
@@ -289,6 +377,7 @@ describe('multi-table writes: one statement, all or none', () => {
                 from: { userId: 'ana' },
                 taggedUserContacts: [{ userId: 'bob', contact: { userId: 'bob' } }],
                 ...(triggers ? { triggerActivities: true } : {}),
+                ...(notification ? { triggerNotification: true } : {}),
               },
             ],
           },
@@ -306,12 +395,28 @@ describe('multi-table writes: one statement, all or none', () => {
       assert.match(rows!, /^WITH write_0 AS \(INSERT INTO comment_annotation/);
       assert.deepEqual(more, []);
     }
-    // An add that records an event writes in a transaction: the threads' rows and the event commit together.
+    // An add that records events (in the log and the outbox) reads the key's settings and configs,
+    // then writes everything in that same one statement: the threads' rows, the activity, and the
+    // event's message and deliveries, all or none, with no transaction around them.
     queries.reset();
-    expectSuccess(await add(true));
+    const notified = expectSuccess(await add(true, true)).data as Record<string, { annotationId: string }>;
+    const notifying = [...queries.queries];
+    const notifiedId = Object.values(notified)[0]!.annotationId;
+    assert.deepEqual(await stored(notifiedId), [1, 1, 1]);
+    const [recorded] = (await app.dataSource.query(
+      `SELECT (SELECT count(*) FROM activity WHERE api_key_id = '${key.apiKey}' AND target_entity_id = '${notifiedId}') AS activities,
+        (SELECT count(*) FROM outbox_message WHERE api_key_id = '${key.apiKey}' AND payload LIKE '%${notifiedId}%') AS messages`,
+    )) as { activities: number | string; messages: number | string }[];
+    assert.deepEqual([Number(recorded!.activities), Number(recorded!.messages)], [1, 1]);
     if (postgres) {
-      assert.ok(queries.queries.includes('START TRANSACTION') && queries.queries.includes('COMMIT'), queries.queries.join('\n'));
-      assert.equal(queries.queries.filter((q) => /INSERT INTO comment_annotation/.test(q)).length, 1);
+      const writes = notifying.filter((q) => !/^SELECT/.test(q));
+      assert.equal(writes.length, 2, notifying.join('\n'));
+      assert.match(writes[0]!, /^INSERT INTO comment_counter/);
+      assert.match(
+        writes[1]!,
+        /^WITH write_0 AS \(INSERT INTO comment_annotation.*INSERT INTO activity.*INSERT INTO outbox_message.*INSERT INTO outbox_delivery/s,
+      );
+      assert.ok(!notifying.includes('START TRANSACTION'), notifying.join('\n'));
     }
   });
 });

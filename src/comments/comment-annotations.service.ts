@@ -10,7 +10,7 @@ import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
 import { DocumentStore } from '../directory/document-store.js';
 import { InboxStore } from '../inbox/inbox-store.js';
-import { asksAnything, CommentEvents, commentActivity, threadActivity, triggersOf, type Triggers } from './comment-events.js';
+import { CommentEvents, commentActivity, threadActivity, triggersOf, type Triggers } from './comment-events.js';
 import { CommentsService } from './comments.service.js';
 import { CommentStore, type ThreadFilter } from './comment-store.js';
 import {
@@ -67,9 +67,9 @@ export class CommentAnnotationsService {
     const outcomes: Record<string, AnnotationAdded> = {};
     let denied = false;
     const lastNumber = await this.numbersAhead(apiKeyId, request);
-    // With its numbers taken ahead and no event asked for, the unit only writes the threads'
-    // rows (`putThreads`, one statement, all or none): no transaction around it.
-    const oneStatement = lastNumber !== undefined && !request.commentAnnotations.some((a) => a.commentData.some((sent) => asksAnything(triggersOf(sent))));
+    // With its numbers taken ahead, the unit only reads and inserts (the threads' rows, and the
+    // events' records when asked for): begun lazily, it is one statement, all or none, with no
+    // transaction around it (PostgreSQL; see `LazyUnit`).
     await this.transactions.run(
       async (manager) => {
         if (lastNumber === undefined) {
@@ -139,7 +139,7 @@ export class CommentAnnotationsService {
         await this.events.publishEach(manager, apiKeyId, events);
       },
       undefined,
-      { atomic: !oneStatement },
+      { begin: 'lazily' },
     );
     if (denied) throw CommentErrors.usersDenied(outcomes);
     return outcomes;

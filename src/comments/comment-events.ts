@@ -51,7 +51,8 @@ export class CommentEvents {
   async publish(manager: EntityManager, apiKeyId: string, activities: Activity[], triggers: Triggers): Promise<void> {
     if (!activities.length || !asksAnything(triggers)) return;
     if (triggers.activities) await this.log.write(manager, apiKeyId, activities, { added: true, fresh: true, quiet: true, featureEvents: true });
-    if (triggers.notification) await this.recorder.recordActivities(manager, apiKeyId, activities, { inbox: true });
+    // Their ids were just made (`eventOn`): events never recorded before.
+    if (triggers.notification) await this.recorder.recordActivities(manager, apiKeyId, activities, { inbox: true, fresh: true });
   }
 
   /**

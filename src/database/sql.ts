@@ -4,6 +4,7 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { EmbeddedReads } from './embedded-reads.js';
 import { allRows, type EmbeddedStatement, iterateRows, packedText } from './embedded-rows.js';
 import { MAX_KEPT_LIST_ITEMS, StatementCache } from './statement-cache.js';
+import { lazyUnits, type LazyUnit } from './lazy-units.js';
 import { inUnitOfWork, unitManager } from './unit-of-work.js';
 
 type Scalar = string | number | boolean | null | Uint8Array;
@@ -319,6 +320,8 @@ export class Sql implements OnApplicationShutdown {
       for (const row of rows) statement.run(...row.map(toDriverValue));
       return;
     }
+    const lazy = this.deferring(manager);
+    if (lazy) return lazy.defer([{ table, columns, rows, ...(conflict ? { conflict } : {}) }], this.writeDeferred);
     const perStatement = Math.floor(MAX_STATEMENT_VALUES / columns.length);
     for (let start = 0; start < rows.length; start += perStatement) {
       const chunk = rows.slice(start, start + perStatement);
@@ -337,6 +340,8 @@ export class Sql implements OnApplicationShutdown {
    */
   async insertAll(manager: EntityManager, inserts: readonly Insert[]): Promise<void> {
     const writes = inserts.filter((write) => write.rows.length);
+    const lazy = this.embedded ? undefined : this.deferring(manager);
+    if (lazy) return lazy.defer(writes, this.writeDeferred);
     const values = writes.reduce((sum, write) => sum + write.rows.length * write.columns.length, 0);
     if (this.embedded || writes.length < 2 || values > MAX_STATEMENT_VALUES) {
       const each = async (on: EntityManager) => {
@@ -424,6 +429,15 @@ export class Sql implements OnApplicationShutdown {
     return inserted;
   }
 
+  /** The lazy unit of work (see `LazyUnit`) whose inserts wait, when `manager` is one's and this insert is not its own writing of them. */
+  private deferring(manager: EntityManager): LazyUnit | undefined {
+    const lazy = manager.queryRunner && lazyUnits.get(manager.queryRunner);
+    return lazy?.takes() ? lazy : undefined;
+  }
+
+  /** Writes a lazy unit's inserts that waited, together (`insertAll`). */
+  private readonly writeDeferred = (runner: QueryRunner, inserts: Insert[]): Promise<void> => this.insertAll(runner.manager, inserts);
+
   /** `insertNew` on the embedded database: one cached single-row statement run per row. */
   private insertNewEmbedded(text: string, rows: readonly (readonly Scalar[])[], returned: string): Scalar[] {
     const statement = this.cached(text, [`${rows.length} rows`]);
@@ -439,6 +453,8 @@ export class Sql implements OnApplicationShutdown {
    * `MAX_PREPARED_STATEMENTS` texts get a name, so what each connection keeps is bounded.
    */
   private async postgres<T>(runner: QueryRunner | undefined, text: string, values: unknown[], prepared: boolean): Promise<T[]> {
+    const lazy = runner && lazyUnits.get(runner);
+    if (lazy) await lazy.before(text);
     this.dataSource.logger.logQuery(text, values);
     const client = (runner ? await runner.connect() : (this.dataSource.driver as unknown as { master: unknown }).master) as PostgresQueryable;
     const name = prepared ? this.statementName(text) : undefined;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { CommitGroups } from './commit-groups.js';
+import { LazyUnit, lazyUnits } from './lazy-units.js';
 import { embeddedConnection } from './sql.js';
 import { unitOfWork } from './unit-of-work.js';
 
@@ -68,9 +69,11 @@ export class Transactions {
    * Runs `work` as one transaction: on a pooled connection, or on a worker's own (`on`). With
    * `atomic: false`, for work whose every statement stands on its own, PostgreSQL runs them
    * without BEGIN and COMMIT (two round trips fewer, and a statement's row locks end with it);
-   * the embedded database runs it as one unit in turn, as any other.
+   * the embedded database runs it as one unit in turn, as any other. With `begin: 'lazily'`
+   * (PostgreSQL, on a pooled connection), the transaction begins only when it must, and inserts
+   * wait to go together (see `LazyUnit`): a unit that only reads and inserts is one statement.
    */
-  run<T>(work: (manager: EntityManager) => Promise<T>, on?: WorkerConnection, options: { atomic?: boolean } = {}): Promise<T> {
+  run<T>(work: (manager: EntityManager) => Promise<T>, on?: WorkerConnection, options: { atomic?: boolean; begin?: 'lazily' } = {}): Promise<T> {
     if (this.groups) {
       // Embedded database: reads made by the work, however they are made, belong to its
       // transaction (`CommitGroups` marks them; see `EmbeddedReads`).
@@ -97,6 +100,8 @@ export class Transactions {
           await this.disconnect(on);
           throw error;
         }
+      } else if (options.begin === 'lazily' && options.atomic !== false) {
+        result = await this.lazily(inTransaction);
       } else if (options.atomic === false) {
         const runner = this.dataSource.createQueryRunner();
         try {
@@ -114,6 +119,31 @@ export class Transactions {
     const result = on.tail.then(unit);
     on.tail = result.catch(() => undefined);
     return result;
+  }
+
+  /** Runs a unit of work whose transaction begins lazily (see `LazyUnit`), on a pooled connection. */
+  private async lazily<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    const lazy = new LazyUnit(runner);
+    lazyUnits.set(runner, lazy);
+    // TypeORM's own statements on the runner (its repositories, query builder, BEGIN and COMMIT)
+    // pass the unit first: anything but the unit's own begins its transaction.
+    const query = runner.query.bind(runner);
+    runner.query = (async (...args: Parameters<QueryRunner['query']>) => {
+      await lazy.before();
+      return query(...args);
+    }) as QueryRunner['query'];
+    try {
+      const result = await work(runner.manager);
+      await lazy.finish();
+      return result;
+    } catch (error) {
+      await lazy.abandon().catch(() => undefined);
+      throw error;
+    } finally {
+      lazyUnits.delete(runner);
+      await runner.release();
+    }
   }
 
   /**

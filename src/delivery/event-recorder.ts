@@ -47,14 +47,14 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
   /**
    * Activities as events, whether or not the log keeps them (comment writes asking for
    * notifications record theirs here). With `inbox`, each also goes to the inbox audience, which
-   * the worker turns into inbox entries.
+   * the worker turns into inbox entries; `fresh`: activities just made, never recorded before.
    */
-  async recordActivities(manager: EntityManager, apiKeyId: string, activities: Activity[], options: { inbox?: boolean } = {}): Promise<void> {
+  async recordActivities(manager: EntityManager, apiKeyId: string, activities: Activity[], options: { inbox?: boolean; fresh?: boolean } = {}): Promise<void> {
     await this.record(
       manager,
       apiKeyId,
       activities.map((activity) => ({ type: activity.actionType, event: () => activityEvent(activity) })),
-      options.inbox === true,
+      { inbox: options.inbox === true, fresh: options.fresh === true },
     );
   }
 
@@ -80,8 +80,16 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
     this.transactions.afterCommit(manager, () => this.worker.abortRoute(advancedRoute(endpointId)));
   }
 
-  /** Writes the events that have somewhere to go (with `inbox`, every one does); `event` builds one only then. */
-  private async record(manager: EntityManager, apiKeyId: string, items: { type: string; event: () => OutboxEvent }[], inbox = false): Promise<void> {
+  /**
+   * Writes the events that have somewhere to go (with `inbox`, every one does); `event` builds
+   * one only then. `fresh`: none was recorded before (see `OutboxStore.append`).
+   */
+  private async record(
+    manager: EntityManager,
+    apiKeyId: string,
+    items: { type: string; event: () => OutboxEvent }[],
+    { inbox = false, fresh = false }: { inbox?: boolean; fresh?: boolean } = {},
+  ): Promise<void> {
     const routing = await this.routing(apiKeyId);
     if (!routing && !inbox) return;
     const entries = items.flatMap((item) => {
@@ -89,7 +97,7 @@ export class EventRecorder implements ActivityObserver, CrdtObserver, EndpointOb
       return destinations.length ? [{ event: item.event(), destinations }] : [];
     });
     if (!entries.length) return;
-    const written = await this.store.append(manager, apiKeyId, entries, this.clock.now());
+    const written = await this.store.append(manager, apiKeyId, entries, this.clock.now(), { fresh });
     if (!written.length) return;
     const routes = new Set(entries.flatMap((entry) => entry.destinations.map((destination) => destination.route)));
     this.transactions.afterCommit(manager, () => this.worker.wake(routes));

@@ -114,32 +114,36 @@ export class OutboxStore {
   /**
    * Writes each event that is new, with one pending delivery per destination, due at `now`. An
    * event whose key was written before (an activity added again) is not written twice.
-   * Returns the ids of the messages written.
+   * Returns the ids of the messages written. `fresh`: the caller knows none was written before
+   * (events of records it just made): plain inserts then, which a lazily begun unit of work
+   * writes together with its other rows.
    */
   async append(
     manager: EntityManager,
     apiKeyId: string,
     entries: readonly { event: OutboxEvent; destinations: readonly Destination[] }[],
     now: number,
+    { fresh = false }: { fresh?: boolean } = {},
   ): Promise<string[]> {
     const messages = entries.map((entry) => ({ id: newSortableId('msg_'), ...entry }));
+    const messageRows = messages.map(({ id, event }) => [id, apiKeyId, event.key, event.type, JSON.stringify(event), now]);
+    const deliveryRows = messages.flatMap((message) => message.destinations.map((d) => pendingDeliveryRow(apiKeyId, message.id, d, now)));
+    if (fresh) {
+      await this.sql.insertAll(manager, [
+        { table: 'outbox_message', columns: MESSAGE_COLUMNS, rows: messageRows },
+        { table: 'outbox_delivery', columns: DELIVERY_COLUMN_NAMES, rows: deliveryRows },
+      ]);
+      return messages.map((message) => message.id);
+    }
     // Every message's deliveries are offered; those of a message already written (its key seen
     // before) are not inserted, in the same statement on PostgreSQL.
     const inserted = new Set(
-      await this.sql.insertNew(
-        manager,
-        'outbox_message',
-        MESSAGE_COLUMNS,
-        messages.map(({ id, event }) => [id, apiKeyId, event.key, event.type, JSON.stringify(event), now]),
-        ['api_key_id', 'event_key'],
-        'id',
-        {
-          table: 'outbox_delivery',
-          columns: DELIVERY_COLUMNS,
-          rows: messages.flatMap((message) => message.destinations.map((d) => pendingDeliveryRow(apiKeyId, message.id, d, now))),
-          link: 'message_id',
-        },
-      ),
+      await this.sql.insertNew(manager, 'outbox_message', MESSAGE_COLUMNS, messageRows, ['api_key_id', 'event_key'], 'id', {
+        table: 'outbox_delivery',
+        columns: DELIVERY_COLUMNS,
+        rows: deliveryRows,
+        link: 'message_id',
+      }),
     );
     return messages.filter((message) => inserted.has(message.id)).map((message) => message.id);
   }
