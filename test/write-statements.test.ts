@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DataSource } from 'typeorm';
-import { Sql, type Column, type Insert } from '../src/database/sql.js';
+import { Sql, type Insert } from '../src/database/sql.js';
+import { DELIVERY_COLUMNS } from '../src/delivery/outbox-store.js';
 import { Transactions } from '../src/database/transactions.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { countQueries } from './helpers/query-counter.js';
@@ -217,20 +218,6 @@ describe('multi-table writes: one statement, all or none', () => {
     const transactions = app.app.get(Transactions);
     const message = (id: string, eventKey: string) => [id, key.apiKey, eventKey, 'test', '{}', 1];
     const delivery = (id: string, messageId: string) => [id, key.apiKey, messageId, 'webhook', id, 'route-children', 'pending', 0, 3, 1, 1, 1];
-    const deliveryColumns: Column[] = [
-      { name: 'id', type: 'varchar' },
-      { name: 'api_key_id', type: 'varchar' },
-      { name: 'message_id', type: 'varchar' },
-      { name: 'channel', type: 'varchar' },
-      { name: 'target', type: 'varchar' },
-      { name: 'route', type: 'varchar' },
-      { name: 'status', type: 'varchar' },
-      { name: 'attempts', type: 'int' },
-      { name: 'max_attempts', type: 'int' },
-      { name: 'next_attempt_at', type: 'bigint' },
-      { name: 'created_at', type: 'bigint' },
-      { name: 'updated_at', type: 'bigint' },
-    ];
     const insert = (messages: (string | number)[][], deliveries: (string | number)[][]) =>
       transactions.run(
         (manager) =>
@@ -243,7 +230,7 @@ describe('multi-table writes: one statement, all or none', () => {
             'id',
             {
               table: 'outbox_delivery',
-              columns: deliveryColumns,
+              columns: DELIVERY_COLUMNS,
               rows: deliveries,
               link: 'message_id',
             },

@@ -1,6 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { QueryRunner } from 'typeorm';
-import type { Insert } from './sql.js';
+
+/** An insert waiting in a lazy unit, as far as the unit is concerned: the table it goes to. */
+export interface WaitingInsert {
+  readonly table: string;
+}
 
 /** Marks the statements a lazy unit sends itself (BEGIN, what waits, COMMIT): they do not wait for it. */
 const ownStatements = new AsyncLocalStorage<true>();
@@ -17,12 +21,13 @@ const ownStatements = new AsyncLocalStorage<true>();
  * write and the database a wake-up, and a notifying comment add was nine of them.
  */
 export class LazyUnit {
-  private readonly pending: Insert[] = [];
+  /** Inserts waiting (`Sql`'s; only their tables matter here). */
+  private readonly pending: WaitingInsert[] = [];
   private begun = false;
   /** The beginning (and writing what waits) under way: other statements wait for it. */
   private gate: Promise<void> | undefined;
   /** Writes inserts at once on the runner (`Sql.insertAll`, which defers them). */
-  private writer: ((runner: QueryRunner, inserts: Insert[]) => Promise<void>) | undefined;
+  private writer: ((runner: QueryRunner, inserts: WaitingInsert[]) => Promise<void>) | undefined;
 
   constructor(private readonly runner: QueryRunner) {}
 
@@ -31,8 +36,9 @@ export class LazyUnit {
     return !ownStatements.getStore();
   }
 
-  defer(inserts: readonly Insert[], writer: (runner: QueryRunner, inserts: Insert[]) => Promise<void>): void {
-    this.writer = writer;
+  defer<I extends WaitingInsert>(inserts: readonly I[], writer: (runner: QueryRunner, inserts: I[]) => Promise<void>): void {
+    // Every insert that waits comes from the one writer that defers them (`Sql`'s).
+    this.writer = writer as (runner: QueryRunner, inserts: WaitingInsert[]) => Promise<void>;
     this.pending.push(...inserts);
   }
 

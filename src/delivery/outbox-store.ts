@@ -65,7 +65,7 @@ type DeliveryRow = {
 
 const MESSAGE_COLUMNS = ['id', 'api_key_id', 'event_key', 'event_type', 'payload', 'created_at'] as const;
 /** `outbox_delivery`'s columns, with their PostgreSQL types (new deliveries go in with their messages: `Sql.insertNew`). */
-const DELIVERY_COLUMNS: readonly Column[] = [
+export const DELIVERY_COLUMNS: readonly Column[] = [
   { name: 'id', type: 'varchar' },
   { name: 'api_key_id', type: 'varchar' },
   { name: 'message_id', type: 'varchar' },
