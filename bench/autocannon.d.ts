@@ -2,7 +2,7 @@
 declare module 'autocannon' {
   namespace autocannon {
     interface Result {
-      requests: { average: number };
+      requests: { average: number; total: number };
       latency: { p99: number };
       non2xx: number;
       errors: number;

@@ -14,7 +14,7 @@ import { measureDeliveries } from './deliveries.js';
 import { freePort, waitForHealth } from '../test/helpers/service-process.js';
 import { SmtpReceiver } from '../test/helpers/smtp-receiver.js';
 import { measureMail } from './mail.js';
-import { profileArgs, residentMb, type StartService } from './processes.js';
+import { cpuSeconds, profileArgs, residentMb, type StartService } from './processes.js';
 import { measureLive } from './live.js';
 
 type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
@@ -86,6 +86,8 @@ async function drive(port: number, scenario: Scenario, seeded: Seed, duration: n
 interface ServiceTarget {
   adapter: string;
   port: number;
+  /** Its process, once started: what its CPU is read from. */
+  pid?: number;
 }
 
 /** The row label of the service on one framework. */
@@ -127,14 +129,14 @@ async function measureScenario(
   scenario: Scenario,
   seeded: Seed,
   services: ServiceTarget[],
-  baselinePort: number,
+  baseline: { port: number; pid: number },
   quiet: () => Promise<void>,
 ): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
   const request = (scenario.body(seeded) as { data: unknown }).data;
-  const targets: [string, number][] = [
-    ...(scenario.baseline ? [['baseline', baselinePort] as [string, number]] : []),
-    ...services.map(({ adapter, port }): [string, number] => [serviceLabel(adapter), port]),
+  const targets: [string, number, number | undefined][] = [
+    ...(scenario.baseline ? [['baseline', baseline.port, baseline.pid] as [string, number, number]] : []),
+    ...services.map(({ adapter, port, pid }): [string, number, number | undefined] => [serviceLabel(adapter), port, pid]),
   ];
   if (scenario.baseline) {
     const [fromBaseline, ...fromServices] = await Promise.all(
@@ -147,17 +149,28 @@ async function measureScenario(
         );
     });
   }
-  const measured: Record<string, { 'req/s': number; 'p50 ms': number }> = {};
-  for (const [label, port] of targets) {
+  const measured: Record<string, { 'req/s': number; 'p50 ms': number; 'CPU µs/req'?: number }> = {};
+  for (const [label, port, pid] of targets) {
     await quiet();
     await drive(port, scenario, seeded, 2); // warm-up
     log(`${scenario.name}: ${label}, ${DURATION} s…`);
     let running = true;
     const probed = scenario.probe?.run(port, seeded, () => running);
+    const cpuBefore = pid === undefined ? 0 : cpuSeconds(pid);
     const { result, p50 } = await drive(port, scenario, seeded, DURATION).finally(() => (running = false));
     if (result.non2xx || result.errors) throw new Error(`${scenario.name} (${label}): ${result.non2xx} non-2xx, ${result.errors} errors`);
-    measured[label] = { 'req/s': Math.round(result.requests.average), 'p50 ms': p50 };
-    rows.push({ scenario: scenario.name, target: label, 'req/s': Math.round(result.requests.average), 'p50 ms': p50, 'p99 ms': result.latency.p99 });
+    // CPU the target's process spent per answer (all its threads): steadier than requests/s on
+    // a machine the client shares, since it does not depend on what the client got of the cores.
+    const cpuPerRequest = pid === undefined || !result.requests.total ? undefined : Math.round(((cpuSeconds(pid) - cpuBefore) * 1e6) / result.requests.total);
+    measured[label] = { 'req/s': Math.round(result.requests.average), 'p50 ms': p50, 'CPU µs/req': cpuPerRequest };
+    rows.push({
+      scenario: scenario.name,
+      target: label,
+      'req/s': Math.round(result.requests.average),
+      'p50 ms': p50,
+      'p99 ms': result.latency.p99,
+      'CPU µs/req': cpuPerRequest,
+    });
     if (probed) {
       const latencies = (await probed).sort((a, b) => a - b);
       const at = (q: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(1));
@@ -172,6 +185,8 @@ async function measureScenario(
       target: `ratio ${adapter}/baseline`,
       'req/s': Number((service['req/s'] / measured.baseline['req/s']).toFixed(2)),
       'p50 ms': Number((service['p50 ms'] / Math.max(measured.baseline['p50 ms'], 0.001)).toFixed(2)),
+      'CPU µs/req':
+        service['CPU µs/req'] && measured.baseline['CPU µs/req'] ? Number((service['CPU µs/req'] / measured.baseline['CPU µs/req']).toFixed(2)) : undefined,
     });
   }
   return rows;
@@ -235,11 +250,12 @@ async function main(): Promise<void> {
     return child;
   };
   const service = startService({ ...services[0]!, first: true });
+  services[0]!.pid = service.pid;
   await waitForHealth(servicePort, 10_000);
   const readyMs = Date.now() - started;
   log(`service (${services[0]!.adapter}) ready in ${readyMs} ms (migrations on a new database included)`);
   for (const other of services.slice(1)) {
-    startService(other);
+    other.pid = startService(other).pid;
     await waitForHealth(other.port, 10_000);
     log(`service (${other.adapter}) ready on the same database`);
   }
@@ -276,7 +292,8 @@ async function main(): Promise<void> {
 
   const rows: Record<string, unknown>[] = [];
   const measure = async (scenarios: Scenario[]) => {
-    for (const scenario of scenarios) rows.push(...(await measureScenario(scenario, seeded, services, baselinePort, () => outboxDrained(database))));
+    for (const scenario of scenarios)
+      rows.push(...(await measureScenario(scenario, seeded, services, { port: baselinePort, pid: baseline.pid! }, () => outboxDrained(database))));
   };
   const notes: string[] = [];
   // The activity log grows in two steps, so the same read is measured at 10,000 and 1,000,000.

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { ScopedStorage } from './scoped-storage.js';
 import type { QueryRunner } from 'typeorm';
 
 /** An insert waiting in a lazy unit, as far as the unit is concerned: the table it goes to. */
@@ -7,7 +7,7 @@ export interface WaitingInsert {
 }
 
 /** Marks the statements a lazy unit sends itself (BEGIN, what waits, COMMIT): they do not wait for it. */
-const ownStatements = new AsyncLocalStorage<true>();
+const ownStatements = new ScopedStorage<true>();
 
 /**
  * A unit of work on PostgreSQL whose transaction begins lazily (`Transactions.run` with

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { ScopedStorage } from './scoped-storage.js';
 import type { EntityManager } from 'typeorm';
 
 /**
@@ -6,7 +6,7 @@ import type { EntityManager } from 'typeorm';
  * manager (`true` for migrations, which have none): what runs inside it is part of its
  * transaction, reads included (`Sql.rows` runs them on the unit's connection).
  */
-export const unitOfWork = new AsyncLocalStorage<EntityManager | true>();
+export const unitOfWork = new ScopedStorage<EntityManager | true>();
 
 /** Whether the caller runs inside a unit of work. */
 export function inUnitOfWork(): boolean {
