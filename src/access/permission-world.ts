@@ -68,6 +68,8 @@ interface UserGrants {
   organization?: GrantsAt;
   folder: Map<string, GrantsAt>;
   document: Map<string, GrantsAt>;
+  /** One text per grant on a folder or document (see `signature`), in the order read. */
+  below: string[];
 }
 
 /** The folders and documents a request names, in its order (deduplicated), and which of them exist. */
@@ -116,11 +118,16 @@ export class PermissionResolver {
   constructor(private readonly world: PermissionWorld) {
     for (const row of world.grants) {
       let user = this.users.get(row.userId);
-      if (!user) this.users.set(row.userId, (user = { folder: new Map(), document: new Map() }));
-      const place: GrantsAt =
-        row.resourceType === 'organization'
-          ? (user.organization ??= {})
-          : (user[row.resourceType].get(row.resourceId) ?? user[row.resourceType].set(row.resourceId, {}).get(row.resourceId)!);
+      if (!user) this.users.set(row.userId, (user = { folder: new Map(), document: new Map(), below: [] }));
+      let place: GrantsAt;
+      if (row.resourceType === 'organization') place = user.organization ??= {};
+      else {
+        place = user[row.resourceType].get(row.resourceId) ?? user[row.resourceType].set(row.resourceId, {}).get(row.resourceId)!;
+        // The id with its length before it (it may hold any character); the rest are words and numbers.
+        user.below.push(
+          `${row.resourceType} ${row.resourceId.length}:${row.resourceId} ${row.temporary ? 'temporary' : 'regular'} ${row.accessRole} ${row.expiresAt}`,
+        );
+      }
       place[row.temporary ? 'temporary' : 'regular'] = { accessRole: row.accessRole, expiresAt: row.expiresAt };
     }
     this.nodes = new Map([...world.folders.values()].map((f) => [f.id, { id: f.id, pathIds: idsOf(f.path), accessType: f.accessType }]));
@@ -287,22 +294,16 @@ export class PermissionResolver {
     };
   }
 
-  /** The user's grants on folders and documents, as a comparable string ('' when none). */
+  /**
+   * The user's grants on folders and documents, as a comparable string ('' when none): the
+   * texts of their grant rows (one per place and kind, regular or temporary), sorted, since
+   * rows come in no set order. Made from the rows as they are read; sorted and joined once.
+   */
   private signature(userId: string): string {
     let signature = this.signatures.get(userId);
     if (signature === undefined) {
-      const user = this.users.get(userId);
-      const parts: string[] = [];
-      for (const type of ['folder', 'document'] as const) {
-        for (const [id, place] of user?.[type] ?? []) {
-          const { regular, temporary } = place;
-          // The id quoted (it may hold any character); the rest are roles and numbers.
-          parts.push(
-            `${type}${JSON.stringify(id)}${regular?.accessRole ?? '-'}:${regular?.expiresAt ?? '-'}:${temporary?.accessRole ?? '-'}:${temporary?.expiresAt ?? '-'}`,
-          );
-        }
-      }
-      signature = parts.sort().join('\n');
+      const below = this.users.get(userId)?.below ?? [];
+      signature = below.length < 2 ? (below[0] ?? '') : below.sort().join('\n');
       this.signatures.set(userId, signature);
     }
     return signature;

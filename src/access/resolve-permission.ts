@@ -93,17 +93,17 @@ export function explainPermission(c: PermissionCase): ExplainedPermission {
     const grant = usable(at, c.now);
     if (grant) {
       const entry: AllowedEntry =
-        grant.expiresAt === null ? { accessRole: grant.accessRole, accessType } : { accessRole: grant.accessRole, accessType, expiresAt: grant.expiresAt };
+        grant.expiresAt === null ? allowed(grant.accessRole, accessType) : { accessRole: grant.accessRole, accessType, expiresAt: grant.expiresAt };
       return { entry, decision: { rule: 'grant', place, grant, temporary: grant !== at.regular } };
     }
   }
   if (accessType === 'public')
     return {
-      entry: { accessRole: c.organizationRole ?? 'editor', accessType },
+      entry: allowed(c.organizationRole ?? 'editor', accessType),
       decision: c.organizationRole ? DECIDED_BY.publicByRole : DECIDED_BY.publicAsEditor,
     };
   if (accessType === 'organizationPrivate' && c.organizationRole)
-    return { entry: { accessRole: c.organizationRole, accessType }, decision: DECIDED_BY.organizationRole };
+    return { entry: allowed(c.organizationRole, accessType), decision: DECIDED_BY.organizationRole };
   return { entry: denied(accessType, `User does not have access to this ${c.kind}`), decision: DECIDED_BY.noAccess };
 }
 
@@ -128,6 +128,28 @@ function isLive(grant: GrantView, now: number): boolean {
   return grant.expiresAt === null || grant.expiresAt > now;
 }
 
+/**
+ * Entries without an expiry are shared, frozen objects, one per role and access type (or
+ * message): a few kinds of entry answer every user and resource. Callers that encode answers
+ * cache each entry's JSON by object (`permissionsJson`), so 100 users whose own grants give
+ * them the same role were 100 encodings and are now one; and no answer may change an entry.
+ */
+const ALLOWED = new Map<AccessRole, Map<AccessType, AllowedEntry>>();
+const DENIED = new Map<AccessType, Map<string, DeniedEntry>>();
+
+function allowed(accessRole: AccessRole, accessType: AccessType): AllowedEntry {
+  let byType = ALLOWED.get(accessRole);
+  if (!byType) ALLOWED.set(accessRole, (byType = new Map()));
+  let entry = byType.get(accessType);
+  if (!entry) byType.set(accessType, (entry = Object.freeze({ accessRole, accessType })));
+  return entry;
+}
+
 function denied(accessType: AccessType, error: string): DeniedEntry {
-  return { accessType, error, errorCode: 'permission_denied' };
+  // Both come from fixed sets (access types; this file's messages).
+  let byError = DENIED.get(accessType);
+  if (!byError) DENIED.set(accessType, (byError = new Map()));
+  let entry = byError.get(error);
+  if (!entry) byError.set(error, (entry = Object.freeze({ accessType, error, errorCode: 'permission_denied' as const })));
+  return entry;
 }

@@ -279,3 +279,39 @@ describe("permissions get's answers: a role's answer with a user's own entries p
     });
   }
 });
+
+describe('users of one kind: the same grants, however their rows come, and nothing less', () => {
+  const kindGrants: GrantRow[] = [
+    grant('first', 'document', 'dR11', 'editor'),
+    grant('first', 'folder', 'x', 'viewer'),
+    // The same two grants, read in the other order.
+    grant('same', 'folder', 'x', 'viewer'),
+    grant('same', 'document', 'dR11', 'editor'),
+    // The same places and roles, one of them temporary.
+    grant('temporary', 'document', 'dR11', 'editor', FUTURE),
+    grant('temporary', 'folder', 'x', 'viewer'),
+    // An id that ends like another id begins, so texts joined without care would match.
+    grant('tricky', 'document', 'dR11 regular editor null\nfolder 1:x', 'viewer'),
+    grant('also', 'document', 'dR11', 'editor'),
+    grant('also', 'folder', 'x', 'viewer'),
+    grant('also', 'document', 'dP', 'viewer'),
+  ];
+  const resolver = new PermissionResolver(world({ grants: kindGrants }));
+
+  it('users holding the same grants are one kind whatever the order of their rows', () => assert.equal(resolver.kindOf('same'), resolver.kindOf('first')));
+  it('a temporary grant in place of a regular one makes another kind', () => assert.notEqual(resolver.kindOf('temporary'), resolver.kindOf('first')));
+  it('one grant more makes another kind', () => assert.notEqual(resolver.kindOf('also'), resolver.kindOf('first')));
+  it('an id holding what a joined text would hold makes another kind', () => assert.notEqual(resolver.kindOf('tricky'), resolver.kindOf('first')));
+  it('users without grants below the organization are the kind of their role', () => assert.equal(resolver.kindOf('nobody'), resolver.kindOf('outsider')));
+
+  it('entries without an expiry are shared and cannot be changed; an expiring one is its own', () => {
+    const a = resolver.permission('first', { type: 'document', id: 'dR11' });
+    const b = resolver.permission('same', { type: 'document', id: 'dR11' });
+    assert.equal(a, b);
+    assert.ok(Object.isFrozen(a));
+    assert.throws(() => Object.assign(a, { accessRole: 'viewer' }), TypeError);
+    const expiring = resolver.permission('temporary', { type: 'document', id: 'dR11' });
+    assert.deepEqual(expiring, { accessRole: 'editor', accessType: 'restricted', expiresAt: FUTURE });
+    assert.notEqual(expiring, resolver.permission('temporary', { type: 'document', id: 'dR11' }));
+  });
+});
