@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { GrantEntity } from '../src/access/entities/grant.entity.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { countQueries } from './helpers/query-counter.js';
+import { planOf, statementOf } from './helpers/query-plan.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
 
 describe('access: permissions get, add, remove (contract part 5)', () => {
@@ -345,5 +346,21 @@ describe('access: permissions get, add, remove (contract part 5)', () => {
     assert.equal(Object.keys(large.result).length, 100);
     assert.deepEqual(large.result.bu60.documents.bd20, { accessRole: 'editor', accessType: 'public' });
     assert.deepEqual(large.result.bu60.folders.bf5, { accessRole: 'editor', accessType: 'public' });
+  });
+
+  it('the folders above the requested ones are read from the index of folders that set an access type', async () => {
+    const deep = 'acl-deep';
+    const folders = [
+      { folderId: 'top', accessType: 'restricted' },
+      ...Array.from({ length: 5 }, (_, i) => ({ folderId: `mid${i}`, parentFolderId: i ? `mid${i - 1}` : 'top' })),
+    ];
+    expectSuccess(await call('/v2/organizations/folders/add', { organizationId: deep, createOrganization: true, folders }));
+    const read = await statementOf(app.dataSource, /access_type IS NOT NULL/, async () => {
+      const result = expectSuccess(await call('/v2/auth/permissions/get', { organizationId: deep, userIds: ['anyone'], folderIds: ['mid4'] })).data;
+      // The restricted folder four levels up, found through that index, decides.
+      assert.equal(result.anyone.folders.mid4.accessType, 'restricted');
+    });
+    const plan = await planOf(app.dataSource, read);
+    assert.match(plan, /folder_typed_idx/, plan);
   });
 });

@@ -10,6 +10,7 @@ import { IdempotentRequests1763960000000 } from './1763960000000-idempotent-requ
 import { ApiKeyRevocation1763970000000 } from './1763970000000-api-key-revocation.js';
 import { FilteredPageIndexes1763980000000 } from './1763980000000-filtered-page-indexes.js';
 import { ActivityActionIndex1763990000000 } from './1763990000000-activity-action-index.js';
+import { TypedFolderIndex1764000000000 } from './1764000000000-typed-folder-index.js';
 import { ThreadNumbersAndImmutableActivities1763880000000 } from './1763880000000-thread-numbers-and-immutable-activities.js';
 import { UserDataJobs1763860000000 } from './1763860000000-user-data-jobs.js';
 import { UpstreamFields1763850000000 } from './1763850000000-upstream-fields.js';
@@ -50,4 +51,5 @@ export const MIGRATIONS = [
   ApiKeyRevocation1763970000000,
   FilteredPageIndexes1763980000000,
   ActivityActionIndex1763990000000,
+  TypedFolderIndex1764000000000,
 ];
