@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { Sql, type Insert } from '../src/database/sql.js';
 import { DELIVERY_COLUMNS } from '../src/delivery/outbox-store.js';
 import { Transactions } from '../src/database/transactions.js';
+import { ApiKeyStore } from '../src/workspace/api-key-store.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { countQueries } from './helpers/query-counter.js';
 import { agentFor, createKey, expectSuccess, type TestKey } from './factories/workspace.js';
@@ -262,6 +263,32 @@ describe('multi-table writes: one statement, all or none', () => {
     if (postgres) assert.equal(sent.length, 1, sent.join('\n'));
   });
 
+  it("a unit of work reads its key's row once: settings and configs from one read, read again after the unit writes them", async () => {
+    const keys = app.app.get(ApiKeyStore);
+    const queries = countQueries(app.app.get(DataSource));
+    const keyReads = () => queries.queries.filter((q) => /\bFROM "?api_key"? WHERE/.test(q)).length;
+    queries.reset();
+    await app.app.get(Transactions).run(async (manager) => {
+      const before = await keys.settings(key.apiKey);
+      await keys.configsByKey([key.apiKey]);
+      await keys.settings(key.apiKey);
+      assert.equal(keyReads(), 1, queries.queries.join('\n'));
+      const locked = (await keys.lockSettings(manager, key.apiKey))!;
+      await keys.saveSettings(manager, key.apiKey, {
+        ...locked,
+        defaultDocumentAccessType: before.defaultDocumentAccessType === 'public' ? 'restricted' : 'public',
+      });
+      assert.notEqual((await keys.settings(key.apiKey)).defaultDocumentAccessType, before.defaultDocumentAccessType, 'the unit reads what it wrote');
+      // Put back as it was, for the other tests.
+      await keys.saveSettings(manager, key.apiKey, { ...locked, defaultDocumentAccessType: before.defaultDocumentAccessType });
+    });
+    // Outside a unit nothing is kept: each call reads.
+    queries.reset();
+    await keys.settings(key.apiKey);
+    await keys.settings(key.apiKey);
+    if (postgres) assert.equal(keyReads(), 2, queries.queries.join('\n'));
+  });
+
   describe('a unit of work begun lazily', () => {
     const MESSAGE_COLUMNS = ['id', 'api_key_id', 'event_key', 'event_type', 'payload', 'created_at'];
     const message = (id: string) => ({ table: 'outbox_message', columns: MESSAGE_COLUMNS, rows: [[id, key.apiKey, id, 'test', '{}', 1]] });
@@ -382,8 +409,8 @@ describe('multi-table writes: one statement, all or none', () => {
       assert.match(rows!, /^WITH write_0 AS \(INSERT INTO comment_annotation/);
       assert.deepEqual(more, []);
     }
-    // An add that records events (in the log and the outbox) reads the key's settings and configs,
-    // then writes everything in that same one statement: the threads' rows, the activity, and the
+    // An add that records events (in the log and the outbox) reads the key's settings and configs
+    // (one read: the unit keeps the key's row), then writes everything in that same one statement: the threads' rows, the activity, and the
     // event's message and deliveries, all or none, with no transaction around them.
     queries.reset();
     const notified = expectSuccess(await add(true, true)).data as Record<string, { annotationId: string }>;
@@ -395,6 +422,9 @@ describe('multi-table writes: one statement, all or none', () => {
         (SELECT count(*) FROM outbox_message WHERE api_key_id = '${key.apiKey}' AND payload LIKE '%${notifiedId}%') AS messages`,
     )) as { activities: number | string; messages: number | string }[];
     assert.deepEqual([Number(recorded!.activities), Number(recorded!.messages)], [1, 1]);
+    const keyReads = notifying.filter((q) => /\bFROM "?api_key"? WHERE/.test(q));
+    assert.equal(keyReads.length, 1, notifying.join('\n'));
+    assert.match(keyReads[0]!, /settings.*email_config/s);
     if (postgres) {
       const writes = notifying.filter((q) => !/^SELECT/.test(q));
       assert.equal(writes.length, 2, notifying.join('\n'));

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, type EntityManager, type Repository } from 'typeorm';
 import { REKEY_BATCH, type SecretsRekey } from '../common/secrets-rekey.js';
 import { Sql, type Parameters } from '../database/sql.js';
+import { unitManager } from '../database/unit-of-work.js';
 import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
 import { ApiKeyEntity, type ApiKeyType } from './entities/api-key.entity.js';
 import type { WorkspacePlan } from './entities/workspace.entity.js';
@@ -87,6 +88,20 @@ type ConfigColumns = { email_config: string; webhook_config: string; notificatio
 const SELECT_CONFIGS = 'SELECT email_config, webhook_config, notification_config, advanced_webhook_config FROM api_key WHERE id = :apiKeyId';
 const SELECT_SETTINGS = 'SELECT settings FROM api_key WHERE id = :apiKeyId';
 
+type KeyRow = ConfigColumns & { id: string; settings: string };
+/** Settings and delivery configs of keys together: what a unit of work keeps (see `keyRowsInUnit`). */
+const SELECT_KEY_ROWS =
+  'SELECT id, settings, email_config, webhook_config, notification_config, advanced_webhook_config FROM api_key WHERE id IN (:...apiKeyIds)';
+
+/**
+ * Key rows a unit of work has read, by its manager (null: no such key). A unit that records
+ * events reads its key's settings (activity write) and then its delivery configs (event
+ * routing): two round trips on PostgreSQL, on every notifying comment add. The first read now
+ * takes both, and the second finds it here. Kept only for the unit's life (the manager goes with
+ * it) and dropped by every write of the key's row in that unit.
+ */
+const unitKeyRows = new WeakMap<EntityManager, Map<string, KeyRow | null>>();
+
 /**
  * The one owner of the `api_key` table and of its auth tokens (`api_key_auth_token`, rows that
  * exist only under their key): every read and write of them is a method here, and answers typed
@@ -155,6 +170,7 @@ export class ApiKeyStore {
 
   /** Inserts a key in the caller's unit of work. Entity: its transformers write the JSON and timestamp columns. */
   async insert(manager: EntityManager, key: NewApiKey): Promise<void> {
+    this.forgetKeyRows(manager);
     const { configs, ...fields } = key;
     await manager.insert(ApiKeyEntity, {
       ...fields,
@@ -179,6 +195,7 @@ export class ApiKeyStore {
    * for the lock (`Sql.lockRows`), then the entity's update and delete.
    */
   async revoke(manager: EntityManager, apiKeyId: string, now: number): Promise<{ revokedAt: number; already: boolean } | undefined> {
+    this.forgetKeyRows(manager);
     const [row] = await this.sql.lockRows<{ revoked_at: number | string | null }>(manager, 'SELECT revoked_at FROM api_key WHERE id = :apiKeyId', {
       apiKeyId,
     });
@@ -248,8 +265,28 @@ export class ApiKeyStore {
    * Plain SQL: directory and permission reads ask on every call, one indexed lookup.
    */
   async settings(apiKeyId: string): Promise<KeySettings> {
+    const unit = unitManager();
+    if (unit) return settingsOf((await this.keyRowsInUnit(unit, [apiKeyId])).get(apiKeyId)?.settings);
     const [row] = await this.sql.rows<{ settings: string }>(SELECT_SETTINGS, { apiKeyId });
     return settingsOf(row?.settings);
+  }
+
+  /** The keys' rows as the unit of work `unit` read them, read (on its connection) only the first time it asks (see `unitKeyRows`). */
+  private async keyRowsInUnit(unit: EntityManager, apiKeyIds: readonly string[]): Promise<Map<string, KeyRow | null>> {
+    let kept = unitKeyRows.get(unit);
+    if (!kept) unitKeyRows.set(unit, (kept = new Map()));
+    const missing = apiKeyIds.filter((id) => !kept.has(id));
+    if (missing.length) {
+      const rows = await this.sql.rows<KeyRow>(SELECT_KEY_ROWS, { apiKeyIds: missing });
+      for (const id of missing) kept.set(id, null);
+      for (const row of rows) kept.set(row.id, row);
+    }
+    return new Map(apiKeyIds.map((id) => [id, kept.get(id) ?? null]));
+  }
+
+  /** Forgets what the unit of work read of keys: it is about to lock or write a key's row. */
+  private forgetKeyRows(manager: EntityManager): void {
+    unitKeyRows.delete(manager);
   }
 
   /**
@@ -271,12 +308,14 @@ export class ApiKeyStore {
    * `Sql.lockRows` adds the dialect's lock clause to one column's read.
    */
   async lockSettings(manager: EntityManager, apiKeyId: string): Promise<KeySettings | undefined> {
+    this.forgetKeyRows(manager);
     const [row] = await this.sql.lockRows<{ settings: string }>(manager, SELECT_SETTINGS, { apiKeyId });
     return row && settingsOf(row.settings);
   }
 
   /** Replaces the key's settings in the caller's unit of work. Entity: the JSON column's transformer writes them. */
   async saveSettings(manager: EntityManager, apiKeyId: string, settings: KeySettings): Promise<void> {
+    this.forgetKeyRows(manager);
     await manager.update(ApiKeyEntity, { id: apiKeyId }, { settings, lastUpdated: Date.now() });
   }
 
@@ -293,6 +332,11 @@ export class ApiKeyStore {
    */
   async configsByKey(apiKeyIds: readonly string[]): Promise<Map<string, KeyConfigs>> {
     if (!apiKeyIds.length) return new Map();
+    const unit = unitManager();
+    if (unit) {
+      const rows = await this.keyRowsInUnit(unit, apiKeyIds);
+      return new Map([...rows].flatMap(([id, row]): [string, KeyConfigs][] => (row ? [[id, configsOf(row)]] : [])));
+    }
     const rows = await this.sql.rows<ConfigColumns & { id: string }>(
       'SELECT id, email_config, webhook_config, notification_config, advanced_webhook_config FROM api_key WHERE id IN (:...apiKeyIds)',
       {
@@ -304,12 +348,14 @@ export class ApiKeyStore {
 
   /** The key's delivery configs, locked like `lockSettings`; write changes back with `saveConfigs`. */
   async lockConfigs(manager: EntityManager, apiKeyId: string): Promise<KeyConfigs | undefined> {
+    this.forgetKeyRows(manager);
     const [row] = await this.sql.lockRows<ConfigColumns>(manager, SELECT_CONFIGS, { apiKeyId });
     return row && configsOf(row);
   }
 
   /** Stores the configs given (the others stay as they are) in the caller's unit of work. Entity: the JSON columns' transformer writes them. */
   async saveConfigs(manager: EntityManager, apiKeyId: string, changed: Partial<KeyConfigs>): Promise<void> {
+    this.forgetKeyRows(manager);
     await manager.update(
       ApiKeyEntity,
       { id: apiKeyId },
@@ -332,6 +378,7 @@ export class ApiKeyStore {
    */
   async rekeySecrets(rekey: SecretsRekey): Promise<void> {
     const { manager } = rekey;
+    this.forgetKeyRows(manager);
     const count = async (sql: string) => Number((await this.sql.run<{ n: number | string }>(manager, sql, {}))[0]!.n);
     const after = (key: string | null): Parameters => (key === null ? {} : { after: key });
     const where = (key: string | null) => (key === null ? '' : ' WHERE id > :after');
