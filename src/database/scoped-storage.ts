@@ -13,7 +13,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * What it changes: after the last run settles, `getStore()` answers undefined everywhere, also
  * in callbacks a run left scheduled behind it (its unit has ended: its manager's connection is
  * released, so nothing there may use it anyway). While a run is under way, everything works as
- * in AsyncLocalStorage.
+ * in AsyncLocalStorage. A run lasts until its callback's promise settles (units of work are
+ * async functions); a callback that returns anything else, a foreign thenable included, ends
+ * its run when it returns.
  */
 export class ScopedStorage<T> extends AsyncLocalStorage<T> {
   private runsUnderWay = 0;
