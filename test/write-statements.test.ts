@@ -282,6 +282,21 @@ describe('multi-table writes: one statement, all or none', () => {
       // Put back as it was, for the other tests.
       await keys.saveSettings(manager, key.apiKey, { ...locked, defaultDocumentAccessType: before.defaultDocumentAccessType });
     });
+    // The next unit reads again, whatever changed the row between them (another instance, say):
+    // every unit on a worker's connection has the same manager, so what a unit keeps is keyed by its run.
+    const transactions = app.app.get(Transactions);
+    const original = await transactions.run(async () => keys.settings(key.apiKey));
+    const changed = { ...original, defaultDocumentAccessType: original.defaultDocumentAccessType === 'public' ? 'restricted' : 'public' };
+    const worker = transactions.workerConnection();
+    try {
+      await transactions.run(async () => keys.settings(key.apiKey), worker);
+      await app.dataSource.query(`UPDATE api_key SET settings = '${JSON.stringify(changed)}' WHERE id = '${key.apiKey}'`);
+      assert.equal((await transactions.run(async () => keys.settings(key.apiKey))).defaultDocumentAccessType, changed.defaultDocumentAccessType);
+      assert.equal((await transactions.run(async () => keys.settings(key.apiKey), worker)).defaultDocumentAccessType, changed.defaultDocumentAccessType);
+    } finally {
+      await transactions.release(worker);
+      await app.dataSource.query(`UPDATE api_key SET settings = '${JSON.stringify(original)}' WHERE id = '${key.apiKey}'`);
+    }
     // Outside a unit nothing is kept: each call reads.
     queries.reset();
     await keys.settings(key.apiKey);

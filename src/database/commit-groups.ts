@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { unitOfWork } from './unit-of-work.js';
+import { runUnit } from './unit-of-work.js';
 
 /** The most units one commit takes, and how long a group keeps taking more (ms). */
 const GROUP_LIMITS = { units: 64, milliseconds: 20 } as const;
@@ -88,7 +88,7 @@ export class CommitGroups {
       const work = unit.work;
       try {
         // Nested in the group's transaction, TypeORM runs the unit in a savepoint.
-        const result = await this.dataSource.transaction((manager) => unitOfWork.run(manager, () => work(manager, callbacks)));
+        const result = await this.dataSource.transaction((manager) => runUnit(manager, () => work(manager, callbacks)));
         ran.push({ unit, result, callbacks });
       } catch (error) {
         unit.reject(error);

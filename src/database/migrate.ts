@@ -1,5 +1,5 @@
 import { type DataSource, MigrationExecutor } from 'typeorm';
-import { unitOfWork } from './unit-of-work.js';
+import { runUnit } from './unit-of-work.js';
 
 /** Arbitrary constant naming this service's migration lock on PostgreSQL. */
 const MIGRATION_LOCK_ID = 716_274_311;
@@ -14,7 +14,7 @@ const MIGRATION_LOCK_ID = 716_274_311;
 export async function runMigrations(dataSource: DataSource): Promise<string[]> {
   if (dataSource.options.type !== 'postgres') {
     // Its reads belong to its own transactions: on the writing connection (see `EmbeddedReads`).
-    return unitOfWork.run(true, async () => (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name));
+    return runUnit(undefined, async () => (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name));
   }
   const session = dataSource.createQueryRunner();
   await session.connect();

@@ -4,7 +4,7 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { CommitGroups } from './commit-groups.js';
 import { LazyUnit, lazyUnits } from './lazy-units.js';
 import { embeddedConnection } from './sql.js';
-import { unitOfWork } from './unit-of-work.js';
+import { runUnit } from './unit-of-work.js';
 
 /**
  * A connection held by a background worker (PostgreSQL), so its units of work never queue
@@ -87,7 +87,7 @@ export class Transactions {
       const inTransaction = (manager: EntityManager) => {
         this.afterCommitCallbacks.set(manager, callbacks);
         // Reads the work makes through `Sql`, however deep, run on this unit's connection.
-        return unitOfWork.run(manager, () => work(manager));
+        return runUnit(manager, () => work(manager));
       };
       let result: T;
       if (on) {

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, type EntityManager, type Repository } from 'typeorm';
 import { REKEY_BATCH, type SecretsRekey } from '../common/secrets-rekey.js';
 import { Sql, type Parameters } from '../database/sql.js';
-import { unitManager } from '../database/unit-of-work.js';
+import { currentUnit, type UnitRun } from '../database/unit-of-work.js';
 import { ApiKeyAuthTokenEntity } from './entities/api-key-auth-token.entity.js';
 import { ApiKeyEntity, type ApiKeyType } from './entities/api-key.entity.js';
 import type { WorkspacePlan } from './entities/workspace.entity.js';
@@ -94,13 +94,14 @@ const SELECT_KEY_ROWS =
   'SELECT id, settings, email_config, webhook_config, notification_config, advanced_webhook_config FROM api_key WHERE id IN (:...apiKeyIds)';
 
 /**
- * Key rows a unit of work has read, by its manager (null: no such key). A unit that records
- * events reads its key's settings (activity write) and then its delivery configs (event
- * routing): two round trips on PostgreSQL, on every notifying comment add. The first read now
- * takes both, and the second finds it here. Kept only for the unit's life (the manager goes with
- * it) and dropped by every write of the key's row in that unit.
+ * Key rows a run of a unit of work has read (null: no such key). A unit that records events
+ * reads its key's settings (activity write) and then its delivery configs (event routing): two
+ * round trips on PostgreSQL, on every notifying comment add. The first read now takes both, and
+ * the second finds it here. Kept by the run (`UnitRun`: not by manager, which later units on the
+ * same connection share), so it ends with the run, and dropped by every lock or write of a key's
+ * row in it.
  */
-const unitKeyRows = new WeakMap<EntityManager, Map<string, KeyRow | null>>();
+const unitKeyRows = new WeakMap<UnitRun, Map<string, KeyRow | null>>();
 
 /**
  * The one owner of the `api_key` table and of its auth tokens (`api_key_auth_token`, rows that
@@ -170,7 +171,7 @@ export class ApiKeyStore {
 
   /** Inserts a key in the caller's unit of work. Entity: its transformers write the JSON and timestamp columns. */
   async insert(manager: EntityManager, key: NewApiKey): Promise<void> {
-    this.forgetKeyRows(manager);
+    this.forgetKeyRows();
     const { configs, ...fields } = key;
     await manager.insert(ApiKeyEntity, {
       ...fields,
@@ -195,7 +196,7 @@ export class ApiKeyStore {
    * for the lock (`Sql.lockRows`), then the entity's update and delete.
    */
   async revoke(manager: EntityManager, apiKeyId: string, now: number): Promise<{ revokedAt: number; already: boolean } | undefined> {
-    this.forgetKeyRows(manager);
+    this.forgetKeyRows();
     const [row] = await this.sql.lockRows<{ revoked_at: number | string | null }>(manager, 'SELECT revoked_at FROM api_key WHERE id = :apiKeyId', {
       apiKeyId,
     });
@@ -265,14 +266,14 @@ export class ApiKeyStore {
    * Plain SQL: directory and permission reads ask on every call, one indexed lookup.
    */
   async settings(apiKeyId: string): Promise<KeySettings> {
-    const unit = unitManager();
+    const unit = currentUnit();
     if (unit) return settingsOf((await this.keyRowsInUnit(unit, [apiKeyId])).get(apiKeyId)?.settings);
     const [row] = await this.sql.rows<{ settings: string }>(SELECT_SETTINGS, { apiKeyId });
     return settingsOf(row?.settings);
   }
 
-  /** The keys' rows as the unit of work `unit` read them, read (on its connection) only the first time it asks (see `unitKeyRows`). */
-  private async keyRowsInUnit(unit: EntityManager, apiKeyIds: readonly string[]): Promise<Map<string, KeyRow | null>> {
+  /** The keys' rows as the run of a unit of work `unit` read them, read (on its connection) only the first time it asks (see `unitKeyRows`). */
+  private async keyRowsInUnit(unit: UnitRun, apiKeyIds: readonly string[]): Promise<Map<string, KeyRow | null>> {
     let kept = unitKeyRows.get(unit);
     if (!kept) unitKeyRows.set(unit, (kept = new Map()));
     const missing = apiKeyIds.filter((id) => !kept.has(id));
@@ -284,9 +285,10 @@ export class ApiKeyStore {
     return new Map(apiKeyIds.map((id) => [id, kept.get(id) ?? null]));
   }
 
-  /** Forgets what the unit of work read of keys: it is about to lock or write a key's row. */
-  private forgetKeyRows(manager: EntityManager): void {
-    unitKeyRows.delete(manager);
+  /** Forgets what the caller's run of a unit of work read of keys: it is about to lock or write a key's row. */
+  private forgetKeyRows(): void {
+    const unit = currentUnit();
+    if (unit) unitKeyRows.delete(unit);
   }
 
   /**
@@ -308,14 +310,14 @@ export class ApiKeyStore {
    * `Sql.lockRows` adds the dialect's lock clause to one column's read.
    */
   async lockSettings(manager: EntityManager, apiKeyId: string): Promise<KeySettings | undefined> {
-    this.forgetKeyRows(manager);
+    this.forgetKeyRows();
     const [row] = await this.sql.lockRows<{ settings: string }>(manager, SELECT_SETTINGS, { apiKeyId });
     return row && settingsOf(row.settings);
   }
 
   /** Replaces the key's settings in the caller's unit of work. Entity: the JSON column's transformer writes them. */
   async saveSettings(manager: EntityManager, apiKeyId: string, settings: KeySettings): Promise<void> {
-    this.forgetKeyRows(manager);
+    this.forgetKeyRows();
     await manager.update(ApiKeyEntity, { id: apiKeyId }, { settings, lastUpdated: Date.now() });
   }
 
@@ -332,7 +334,7 @@ export class ApiKeyStore {
    */
   async configsByKey(apiKeyIds: readonly string[]): Promise<Map<string, KeyConfigs>> {
     if (!apiKeyIds.length) return new Map();
-    const unit = unitManager();
+    const unit = currentUnit();
     if (unit) {
       const rows = await this.keyRowsInUnit(unit, apiKeyIds);
       return new Map([...rows].flatMap(([id, row]): [string, KeyConfigs][] => (row ? [[id, configsOf(row)]] : [])));
@@ -348,14 +350,14 @@ export class ApiKeyStore {
 
   /** The key's delivery configs, locked like `lockSettings`; write changes back with `saveConfigs`. */
   async lockConfigs(manager: EntityManager, apiKeyId: string): Promise<KeyConfigs | undefined> {
-    this.forgetKeyRows(manager);
+    this.forgetKeyRows();
     const [row] = await this.sql.lockRows<ConfigColumns>(manager, SELECT_CONFIGS, { apiKeyId });
     return row && configsOf(row);
   }
 
   /** Stores the configs given (the others stay as they are) in the caller's unit of work. Entity: the JSON columns' transformer writes them. */
   async saveConfigs(manager: EntityManager, apiKeyId: string, changed: Partial<KeyConfigs>): Promise<void> {
-    this.forgetKeyRows(manager);
+    this.forgetKeyRows();
     await manager.update(
       ApiKeyEntity,
       { id: apiKeyId },
@@ -378,7 +380,7 @@ export class ApiKeyStore {
    */
   async rekeySecrets(rekey: SecretsRekey): Promise<void> {
     const { manager } = rekey;
-    this.forgetKeyRows(manager);
+    this.forgetKeyRows();
     const count = async (sql: string) => Number((await this.sql.run<{ n: number | string }>(manager, sql, {}))[0]!.n);
     const after = (key: string | null): Parameters => (key === null ? {} : { after: key });
     const where = (key: string | null) => (key === null ? '' : ' WHERE id > :after');
