@@ -455,7 +455,7 @@ export class Sql implements OnApplicationShutdown {
   private async postgres<T>(runner: QueryRunner | undefined, text: string, values: unknown[], prepared: boolean): Promise<T[]> {
     const lazy = runner && lazyUnits.get(runner);
     if (lazy) await lazy.before(text);
-    this.dataSource.logger.logQuery(text, values);
+    this.dataSource.logger.logQuery(text, values, runner);
     const client = (runner ? await runner.connect() : (this.dataSource.driver as unknown as { master: unknown }).master) as PostgresQueryable;
     const name = prepared ? this.statementName(text) : undefined;
     const { rows } = await client.query(name ? { name, text, values } : { text, values });
