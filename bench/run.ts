@@ -134,23 +134,23 @@ async function measureScenario(
 ): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
   const request = (scenario.body(seeded) as { data: unknown }).data;
-  const targets: [string, number, number | undefined][] = [
-    ...(scenario.baseline ? [['baseline', baseline.port, baseline.pid] as [string, number, number]] : []),
-    ...services.map(({ adapter, port, pid }): [string, number, number | undefined] => [serviceLabel(adapter), port, pid]),
+  const targets: { label: string; port: number; pid?: number }[] = [
+    ...(scenario.baseline ? [{ label: 'baseline', ...baseline }] : []),
+    ...services.map(({ adapter, port, pid }) => ({ label: serviceLabel(adapter), port, pid })),
   ];
   if (scenario.baseline) {
     const [fromBaseline, ...fromServices] = await Promise.all(
-      targets.map(async ([, port]) => (await post(port, scenario.path, request, scenario.headers(seeded))).result.data),
+      targets.map(async ({ port }) => (await post(port, scenario.path, request, scenario.headers(seeded))).result.data),
     );
     fromServices.forEach((fromService, i) => {
       if (!isDeepStrictEqual(fromService, fromBaseline))
         throw new Error(
-          `${scenario.name}: ${targets[i + 1]![0]} and baseline disagree:\n${JSON.stringify(fromService).slice(0, 500)}\n${JSON.stringify(fromBaseline).slice(0, 500)}`,
+          `${scenario.name}: ${targets[i + 1]!.label} and baseline disagree:\n${JSON.stringify(fromService).slice(0, 500)}\n${JSON.stringify(fromBaseline).slice(0, 500)}`,
         );
     });
   }
   const measured: Record<string, { 'req/s': number; 'p50 ms': number; 'CPU µs/req'?: number }> = {};
-  for (const [label, port, pid] of targets) {
+  for (const { label, port, pid } of targets) {
     await quiet();
     await drive(port, scenario, seeded, 2); // warm-up
     log(`${scenario.name}: ${label}, ${DURATION} s…`);

@@ -24,7 +24,7 @@ export function runUnit<T>(manager: EntityManager | undefined, work: () => T): T
 
 /** Whether the caller runs inside a unit of work. */
 export function inUnitOfWork(): boolean {
-  return unitOfWork.getStore() !== undefined;
+  return currentUnit() !== undefined;
 }
 
 /** The manager of the unit of work the caller runs in, if it has one. */

@@ -321,10 +321,9 @@ export class ApiKeyStore {
     await manager.update(ApiKeyEntity, { id: apiKeyId }, { settings, lastUpdated: Date.now() });
   }
 
-  /** The key's delivery configs. Plain SQL: four JSON columns, parsed here over their defaults. */
+  /** The key's delivery configs (`configsByKey` for one key: inside a unit of work, the row it keeps). */
   async configs(apiKeyId: string): Promise<KeyConfigs | undefined> {
-    const [row] = await this.sql.rows<ConfigColumns>(SELECT_CONFIGS, { apiKeyId });
-    return row && configsOf(row);
+    return (await this.configsByKey([apiKeyId])).get(apiKeyId);
   }
 
   /**
