@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { Sql, type Insert } from '../src/database/sql.js';
 import { DELIVERY_COLUMNS } from '../src/delivery/outbox-store.js';
 import { Transactions } from '../src/database/transactions.js';
@@ -90,6 +90,52 @@ describe('multi-table writes: one statement, all or none', () => {
     const tables = inserts.map((insert) => insert.table).join('|');
     return { error, statements: queries.onConnectionOf(new RegExp(`\\b(${tables})\\b`)) };
   }
+
+  it("reads a unit of work makes together take turns on its connection (node-postgres's own queueing is deprecated)", async () => {
+    if (!postgres) return; // the embedded driver's statements are synchronous
+    const transactions = app.app.get(Transactions);
+    const sql = app.app.get(Sql);
+    const reads = async (manager: EntityManager) => {
+      // The unit's connection, watched: a statement sent while another runs on it is what
+      // node-postgres warns of (and pg 9 refuses).
+      const client = (await manager.queryRunner!.connect()) as { query: (...args: unknown[]) => Promise<unknown> };
+      const query = client.query;
+      let running = 0;
+      let most = 0;
+      client.query = async (...args: unknown[]) => {
+        most = Math.max(most, ++running);
+        try {
+          return await query.apply(client, args);
+        } finally {
+          running--;
+        }
+      };
+      try {
+        const rows = await Promise.all([
+          sql.rows<{ a: number }>('SELECT 1 AS a FROM (SELECT pg_sleep(0.02)) s', {}),
+          sql.rows<{ b: number }>('SELECT 2 AS b', {}),
+          sql.rows<{ c: number }>('SELECT 3 AS c', {}),
+        ]);
+        return { rows, most };
+      } finally {
+        client.query = query;
+      }
+    };
+    const worker = transactions.workerConnection();
+    try {
+      for (const [on, options] of [
+        [worker, { atomic: false }],
+        [worker, {}],
+        [undefined, {}],
+      ] as const) {
+        const result = await transactions.run((manager) => reads(manager), on, options);
+        assert.deepEqual(result.rows, [[{ a: 1 }], [{ b: 2 }], [{ c: 3 }]]);
+        assert.equal(result.most, 1, 'a statement was sent while another ran on the connection');
+      }
+    } finally {
+      await transactions.release(worker);
+    }
+  });
 
   it('rows for three tables, foreign keys between them included, are one statement on PostgreSQL', async () => {
     const { error, statements } = await insertAll(threadRows('ins-one', 2, 3), false);

@@ -101,6 +101,8 @@ export class Sql implements OnApplicationShutdown {
   private readonly packedStatements = new WeakMap<EmbeddedStatement, EmbeddedStatement | null>();
   /** PostgreSQL: the names of prepared statements, by text (see `postgres`). */
   private readonly statementNames = new Map<string, string>();
+  /** PostgreSQL: the end of the last statement sent on a unit's connection (see `inTurn`). */
+  private readonly lastOnConnection = new WeakMap<PostgresQueryable, Promise<void>>();
   private readonly embedded: EmbeddedConnection | undefined;
   /** Committed reads outside units of work (see `EmbeddedReads`); undefined on PostgreSQL and in memory. */
   private readonly reads: EmbeddedReads | undefined;
@@ -456,10 +458,36 @@ export class Sql implements OnApplicationShutdown {
     const lazy = runner && lazyUnits.get(runner);
     if (lazy) await lazy.before(text);
     this.dataSource.logger.logQuery(text, values, runner);
-    const client = (runner ? await runner.connect() : (this.dataSource.driver as unknown as { master: unknown }).master) as PostgresQueryable;
     const name = prepared ? this.statementName(text) : undefined;
-    const { rows } = await client.query(name ? { name, text, values } : { text, values });
+    const query = name ? { name, text, values } : { text, values };
+    if (!runner) {
+      const pool = (this.dataSource.driver as unknown as { master: PostgresQueryable }).master;
+      return (await pool.query(query)).rows as T[];
+    }
+    const client = (await runner.connect()) as PostgresQueryable;
+    const { rows } = await this.inTurn(client, () => client.query(query));
     return rows as T[];
+  }
+
+  /**
+   * Runs `statement` on `client` once the statements sent there before it have ended. A
+   * connection runs one statement at a time; reads a unit of work makes together (a
+   * `Promise.all` on its connection) used to be queued by node-postgres itself, which deprecates
+   * that ("Calling client.query() when the client is already executing a query", gone in pg 9),
+   * so they take their turn here. Statements on the pool need none: each takes a free client.
+   */
+  private inTurn<T>(client: PostgresQueryable, statement: () => Promise<T>): Promise<T> {
+    const previous = this.lastOnConnection.get(client);
+    const result = previous ? previous.then(statement) : statement();
+    const ended = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.lastOnConnection.set(client, ended);
+    void ended.then(() => {
+      if (this.lastOnConnection.get(client) === ended) this.lastOnConnection.delete(client);
+    });
+    return result;
   }
 
   /** The name of a prepared statement of PostgreSQL: one per text, the same on every connection (none once the names run out). */
