@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { AttachmentStore } from '../src/attachments/attachment-store.js';
 import { AttachmentsService } from '../src/attachments/attachments.service.js';
 import { AppConfig } from '../src/config/app-config.js';
+import { Sql } from '../src/database/sql.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { FakeS3 } from './helpers/fake-s3.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
@@ -78,7 +78,15 @@ function attachmentSuite(name: string, setup: () => Promise<{ env: Record<string
       (expectSuccess(await call('/v2/commentannotations/comments/get', { organizationId: ORG, documentId, annotationId })).data as any[])[0].attachments;
     const sweep = () => app.app.get(AttachmentsService).sweep();
     const filesUnderIncoming = () => filesUnder(join(app.app.get(AppConfig).dataDir, 'attachments', '.incoming')).length;
-    const rows = async () => (await app.app.get(AttachmentStore).totals()).count;
+    /** The key's attachment rows (not the table's: on PostgreSQL the files running beside this one share the database). */
+    const rows = async () =>
+      Number(
+        (
+          await app.app
+            .get(Sql)
+            .rows<{ count: number | string }>('SELECT COUNT(*) AS count FROM attachment WHERE api_key_id = :apiKeyId', { apiKeyId: key.apiKey })
+        )[0]!.count,
+      );
     /** PUTs raw bytes to a pre-signed upload URL. */
     async function put(url: string, bytes: Buffer | string, contentType?: string) {
       const response = await fetch(url, { method: 'PUT', body: bytes, headers: contentType ? { 'content-type': contentType } : {} });
