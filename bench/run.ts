@@ -280,8 +280,9 @@ async function main(): Promise<void> {
     log('analysed (PostgreSQL statistics)');
   };
   await analyse();
-  const seededRssMb = residentMb(service.pid!);
-  log(`service RSS after seeding: ${seededRssMb.toFixed(1)} MB`);
+  // Without a seed there is nothing to read "after seeding" (its bound is then not measured).
+  const seededRssMb = selected.length ? residentMb(service.pid!) : undefined;
+  if (seededRssMb !== undefined) log(`service RSS after seeding: ${seededRssMb.toFixed(1)} MB`);
 
   const baseline = fork(BASELINE, [], {
     env: { ...process.env, BASELINE_PORT: String(baselinePort), BENCH_DATABASE: database, MASTER_KEY: masterKey },
@@ -412,7 +413,7 @@ async function main(): Promise<void> {
     durationSeconds: DURATION,
     readyMs,
     idleRssMb: Number(idleRssMb.toFixed(1)),
-    seededRssMb: Number(seededRssMb.toFixed(1)),
+    seededRssMb: seededRssMb === undefined ? null : Number(seededRssMb.toFixed(1)),
     rows,
     notes,
     bounds,
