@@ -74,15 +74,20 @@ export class NotificationPreferenceStore implements DocumentMoveObserver, OnModu
     return new Map(rows.map((row) => [row.document_id, row]));
   }
 
-  /** Many users' rows for one document and for the organization, in chunks (an audience can pass a statement's parameter limit). */
-  async ofUsers(apiKeyId: string, organizationId: string, documentId: string, userIds: readonly string[]): Promise<(PreferenceRow & { user_id: string })[]> {
+  /** Many users' rows for some documents and for the organization, in chunks (an audience can pass a statement's parameter limit). */
+  async ofUsers(
+    apiKeyId: string,
+    organizationId: string,
+    documentIds: readonly string[],
+    userIds: readonly string[],
+  ): Promise<(PreferenceRow & { user_id: string })[]> {
     const rows: (PreferenceRow & { user_id: string })[] = [];
     for (const chunk of chunksOf(userIds, USERS_PER_QUERY)) {
       rows.push(
         ...(await this.sql.rows<PreferenceRow & { user_id: string }>(
           `SELECT user_id, document_id, inbox, email, chat FROM notification_preference
             WHERE api_key_id = :apiKeyId AND organization_id = :organizationId AND document_id IN (:...documentIds) AND user_id IN (:...userIds)`,
-          { apiKeyId, organizationId, documentIds: [ORGANIZATION_LEVEL, documentId], userIds: chunk },
+          { apiKeyId, organizationId, documentIds: [ORGANIZATION_LEVEL, ...documentIds], userIds: chunk },
         )),
       );
     }

@@ -63,11 +63,33 @@ export class NotificationPreferencesService {
     documentId: string,
     userIds: readonly string[],
   ): Promise<Map<string, Record<Channel, PreferenceValue>>> {
-    const rows = await this.store.ofUsers(apiKeyId, organizationId, documentId, userIds);
+    return (await this.effectiveIn(apiKeyId, organizationId, new Map([[documentId, userIds]]))).get(documentId)!;
+  }
+
+  /** `effective` for several documents of one organization, each for its own users, in one query. */
+  async effectiveIn(
+    apiKeyId: string,
+    organizationId: string,
+    usersByDocument: ReadonlyMap<string, readonly string[]>,
+  ): Promise<Map<string, Map<string, Record<Channel, PreferenceValue>>>> {
+    const userIds = [...new Set([...usersByDocument.values()].flat())];
+    const rows = userIds.length ? await this.store.ofUsers(apiKeyId, organizationId, [...usersByDocument.keys()], userIds) : [];
     const organizationLevel = new Map<string, PreferenceRow>();
     const documentLevel = new Map<string, PreferenceRow>();
-    for (const row of rows) (row.document_id === ORGANIZATION_LEVEL ? organizationLevel : documentLevel).set(row.user_id, row);
-    return new Map(userIds.map((userId) => [userId, resolve(documentLevel.get(userId), resolve(organizationLevel.get(userId), DEFAULT_PREFERENCE))]));
+    for (const row of rows)
+      if (row.document_id === ORGANIZATION_LEVEL) organizationLevel.set(row.user_id, row);
+      else documentLevel.set(`${row.document_id}\u0000${row.user_id}`, row);
+    return new Map(
+      [...usersByDocument].map(([documentId, users]) => [
+        documentId,
+        new Map(
+          users.map((userId) => [
+            userId,
+            resolve(documentLevel.get(`${documentId}\u0000${userId}`), resolve(organizationLevel.get(userId), DEFAULT_PREFERENCE)),
+          ]),
+        ),
+      ]),
+    );
   }
 
   /** Sets the sent channels for every user on every document (or at organization level), atomically. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { groupBy } from '../common/collections.js';
 import { AccessService } from '../access/access.service.js';
 import { DirectoryUserStore } from '../directory/directory-user-store.js';
 import { CHANNELS, type Channel, type PreferenceValue } from './dto/preferences.dto.js';
@@ -14,10 +15,20 @@ export interface Recipient {
   channels: Channel[];
 }
 
+interface Profile {
+  name: string | null;
+  email: string | null;
+}
+
 interface DocumentReaders {
   audience: string[];
   preferences: Map<string, Record<Channel, PreferenceValue>>;
-  profiles: Map<string, { name: string | null; email: string | null }>;
+}
+
+interface Readers {
+  /** By organization and document (`documentKey`). */
+  documents: Map<string, DocumentReaders>;
+  profiles: Map<string, Profile>;
 }
 
 /**
@@ -38,41 +49,52 @@ export class NotificationRecipients {
   }
 
   /**
-   * Recipients of several events, in order: the audience, preferences and profiles are read once
-   * per document the events are on (a comment write's events share one), not once per event.
+   * Recipients of several events, in order: the audiences and preferences are read once per
+   * organization the events are in, for all their documents together, and the profiles once for
+   * all of them (a claimed batch of inbox audiences on many documents is a few queries, not a
+   * few per document).
    */
   async ofEach(apiKeyId: string, events: OutboxEvent[]): Promise<Recipient[][]> {
-    const documents = new Map<string, Promise<DocumentReaders>>();
-    const readersOf = (event: OutboxEvent) => {
-      const key = `${event.organizationId}\u0000${event.documentId}`;
-      if (!documents.has(key)) documents.set(key, this.readers(apiKeyId, event.organizationId, event.documentId));
-      return documents.get(key)!;
-    };
-    return Promise.all(
-      events.map(async (event) => {
-        const { audience, preferences, profiles } = await readersOf(event);
-        const actor = event.actionUser?.userId;
-        const involved = involvedUsers(event);
-        return audience.flatMap((userId) => {
-          if (userId === actor) return [];
-          const preference = preferences.get(userId)!;
-          const channels = CHANNELS.filter((channel) => preference[channel] === 'ALL' || (preference[channel] === 'MINE' && involved.has(userId)));
-          if (!channels.length) return [];
-          const profile = profiles.get(userId);
-          return [{ userId, name: profile?.name ?? null, email: profile?.email ?? null, channels }];
-        });
-      }),
+    const readers = await this.readers(
+      apiKeyId,
+      events.map((event) => ({ organizationId: event.organizationId, documentId: event.documentId })),
     );
+    return events.map((event) => {
+      const { audience, preferences } = readers.documents.get(documentKey(event.organizationId, event.documentId))!;
+      const actor = event.actionUser?.userId;
+      const involved = involvedUsers(event);
+      return audience.flatMap((userId) => {
+        if (userId === actor) return [];
+        const preference = preferences.get(userId)!;
+        const channels = CHANNELS.filter((channel) => preference[channel] === 'ALL' || (preference[channel] === 'MINE' && involved.has(userId)));
+        if (!channels.length) return [];
+        const profile = readers.profiles.get(userId);
+        return [{ userId, name: profile?.name ?? null, email: profile?.email ?? null, channels }];
+      });
+    });
   }
 
-  /** Who may see a document, with their effective preferences and profiles: a fixed number of queries. */
-  private async readers(apiKeyId: string, organizationId: string, documentId: string): Promise<DocumentReaders> {
-    const audience = (await this.access.documentAudience(apiKeyId, organizationId, documentId)).map((entry) => entry.userId);
-    if (!audience.length) return { audience, preferences: new Map(), profiles: new Map() };
-    const [preferences, profiles] = await Promise.all([
-      this.preferences.effective(apiKeyId, organizationId, documentId, audience),
-      this.users.profiles(apiKeyId, audience),
-    ]);
-    return { audience, preferences, profiles };
+  /** Who may see each document, with their effective preferences, and their profiles: a fixed number of queries per organization. */
+  private async readers(apiKeyId: string, places: { organizationId: string; documentId: string }[]): Promise<Readers> {
+    const documents = new Map<string, DocumentReaders>();
+    for (const [organizationId, documentIds] of groupBy(
+      places,
+      (place) => place.organizationId,
+      (place) => place.documentId,
+    )) {
+      const unique = [...new Set(documentIds)];
+      const audiences = await this.access.documentAudiences(apiKeyId, organizationId, unique);
+      const usersByDocument = new Map(unique.map((documentId) => [documentId, (audiences.get(documentId) ?? []).map((entry) => entry.userId)]));
+      const preferences = await this.preferences.effectiveIn(apiKeyId, organizationId, usersByDocument);
+      for (const [documentId, audience] of usersByDocument)
+        documents.set(documentKey(organizationId, documentId), { audience, preferences: preferences.get(documentId)! });
+    }
+    const everyone = [...new Set([...documents.values()].flatMap((document) => document.audience))];
+    const profiles = everyone.length ? await this.users.profiles(apiKeyId, everyone) : new Map<string, Profile>();
+    return { documents, profiles };
   }
+}
+
+function documentKey(organizationId: string, documentId: string): string {
+  return `${organizationId}\u0000${documentId}`;
 }
