@@ -171,16 +171,18 @@ export class AccessService {
       throw error;
     }
     const resolver = new PermissionResolver(world);
+    // Who holds a grant where: the organization's, each folder's, each document's.
+    const holders = groupBy(
+      world.grants,
+      (grant) => (grant.resourceType === 'organization' ? 'organization' : `${grant.resourceType}:${grant.resourceId}`),
+      (grant) => grant.userId,
+    );
     for (const documentId of documentIds) {
       const document = world.documents.get(documentId);
       if (!document || audiences.has(documentId)) continue;
       const folder = document.folderId === null ? undefined : world.folders.get(document.folderId);
-      const folders = new Set(folder ? idsOf(folder.path) : []);
-      const here = (grant: PermissionWorld['grants'][number]) =>
-        grant.resourceType === 'organization' ||
-        (grant.resourceType === 'document' && grant.resourceId === documentId) ||
-        (grant.resourceType === 'folder' && folders.has(grant.resourceId));
-      const userIds = [...new Set(world.grants.filter(here).map((grant) => grant.userId))].sort();
+      const places = ['organization', `document:${documentId}`, ...(folder ? idsOf(folder.path) : []).map((id) => `folder:${id}`)];
+      const userIds = [...new Set(places.flatMap((place) => holders.get(place) ?? []))].sort();
       audiences.set(
         documentId,
         userIds.flatMap((userId) => {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { groupBy } from '../common/collections.js';
 import { AccessService } from '../access/access.service.js';
 import { DirectoryUserStore } from '../directory/directory-user-store.js';
+import { documentKey } from '../directory/document-store.js';
 import { CHANNELS, type Channel, type PreferenceValue } from './dto/preferences.dto.js';
 import { involvedUsers } from './involved-users.js';
 import { NotificationPreferencesService } from './notification-preferences.service.js';
@@ -93,8 +94,4 @@ export class NotificationRecipients {
     const profiles = everyone.length ? await this.users.profiles(apiKeyId, everyone) : new Map<string, Profile>();
     return { documents, profiles };
   }
-}
-
-function documentKey(organizationId: string, documentId: string): string {
-  return `${organizationId}\u0000${documentId}`;
 }
