@@ -26,7 +26,10 @@ function outcome(id: string): DeliveryOutcome {
   };
 }
 
-/** A writer whose unit of work records each batch it writes, failing the first `failures` of them. */
+/**
+ * A writer whose unit of work records each batch it writes, failing the first `failures` of them;
+ * a write takes two turns of the event loop, so outcomes can arrive while one is under way.
+ */
 function writer(failures = 0) {
   const batches: string[][] = [];
   const written: string[] = [];
@@ -35,6 +38,7 @@ function writer(failures = 0) {
     store: {
       settle: async (_manager: unknown, batch: DeliveryOutcome[]) => {
         batches.push(batch.map((item) => item.delivery.id));
+        await turns(2);
         return batch;
       },
     } as unknown as OutboxStore,
@@ -73,7 +77,7 @@ describe('OutcomeWriter', () => {
     const { outcomes, batches, written } = writer();
     let recorded = false;
     void outcomes.settleSoon(outcome('d1')).then(() => (recorded = true));
-    await turns(3);
+    await turns(6);
     assert.deepEqual(batches, [['d1']]);
     assert.deepEqual(written, ['d1']);
     assert.equal(recorded, true);
@@ -84,6 +88,7 @@ describe('OutcomeWriter', () => {
     const first = [outcomes.settleSoon(outcome('a')), outcomes.settleSoon(outcome('b'))];
     // The first write is under way after one turn; these wait for it and share the next.
     await turns(1);
+    assert.deepEqual(batches, [['a', 'b']]);
     const second = [outcomes.settleSoon(outcome('c')), outcomes.settleSoon(outcome('d'))];
     await Promise.all([...first, ...second]);
     assert.deepEqual(batches, [
@@ -96,13 +101,13 @@ describe('OutcomeWriter', () => {
     mock.timers.enable({ apis: ['setTimeout'] });
     const { outcomes, batches, written } = writer(1);
     void outcomes.settleSoon(outcome('d1'));
-    await turns(3);
+    await turns(6);
     assert.deepEqual(written, [], 'the failed write recorded nothing');
     mock.timers.tick(999);
-    await turns(3);
+    await turns(6);
     assert.deepEqual(batches, [], 'no second try before the second is up');
     mock.timers.tick(1);
-    await turns(3);
+    await turns(6);
     assert.deepEqual(batches, [['d1']]);
     assert.deepEqual(written, ['d1']);
   });
