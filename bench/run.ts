@@ -29,9 +29,17 @@ type Post = (path: string, data: unknown, headers?: Record<string, string>) => P
  * BENCH_ONLY (run only scenarios whose name contains it, or one of its `|`-separated parts),
  * BENCH_CPU_PROF_DIR (profile the service, and the live run's relay, into that folder with --cpu-prof), BENCH_REDIS_URL (the live
  * run's Redis, default REDIS_URL or the local one), BENCH_LIVE_WORKERS (the live fan-out client's threads, default 2),
- * BENCH_LIVE_FAN_OUT_PAIRS (turns of relay and service at the issue's fan-out load, default 3).
+ * BENCH_LIVE_FAN_OUT_PAIRS (turns of relay and service at the issue's fan-out load, default 3),
+ * BENCH_PAIRS (turns of baseline and service in a scenario with a baseline, default 3).
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+/**
+ * A scenario with a baseline runs in turns: baseline, service, baseline, service, ..., each turn
+ * `DURATION / PAIRS` seconds, so each side still runs `DURATION` in all. On a shared machine one
+ * pair's ratio moved by a tenth between runs minutes apart (drift falls on whichever side runs
+ * then); the median of the turns' ratios is the one reported and judged.
+ */
+const PAIRS = Math.max(1, Math.round(Number(process.env.BENCH_PAIRS ?? 3)));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 /** `BENCH_ONLY`'s parts (names hold commas, so `|` separates them); a name containing one is selected, '' selects all. */
 const ONLY = (process.env.BENCH_ONLY ?? '').split('|');
@@ -149,44 +157,87 @@ async function measureScenario(
         );
     });
   }
-  const measured: Record<string, { 'req/s': number; 'p50 ms': number; 'CPU µs/req'?: number }> = {};
-  for (const { label, port, pid } of targets) {
-    await quiet();
-    await drive(port, scenario, seeded, 2); // warm-up
-    log(`${scenario.name}: ${label}, ${DURATION} s…`);
-    let running = true;
-    const probed = scenario.probe?.run(port, seeded, () => running);
-    const cpuBefore = pid === undefined ? 0 : cpuSeconds(pid);
-    const { result, p50 } = await drive(port, scenario, seeded, DURATION).finally(() => (running = false));
-    if (result.non2xx || result.errors) throw new Error(`${scenario.name} (${label}): ${result.non2xx} non-2xx, ${result.errors} errors`);
-    // CPU the target's process spent per answer (all its threads): steadier than requests/s on
-    // a machine the client shares, since it does not depend on what the client got of the cores.
-    const cpuPerRequest = pid === undefined || !result.requests.total ? undefined : Math.round(((cpuSeconds(pid) - cpuBefore) * 1e6) / result.requests.total);
-    measured[label] = { 'req/s': Math.round(result.requests.average), 'p50 ms': p50, 'CPU µs/req': cpuPerRequest };
+  // Without a baseline there is no ratio to steady: one run of DURATION.
+  const turns = scenario.baseline ? PAIRS : 1;
+  const seconds = DURATION / turns;
+  /** Each target's turns, in order. */
+  const runs = new Map<string, { requests: number; perSecond: number; p50: number; p99: number; cpuSeconds?: number }[]>();
+  /** Each target's probe rows (a scenario with a probe has no baseline: one turn), after its own row. */
+  const probeRows = new Map<string, Record<string, unknown>[]>();
+  for (let turn = 0; turn < turns; turn++) {
+    for (const { label, port, pid } of targets) {
+      await quiet();
+      // Warm-up, before each target's first turn: its code compiled before it is measured.
+      if (turn === 0) await drive(port, scenario, seeded, 2);
+      log(`${scenario.name}: ${label}, ${turns > 1 ? `turn ${turn + 1} of ${turns}, ` : ''}${Number(seconds.toFixed(1))} s…`);
+      let running = true;
+      const probed = scenario.probe?.run(port, seeded, () => running);
+      const cpuBefore = pid === undefined ? 0 : cpuSeconds(pid);
+      const { result, p50 } = await drive(port, scenario, seeded, seconds).finally(() => (running = false));
+      if (result.non2xx || result.errors) throw new Error(`${scenario.name} (${label}): ${result.non2xx} non-2xx, ${result.errors} errors`);
+      const list = runs.get(label) ?? runs.set(label, []).get(label)!;
+      list.push({
+        requests: result.requests.total,
+        perSecond: result.requests.average,
+        p50,
+        p99: result.latency.p99,
+        ...(pid === undefined ? {} : { cpuSeconds: cpuSeconds(pid) - cpuBefore }),
+      });
+      if (probed) {
+        const latencies = (await probed).sort((a, b) => a - b);
+        const at = (q: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(1));
+        (probeRows.get(label) ?? probeRows.set(label, []).get(label)!).push({
+          scenario: scenario.name,
+          target: `${label}: ${scenario.probe!.name} (${latencies.length} probes)`,
+          'p50 ms': at(0.5),
+          'p99 ms': at(0.99),
+        });
+      }
+    }
+  }
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
+  // CPU the target's process spent per answer (all its threads): steadier than requests/s on
+  // a machine the client shares, since it does not depend on what the client got of the cores.
+  const cpuPerRequest = (list: { requests: number; cpuSeconds?: number }[]) => {
+    const requests = list.reduce((sum, run) => sum + run.requests, 0);
+    return list.some((run) => run.cpuSeconds === undefined) || !requests
+      ? undefined
+      : Math.round((list.reduce((sum, run) => sum + run.cpuSeconds!, 0) * 1e6) / requests);
+  };
+  // A target's row: its turns together (requests over the time run), latencies their median.
+  for (const { label } of targets) {
+    const list = runs.get(label)!;
     rows.push({
       scenario: scenario.name,
       target: label,
-      'req/s': Math.round(result.requests.average),
-      'p50 ms': p50,
-      'p99 ms': result.latency.p99,
-      'CPU µs/req': cpuPerRequest,
+      'req/s': Math.round(list.reduce((sum, run) => sum + run.requests, 0) / DURATION),
+      'p50 ms': median(list.map((run) => run.p50)),
+      'p99 ms': median(list.map((run) => run.p99)),
+      'CPU µs/req': cpuPerRequest(list),
     });
-    if (probed) {
-      const latencies = (await probed).sort((a, b) => a - b);
-      const at = (q: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(1));
-      rows.push({ scenario: scenario.name, target: `${label}: ${scenario.probe!.name} (${latencies.length} probes)`, 'p50 ms': at(0.5), 'p99 ms': at(0.99) });
-    }
+    rows.push(...(probeRows.get(label) ?? []));
   }
+  const baselineRuns = runs.get('baseline');
   for (const { adapter } of services) {
-    const service = measured[serviceLabel(adapter)];
-    if (!measured.baseline || !service) continue;
+    const serviceRuns = runs.get(serviceLabel(adapter));
+    if (!baselineRuns || !serviceRuns) continue;
+    const byTurn = (of: (run: { perSecond: number; p50: number }) => number) =>
+      serviceRuns.map((run, turn) => of(run) / Math.max(of(baselineRuns[turn]!), 0.001));
+    const rates = byTurn((run) => run.perSecond);
+    if (turns > 1)
+      log(`${scenario.name}: ${adapter}/baseline by turn ${rates.map((ratio) => ratio.toFixed(2)).join(', ')}; median ${median(rates).toFixed(2)}`);
+    const serviceCpu = cpuPerRequest(serviceRuns);
+    const baselineCpu = cpuPerRequest(baselineRuns);
     rows.push({
       scenario: scenario.name,
-      target: `ratio ${adapter}/baseline`,
-      'req/s': Number((service['req/s'] / measured.baseline['req/s']).toFixed(2)),
-      'p50 ms': Number((service['p50 ms'] / Math.max(measured.baseline['p50 ms'], 0.001)).toFixed(2)),
-      'CPU µs/req':
-        service['CPU µs/req'] && measured.baseline['CPU µs/req'] ? Number((service['CPU µs/req'] / measured.baseline['CPU µs/req']).toFixed(2)) : undefined,
+      target: turns > 1 ? `ratio ${adapter}/baseline (median of ${turns} turns)` : `ratio ${adapter}/baseline`,
+      'req/s': Number(median(rates).toFixed(2)),
+      'p50 ms': Number(median(byTurn((run) => run.p50)).toFixed(2)),
+      'CPU µs/req': serviceCpu && baselineCpu ? Number((serviceCpu / baselineCpu).toFixed(2)) : undefined,
     });
   }
   return rows;
