@@ -147,8 +147,11 @@ async function measureScenario(
     ...services.map(({ adapter, port, pid }) => ({ label: serviceLabel(adapter), port, pid })),
   ];
   if (scenario.baseline) {
+    // Both sides answer the same `data`, and the same fields beside it where the service has some.
+    const compared = (result: Record<string, unknown>) =>
+      Object.fromEntries(['data', ...Object.keys(scenario.beside?.(result.data) ?? {})].map((key) => [key, result[key]]));
     const [fromBaseline, ...fromServices] = await Promise.all(
-      targets.map(async ({ port }) => (await post(port, scenario.path, request, scenario.headers(seeded))).result.data),
+      targets.map(async ({ port }) => compared((await post(port, scenario.path, request, scenario.headers(seeded))).result)),
     );
     fromServices.forEach((fromService, i) => {
       if (!isDeepStrictEqual(fromService, fromBaseline))

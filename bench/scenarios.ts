@@ -19,6 +19,12 @@ export interface Scenario {
   /** The baseline's work: returns the `data` of the response. Absent: service numbers only. */
   baseline?: (db: BareDatabase, request: BareRequest) => Promise<unknown>;
   /**
+   * Fields the service's answer holds beside `data`, made from it (judgments: upstream's
+   * `results` and `total`, see docs/compatibility.md): the baseline writes them too, so both
+   * sides send the same answer.
+   */
+  beside?: (data: unknown) => Record<string, unknown>;
+  /**
    * Run before the data grows: `activities-small` while the activity log holds 10,000 records
    * (before 1,000,000), `judgments-small` while memory holds 1,000 judgments (before 100,000).
    */
@@ -368,6 +374,7 @@ export const SCENARIOS: Scenario[] = [
     body: (seed) => ({ data: { organizationId: seed.memoryOrganizationId, limit: 20 } }),
     headers: keyHeaders,
     baseline: bareJudgmentsQuery,
+    beside: (data) => ({ results: data, total: (data as unknown[]).length }),
   },
   {
     name: 'commentannotations/get, 10k threads, page 1 of 100',
