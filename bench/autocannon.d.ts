@@ -4,6 +4,8 @@ declare module 'autocannon' {
     interface Result {
       requests: { average: number; total: number };
       latency: { p99: number };
+      /** Seconds the run took: it ends on a one-second tick, so a fractional `duration` runs longer. */
+      duration: number;
       non2xx: number;
       errors: number;
     }

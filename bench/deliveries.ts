@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
+import { percentile } from './stats.js';
 
 type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
 type Row = Record<string, unknown>;
@@ -207,8 +208,6 @@ async function lag(servicePort: number, receiver: Receiver, headers: Record<stri
   const arrived = await receiver.arrivals('/lag');
   return Array.from({ length: total }, (_, i) => arrived[`lag-${i}`]! - answered[`lag-${i}`]!);
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 
 /**
  * The delivery pipeline's numbers (issue: webhooks): throughput to a local receiver against a

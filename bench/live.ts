@@ -10,6 +10,7 @@ import { apiKeyHeadersOn, freePort, postTo, waitForHealth } from '../test/helper
 import type { DriverResult, DriverRun, DriverSetup } from './live-driver.js';
 import { closeClient, markersIn, marker, openClient } from './live-protocol.js';
 import { cpuSeconds, profileArgs, residentMb, type StartService } from './processes.js';
+import { percentile } from './stats.js';
 
 type Row = Record<string, unknown>;
 
@@ -54,7 +55,6 @@ const LIVE_ENV = { LIVE_MAX_CONNECTIONS_PER_KEY: '0' };
 const now = () => performance.timeOrigin + performance.now();
 const log = (message: string) => process.stdout.write(`${message}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (sorted: ArrayLike<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 
 /** A successful call's `result`; anything else throws. */

@@ -16,6 +16,7 @@ import { SmtpReceiver } from '../test/helpers/smtp-receiver.js';
 import { measureMail } from './mail.js';
 import { cpuSeconds, profileArgs, residentMb, type StartService } from './processes.js';
 import { measureLive } from './live.js';
+import { median, percentile } from './stats.js';
 
 type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
 
@@ -35,7 +36,7 @@ type Post = (path: string, data: unknown, headers?: Record<string, string>) => P
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 /**
  * A scenario with a baseline runs in turns: baseline, service, baseline, service, ..., each turn
- * `DURATION / PAIRS` seconds, so each side still runs `DURATION` in all. On a shared machine one
+ * `DURATION / PAIRS` seconds rounded to whole seconds, so each side runs about `DURATION` in all. On a shared machine one
  * pair's ratio moved by a tenth between runs minutes apart (drift falls on whichever side runs
  * then); the median of the turns' ratios is the one reported and judged.
  */
@@ -162,9 +163,10 @@ async function measureScenario(
   }
   // Without a baseline there is no ratio to steady: one run of DURATION.
   const turns = scenario.baseline ? PAIRS : 1;
-  const seconds = DURATION / turns;
-  /** Each target's turns, in order. */
-  const runs = new Map<string, { requests: number; perSecond: number; p50: number; p99: number; cpuSeconds?: number }[]>();
+  // Whole seconds: autocannon ends a run on its next one-second tick (1.3 s ran 2 s).
+  const seconds = Math.max(1, Math.round(DURATION / turns));
+  /** Each target's turns, in order; `seconds` as autocannon measured the run. */
+  const runs = new Map<string, { requests: number; seconds: number; perSecond: number; p50: number; p99: number; cpuSeconds?: number }[]>();
   /** Each target's probe rows (a scenario with a probe has no baseline: one turn), after its own row. */
   const probeRows = new Map<string, Record<string, unknown>[]>();
   for (let turn = 0; turn < turns; turn++) {
@@ -172,7 +174,7 @@ async function measureScenario(
       await quiet();
       // Warm-up, before each target's first turn: its code compiled before it is measured.
       if (turn === 0) await drive(port, scenario, seeded, 2);
-      log(`${scenario.name}: ${label}, ${turns > 1 ? `turn ${turn + 1} of ${turns}, ` : ''}${Number(seconds.toFixed(1))} s…`);
+      log(`${scenario.name}: ${label}, ${turns > 1 ? `turn ${turn + 1} of ${turns}, ` : ''}${seconds} s…`);
       let running = true;
       const probed = scenario.probe?.run(port, seeded, () => running);
       const cpuBefore = pid === undefined ? 0 : cpuSeconds(pid);
@@ -181,6 +183,7 @@ async function measureScenario(
       const list = runs.get(label) ?? runs.set(label, []).get(label)!;
       list.push({
         requests: result.requests.total,
+        seconds: result.duration,
         perSecond: result.requests.average,
         p50,
         p99: result.latency.p99,
@@ -188,53 +191,48 @@ async function measureScenario(
       });
       if (probed) {
         const latencies = (await probed).sort((a, b) => a - b);
-        const at = (q: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(1));
         (probeRows.get(label) ?? probeRows.set(label, []).get(label)!).push({
           scenario: scenario.name,
           target: `${label}: ${scenario.probe!.name} (${latencies.length} probes)`,
-          'p50 ms': at(0.5),
-          'p99 ms': at(0.99),
+          'p50 ms': Number((percentile(latencies, 50) || 0).toFixed(1)),
+          'p99 ms': Number((percentile(latencies, 99) || 0).toFixed(1)),
         });
       }
     }
   }
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  };
-  // CPU the target's process spent per answer (all its threads): steadier than requests/s on
-  // a machine the client shares, since it does not depend on what the client got of the cores.
-  const cpuPerRequest = (list: { requests: number; cpuSeconds?: number }[]) => {
-    const requests = list.reduce((sum, run) => sum + run.requests, 0);
-    return list.some((run) => run.cpuSeconds === undefined) || !requests
-      ? undefined
-      : Math.round((list.reduce((sum, run) => sum + run.cpuSeconds!, 0) * 1e6) / requests);
-  };
-  // A target's row: its turns together (requests over the time run), latencies their median.
+  // A target's row: its turns together (requests over the time they ran), latencies their median, and
+  // the CPU its process spent per answer (all its threads): steadier than requests/s on a machine
+  // the client shares, since it does not depend on what the client got of the cores.
+  const cpuPerRequest = new Map<string, number | undefined>();
   for (const { label } of targets) {
     const list = runs.get(label)!;
+    const requests = list.reduce((sum, run) => sum + run.requests, 0);
+    const cpu =
+      list.some((run) => run.cpuSeconds === undefined) || !requests
+        ? undefined
+        : Math.round((list.reduce((sum, run) => sum + run.cpuSeconds!, 0) * 1e6) / requests);
+    cpuPerRequest.set(label, cpu);
     rows.push({
       scenario: scenario.name,
       target: label,
-      'req/s': Math.round(list.reduce((sum, run) => sum + run.requests, 0) / DURATION),
+      'req/s': Math.round(requests / list.reduce((sum, run) => sum + run.seconds, 0)),
       'p50 ms': median(list.map((run) => run.p50)),
       'p99 ms': median(list.map((run) => run.p99)),
-      'CPU µs/req': cpuPerRequest(list),
+      'CPU µs/req': cpu,
     });
     rows.push(...(probeRows.get(label) ?? []));
   }
   const baselineRuns = runs.get('baseline');
   for (const { adapter } of services) {
-    const serviceRuns = runs.get(serviceLabel(adapter));
+    const label = serviceLabel(adapter);
+    const serviceRuns = runs.get(label);
     if (!baselineRuns || !serviceRuns) continue;
     const byTurn = (of: (run: { perSecond: number; p50: number }) => number) =>
       serviceRuns.map((run, turn) => of(run) / Math.max(of(baselineRuns[turn]!), 0.001));
     const rates = byTurn((run) => run.perSecond);
     if (turns > 1)
       log(`${scenario.name}: ${adapter}/baseline by turn ${rates.map((ratio) => ratio.toFixed(2)).join(', ')}; median ${median(rates).toFixed(2)}`);
-    const serviceCpu = cpuPerRequest(serviceRuns);
-    const baselineCpu = cpuPerRequest(baselineRuns);
+    const [serviceCpu, baselineCpu] = [cpuPerRequest.get(label), cpuPerRequest.get('baseline')];
     rows.push({
       scenario: scenario.name,
       target: turns > 1 ? `ratio ${adapter}/baseline (median of ${turns} turns)` : `ratio ${adapter}/baseline`,
