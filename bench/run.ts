@@ -161,20 +161,30 @@ async function measureScenario(
         );
     });
   }
-  // Without a baseline there is no ratio to steady: one run of DURATION.
-  const turns = scenario.baseline ? PAIRS : 1;
+  const against = scenario.against === undefined ? undefined : SCENARIOS.find((s) => s.name === scenario.against);
+  if (scenario.against !== undefined && !against) throw new Error(`${scenario.name}: no scenario named ${scenario.against}`);
+  // Without a baseline or a scenario to compare with there is no ratio to steady: one run of DURATION.
+  const turns = scenario.baseline || against ? PAIRS : 1;
   // Whole seconds: autocannon ends a run on its next one-second tick (1.3 s ran 2 s).
   const seconds = Math.max(1, Math.round(DURATION / turns));
   /** Each target's turns, in order; `seconds` as autocannon measured the run. */
   const runs = new Map<string, { requests: number; seconds: number; perSecond: number; p50: number; p99: number; cpuSeconds?: number }[]>();
   /** Each target's probe rows (a scenario with a probe has no baseline: one turn), after its own row. */
   const probeRows = new Map<string, Record<string, unknown>[]>();
+  /** Each target's p50 of `against`, by turn (each measured right before the scenario's own turn). */
+  const againstP50 = new Map<string, number[]>();
   for (let turn = 0; turn < turns; turn++) {
     for (const { label, port, pid } of targets) {
       await quiet();
       // Warm-up, before each target's first turn: its code compiled before it is measured.
-      if (turn === 0) await drive(port, scenario, seeded, 2);
-      log(`${scenario.name}: ${label}, ${turns > 1 ? `turn ${turn + 1} of ${turns}, ` : ''}${seconds} s…`);
+      if (turn === 0) for (const warmed of against ? [against, scenario] : [scenario]) await drive(port, warmed, seeded, 2);
+      const turnText = turns > 1 ? `turn ${turn + 1} of ${turns}, ` : '';
+      if (against) {
+        log(`${against.name} (against ${scenario.name}): ${label}, ${turnText}${seconds} s…`);
+        const { p50 } = await drive(port, against, seeded, seconds);
+        (againstP50.get(label) ?? againstP50.set(label, []).get(label)!).push(p50);
+      }
+      log(`${scenario.name}: ${label}, ${turnText}${seconds} s…`);
       let running = true;
       const probed = scenario.probe?.run(port, seeded, () => running);
       const cpuBefore = pid === undefined ? 0 : cpuSeconds(pid);
@@ -221,6 +231,17 @@ async function measureScenario(
       'CPU µs/req': cpu,
     });
     rows.push(...(probeRows.get(label) ?? []));
+  }
+  for (const { adapter } of services) {
+    const label = serviceLabel(adapter);
+    const theirs = againstP50.get(label);
+    if (!against || !theirs) continue;
+    const ratios = runs.get(label)!.map((run, turn) => run.p50 / Math.max(theirs[turn]!, 0.01));
+    log(
+      `${scenario.name}: p50 against ${against.name} (${adapter}) by turn ${ratios.map((ratio) => `${ratio.toFixed(2)}×`).join(', ')}; ` +
+        `median ${median(ratios).toFixed(2)}× (${median(runs.get(label)!.map((run) => run.p50))} ms vs ${median(theirs)} ms)`,
+    );
+    rows.push({ scenario: scenario.name, target: `p50 ratio ${adapter}/${against.name} (median of ${turns} turns)`, 'p50 ms': Number(median(ratios).toFixed(2)) });
   }
   const baselineRuns = runs.get('baseline');
   for (const { adapter } of services) {
@@ -433,13 +454,6 @@ async function main(): Promise<void> {
   const last = serviceRate('documents/get, last page');
   if (first && last) log(`documents/get: the last page costs ${(first / last).toFixed(2)}× the first (service throughput first/last)`);
   const p50 = (name: string) => rows.find((r) => r.target === primary && String(r.scenario).startsWith(name))?.['p50 ms'] as number | undefined;
-  const one = p50('permissions/get, 1 user');
-  const hundred = p50('permissions/get, 100 users × 100 resources');
-  if (one !== undefined && hundred !== undefined)
-    log(`permissions/get: p50 of 100×100 is ${(hundred / Math.max(one, 0.01)).toFixed(1)}× the p50 of 1×1 (${hundred} ms vs ${one} ms)`);
-  const solo = p50('permissions/get, 100 users with grants');
-  if (one !== undefined && solo !== undefined)
-    log(`permissions/get: p50 of 100×100 with no two users alike is ${(solo / Math.max(one, 0.01)).toFixed(1)}× the p50 of 1×1 (${solo} ms vs ${one} ms)`);
   const at10k = p50('activities/get, documentId, page of 100, at 10k');
   const at1m = p50('activities/get, documentId, page of 100, at 1M');
   if (at10k !== undefined && at1m !== undefined)

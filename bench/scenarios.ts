@@ -34,6 +34,13 @@ export interface Scenario {
    * false: returns latencies in ms, reported as the scenario's `probe` row.
    */
   probe?: { name: string; run: (port: number, seed: Seed, running: () => boolean) => Promise<number[]> };
+  /**
+   * The name of a scenario this one's p50 is compared with (permissions get's 100 × 100 against
+   * its 1 × 1): both run on the service in alternating turns (`BENCH_PAIRS`), and the ratio
+   * reported and judged is the median of the turns' ratios, as for a baseline. Run one after the
+   * other, ten seconds apart, the same ratio moved by a fifth between runs on a 2-core machine.
+   */
+  against?: string;
 }
 
 /** What seeding produced; scenarios read their ids and tokens from here. */
@@ -485,6 +492,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'permissions/get, 100 users × 100 resources',
     path: '/v2/auth/permissions/get',
+    against: 'permissions/get, 1 user × 1 document',
     message: 'User permissions retrieved successfully.',
     body: (seed) => ({
       data: {
@@ -500,6 +508,7 @@ export const SCENARIOS: Scenario[] = [
     // No two users resolve alike here, so nothing is shared between users: the worst case.
     name: 'permissions/get, 100 users with grants of their own × 100 resources',
     path: '/v2/auth/permissions/get',
+    against: 'permissions/get, 1 user × 1 document',
     message: 'User permissions retrieved successfully.',
     body: (seed) => ({
       data: { organizationId: seed.bigOrganizationId, userIds: seed.soloUserIds, folderIds: seed.permissionFolderIds, documentIds: seed.permissionDocumentIds },
