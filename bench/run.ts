@@ -241,7 +241,11 @@ async function measureScenario(
       `${scenario.name}: p50 against ${against.name} (${adapter}) by turn ${ratios.map((ratio) => `${ratio.toFixed(2)}×`).join(', ')}; ` +
         `median ${median(ratios).toFixed(2)}× (${median(runs.get(label)!.map((run) => run.p50))} ms vs ${median(theirs)} ms)`,
     );
-    rows.push({ scenario: scenario.name, target: `p50 ratio ${adapter}/${against.name} (median of ${turns} turns)`, 'p50 ms': Number(median(ratios).toFixed(2)) });
+    rows.push({
+      scenario: scenario.name,
+      target: `p50 ratio ${adapter}/${against.name} (median of ${turns} turns)`,
+      'p50 ms': Number(median(ratios).toFixed(2)),
+    });
   }
   const baselineRuns = runs.get('baseline');
   for (const { adapter } of services) {
