@@ -120,18 +120,22 @@ export class OrganizationStore {
     return { organizations: rows.map(organizationOf), cut };
   }
 
-  /** Creates the organizations that do not exist yet (users add, activities, CRDT writes). */
+  /**
+   * Creates the organizations that do not exist yet (users add, activities, CRDT writes). Plain
+   * SQL, for the reason `DocumentStore.ensure` gives: one statement text whatever the time.
+   */
   async ensure(manager: EntityManager, apiKeyId: string, ids: string[]): Promise<void> {
     const now = Date.now();
     const unique = [...new Set(ids)];
     if (!unique.length) return;
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(OrganizationEntity)
-      .values(unique.map((id) => ({ apiKeyId, id, name: null, disabled: false, metadata: {}, createdAt: now, lastUpdated: now })))
-      .orIgnore()
-      .execute();
+    await this.sql.insertNew(
+      manager,
+      'organization',
+      ['api_key_id', 'id', 'name', 'disabled', 'metadata', 'created_at', 'last_updated'],
+      unique.map((id) => [apiKeyId, id, null, false, '{}', now, now]),
+      ['api_key_id', 'id'],
+      'id',
+    );
   }
 
   async exists(manager: EntityManager, apiKeyId: string, id: string): Promise<boolean> {
