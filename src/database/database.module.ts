@@ -3,12 +3,14 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { dataSourceOptions } from './data-source-options.js';
+import { bindEmbeddedIntegers } from './embedded-parameters.js';
 import { runMigrations } from './migrate.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 
 /**
  * The one DataSource of the app, migrated at start-up unless `MIGRATIONS_RUN=false`; closed on
- * shutdown. A file-backed embedded database gets its log checkpoints in a worker thread.
+ * shutdown. A file-backed embedded database gets its log checkpoints in a worker thread, and
+ * TypeORM binds integers on it (`bindEmbeddedIntegers`).
  */
 @Module({})
 export class DatabaseModule {
@@ -22,7 +24,9 @@ export class DatabaseModule {
           // Each module's `forFeature` entities, and no others: no list here to keep in step.
           useFactory: () => ({ ...dataSourceOptions(config), autoLoadEntities: true, retryAttempts: 3, retryDelay: 1000 }),
           dataSourceFactory: async (options) => {
-            const dataSource = await new DataSource(options!).initialize();
+            const dataSource = new DataSource(options!);
+            bindEmbeddedIntegers(dataSource);
+            await dataSource.initialize();
             logMigrations(config.migrationsRun ? await runMigrations(dataSource) : undefined);
             return dataSource;
           },
