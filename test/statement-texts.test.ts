@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { DataSource } from 'typeorm';
-import { startApp, type TestApp } from './helpers/app.js';
 import { countQueries } from './helpers/query-counter.js';
-import { agentFor, createKey, expectSuccess, type TestKey } from './factories/workspace.js';
+import { expectSuccess, withKeyedApp } from './factories/workspace.js';
 
 /** An epoch-millisecond time written into a statement's text (2017 to 2033). */
 const CLOCK_IN_TEXT = /\b1[5-9]\d{11}\b/;
@@ -18,16 +17,11 @@ const CLOCK_IN_TEXT = /\b1[5-9]\d{11}\b/;
  * below, each twice (the clock moves between), send only texts without a time in them.
  */
 describe('statement texts do not carry the time', () => {
-  let app: TestApp;
-  let key: TestKey;
-  let call: ReturnType<typeof agentFor>;
+  const keyed = withKeyedApp();
+  const call = (path: string, data: unknown) => keyed.call(path, data);
   before(async () => {
-    app = await startApp();
-    key = await createKey(app);
-    call = agentFor(app, key);
     expectSuccess(await call('/v2/organizations/add', { organizations: [{ organizationId: 'texts-comments', organizationName: 'Texts' }] }));
   });
-  after(() => app.close());
 
   const writes: { name: string; run: (n: number) => Promise<unknown> }[] = [
     {
@@ -69,7 +63,7 @@ describe('statement texts do not carry the time', () => {
 
   for (const write of writes)
     it(`${write.name}: no statement holds the time`, async () => {
-      const queries = countQueries(app.app.get(DataSource));
+      const queries = countQueries(keyed.app.app.get(DataSource));
       for (const n of [1, 2]) {
         queries.reset();
         const answer = (await write.run(n)) as { status: number; body: unknown };

@@ -216,11 +216,11 @@ export class DocumentStore {
   }
 
   /**
-   * Creates the named documents that do not exist yet, unnamed, at top level. One statement, in
-   * plain SQL: TypeORM writes numbers into the text of an SQLite statement, so its insert of
-   * these rows, whose timestamps change every millisecond, was a new statement each time,
-   * prepared anew (0.4-4 ms each on a slow machine) and crowding TypeORM's hundred cached
-   * statements out; activities add, CRDT writes and presence run it on every call.
+   * Creates the named documents that do not exist yet, unnamed, at top level. One cached
+   * statement (plain SQL): activities add, CRDT writes and presence run it on every call, where
+   * TypeORM's query builder made the statement anew each time (and, before
+   * `bindEmbeddedIntegers`, wrote its timestamps into an SQLite statement's text, so each call
+   * was also prepared anew: docs/reference/rules.md).
    */
   async ensure(manager: EntityManager, apiKeyId: string, documents: { organizationId: string; id: string }[]): Promise<void> {
     if (!documents.length) return;

@@ -121,8 +121,8 @@ export class OrganizationStore {
   }
 
   /**
-   * Creates the organizations that do not exist yet (users add, activities, CRDT writes). Plain
-   * SQL, for the reason `DocumentStore.ensure` gives: one statement text whatever the time.
+   * Creates the organizations that do not exist yet (users add, activities, CRDT writes). One
+   * cached statement (plain SQL), for the reason `DocumentStore.ensure` gives.
    */
   async ensure(manager: EntityManager, apiKeyId: string, ids: string[]): Promise<void> {
     const now = Date.now();
