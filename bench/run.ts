@@ -16,7 +16,7 @@ import { SmtpReceiver } from '../test/helpers/smtp-receiver.js';
 import { measureMail } from './mail.js';
 import { cpuSeconds, profileArgs, residentMb, type StartService } from './processes.js';
 import { measureLive } from './live.js';
-import { median, percentile } from './stats.js';
+import { median, percentile, ratiosByTurn } from './stats.js';
 
 type Post = (path: string, data: unknown, headers?: Record<string, string>) => Promise<any>;
 
@@ -232,28 +232,30 @@ async function measureScenario(
     });
     rows.push(...(probeRows.get(label) ?? []));
   }
-  for (const { adapter } of services) {
-    const label = serviceLabel(adapter);
-    const theirs = againstP50.get(label);
-    if (!against || !theirs) continue;
-    const ratios = runs.get(label)!.map((run, turn) => run.p50 / Math.max(theirs[turn]!, 0.01));
-    log(
-      `${scenario.name}: p50 against ${against.name} (${adapter}) by turn ${ratios.map((ratio) => `${ratio.toFixed(2)}×`).join(', ')}; ` +
-        `median ${median(ratios).toFixed(2)}× (${median(runs.get(label)!.map((run) => run.p50))} ms vs ${median(theirs)} ms)`,
-    );
-    rows.push({
-      scenario: scenario.name,
-      target: `p50 ratio ${adapter}/${against.name} (median of ${turns} turns)`,
-      'p50 ms': Number(median(ratios).toFixed(2)),
-    });
-  }
+  // Each service's ratios, turn by turn (each turn's two runs made one right after the other), and their median.
   const baselineRuns = runs.get('baseline');
   for (const { adapter } of services) {
     const label = serviceLabel(adapter);
-    const serviceRuns = runs.get(label);
-    if (!baselineRuns || !serviceRuns) continue;
-    const byTurn = (of: (run: { perSecond: number; p50: number }) => number) =>
-      serviceRuns.map((run, turn) => of(run) / Math.max(of(baselineRuns[turn]!), 0.001));
+    const serviceRuns = runs.get(label)!;
+    const theirs = againstP50.get(label);
+    if (against && theirs) {
+      const ratios = ratiosByTurn(
+        serviceRuns.map((run) => run.p50),
+        theirs,
+        0.01,
+      );
+      log(
+        `${scenario.name}: p50 against ${against.name} (${adapter}) by turn ${ratios.map((ratio) => `${ratio.toFixed(2)}×`).join(', ')}; ` +
+          `median ${median(ratios).toFixed(2)}× (${median(serviceRuns.map((run) => run.p50))} ms vs ${median(theirs)} ms)`,
+      );
+      rows.push({
+        scenario: scenario.name,
+        target: `p50 ratio ${adapter}/${against.name} (median of ${turns} turns)`,
+        'p50 ms': Number(median(ratios).toFixed(2)),
+      });
+    }
+    if (!baselineRuns) continue;
+    const byTurn = (of: (run: { perSecond: number; p50: number }) => number) => ratiosByTurn(serviceRuns.map(of), baselineRuns.map(of), 0.001);
     const rates = byTurn((run) => run.perSecond);
     if (turns > 1)
       log(`${scenario.name}: ${adapter}/baseline by turn ${rates.map((ratio) => ratio.toFixed(2)).join(', ')}; median ${median(rates).toFixed(2)}`);

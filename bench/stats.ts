@@ -7,3 +7,7 @@ export function median(values: readonly number[]): number {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
+
+/** `mine[i] / theirs[i]` for each turn i, the divisor at least `floor` (a zero latency would divide by zero). */
+export const ratiosByTurn = (mine: readonly number[], theirs: readonly number[], floor: number): number[] =>
+  mine.map((value, turn) => value / Math.max(theirs[turn]!, floor));
