@@ -25,17 +25,27 @@ function filesUnder(dir: string): string[] {
  * The attachment suite on one blob store: uploads, limits, links, and blobs following their
  * comment, thread, document and writer. `blobs()` answers what the store holds.
  */
-function attachmentSuite(name: string, setup: () => Promise<{ env: Record<string, string>; blobs: () => number; stop?: () => Promise<void> }>) {
+interface BlobStoreUnderTest {
+  env: Record<string, string>;
+  blobs: () => number;
+  stop?: () => Promise<void>;
+  /** Makes the store drop the connection of its next `count` uploads (S3 only). */
+  resetNextUploads?: (count: number) => void;
+}
+
+function attachmentSuite(name: string, setup: () => Promise<BlobStoreUnderTest>, options: { resetsConnections?: boolean } = {}) {
   describe(`attachments to comments (issue 33), ${name}`, () => {
     let app: TestApp;
     let key: TestKey;
     let call: ReturnType<typeof agentFor>;
     let blobs: () => number;
     let stop: (() => Promise<void>) | undefined;
+    let resetNextUploads: ((count: number) => void) | undefined;
     before(async () => {
       const store = await setup();
       blobs = store.blobs;
       stop = store.stop;
+      resetNextUploads = store.resetNextUploads;
       app = await startApp({
         ATTACHMENT_MAX_BYTES: '64kb',
         ATTACHMENT_TYPES: 'image/*,text/plain',
@@ -125,6 +135,22 @@ function attachmentSuite(name: string, setup: () => Promise<{ env: Record<string
       assert.equal(await (await fetch(again.url)).text(), 'hello file');
       assert.equal(blobs(), 1);
     });
+
+    if (options.resetsConnections) {
+      it('an upload whose connection to the store is reset is sent again (twice at most), from the spooled file', async () => {
+        await thread('doc-reset', 't-reset');
+        resetNextUploads!(2);
+        const answer = expectSuccess(await upload(fieldsOf('doc-reset', 't-reset'), { bytes: 'sent on the third try', type: 'text/plain' })).data;
+        assert.equal(await (await fetch(answer.url)).text(), 'sent on the third try');
+        // Three resets are more than it retries: the upload fails as unavailable and leaves nothing behind.
+        const before = blobs();
+        resetNextUploads!(3);
+        expectError(await upload(fieldsOf('doc-reset', 't-reset'), { bytes: 'lost', type: 'text/plain' }), 503, 'UNAVAILABLE');
+        assert.equal(blobs(), before);
+        assert.equal((await commentAttachments('doc-reset', 't-reset')).length, 1);
+        assert.equal(filesUnderIncoming(), 0);
+      });
+    }
 
     it('refuses a file over ATTACHMENT_MAX_BYTES (413), a type not accepted, a missing comment or field, and no file; leaves nothing behind', async () => {
       await thread('doc-b', 't-b');
@@ -420,16 +446,21 @@ attachmentSuite('on local disk', async () => {
   return { env: { DATA_DIR: dataDir }, blobs: () => filesUnder(join(dataDir, 'attachments')).length };
 });
 
-attachmentSuite('in S3 (a local S3-compatible fake)', async () => {
-  const s3 = await new FakeS3('attachments').start();
-  return {
-    env: {
-      ATTACHMENT_S3_BUCKET: 'attachments',
-      ATTACHMENT_S3_ENDPOINT: s3.url,
-      ATTACHMENT_S3_ACCESS_KEY_ID: 'test',
-      ATTACHMENT_S3_SECRET_ACCESS_KEY: 'test-secret',
-    },
-    blobs: () => s3.objects.size,
-    stop: () => s3.stop(),
-  };
-});
+attachmentSuite(
+  'in S3 (a local S3-compatible fake)',
+  async () => {
+    const s3 = await new FakeS3('attachments').start();
+    return {
+      env: {
+        ATTACHMENT_S3_BUCKET: 'attachments',
+        ATTACHMENT_S3_ENDPOINT: s3.url,
+        ATTACHMENT_S3_ACCESS_KEY_ID: 'test',
+        ATTACHMENT_S3_SECRET_ACCESS_KEY: 'test-secret',
+      },
+      blobs: () => s3.objects.size,
+      stop: () => s3.stop(),
+      resetNextUploads: (count) => (s3.resetNextPuts = count),
+    };
+  },
+  { resetsConnections: true },
+);

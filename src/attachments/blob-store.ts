@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { AppConfig } from '../config/app-config.js';
@@ -91,11 +92,25 @@ export class S3BlobStore extends BlobStore {
     });
   }
 
+  /**
+   * Uploads from the spooled file, retrying transient failures itself: the SDK does not retry a
+   * request whose body is a stream (it cannot replay it), so one reset connection (a keep-alive
+   * connection the store closed as it was reused) would otherwise lose the upload. Each attempt
+   * reads the file afresh.
+   */
   async put(key: string, file: string, size: number, contentType: string): Promise<void> {
     try {
-      await this.client.send(
-        new this.sdk.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: createReadStream(file), ContentLength: size, ContentType: contentType }),
-      );
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.client.send(
+            new this.sdk.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: createReadStream(file), ContentLength: size, ContentType: contentType }),
+          );
+          return;
+        } catch (error) {
+          if (attempt >= S3_PUT_ATTEMPTS || !isTransient(error)) throw error;
+          await delay(S3_PUT_BACKOFF_MS * 4 ** (attempt - 1));
+        }
+      }
     } finally {
       await rm(file, { force: true });
     }
@@ -118,6 +133,18 @@ export class S3BlobStore extends BlobStore {
   async check(): Promise<void> {
     await this.client.send(new this.sdk.HeadBucketCommand({ Bucket: this.bucket }));
   }
+}
+
+const S3_PUT_ATTEMPTS = 3;
+const S3_PUT_BACKOFF_MS = 100;
+
+/**
+ * Worth another attempt: no HTTP answer at all (a reset or refused connection, a timeout), or
+ * the store's own 5xx (S3's `SlowDown` and `InternalError` included). A 4xx is the request's fault.
+ */
+function isTransient(error: unknown): boolean {
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return status === undefined || status >= 500;
 }
 
 /** The store `config` names. */

@@ -6,6 +6,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
  */
 export class FakeS3 {
   readonly objects = new Map<string, { body: Buffer; contentType: string }>();
+  /** How many of the next PUTs get their connection destroyed before any answer (a reset). */
+  resetNextPuts = 0;
   private server: Server | undefined;
   port = 0;
 
@@ -13,6 +15,10 @@ export class FakeS3 {
 
   async start(): Promise<this> {
     this.server = createServer((request, response) => {
+      if (request.method === 'PUT' && this.resetNextPuts > 0) {
+        this.resetNextPuts--;
+        return void request.socket.destroy();
+      }
       void readBody(request).then((body) => {
         const path = decodeURIComponent(new URL(request.url ?? '/', 'http://s3').pathname);
         const [, bucket, ...rest] = path.split('/');
