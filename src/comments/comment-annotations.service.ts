@@ -74,7 +74,9 @@ export class CommentAnnotationsService {
       async (manager) => {
         if (lastNumber === undefined) {
           await this.documents.requirePlace(manager, apiKeyId, request);
-          await this.store.lockCounter(manager, apiKeyId, organizationId, documentId);
+          // Concurrent units (PostgreSQL) queue on the counter before reading threads; on the
+          // embedded database units run one at a time, and `numberThreads` takes the numbers.
+          if (this.transactions.concurrent) await this.store.lockCounter(manager, apiKeyId, organizationId, documentId);
         }
         const audience =
           request.verifyUserPermissions === true
