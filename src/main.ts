@@ -9,6 +9,7 @@ import { AppModule } from './app.module.js';
 import { ConfigError } from './config/parsers.js';
 import type { AppConfig } from './config/app-config.js';
 import { DrainReports } from './common/drain-reports.js';
+import { releaseStartupMemory } from './common/startup-memory.js';
 import { createRootLogger, outputWritten, PinoNestLogger, ROOT_LOGGER } from './common/logging.module.js';
 import { loadAppConfig, readProcessEnv } from './config/load-config.js';
 import { createHttpPipeline } from './common/http/http-pipeline.js';
@@ -45,6 +46,10 @@ async function bootstrap(): Promise<void> {
   const requests = countRequestsInFlight(server);
   try {
     // Initialises first (migrations, workers started), then binds the port.
+    await app.init();
+    await http.ready();
+    const collectedMs = await releaseStartupMemory();
+    logger.debug({ collectedMs }, 'Start-up memory released');
     await app.listen(config.port, config.host);
   } catch (error) {
     await refuseToStart(app, config, logger, error);

@@ -98,4 +98,21 @@ describe('the service process, starting', () => {
     );
     assert.equal((await stopped(second)).code, 0);
   });
+
+  it('gives back the memory starting took before it listens: at ready, the young generation is small again', async () => {
+    const port = await freePort();
+    const service = startService({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-proc-')), LOG_LEVEL: 'debug' });
+    children.push(service.child);
+    await waitForHealth(port);
+    // Loading the modules and migrating fill the young generation to its limit (two 16 MB
+    // semi-spaces here); V8 itself shrinks it only after 30-40 s idle.
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const newSpace = Number(/^nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(newSpace > 0 && newSpace <= 4 * 2 ** 20, `young generation at ready: ${newSpace} bytes`);
+    const released = logLines(service).find((line) => line.msg === 'Start-up memory released');
+    assert.ok(typeof released?.collectedMs === 'number', JSON.stringify(released));
+    const lines = logLines(service).filter((line) => line.msg !== 'request completed');
+    assert.ok(lines.indexOf(released!) < lines.findIndex((line) => line.msg === 'Listening'), 'released before it listens');
+    assert.equal((await stopped(service)).code, 0);
+  });
 });
