@@ -1,4 +1,4 @@
-// @testScope adapter: the /docs page is served by each adapter's static files; the database is irrelevant to it.
+// @testScope once: Swagger UI's page in a browser, on the first combination chosen (SQLite with Fastify by default) to keep CI short: it runs in the browser alone, and every file it loads is checked over HTTP on each adapter (platform.test.ts), as is every operation it calls.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from './helpers/app.js';

@@ -1,4 +1,4 @@
-// @testScope once: the document is built from the controllers' metadata, the same whatever the adapter or engine (the browser test of /docs, served per adapter, is docs-browser.test.ts).
+// @testScope once: the document is built from the controllers' metadata, the same whatever the adapter or engine (the files of /docs, served per adapter, are checked in platform.test.ts).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';

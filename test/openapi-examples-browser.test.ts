@@ -1,4 +1,4 @@
-// @testScope once: Swagger UI's run of every example, on the first combination chosen (SQLite with Fastify by default) to keep CI short; the same run goes over HTTP on all three combinations (openapi-examples), and /docs is clicked through on each adapter (docs-browser).
+// @testScope once: Swagger UI's run of every example, on the first combination chosen (SQLite with Fastify by default) to keep CI short; the same run goes over HTTP on all three combinations (openapi-examples), and every file /docs loads is served on each adapter (platform.test.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from './helpers/app.js';

@@ -216,6 +216,30 @@ describe('wire rules (contract part 1)', () => {
       assert.equal(ui.status, 200);
       assert.match(ui.text, /swagger/i);
     });
+
+    it('serves every file the /docs page loads, with its type (the browser test clicks through the page on one adapter: what it loads is served here on each)', async () => {
+      const types: Record<string, RegExp> = { css: /^text\/css/, js: /^(application|text)\/javascript/, png: /^image\/png/ };
+      for (const page of ['/docs', '/docs/']) {
+        const html = await fetch(`${app.url}${page}`);
+        assert.equal(html.status, 200, page);
+        assert.match(String(html.headers.get('content-type')), /^text\/html/, page);
+        const assets = [...(await html.text()).matchAll(/(?:href|src)="([^"]+)"/g)].map(([, path]) => new URL(path!, `${app.url}${page}`));
+        assert.deepEqual(
+          assets.map((asset) => asset.pathname.split('/').pop()).sort(),
+          ['favicon-16x16.png', 'favicon-32x32.png', 'swagger-ui-bundle.js', 'swagger-ui-init.js', 'swagger-ui-standalone-preset.js', 'swagger-ui.css'],
+          page,
+        );
+        for (const asset of assets) {
+          const response = await fetch(asset);
+          const body = Buffer.from(await response.arrayBuffer());
+          assert.equal(response.status, 200, asset.pathname);
+          assert.match(String(response.headers.get('content-type')), types[asset.pathname.split('.').pop()!]!, asset.pathname);
+          assert.ok(body.length > 0, asset.pathname);
+          // The page's own settings carry the document, with this service's title.
+          if (asset.pathname.endsWith('swagger-ui-init.js')) assert.match(body.toString(), /"title": "Collaboration backend"/);
+        }
+      }
+    });
   });
 });
 
