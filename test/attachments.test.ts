@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { AttachmentsService } from '../src/attachments/attachments.service.js';
 import { AppConfig } from '../src/config/app-config.js';
 import { Sql } from '../src/database/sql.js';
-import { startApp, type TestApp } from './helpers/app.js';
+import { ManualClock, startApp, type TestApp } from './helpers/app.js';
 import { FakeS3 } from './helpers/fake-s3.js';
 import { agentFor, createKey, expectError, expectSuccess, type TestKey } from './factories/workspace.js';
 
@@ -41,18 +41,24 @@ function attachmentSuite(name: string, setup: () => Promise<BlobStoreUnderTest>,
     let blobs: () => number;
     let stop: (() => Promise<void>) | undefined;
     let resetNextUploads: ((count: number) => void) | undefined;
+    // Links and upload URLs expire by the service's clock: the tests move it instead of waiting.
+    let clock: ManualClock;
     before(async () => {
+      clock = new ManualClock();
       const store = await setup();
       blobs = store.blobs;
       stop = store.stop;
       resetNextUploads = store.resetNextUploads;
-      app = await startApp({
-        ATTACHMENT_MAX_BYTES: '64kb',
-        ATTACHMENT_TYPES: 'image/*,text/plain',
-        ATTACHMENT_URL_TTL_SECONDS: '5', // long enough for the erasure test's links to outlive a slow job; the expiry test waits it out
-        ATTACHMENT_UPLOAD_URL_TTL_SECONDS: '2',
-        ...store.env,
-      });
+      app = await startApp(
+        {
+          ATTACHMENT_MAX_BYTES: '64kb',
+          ATTACHMENT_TYPES: 'image/*,text/plain',
+          ATTACHMENT_URL_TTL_SECONDS: '5',
+          ATTACHMENT_UPLOAD_URL_TTL_SECONDS: '2',
+          ...store.env,
+        },
+        { clock },
+      );
       key = await createKey(app);
       call = agentFor(app, key);
       expectSuccess(await call('/v2/organizations/add', { organizations: [{ organizationId: ORG }] }));
@@ -192,7 +198,9 @@ function attachmentSuite(name: string, setup: () => Promise<BlobStoreUnderTest>,
       assert.equal(refused.status, 403);
       assert.equal(((await refused.json()) as any).error.message, 'This download link is not valid.');
       assert.equal((await fetch(`http://127.0.0.1:${app.port}/v2/attachments/download?token=not-a-token`)).status, 403);
-      await new Promise((resolve) => setTimeout(resolve, 5100));
+      clock.advance(4900);
+      assert.equal((await fetch(url)).status, 200, 'still valid just before ATTACHMENT_URL_TTL_SECONDS');
+      clock.advance(200);
       const expired = await fetch(url);
       assert.equal(expired.status, 403);
       assert.equal(((await expired.json()) as any).error.message, 'This download link has expired.');
@@ -327,7 +335,7 @@ function attachmentSuite(name: string, setup: () => Promise<BlobStoreUnderTest>,
       ).data;
       assert.equal(answer.method, 'PUT');
       assert.equal(answer.maxBytes, 65536);
-      assert.ok(Date.parse(answer.expiresAt) > Date.now());
+      assert.equal(Date.parse(answer.expiresAt), clock.now() + 2000, 'ATTACHMENT_UPLOAD_URL_TTL_SECONDS from now');
       const bytes = Buffer.alloc(40_000, 'y');
       // The content type sent does not matter (not JSON-parsed, not the stored type).
       const added = expectSuccess(await put(answer.uploadUrl, bytes, 'application/json'), 'Attachment added successfully.').data;
@@ -381,7 +389,7 @@ function attachmentSuite(name: string, setup: () => Promise<BlobStoreUnderTest>,
       const downloadToken = new URL(url).searchParams.get('token')!;
       expectError(await put(uploadUrl.replace(token, downloadToken), 'x'), 403, 'PERMISSION_DENIED', 'This upload URL is not valid.');
       expectError(await put(uploadUrl.replace(token, ''), 'x'), 403, 'PERMISSION_DENIED', 'This upload URL is not valid.');
-      await new Promise((resolve) => setTimeout(resolve, 2100));
+      clock.advance(2100);
       expectError(await put(uploadUrl, 'late'), 403, 'PERMISSION_DENIED', 'This upload URL has expired.');
       assert.equal(blobs(), before.blobs + 1, 'only the multipart upload is kept');
       assert.equal(await rows(), before.rows + 1);

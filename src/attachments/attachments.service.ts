@@ -8,6 +8,7 @@ import { Counter } from 'prom-client';
 import type { EntityManager } from 'typeorm';
 import { CommentStore } from '../comments/comment-store.js';
 import { checkCommentId } from '../comments/dto/comments.dto.js';
+import { Clock } from '../common/clock.js';
 import { ApiError } from '../common/errors.js';
 import { HealthReports } from '../common/health-reports.js';
 import { Metrics } from '../common/metrics.js';
@@ -91,6 +92,7 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
     private readonly config: AppConfig,
     private readonly adapterHost: HttpAdapterHost,
     private readonly keys: ApiKeyStore,
+    private readonly clock: Clock,
     metrics: Metrics,
     health: HealthReports,
   ) {
@@ -146,7 +148,7 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
       const { comment } = await this.comments.lockComment(manager, { apiKeyId, ...place }, place.commentId);
       if (!comment) throw CommentErrors.commentNotFound();
     });
-    const expires = Date.now() + this.config.attachments.uploadUrlTtlSeconds * 1000;
+    const expires = this.clock.now() + this.config.attachments.uploadUrlTtlSeconds * 1000;
     const sealed: UploadToken = { k: apiKeyId, ...place, n: request.name, m: mimeType, a: randomInt(1, 2 ** 48), e: expires };
     return {
       uploadUrl: `${baseUrl}${UPLOAD_PATH}?token=${this.secrets.sealToken(JSON.stringify(sealed), UPLOAD_TOKEN_CONTEXT)}`,
@@ -169,7 +171,7 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
     };
     if (!opened) return refuse(AttachmentErrors.uploadInvalid());
     const sealed = JSON.parse(opened) as UploadToken;
-    if (Date.now() >= sealed.e) return refuse(AttachmentErrors.uploadExpired());
+    if (this.clock.now() >= sealed.e) return refuse(AttachmentErrors.uploadExpired());
     const limits = await this.limitsOf(sealed.k);
     const received = await receiveBody(request, { maxBytes: limits.maxBytes, incomingDir: this.blobs.incomingDir });
     const { organizationId, documentId, annotationId, commentId } = sealed;
@@ -283,7 +285,7 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
     const opened = this.secrets.openToken(token, TOKEN_CONTEXT);
     if (!opened) throw AttachmentErrors.linkInvalid();
     const { k: apiKeyId, a: attachmentId, e: expires } = JSON.parse(opened) as { k: string; a: number; e: number };
-    if (Date.now() >= expires) throw AttachmentErrors.linkExpired();
+    if (this.clock.now() >= expires) throw AttachmentErrors.linkExpired();
     const [attachment] = await this.attachments.live(apiKeyId, [attachmentId]);
     const body = attachment && (await this.blobs.get(attachment.blobKey));
     if (!attachment || !body) throw AttachmentErrors.gone();
@@ -334,7 +336,7 @@ export class AttachmentsService implements OnApplicationBootstrap, OnApplication
   }
 
   private link(apiKeyId: string, attachment: StoredAttachment, baseUrl: string): AttachmentLink {
-    const expires = Date.now() + this.config.attachments.urlTtlSeconds * 1000;
+    const expires = this.clock.now() + this.config.attachments.urlTtlSeconds * 1000;
     const token = this.secrets.sealToken(JSON.stringify({ k: apiKeyId, a: attachment.attachmentId, e: expires }), TOKEN_CONTEXT);
     return {
       attachmentId: attachment.attachmentId,
