@@ -38,9 +38,9 @@ export class FakeS3 {
         response.writeHead(200, { 'content-type': object.contentType, 'content-length': object.body.length }).end(object.body);
       });
     });
-    // Idle connections stay open a minute (Node's default is 5 s): the attachments test waits
-    // 5.1 s for a link to expire, and under a loaded run the client reused its idle connection
-    // just as the server closed it at 5 s, and the next upload failed (ECONNRESET, answered 503).
+    // Idle connections stay open a minute (Node's default is 5 s), so a pause between tests never
+    // meets the server closing one as the client reuses it; the service's answer to that race (an
+    // upload sent again) is tested on purpose, with `resetNextPuts`.
     this.server.keepAliveTimeout = 60_000;
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as { port: number }).port;
