@@ -67,6 +67,19 @@ export class DiskBlobStore extends BlobStore {
 /** The SDK, loaded only when a bucket is configured (it costs a fifth of a second of start-up). */
 type S3Sdk = typeof import('@aws-sdk/client-s3');
 
+/** Attempts of one upload to S3, and the wait before the second (each later one waits four times longer). */
+const S3_PUT_ATTEMPTS = 3;
+const S3_PUT_BACKOFF_MS = 100;
+
+/**
+ * Worth another attempt: no HTTP answer at all (a reset or refused connection, a timeout), or
+ * the store's own 5xx (S3's `SlowDown` and `InternalError` included). A 4xx is the request's fault.
+ */
+function isTransient(error: unknown): boolean {
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return status === undefined || status >= 500;
+}
+
 /** Blobs as objects of an S3-compatible bucket, through the official `@aws-sdk/client-s3`. */
 export class S3BlobStore extends BlobStore {
   readonly driver = 's3';
@@ -133,18 +146,6 @@ export class S3BlobStore extends BlobStore {
   async check(): Promise<void> {
     await this.client.send(new this.sdk.HeadBucketCommand({ Bucket: this.bucket }));
   }
-}
-
-const S3_PUT_ATTEMPTS = 3;
-const S3_PUT_BACKOFF_MS = 100;
-
-/**
- * Worth another attempt: no HTTP answer at all (a reset or refused connection, a timeout), or
- * the store's own 5xx (S3's `SlowDown` and `InternalError` included). A 4xx is the request's fault.
- */
-function isTransient(error: unknown): boolean {
-  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  return status === undefined || status >= 500;
 }
 
 /** The store `config` names. */
