@@ -344,8 +344,10 @@ function report(job) {
 function summarize(results) {
   const perCombination = new Map();
   for (const job of results) {
-    const counts = perCombination.get(job.combination.name) ?? { files: 0, pass: 0, fail: 0, skip: 0, todo: 0 };
+    const counts = perCombination.get(job.combination.name) ?? { files: 0, pass: 0, fail: 0, skip: 0, todo: 0, ms: 0, cpu: 0 };
     counts.files++;
+    counts.ms += job.ms;
+    counts.cpu += job.cpu;
     for (const outcome of Object.keys(job.tests)) counts[outcome] += job.tests[outcome];
     perCombination.set(job.combination.name, counts);
   }
@@ -353,8 +355,12 @@ function summarize(results) {
   for (const job of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10))
     say(`${seconds(job.ms).padStart(9)}  ${`${job.cpu.toFixed(1)} s CPU`.padStart(11)}  ${job.combination.name.padEnd(16)} ${job.file}`);
   say('\n== tests');
+  // The files' own time and their processes' CPU (browsers and database servers not counted):
+  // on a machine whose speed drifts, CPU seconds compare runs better than the wall clock.
   for (const [name, counts] of perCombination)
-    say(`   ${name.padEnd(16)} ${counts.files} files, ${counts.pass} passed, ${counts.fail} failed, ${counts.skip} skipped`);
+    say(
+      `   ${name.padEnd(16)} ${counts.files} files, ${counts.pass} passed, ${counts.fail} failed, ${counts.skip} skipped; ${seconds(counts.ms)} in files, ${counts.cpu.toFixed(0)} s CPU`,
+    );
   const failedFiles = results.filter((job) => job.failures.length);
   if (failedFiles.length) {
     say(`\n== ${failedFiles.length} files failed`);
