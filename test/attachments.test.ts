@@ -29,18 +29,16 @@ interface BlobStoreUnderTest {
   env: Record<string, string>;
   blobs: () => number;
   stop?: () => Promise<void>;
-  /** Makes the store drop the connection of its next `count` uploads (S3 only). */
-  resetNextUploads?: (count: number) => void;
 }
 
-function attachmentSuite(name: string, setup: () => Promise<BlobStoreUnderTest>, options: { resetsConnections?: boolean } = {}) {
+/** `resetNextUploads`: makes the store drop the connection of its next `count` uploads (S3 only). */
+function attachmentSuite(name: string, setup: () => Promise<BlobStoreUnderTest>, { resetNextUploads }: { resetNextUploads?: (count: number) => void } = {}) {
   describe(`attachments to comments (issue 33), ${name}`, () => {
     let app: TestApp;
     let key: TestKey;
     let call: ReturnType<typeof agentFor>;
     let blobs: () => number;
     let stop: (() => Promise<void>) | undefined;
-    let resetNextUploads: ((count: number) => void) | undefined;
     // Links and upload URLs expire by the service's clock: the tests move it instead of waiting.
     let clock: ManualClock;
     before(async () => {
@@ -48,7 +46,6 @@ function attachmentSuite(name: string, setup: () => Promise<BlobStoreUnderTest>,
       const store = await setup();
       blobs = store.blobs;
       stop = store.stop;
-      resetNextUploads = store.resetNextUploads;
       app = await startApp(
         {
           ATTACHMENT_MAX_BYTES: '64kb',
@@ -142,15 +139,15 @@ function attachmentSuite(name: string, setup: () => Promise<BlobStoreUnderTest>,
       assert.equal(blobs(), 1);
     });
 
-    if (options.resetsConnections) {
+    if (resetNextUploads) {
       it('an upload whose connection to the store is reset is sent again (twice at most), from the spooled file', async () => {
         await thread('doc-reset', 't-reset');
-        resetNextUploads!(2);
+        resetNextUploads(2);
         const answer = expectSuccess(await upload(fieldsOf('doc-reset', 't-reset'), { bytes: 'sent on the third try', type: 'text/plain' })).data;
         assert.equal(await (await fetch(answer.url)).text(), 'sent on the third try');
         // Three resets are more than it retries: the upload fails as unavailable and leaves nothing behind.
         const before = blobs();
-        resetNextUploads!(3);
+        resetNextUploads(3);
         expectError(await upload(fieldsOf('doc-reset', 't-reset'), { bytes: 'lost', type: 'text/plain' }), 503, 'UNAVAILABLE');
         assert.equal(blobs(), before);
         assert.equal((await commentAttachments('doc-reset', 't-reset')).length, 1);
@@ -454,10 +451,11 @@ attachmentSuite('on local disk', async () => {
   return { env: { DATA_DIR: dataDir }, blobs: () => filesUnder(join(dataDir, 'attachments')).length };
 });
 
+const s3 = new FakeS3('attachments');
 attachmentSuite(
   'in S3 (a local S3-compatible fake)',
   async () => {
-    const s3 = await new FakeS3('attachments').start();
+    await s3.start();
     return {
       env: {
         ATTACHMENT_S3_BUCKET: 'attachments',
@@ -467,8 +465,7 @@ attachmentSuite(
       },
       blobs: () => s3.objects.size,
       stop: () => s3.stop(),
-      resetNextUploads: (count) => (s3.resetNextPuts = count),
     };
   },
-  { resetsConnections: true },
+  { resetNextUploads: (count) => (s3.resetNextPuts = count) },
 );

@@ -161,7 +161,8 @@ export class CommentStore implements DirectoryObserver, DocumentMoveObserver, On
    * it (on PostgreSQL both had found none, and the second failed on the first's mention rows).
    * Adds to a document take thread numbers from this row anyway, so they queued on it already.
    * Adds of new threads only (no id sent) read no threads, and on PostgreSQL take their numbers
-   * ahead, in a statement of their own, instead. Taking no number is what locks the row.
+   * ahead, in a statement of their own, instead. Taking no number is what locks the row. Only
+   * where units run concurrently: on the embedded database they run one at a time anyway.
    */
   async lockCounter(manager: EntityManager, apiKeyId: string, organizationId: string, documentId: string): Promise<void> {
     await this.takeNumbers(manager, apiKeyId, organizationId, documentId, 0);

@@ -63,6 +63,8 @@ function placesParameters(apiKeyId: string, places: readonly { organizationId: s
 }
 
 const DOCUMENT_COLUMNS = ['api_key_id', 'organization_id', 'id', 'name', 'folder_id', 'access_type', 'disabled', 'metadata', 'created_at', 'last_updated'];
+/** A document row in `DOCUMENT_COLUMNS`' order. */
+type DocumentValues = [string, string, string, string | null, string | null, string | null, boolean, string, number, number];
 
 /**
  * Owner of `document`. Plain SQL where a request's path reads many rows or must answer what a
@@ -204,15 +206,10 @@ export class DocumentStore {
     documents: NewDocument[],
     at: number,
   ): Promise<Set<string>> {
-    const inserted = await this.sql.insertNew(
+    return this.insertRows(
       manager,
-      'document',
-      DOCUMENT_COLUMNS,
       documents.map((d) => [apiKeyId, organizationId, d.id, d.name, folderId, d.accessType, d.disabled, JSON.stringify(d.metadata), at, at]),
-      ['api_key_id', 'organization_id', 'id'],
-      'id',
     );
-    return new Set(inserted.map(String));
   }
 
   /**
@@ -225,13 +222,9 @@ export class DocumentStore {
   async ensure(manager: EntityManager, apiKeyId: string, documents: { organizationId: string; id: string }[]): Promise<void> {
     if (!documents.length) return;
     const now = Date.now();
-    await this.sql.insertNew(
+    await this.insertRows(
       manager,
-      'document',
-      DOCUMENT_COLUMNS,
       documents.map((d) => [apiKeyId, d.organizationId, d.id, null, null, null, false, '{}', now, now]),
-      ['api_key_id', 'organization_id', 'id'],
-      'id',
     );
   }
 
@@ -283,28 +276,30 @@ export class DocumentStore {
       { apiKeyId, organizationId, id: from },
     );
     if (!source) return 'missing';
-    const inserted = await this.sql.insertNew(
-      manager,
-      'document',
-      DOCUMENT_COLUMNS,
+    const inserted = await this.insertRows(manager, [
       [
-        [
-          apiKeyId,
-          organizationId,
-          to,
-          source.name,
-          source.folder_id,
-          source.access_type,
-          Boolean(source.disabled),
-          source.metadata,
-          Number(source.created_at),
-          Date.now(),
-        ],
+        apiKeyId,
+        organizationId,
+        to,
+        source.name,
+        source.folder_id,
+        source.access_type,
+        Boolean(source.disabled),
+        source.metadata,
+        Number(source.created_at),
+        Date.now(),
       ],
-      ['api_key_id', 'organization_id', 'id'],
-      'id',
-    );
-    return inserted.length ? 'copied' : 'exists';
+    ]);
+    return inserted.size ? 'copied' : 'exists';
+  }
+
+  /**
+   * Inserts document rows, passing over any whose id exists, however recently another write made
+   * it; answers the ids inserted. One cached statement per row count.
+   */
+  private async insertRows(manager: EntityManager, rows: DocumentValues[]): Promise<Set<string>> {
+    const inserted = await this.sql.insertNew(manager, 'document', DOCUMENT_COLUMNS, rows, ['api_key_id', 'organization_id', 'id'], 'id');
+    return new Set(inserted.map(String));
   }
 
   /** Deletes one document by id (documents migrate's old row, once nothing refers to it). */
