@@ -8,19 +8,40 @@ import { WalCheckpointer } from '../src/database/wal-checkpointer.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
 
+type CheckpointerInside = { worker?: { threadId: number; terminate(): Promise<number>; once(event: 'exit', listener: () => void): void } };
+const workerOf = (app: TestApp) => (app.app.get(WalCheckpointer) as unknown as CheckpointerInside).worker;
+const autocheckpointOf = async (app: TestApp) =>
+  ((await app.dataSource.query('PRAGMA wal_autocheckpoint')) as { wal_autocheckpoint: number }[])[0]!.wal_autocheckpoint;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits (up to 5 s) until the worker has started and the connection has handed it its checkpoints. */
+async function workerRunning(app: TestApp): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(workerOf(app) && (await autocheckpointOf(app)) === 10_000) && Date.now() < deadline) await sleep(20);
+  assert.ok(workerOf(app), 'the worker started');
+  assert.equal(await autocheckpointOf(app), 10_000, 'the connection keeps only a backstop of its own');
+}
+
 /** Always on a file-backed embedded database: the checkpointer exists for that case only. */
 describe('embedded database: write-ahead log checkpoints in a worker thread', () => {
   let app: TestApp;
-  const autocheckpoint = async () => ((await app.dataSource.query('PRAGMA wal_autocheckpoint')) as { wal_autocheckpoint: number }[])[0]!.wal_autocheckpoint;
+  const autocheckpoint = () => autocheckpointOf(app);
 
   before(async () => {
     app = await startApp({ DATABASE_URL: undefined, SQLITE_FILE: join(mkdtempSync(join(tmpdir(), 'svc-wal-')), 'svc.sqlite') });
   });
   after(() => app.close());
 
+  it('starts no worker while nothing is written after start-up', async () => {
+    // Four looks at the log (every 250 ms) find no write: start-up's own are not counted.
+    await sleep(1000);
+    assert.equal(workerOf(app), undefined);
+    assert.equal(await autocheckpoint(), 1000, "until then the connection checkpoints by itself, at SQLite's default");
+  });
+
   it('copies committed writes into the database file off the event loop', async () => {
-    assert.equal(await autocheckpoint(), 10_000, 'the connection keeps only a backstop of its own');
     const call = agentFor(app, await createKey(app));
+    await workerRunning(app);
     const activities = Array.from({ length: 500 }, (_, i) => ({
       featureType: 'comment',
       actionType: 'comment.add',
@@ -44,19 +65,20 @@ describe('embedded database: write-ahead log checkpoints in a worker thread', ()
   });
 
   it('hands checkpoints back to the connection if the worker stops unasked', async () => {
-    const checkpointer = app.app.get(WalCheckpointer) as unknown as { worker?: { terminate(): Promise<number> } };
-    await checkpointer.worker!.terminate();
+    await workerOf(app)!.terminate();
     const deadline = Date.now() + 2000;
     while ((await autocheckpoint()) !== 1000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(await autocheckpoint(), 1000);
-    assert.equal(checkpointer.worker, undefined);
+    assert.equal(workerOf(app), undefined);
   });
 });
 
 describe('checkpoint worker lifetime', () => {
   it('stops with the app', async () => {
     const app = await startApp({ DATABASE_URL: undefined, SQLITE_FILE: join(mkdtempSync(join(tmpdir(), 'svc-wal-')), 'svc.sqlite') });
-    const worker = (app.app.get(WalCheckpointer) as unknown as { worker?: { threadId: number; once(event: 'exit', listener: () => void): void } }).worker!;
+    await createKey(app);
+    await workerRunning(app);
+    const worker = workerOf(app)!;
     let exited = false;
     worker.once('exit', () => (exited = true));
     await app.close();
@@ -66,7 +88,9 @@ describe('checkpoint worker lifetime', () => {
   it('starts no checkpoint worker in memory', async () => {
     const app = await startApp({ DATABASE_URL: undefined, SQLITE_FILE: ':memory:' });
     try {
-      assert.equal((app.app.get(WalCheckpointer) as unknown as { worker?: unknown }).worker, undefined);
+      await createKey(app);
+      await sleep(600);
+      assert.equal(workerOf(app), undefined);
     } finally {
       await app.close();
     }

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -5,7 +6,7 @@ import type { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { embeddedConnection } from './sql.js';
 
-/** How often the worker looks for log frames to copy. */
+/** How often the worker looks for log frames to copy, and, until it runs, how often the log is looked at for writes. */
 const INTERVAL_MS = 250;
 /**
  * The embedded connection's own automatic checkpoint, kept as a backstop at ~40 MB of log (4 KiB
@@ -29,11 +30,18 @@ export interface CheckpointReport {
  * SQLite otherwise runs them inside the commit that crosses 1,000 log pages, on the event loop:
  * under a steady write load that was a quarter of the service's time (measured by the activity
  * seeding of `npm run bench`), and it stalled every request waiting behind that commit.
+ *
+ * The worker starts with the first write after start-up, not with the service: a worker thread
+ * is a second JavaScript engine, about 5-6 MB resident, and an instance that only reads (or
+ * waits) has no log to copy. Until then the connection checkpoints by itself as SQLite does.
  */
 @Injectable()
 export class WalCheckpointer implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('WalCheckpointer');
   private worker: Worker | undefined;
+  /** Looks at the log file until the first write, then starts the worker. */
+  private watch: NodeJS.Timeout | undefined;
+  private starting: Promise<void> | undefined;
   private stopping = false;
   /** The latest checkpoint that found frames in the log. */
   latest: CheckpointReport | undefined;
@@ -43,22 +51,37 @@ export class WalCheckpointer implements OnModuleInit, OnApplicationShutdown {
     private readonly config: AppConfig,
   ) {}
 
-  /** Resolves once the worker has its connection (or has failed: checkpoints then run inline), so start-up ends with it running. */
   async onModuleInit(): Promise<void> {
     if (this.config.dialect !== 'sqlite' || this.config.database === ':memory:') return;
-    this.setAutomaticCheckpoint(BACKSTOP_PAGES);
+    // Start-up's own writes (migrations) are in the log already: a write is a change of the
+    // file's size or modification time from here on.
+    const log = `${this.config.database}-wal`;
+    const before = await logStamp(log);
+    this.watch = setInterval(() => {
+      void logStamp(log).then((now) => {
+        if (now === before || !this.watch) return;
+        this.stopWatching();
+        this.starting = this.start().finally(() => (this.starting = undefined));
+      });
+    }, INTERVAL_MS).unref();
+  }
+
+  /** Resolves once the worker has its connection (or has failed: checkpoints then run inline). */
+  private async start(): Promise<void> {
     const worker = new Worker(new URL('./wal-checkpoint.worker.js', import.meta.url), {
       workerData: { file: this.config.database, intervalMs: INTERVAL_MS, restartPages: RESTART_PAGES },
       // It only runs a pragma a few times a second (about 4 MB of heap): small generations keep
       // the thread's heap from growing to V8's defaults (about 5 MB less resident memory).
       resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
     });
-    // Held referenced until it has started: nothing else may be keeping the process alive yet.
+    // Held referenced until it has started, so that a stop meanwhile waits for it.
     let started!: () => void;
     const ready = new Promise<void>((resolve) => (started = resolve)).then(() => worker.unref());
     worker.on('message', (message: ({ kind: 'checkpoint' } & CheckpointReport) | { kind: 'error'; message: string } | { kind: 'ready' }) => {
-      if (message.kind === 'ready') started();
-      else if (message.kind === 'checkpoint') this.latest = { log: message.log, checkpointed: message.checkpointed, busy: message.busy };
+      if (message.kind === 'ready') {
+        if (this.worker === worker && !this.stopping) this.setAutomaticCheckpoint(BACKSTOP_PAGES);
+        started();
+      } else if (message.kind === 'checkpoint') this.latest = { log: message.log, checkpointed: message.checkpointed, busy: message.busy };
       else this.logger.warn({ error: message.message }, 'background checkpoint failed');
     });
     worker.on('error', (error) => this.logger.error({ err: error }, 'checkpoint worker failed'));
@@ -74,10 +97,17 @@ export class WalCheckpointer implements OnModuleInit, OnApplicationShutdown {
     await ready;
   }
 
+  private stopWatching(): void {
+    clearInterval(this.watch);
+    this.watch = undefined;
+  }
+
   async onApplicationShutdown(): Promise<void> {
+    this.stopWatching();
+    this.stopping = true;
+    await this.starting;
     const worker = this.worker;
     if (!worker) return;
-    this.stopping = true;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     worker.postMessage({ kind: 'stop' });
     const timeout = setTimeout(() => void worker.terminate(), 2000);
@@ -101,5 +131,15 @@ export class WalCheckpointer implements OnModuleInit, OnApplicationShutdown {
 
   private setAutomaticCheckpoint(pages: number): void {
     embeddedConnection(this.dataSource)!.pragma(`wal_autocheckpoint = ${pages}`);
+  }
+}
+
+/** The log file's size and modification time, which every write changes ('' while there is none). */
+async function logStamp(file: string): Promise<string> {
+  try {
+    const { size, mtimeMs } = await stat(file);
+    return `${size}:${mtimeMs}`;
+  } catch {
+    return '';
   }
 }
