@@ -141,7 +141,7 @@ describe('live editing: presence, events, shutdown and several instances', () =>
       const reader = connectTo(own, name, await tokenOf('cy'));
       await reader.synced;
       reader.close();
-      await eventually(() => own.app.get(LiveEditing).hocuspocus.documents.size === 0, 'the room unloaded');
+      await eventually(() => own.app.get(LiveEditing).documents.size === 0, 'the room unloaded');
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(receiver.at('/crdt').length, 3);
     } finally {
@@ -161,7 +161,7 @@ describe('live editing: presence, events, shutdown and several instances', () =>
     const socket = new HocuspocusProviderWebsocket({ url: `ws://127.0.0.1:${first.port}/v2/live`, WebSocketPolyfill: WebSocket });
     const provider = new HocuspocusProvider({ websocketProvider: socket, name: room(place.editorId, ownKey.apiKey), token });
     provider.attach();
-    const serverDoc = () => first.app.get(LiveEditing).hocuspocus.documents.get(room(place.editorId, ownKey.apiKey));
+    const serverDoc = () => first.app.get(LiveEditing).documents.get(room(place.editorId, ownKey.apiKey));
     await eventually(() => provider.isSynced, 'synced');
     provider.document.getText('content').insert(5, ' typed');
     await eventually(() => serverDoc()?.getText('content').toString() === 'Draft typed', 'the edit at the server');
@@ -231,7 +231,7 @@ describe('live editing: presence, events, shutdown and several instances', () =>
         assert.deepEqual(liveStates(onA), [{ type: 'livestate', liveStateDataId: 'x', data: { n: 1 } }]);
         // A REST write through an instance where the room is not open reaches the other's clients.
         onA.close();
-        await eventually(() => a.app.get(LiveEditing).hocuspocus.documents.size === 0, "A's room closed");
+        await eventually(() => a.app.get(LiveEditing).documents.size === 0, "A's room closed");
         expectSuccess(await callA('/v2/crdt/update', { ...place, type: 'text', data: 'Written through A' }));
         await eventually(() => onB.text.toString() === 'Written through A', 'the REST write at B');
         onB.close();

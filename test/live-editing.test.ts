@@ -186,7 +186,7 @@ describe('live editing over WebSocket (Hocuspocus protocol)', () => {
     dora.text.insert(3, '!');
     await eventually(() => carl.text.toString() === 'shh!', "dora's edit at carl's");
     const usersInRoom = () =>
-      (app.app.get(LiveEditing).hocuspocus.documents.get(name)?.getConnections() ?? []).map((c) => (c.context as { userId: string }).userId).sort();
+      (app.app.get(LiveEditing).documents.get(name)?.getConnections() ?? []).map((c) => (c.context as { userId: string }).userId).sort();
     assert.deepEqual(usersInRoom(), ['carl', 'dora']);
     const removed = Date.now();
     expectSuccess(

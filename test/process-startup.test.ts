@@ -7,7 +7,31 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { MIGRATIONS } from '../src/database/migrations/index.js';
-import { freePort, logLines, startService, stopped, waitForHealth } from './helpers/service-process.js';
+import WebSocket from 'ws';
+import { apiKeyHeadersOn, freePort, logLines, postTo, startService, stopped, waitForHealth } from './helpers/service-process.js';
+
+/** The files of the shared-editing stack: loaded by the first editor or live client, not at start-up. */
+const SHARED_EDITING = /\/node_modules\/(yjs|@hocuspocus\/server|ws|y-protocols|lib0)\//;
+
+/**
+ * The scripts a process has loaded so far, through its inspector (`--inspect`): the debugger
+ * reports every script parsed, and then each one parsed later, until `stop`.
+ */
+async function scriptsOf(inspectorUrl: string): Promise<{ urls: string[]; stop(): void }> {
+  const socket = new WebSocket(inspectorUrl);
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  const urls: string[] = [];
+  let enabled!: () => void;
+  const replayed = new Promise<void>((resolve) => (enabled = resolve));
+  socket.on('message', (data: Buffer) => {
+    const message = JSON.parse(data.toString()) as { id?: number; method?: string; params?: { url: string } };
+    if (message.method === 'Debugger.scriptParsed') urls.push(message.params!.url);
+    if (message.id === 1) enabled();
+  });
+  socket.send(JSON.stringify({ id: 1, method: 'Debugger.enable' }));
+  await replayed;
+  return { urls, stop: () => socket.close() };
+}
 
 describe('the service process, starting', () => {
   const children: ChildProcess[] = [];
@@ -114,5 +138,36 @@ describe('the service process, starting', () => {
     const lines = logLines(service).filter((line) => line.msg !== 'request completed');
     assert.ok(lines.indexOf(released!) < lines.findIndex((line) => line.msg === 'Listening'), 'released before it listens');
     assert.equal((await stopped(service)).code, 0);
+  });
+
+  it('loads the shared-editing stack (Yjs, Hocuspocus, ws) with the first editor, not at start-up', async () => {
+    const port = await freePort();
+    const service = startService({ PORT: String(port), HOST: '127.0.0.1', NODE_OPTIONS: '--inspect=127.0.0.1:0' });
+    children.push(service.child);
+    await waitForHealth(port);
+    const scripts = await scriptsOf(/Debugger listening on (ws:\/\/\S+)/.exec(service.output())![1]!);
+    try {
+      assert.ok(
+        scripts.urls.some((url) => url.endsWith('/dist/src/live/live-editing.js')),
+        'the list holds what start-up loaded',
+      );
+      assert.deepEqual(
+        scripts.urls.filter((url) => SHARED_EDITING.test(url)),
+        [],
+        'nothing of it at start-up',
+      );
+      const headers = await apiKeyHeadersOn(port, 'owner@example.com');
+      const editor = { organizationId: 'org', documentId: 'doc', editorId: 'e', type: 'text', data: 'hello' };
+      assert.equal((await postTo(port, '/v2/crdt/add', editor, headers)).status, 200);
+      assert.ok(
+        scripts.urls.some((url) => url.includes('/node_modules/yjs/')),
+        'Yjs loaded with the first editor',
+      );
+    } finally {
+      scripts.stop();
+    }
+    // Not `stopped`: the inspector's own lines on stderr are not JSON log lines.
+    service.child.kill('SIGTERM');
+    assert.equal(await service.exited, 0);
   });
 });

@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { Observers } from '../common/observers.js';
 import { PAGE_BYTES } from '../common/paging.js';
 import { Conditions, Sql } from '../database/sql.js';
-import type { CrdtType } from './yjs-content.js';
+import type { CrdtType } from './crdt-data.js';
 import { moveDocumentColumn } from '../database/document-bodies.js';
 
 /** Where an editor's content lives. */

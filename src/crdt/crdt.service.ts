@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import * as Y from 'yjs';
 import { JsonText } from '../common/envelope.js';
 import type { ApiKeyPrincipal } from '../common/request-context.js';
 import { PageTokens, PAGE_SIZE } from '../common/paging.js';
@@ -8,8 +7,13 @@ import { Transactions } from '../database/transactions.js';
 import { DocumentsService } from '../directory/documents.service.js';
 import { CrdtStore, type EditorPlace, type StoredEditor } from './crdt-store.js';
 import type { DeleteCrdtRequest, GetCrdtRequest, GetCrdtStateRequest, UpdateCrdtStateRequest, WriteCrdtRequest } from './dto/crdt.dto.js';
-import { BadUpdateError, dataProblem, EditorContent, newClientId, type CrdtData } from './yjs-content.js';
+import { onFirstUse } from '../common/optional-modules.js';
+import { BadUpdateError, dataProblem, newClientId, type CrdtData } from './crdt-data.js';
+import type { EditorContent } from './yjs-content.js';
 import { CrdtErrors } from './crdt.errors.js';
+
+/** Yjs, imported with the first editor written or read as Yjs (an instance without editors never needs it). */
+const yjsContent = onFirstUse(() => import('./yjs-content.js'));
 
 const DEFAULT_CONTENT_KEY = 'content';
 
@@ -47,6 +51,7 @@ export class CrdtService {
   async add(principal: ApiKeyPrincipal, request: WriteCrdtRequest): Promise<void> {
     const { apiKeyId } = principal;
     const data = this.checkedData(request);
+    const { EditorContent } = await yjsContent();
     const content = EditorContent.create(request.type, request.contentKey ?? DEFAULT_CONTENT_KEY, newClientId(), data);
     const editor = this.snapshot(request, content, writerOf(request));
     await this.transactions.run(async (manager) => {
@@ -108,15 +113,16 @@ export class CrdtService {
   async getState(principal: ApiKeyPrincipal, request: GetCrdtStateRequest): Promise<{ update: string; stateVector: string }> {
     const stored = await this.store.find(principal.apiKeyId, request);
     if (!stored) throw CrdtErrors.missing();
+    const { missingFrom, stateVectorOf } = await yjsContent();
     let update = stored.state;
     if (request.stateVector !== undefined) {
       try {
-        update = Y.diffUpdate(stored.state, Buffer.from(request.stateVector, 'base64'));
+        update = missingFrom(stored.state, Buffer.from(request.stateVector, 'base64'));
       } catch {
         throw CrdtErrors.badStateVector();
       }
     }
-    return { update: Buffer.from(update).toString('base64'), stateVector: Buffer.from(Y.encodeStateVectorFromUpdate(stored.state)).toString('base64') };
+    return { update: Buffer.from(update).toString('base64'), stateVector: Buffer.from(stateVectorOf(stored.state)).toString('base64') };
   }
 
   async delete(principal: ApiKeyPrincipal, request: DeleteCrdtRequest): Promise<void> {
@@ -125,6 +131,7 @@ export class CrdtService {
 
   /** Loads the locked editor, lets `edit` change its document, and stores the result. */
   private async change(apiKeyId: string, place: EditorPlace, writer: Writer, edit: (stored: StoredEditor, content: EditorContent) => void): Promise<void> {
+    const { EditorContent } = await yjsContent();
     await this.transactions.run(async (manager) => {
       const stored = await this.store.lock(manager, apiKeyId, place);
       if (!stored) throw CrdtErrors.missing();

@@ -1,36 +1,12 @@
 import diff from 'fast-diff';
 import * as Y from 'yjs';
 import { parseXml, xmlString, type XmlNode } from './xml.js';
+import { BadUpdateError, type CrdtData, type CrdtType } from './crdt-data.js';
 
-/** Content types of contract part 7 and the Yjs shared type each is kept in. */
-export const CRDT_TYPES = ['text', 'map', 'array', 'xml'] as const;
-export type CrdtType = (typeof CRDT_TYPES)[number];
-
-/** The JSON view callers send and read: a string (text, xml), an object (map) or an array. */
-export type CrdtData = string | Record<string, unknown> | unknown[];
-
-/** Why data cannot be stored as the given type (contract part 7's messages). */
-export function dataProblem(type: CrdtType, data: unknown): string | undefined {
-  switch (type) {
-    case 'text':
-      return typeof data === 'string' ? undefined : 'Data must be a string for type text.';
-    case 'map':
-      return typeof data === 'object' && data !== null && !Array.isArray(data) ? undefined : 'Data must be an object for type map.';
-    case 'array':
-      return Array.isArray(data) ? undefined : 'Data must be an array for type array.';
-    case 'xml':
-      if (typeof data !== 'string') return 'Data must be a string for type xml.';
-      try {
-        parseXml(data);
-        return undefined;
-      } catch (error) {
-        return `Data is not well-formed XML: ${(error as Error).message}`;
-      }
-  }
-}
-
-/** A thrown update that Yjs cannot read. */
-export class BadUpdateError extends Error {}
+/*
+ * The Yjs side of stored editors, imported by its users when they first need it (`CrdtService`,
+ * `live/live-engine.ts`): Yjs is about 1.3 MB of heap an instance without editors never uses.
+ */
 
 /**
  * One editor's Yjs document, loaded from its stored state. The service writes with the
@@ -115,9 +91,14 @@ export class EditorContent {
   }
 }
 
-/** A random 32-bit Yjs client id, as Yjs itself makes them. */
-export function newClientId(): number {
-  return Math.floor(Math.random() * 0x1_0000_0000);
+/** What of a stored state a peer with the given state vector lacks, as a Yjs update; throws on a vector Yjs cannot read. */
+export function missingFrom(state: Uint8Array, stateVector: Uint8Array): Uint8Array {
+  return Y.diffUpdate(state, stateVector);
+}
+
+/** A stored state's state vector. */
+export function stateVectorOf(state: Uint8Array): Uint8Array {
+  return Y.encodeStateVectorFromUpdate(state);
 }
 
 function applyTextDiff(text: Y.Text, next: string): void {

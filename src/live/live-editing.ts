@@ -2,14 +2,12 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { Document, Hocuspocus, OutgoingMessage, type onAuthenticatePayload } from '@hocuspocus/server';
+import type { Document, Hocuspocus, onAuthenticatePayload } from '@hocuspocus/server';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { ioredis } from '../common/optional-modules.js';
+import { ioredis, onFirstUse } from '../common/optional-modules.js';
 import type { EntityManager } from 'typeorm';
-import { WebSocketServer, type WebSocket } from 'ws';
-import * as decoding from 'lib0/decoding';
-import * as Y from 'yjs';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { AccessService } from '../access/access.service.js';
 import type { AccessRole } from '../access/entities/grant.entity.js';
 import { groupBy } from '../common/collections.js';
@@ -20,7 +18,7 @@ import { Metrics } from '../common/metrics.js';
 import { Counter, Histogram } from 'prom-client';
 import { AppConfig } from '../config/app-config.js';
 import { CrdtService } from '../crdt/crdt.service.js';
-import { EditorContent, type CrdtType } from '../crdt/yjs-content.js';
+import type { CrdtType } from '../crdt/crdt-data.js';
 import { CrdtStore, type CrdtObserver, type StoredEditor } from '../crdt/crdt-store.js';
 import { Transactions } from '../database/transactions.js';
 import { ApiKeyStore } from '../workspace/api-key-store.js';
@@ -28,8 +26,7 @@ import { UserTokens, type UserTokenClaims } from '../workspace/user-tokens.servi
 import { PresenceService, type LiveUser } from './presence.service.js';
 import type { DocumentPlace } from './presence-store.js';
 import { documentPrefix, parseRoom, roomName, type Room } from './room-names.js';
-import { binaryFrame, SocketWriter } from './socket-writer.js';
-import { serveYWebsocket, type YWebsocketSession } from './y-websocket-session.js';
+import type { YWebsocketSession } from './y-websocket-session.js';
 import { CrdtErrors } from '../crdt/crdt.errors.js';
 
 /** The path of the Hocuspocus protocol's endpoint (`@hocuspocus/provider`, Tiptap's collaboration extension). */
@@ -65,27 +62,18 @@ const MAX_LIVE_STATES = 10_000;
 /** A room is an editor `crdt/add` made: clients cannot make one. */
 const MISSING_EDITOR = 'No CRDT data found for this editor ID.';
 
-/**
- * Hocuspocus 3.4 (`Document.handleUpdate`) encodes an update's message again for each
- * connection of the room and sends it back to the connection it came from as well: in a busy
- * room, a copy and a frame per client per update for nothing (the sender has the update, and
- * its provider learns it was applied from the sync-status reply). This encodes it once, frames
- * it once (`binaryFrame`), and writes that frame to the others; the hooks see the update as
- * before.
- */
-type UpdateHandler = (this: Document, update: Uint8Array, origin: unknown) => Document;
-(Document.prototype as unknown as { handleUpdate: UpdateHandler }).handleUpdate = function (update, origin) {
-  (this as unknown as { callbacks: { onUpdate(document: Document, origin: unknown, update: Uint8Array): void } }).callbacks.onUpdate(this, origin, update);
-  const message = new OutgoingMessage(this.name).createSyncMessage().writeUpdate(update).toUint8Array();
-  let frame: Buffer | undefined;
-  for (const connection of this.getConnections()) {
-    if (connection === origin) continue;
-    const writer = SocketWriter.of(connection.webSocket);
-    if (writer?.writeFrame((frame ??= binaryFrame(message)))) continue;
-    connection.send(message);
-  }
-  return this;
-};
+/** The shared-editing stack (`live-engine.ts`), imported when the first client connects. */
+const liveEngine = onFirstUse(() => import('./live-engine.js'));
+type LiveEngine = Awaited<ReturnType<typeof liveEngine>>;
+
+/** The rooms' server, made with the first connection: Hocuspocus, and the WebSocket server both protocols' clients come through. */
+interface Rooms {
+  engine: LiveEngine;
+  hocuspocus: Hocuspocus;
+  sockets: WebSocketServer;
+}
+
+const NO_DOCUMENTS: ReadonlyMap<string, Document> = new Map();
 
 /** Who is connected, as `onAuthenticate` found: each connection's Hocuspocus context. */
 interface LiveContext {
@@ -122,8 +110,9 @@ const ACCESS_RECHECK_MS = 2500;
 @Injectable()
 export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShutdown, CrdtObserver {
   private readonly logger = new Logger('LiveEditing');
-  private readonly sockets: WebSocketServer;
-  readonly hocuspocus: Hocuspocus;
+  /** Made when the first client connects (`startRooms`). */
+  private rooms: Rooms | undefined;
+  private roomsStarting: Promise<Rooms> | undefined;
   /**
    * Per loaded room, the users whose edits it holds unstored, in the order of their last edit:
    * the next store names the last as `lastUpdatedBy`, and tells each in an event.
@@ -168,13 +157,15 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     health: HealthReports,
     drain: DrainReports,
   ) {
-    health.add('live', () => ({ rooms: this.hocuspocus.getDocumentsCount(), connections: this.hocuspocus.getConnectionsCount() }));
+    const rooms = () => this.rooms?.hocuspocus.getDocumentsCount() ?? 0;
+    const connections = () => this.rooms?.hocuspocus.getConnectionsCount() ?? 0;
+    health.add('live', () => ({ rooms: rooms(), connections: connections() }));
     // Shutdown stores every room, then closes its clients.
-    drain.add('liveRoomsToStore', () => this.hocuspocus.getDocumentsCount());
-    drain.add('liveConnections', () => this.hocuspocus.getConnectionsCount());
+    drain.add('liveRoomsToStore', rooms);
+    drain.add('liveConnections', connections);
     metrics.gauge('live_open', 'Live editing on this instance: rooms loaded and connections open.', 'kind', () => ({
-      rooms: this.hocuspocus.getDocumentsCount(),
-      connections: this.hocuspocus.getConnectionsCount(),
+      rooms: rooms(),
+      connections: connections(),
     }));
     this.messages = new Counter({ name: 'live_messages_received_total', help: 'Messages live clients sent.', registers: [metrics.registry] });
     this.messagesSent = new Counter({ name: 'live_messages_sent_total', help: 'Messages sent to live clients.', registers: [metrics.registry] });
@@ -189,17 +180,50 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [metrics.registry],
     });
-    this.sockets = new WebSocketServer({ noServer: true, maxPayload: config.live.messageBytes });
-    this.hocuspocus = new Hocuspocus({
+  }
+
+  /** Serves live editing once the app has an HTTP server (the CLI builds the app without one, and serves none). */
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.adapterHost.httpAdapter) return;
+    this.store.observers.add(this);
+    this.presence.start();
+    this.presence.listeners.add((apiKeyId, place) => {
+      void this.pushPresence(apiKeyId, place);
+      this.signal({ kind: 'presence', apiKeyId, place });
+    });
+    if (this.config.redisUrl) {
+      const url = this.config.redisUrl;
+      const prefix = `${this.config.redisKeyPrefix}live`;
+      const signals = { publisher: liveRedis(url), subscriber: liveRedis(url), channel: `${prefix}:signals` };
+      this.signals = signals;
+      signals.subscriber.on('message', (_channel: string, message: string) => void this.onSignal(JSON.parse(message) as Signal));
+      // Not awaited: the service starts while Redis is down, and subscribes once it is back.
+      signals.subscriber.subscribe(signals.channel).catch((error: Error) => this.logger.warn({ error: error.message }, 'live signals not subscribed'));
+    }
+    this.accessTimer = setInterval(() => void this.recheckAccess(), ACCESS_RECHECK_MS).unref();
+    const server = this.adapterHost.httpAdapter.getHttpServer() as import('node:http').Server;
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head));
+  }
+
+  /** The rooms' server, started with the first client (the same one for every later client). */
+  private startedRooms(): Promise<Rooms> {
+    this.roomsStarting ??= this.startRooms().then((rooms) => (this.rooms = rooms));
+    return this.roomsStarting;
+  }
+
+  private async startRooms(): Promise<Rooms> {
+    const engine = await liveEngine();
+    const sockets = new engine.WebSocketServer({ noServer: true, maxPayload: this.config.live.messageBytes });
+    const hocuspocus = new engine.Hocuspocus({
       quiet: true,
-      timeout: config.live.timeoutMs,
+      timeout: this.config.live.timeoutMs,
       debounce: 2000,
       maxDebounce: 10_000,
       onAuthenticate: (payload) => this.authenticate(payload),
-      onLoadDocument: ({ document, documentName }) => this.load(documentName, document),
+      onLoadDocument: ({ document, documentName }) => this.load(engine, documentName, document),
       beforeHandleMessage: async ({ documentName, document, update, connection }) => {
         this.checkRate(connection);
-        this.checkSize(documentName, document, update);
+        this.checkSize(engine, documentName, document, update);
       },
       connected: async ({ context }) => {
         this.present.add(context as LiveContext);
@@ -217,22 +241,11 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
         writers.delete(userId);
         this.writers.set(documentName, writers.add(userId));
       },
-      onStoreDocument: ({ document, documentName }) => this.persist(documentName, document),
+      onStoreDocument: ({ document, documentName }) => this.persist(engine, documentName, document),
       afterUnloadDocument: async ({ documentName }) => {
         this.writers.delete(documentName);
         this.sizes.delete(documentName);
       },
-    });
-  }
-
-  /** Serves live editing once the app has an HTTP server (the CLI builds the app without one, and serves none). */
-  async onApplicationBootstrap(): Promise<void> {
-    if (!this.adapterHost.httpAdapter) return;
-    this.store.observers.add(this);
-    this.presence.start();
-    this.presence.listeners.add((apiKeyId, place) => {
-      void this.pushPresence(apiKeyId, place);
-      this.signal({ kind: 'presence', apiKeyId, place });
     });
     if (this.config.redisUrl) {
       // Rooms open on several instances converge through Redis (updates and awareness), and one
@@ -242,16 +255,14 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       const { Redis: RedisExtension } = await import('@hocuspocus/extension-redis');
       const url = this.config.redisUrl;
       const prefix = `${this.config.redisKeyPrefix}live`;
-      this.hocuspocus.configure({ extensions: [new RedisExtension({ createClient: () => liveRedis(url), prefix, identifier: this.instanceId })] });
-      const signals = { publisher: liveRedis(url), subscriber: liveRedis(url), channel: `${prefix}:signals` };
-      this.signals = signals;
-      signals.subscriber.on('message', (_channel: string, message: string) => void this.onSignal(JSON.parse(message) as Signal));
-      // Not awaited: the service starts while Redis is down, and subscribes once it is back.
-      signals.subscriber.subscribe(signals.channel).catch((error: Error) => this.logger.warn({ error: error.message }, 'live signals not subscribed'));
+      hocuspocus.configure({ extensions: [new RedisExtension({ createClient: () => liveRedis(url), prefix, identifier: this.instanceId })] });
     }
-    this.accessTimer = setInterval(() => void this.recheckAccess(), ACCESS_RECHECK_MS).unref();
-    const server = this.adapterHost.httpAdapter.getHttpServer() as import('node:http').Server;
-    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head));
+    return { engine, hocuspocus, sockets };
+  }
+
+  /** The rooms loaded on this instance (none before the first client came). */
+  get documents(): ReadonlyMap<string, Document> {
+    return this.rooms?.hocuspocus.documents ?? NO_DOCUMENTS;
   }
 
   /**
@@ -280,7 +291,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
    * the signal reached would send it on again.
    */
   private sendStateless(prefix: string, payload: string): void {
-    for (const [name, document] of this.hocuspocus.documents) {
+    for (const [name, document] of this.documents) {
       if (name.startsWith(prefix)) for (const connection of document.getConnections()) connection.sendStateless(payload);
     }
   }
@@ -294,7 +305,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     const prefix = documentPrefix(apiKeyId, place);
     clearTimeout(this.presenceTimers.get(prefix));
     this.presenceTimers.delete(prefix);
-    const rooms = [...this.hocuspocus.documents.entries()].filter(([name, document]) => name.startsWith(prefix) && document.getConnections().length);
+    const rooms = [...this.documents.entries()].filter(([name, document]) => name.startsWith(prefix) && document.getConnections().length);
     if (!rooms.length || this.stopping) return;
     try {
       const users = await this.presence.list(apiKeyId, place);
@@ -322,11 +333,12 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     if (signal.from === this.instanceId) return;
     if (signal.kind === 'broadcast') return this.sendStateless(signal.prefix, signal.payload);
     if (signal.kind === 'presence') return this.pushPresence(signal.apiKeyId, signal.place);
-    const document = this.hocuspocus.documents.get(signal.room);
+    const rooms = this.rooms;
+    const document = rooms?.hocuspocus.documents.get(signal.room);
     const room = parseRoom(signal.room);
-    if (!document || !room) return;
+    if (!rooms || !document || !room) return;
     const stored = await this.store.find(room.apiKeyId, room);
-    if (stored) Y.applyUpdate(document, stored.state);
+    if (stored) rooms.engine.applyUpdate(document, stored.state);
   }
 
   /**
@@ -336,14 +348,18 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearInterval(this.accessTimer);
-    const documents = [...this.hocuspocus.documents.entries()];
-    await Promise.all(documents.map(([name, document]) => this.persist(name, document)));
-    this.hocuspocus.closeConnections();
-    for (const websocket of this.sockets.clients) websocket.terminate();
-    this.sockets.close();
+    // Rooms still starting for a client that came just before: they are stopped once started.
+    const rooms = this.roomsStarting && (await this.roomsStarting.catch(() => undefined));
+    if (rooms) {
+      const { engine, hocuspocus, sockets } = rooms;
+      await Promise.all([...hocuspocus.documents.entries()].map(([name, document]) => this.persist(engine, name, document)));
+      hocuspocus.closeConnections();
+      for (const websocket of sockets.clients) websocket.terminate();
+      sockets.close();
+    }
     for (const timer of this.presenceTimers.values()) clearTimeout(timer);
     await this.presence.stop();
-    await this.hocuspocus.hooks('onDestroy', { instance: this.hocuspocus });
+    if (rooms) await rooms.hocuspocus.hooks('onDestroy', { instance: rooms.hocuspocus });
     if (this.signals) for (const client of [this.signals.publisher, this.signals.subscriber]) client.disconnect();
   }
 
@@ -352,8 +368,9 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     const name = roomName({ apiKeyId, organizationId: editor.organizationId, documentId: editor.documentId, editorId: editor.editorId });
     this.transactions.afterCommit(manager, () => {
       // No origin: Hocuspocus sends it to every client and does not store it again.
-      const document = this.hocuspocus.documents.get(name);
-      if (document) Y.applyUpdate(document, editor.state);
+      const rooms = this.rooms;
+      const document = rooms?.hocuspocus.documents.get(name);
+      if (rooms && document) rooms.engine.applyUpdate(document, editor.state);
       this.signal({ kind: 'written', room: name });
     });
   }
@@ -368,7 +385,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     this.recheckingAccess = true;
     try {
       // A client that does not read what it is sent is dropped before its backlog grows further.
-      for (const websocket of this.sockets.clients) if (websocket.bufferedAmount > this.config.live.bufferedBytes) websocket.terminate();
+      for (const websocket of this.rooms?.sockets.clients ?? []) if (websocket.bufferedAmount > this.config.live.bufferedBytes) websocket.terminate();
       // Clients grouped by document: one resolution serves all of a document's users, and the
       // check yields between documents, so a thousand connections never stall the rooms' traffic.
       const now = Math.floor(Date.now() / 1000);
@@ -404,7 +421,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
 
   /** Every open client of either protocol, as the access check sees it. */
   private openClients(): { context: LiveContext; close(code: number, reason: string): void; setReadOnly(readOnly: boolean): void }[] {
-    const hocuspocusClients = [...this.hocuspocus.documents.values()].flatMap((document) =>
+    const hocuspocusClients = [...this.documents.values()].flatMap((document) =>
       document
         .getConnections()
         .filter((connection) => (connection.context as Partial<LiveContext>).claims !== undefined)
@@ -424,23 +441,30 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
 
   private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const path = (request.url ?? '').split('?')[0]!;
-    const serve: ((websocket: WebSocket) => void) | undefined = path.startsWith(`${Y_WEBSOCKET_PATH}/`)
-      ? (websocket) => void this.serveYWebsocketClient(websocket, request)
+    const serve: ((websocket: WebSocket, rooms: Rooms) => void) | undefined = path.startsWith(`${Y_WEBSOCKET_PATH}/`)
+      ? (websocket, rooms) => void this.serveYWebsocketClient(rooms, websocket, request)
       : path === LIVE_PATH
-        ? (websocket) => this.hocuspocus.handleConnection(websocket, request)
+        ? (websocket, rooms) => rooms.hocuspocus.handleConnection(websocket, request)
         : undefined;
-    if (!serve || this.stopping) {
-      socket.end(`HTTP/1.1 ${this.stopping ? '503 Service Unavailable' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-      return;
-    }
-    this.sockets.handleUpgrade(request, socket, head, (websocket) => {
-      // A message past LIVE_MAX_MESSAGE_BYTES (and any other protocol error) closes the socket
-      // (1009 and the like) and is reported here; unheard, it would stop the process.
-      websocket.on('error', (error) => this.logger.warn({ error: error.message }, 'a live connection failed'));
-      // Both protocols send through the socket's writer: it counts messages out and batches them.
-      SocketWriter.attach(websocket, () => this.messagesSent.inc());
-      serve(websocket);
-    });
+    const refuse = (status: string) => socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    if (!serve || this.stopping) return void refuse(this.stopping ? '503 Service Unavailable' : '404 Not Found');
+    this.startedRooms().then(
+      (rooms) => {
+        if (this.stopping) return void refuse('503 Service Unavailable');
+        rooms.sockets.handleUpgrade(request, socket, head, (websocket) => {
+          // A message past LIVE_MAX_MESSAGE_BYTES (and any other protocol error) closes the socket
+          // (1009 and the like) and is reported here; unheard, it would stop the process.
+          websocket.on('error', (error) => this.logger.warn({ error: error.message }, 'a live connection failed'));
+          // Both protocols send through the socket's writer: it counts messages out and batches them.
+          rooms.engine.SocketWriter.attach(websocket, () => this.messagesSent.inc());
+          serve(websocket, rooms);
+        });
+      },
+      (error: Error) => {
+        this.logger.error({ err: error }, 'live editing could not start');
+        refuse('500 Internal Server Error');
+      },
+    );
   }
 
   private async authenticate({ token, documentName, connectionConfig }: onAuthenticatePayload): Promise<LiveContext> {
@@ -484,7 +508,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
    * room's Hocuspocus document (a direct connection keeps it loaded), so both protocols' clients
    * share the room. A refusal closes the socket with code 4403 and the reason.
    */
-  private async serveYWebsocketClient(websocket: WebSocket, request: IncomingMessage): Promise<void> {
+  private async serveYWebsocketClient(rooms: Rooms, websocket: WebSocket, request: IncomingMessage): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://live');
     const name = url.pathname.slice(`${Y_WEBSOCKET_PATH}/`.length);
     // Messages that arrive while the client is authorized wait for it (y-websocket sends its first sync at once).
@@ -498,13 +522,13 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
       websocket.close(4403, ((error as Refusal).reason ?? 'Refused').slice(0, 120));
       return;
     }
-    const connection = await this.hocuspocus.openDirectConnection(name, authorized.context);
-    const session = serveYWebsocket(websocket, connection.document!, {
+    const connection = await rooms.hocuspocus.openDirectConnection(name, authorized.context);
+    const session = rooms.engine.serveYWebsocket(websocket, connection.document!, {
       context: authorized.context,
       readOnly: authorized.role === 'viewer',
       check: (update) => {
         this.checkRate(websocket);
-        if (update) this.checkUpdateSize(name, connection.document!, update);
+        if (update) this.checkUpdateSize(rooms.engine, name, connection.document!, update);
       },
       closed: () => {
         this.yWebsocketSessions.delete(session);
@@ -519,11 +543,11 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     for (const data of early) websocket.emit('message', data);
   }
 
-  private async load(name: string, document: Document): Promise<void> {
+  private async load(engine: LiveEngine, name: string, document: Document): Promise<void> {
     const room = parseRoom(name)!;
     const stored = await this.store.find(room.apiKeyId, room);
     if (!stored) throw new Error(MISSING_EDITOR);
-    Y.applyUpdate(document, stored.state);
+    engine.applyUpdate(document, stored.state);
     this.sizes.set(name, { type: stored.type, contentKey: stored.contentKey, measured: Buffer.byteLength(stored.dataJson), since: 0 });
   }
 
@@ -545,19 +569,19 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
    * update adds at most six bytes of JSON per byte of its own (a control character written as
    * `\u00XX`), so small edits to a document well under the limit are let through unmeasured.
    */
-  private checkSize(name: string, document: Document, message: Uint8Array): void {
+  private checkSize(engine: LiveEngine, name: string, document: Document, message: Uint8Array): void {
     this.messages.inc();
-    const update = yjsUpdateIn(message);
-    if (update) this.checkUpdateSize(name, document, update);
+    const update = engine.yjsUpdateIn(message);
+    if (update) this.checkUpdateSize(engine, name, document, update);
   }
 
   /** `checkSize` for one Yjs update, whichever protocol brought it. */
-  private checkUpdateSize(name: string, document: Document, update: Uint8Array): void {
+  private checkUpdateSize(engine: LiveEngine, name: string, document: Document, update: Uint8Array): void {
     const size = this.sizes.get(name);
     if (!size) return;
     size.since += 6 * update.byteLength;
     if (size.measured + size.since <= this.config.crdtMaxBytes) return;
-    const probe = EditorContent.load(size.type, size.contentKey, 0, Y.encodeStateAsUpdate(document));
+    const probe = engine.EditorContent.load(size.type, size.contentKey, 0, engine.encodeStateAsUpdate(document));
     probe.applyUpdate(update);
     const bytes = Buffer.byteLength(JSON.stringify(probe.view()));
     if (bytes > this.config.crdtMaxBytes) throw Object.assign(new Error(), { code: 4413, reason: CrdtErrors.tooLarge(this.config.crdtMaxBytes).message });
@@ -570,7 +594,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
    * clients here edited it since the last store (what REST wrote is stored, and what came
    * through Redis is the sending instance's to store).
    */
-  private async persist(name: string, document: Document): Promise<void> {
+  private async persist(engine: LiveEngine, name: string, document: Document): Promise<void> {
     const writers = this.writers.get(name);
     if (!writers?.size) return;
     this.writers.delete(name);
@@ -578,7 +602,7 @@ export class LiveEditing implements OnApplicationBootstrap, BeforeApplicationShu
     const stored = this.storeLatency.startTimer();
     const users = [...writers];
     try {
-      await this.crdt.applyUpdate(room.apiKeyId, room, Y.encodeStateAsUpdate(document), { userId: users.at(-1)!, sessionId: null, users });
+      await this.crdt.applyUpdate(room.apiKeyId, room, engine.encodeStateAsUpdate(document), { userId: users.at(-1)!, sessionId: null, users });
       stored();
     } catch (error) {
       // The next store tries again for them, before whoever typed since.
@@ -599,22 +623,6 @@ interface RoomSize {
   contentKey: string;
   measured: number;
   since: number;
-}
-
-/**
- * The Yjs update a Hocuspocus message carries, if it is a sync step 2 or an update (document
- * name, message type 0 = sync, sync type 1 or 2, the update); undefined for any other message.
- */
-function yjsUpdateIn(message: Uint8Array): Uint8Array | undefined {
-  try {
-    const decoder = decoding.createDecoder(message);
-    decoding.readVarString(decoder);
-    if (decoding.readVarUint(decoder) !== 0) return undefined;
-    const syncType = decoding.readVarUint(decoder);
-    return syncType === 1 || syncType === 2 ? decoding.readVarUint8Array(decoder) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A connection's user as the document's presence counts it: the token's name and e-mail. */

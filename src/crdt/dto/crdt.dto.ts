@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsId, IsOneOf, IsOptionalId, IsOptionalIdArray, IsOptionalText, Optional, Satisfies } from '../../common/validation/rules.js';
 import { PageSizeField, PageTokenField } from '../../common/paging.js';
 import { MAX_BATCH } from '../../common/batch.js';
-import { CRDT_TYPES, type CrdtType } from '../yjs-content.js';
+import { CRDT_TYPES, type CrdtType } from '../crdt-data.js';
 
 /** Base64 as Yjs encodings travel (standard alphabet, padded). */
 const checkBase64 = (value: unknown) =>
