@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Sql } from '../src/database/sql.js';
 import { WalCheckpointer } from '../src/database/wal-checkpointer.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { agentFor, createKey, expectSuccess } from './factories/workspace.js';
@@ -59,6 +60,10 @@ describe('embedded database: write-ahead log checkpoints in a worker thread', ()
     assert.equal(checkpointer.latest.checkpointed, checkpointer.latest.log, 'every frame reached the database file');
   });
 
+  it("gives each connection a page cache of 2 MB (SQLite's default size), not better-sqlite3's 16", async () => {
+    assert.deepEqual(await cacheSizes(app), { writer: -2048, reader: -2048 });
+  });
+
   it('keeps savepoint journals in memory (a commit group runs each unit in a savepoint)', async () => {
     const [{ temp_store: tempStore }] = (await app.dataSource.query('PRAGMA temp_store')) as { temp_store: number }[];
     assert.equal(tempStore, 2, 'temp_store = MEMORY');
@@ -70,6 +75,24 @@ describe('embedded database: write-ahead log checkpoints in a worker thread', ()
     while ((await autocheckpoint()) !== 1000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(await autocheckpoint(), 1000);
     assert.equal(workerOf(app), undefined);
+  });
+});
+
+/** The page cache sizes (SQLite's `cache_size`: KiB when negative) of the writing and the reading connection. */
+async function cacheSizes(app: TestApp): Promise<{ writer: number; reader: number }> {
+  const [{ cache_size: writer }] = (await app.dataSource.query('PRAGMA cache_size')) as { cache_size: number }[];
+  const reads = (app.app.get(Sql) as unknown as { reads: { reader: { pragma(sql: string, options: { simple: true }): number } } }).reads;
+  return { writer, reader: reads.reader.pragma('cache_size', { simple: true }) };
+}
+
+describe('embedded database: page cache size', () => {
+  it('is SQLITE_CACHE_SIZE on both connections', async () => {
+    const app = await startApp({ DATABASE_URL: undefined, SQLITE_FILE: join(mkdtempSync(join(tmpdir(), 'svc-wal-')), 'svc.sqlite'), SQLITE_CACHE_SIZE: '3mb' });
+    try {
+      assert.deepEqual(await cacheSizes(app), { writer: -3072, reader: -3072 });
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -26,6 +26,8 @@ export class AppConfig {
   readonly dialect!: DatabaseDialect;
   /** `postgres://…` URL (`DATABASE_URL`), or the SQLite file path / `:memory:` (`SQLITE_FILE`). */
   readonly database!: string;
+  /** SQLite: the page cache of each of the service's two connections, in bytes (`SQLITE_CACHE_SIZE`). */
+  readonly sqliteCacheBytes!: number;
   /** Run pending migrations at start-up (`MIGRATIONS_RUN`). */
   readonly migrationsRun!: boolean;
   /** PostgreSQL: longest wait for a connection of the pool, in ms (`DATABASE_POOL_WAIT_MS`); longer answers 503 UNAVAILABLE. */
@@ -175,6 +177,7 @@ export const CONFIG_VARIABLES = [
   'DATA_DIR',
   'DATABASE_URL',
   'SQLITE_FILE',
+  'SQLITE_CACHE_SIZE',
   'MIGRATIONS_RUN',
   'DATABASE_POOL_WAIT_MS',
   'DATABASE_STATEMENT_TIMEOUT_MS',
@@ -248,6 +251,8 @@ export function parseSettings(read: EnvReader): Omit<AppConfig, 'masterKey'> & {
     dataDir,
     dialect: databaseUrl ? 'postgres' : 'sqlite',
     database: databaseUrl ?? sqliteFile,
+    // SQLite's own default; better-sqlite3 builds it with 16 MB (see docs/reference/rules.md, "Page cache").
+    sqliteCacheBytes: parseBytes(read, 'SQLITE_CACHE_SIZE', '2mb'),
     migrationsRun: parseBool(read, 'MIGRATIONS_RUN', true),
     // Below the 30 s a client gets to send its request, so a stuck database answers before the client gives up.
     databasePoolWaitMs: parseInteger(read, 'DATABASE_POOL_WAIT_MS', 5_000, 1, 60_000),

@@ -3,6 +3,9 @@ import type { AppConfig } from '../config/app-config.js';
 import { SqliteDatabase } from './sqlite-driver.js';
 import { MIGRATIONS } from './migrations/index.js';
 
+/** `SQLITE_CACHE_SIZE`'s default, for callers that pass no configuration of it (the schema tests' databases). */
+const SQLITE_DEFAULT_CACHE_BYTES = 2 * 1024 * 1024;
+
 /** Connections of the PostgreSQL pool: ten for requests, and two the delivery worker holds for its claims and outcomes. */
 export const POSTGRES_POOL_SIZE = 12;
 
@@ -14,7 +17,8 @@ export const POSTGRES_POOL_SIZE = 12;
  * dialect's words itself (migrations/dialect.ts).
  */
 export function dataSourceOptions(
-  config: Pick<AppConfig, 'dialect' | 'database'> & Partial<Pick<AppConfig, 'databasePoolWaitMs' | 'databaseStatementTimeoutMs' | 'databaseLockTimeoutMs'>>,
+  config: Pick<AppConfig, 'dialect' | 'database'> &
+    Partial<Pick<AppConfig, 'databasePoolWaitMs' | 'databaseStatementTimeoutMs' | 'databaseLockTimeoutMs' | 'sqliteCacheBytes'>>,
 ): DataSourceOptions {
   const shared = {
     synchronize: false,
@@ -51,6 +55,8 @@ export function dataSourceOptions(
       // One writer at a time: wait instead of failing when another connection holds the lock.
       db.pragma('busy_timeout = 5000');
       db.pragma('synchronous = NORMAL');
+      // In KiB when negative. The reader connection takes the same (`EmbeddedReads`).
+      db.pragma(`cache_size = ${-Math.ceil((config.sqliteCacheBytes ?? SQLITE_DEFAULT_CACHE_BYTES) / 1024)}`);
       // Each unit of a commit group runs in a savepoint, and SQLite keeps the pages a savepoint
       // may have to restore in a statement journal: in memory up to 64 KiB, then in a temporary
       // file. A unit journals every page it changes that the units before it in the group already

@@ -30,6 +30,9 @@ export class EmbeddedReads {
     if (dataSource.options.type !== 'better-sqlite3' || typeof file !== 'string' || file === ':memory:' || file === '') return undefined;
     const reader = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
     reader.pragma('busy_timeout = 5000');
+    // The writing connection's page cache size (SQLITE_CACHE_SIZE), read from it.
+    const writer = (dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
+    reader.pragma(`cache_size = ${Number(writer.pragma('cache_size', { simple: true }))}`);
     const reads = new EmbeddedReads(reader);
     // The driver's one query runner serves every query; its statement lookup is where a read is
     // sent to the reader connection when it is not part of a unit of work.
