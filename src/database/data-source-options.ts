@@ -3,9 +3,6 @@ import type { AppConfig } from '../config/app-config.js';
 import { SqliteDatabase } from './sqlite-driver.js';
 import { MIGRATIONS } from './migrations/index.js';
 
-/** `SQLITE_CACHE_SIZE`'s default, for callers that pass no configuration of it (the schema tests' databases). */
-const SQLITE_DEFAULT_CACHE_BYTES = 2 * 1024 * 1024;
-
 /** Connections of the PostgreSQL pool: ten for requests, and two the delivery worker holds for its claims and outcomes. */
 export const POSTGRES_POOL_SIZE = 12;
 
@@ -55,8 +52,9 @@ export function dataSourceOptions(
       // One writer at a time: wait instead of failing when another connection holds the lock.
       db.pragma('busy_timeout = 5000');
       db.pragma('synchronous = NORMAL');
-      // In KiB when negative. The reader connection takes the same (`EmbeddedReads`).
-      db.pragma(`cache_size = ${-Math.ceil((config.sqliteCacheBytes ?? SQLITE_DEFAULT_CACHE_BYTES) / 1024)}`);
+      // `SQLITE_CACHE_SIZE`, in KiB when negative; the reader connection takes the same
+      // (`EmbeddedReads`). Callers without the setting (the schema tests) keep the driver's.
+      if (config.sqliteCacheBytes) db.pragma(`cache_size = ${-Math.ceil(config.sqliteCacheBytes / 1024)}`);
       // Each unit of a commit group runs in a savepoint, and SQLite keeps the pages a savepoint
       // may have to restore in a statement journal: in memory up to 64 KiB, then in a temporary
       // file. A unit journals every page it changes that the units before it in the group already

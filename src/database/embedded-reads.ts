@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import { inUnitOfWork } from './unit-of-work.js';
 import { StatementCache } from './statement-cache.js';
 import { DATA_QUERY } from './embedded-rows.js';
+import type { EmbeddedConnection } from './sql.js';
 
 interface Statement {
   readonly reader: boolean;
@@ -24,15 +25,17 @@ export class EmbeddedReads {
 
   private constructor(private readonly reader: SqliteConnection) {}
 
-  /** Routes the driver's reads outside units of work to a reader connection; undefined when it cannot (in memory). */
-  static attach(dataSource: DataSource): EmbeddedReads | undefined {
+  /**
+   * Routes the driver's reads outside units of work to a reader connection, with the page cache
+   * of `writer` (the driver's own connection); undefined when it cannot (in memory).
+   */
+  static attach(dataSource: DataSource, writer: EmbeddedConnection): EmbeddedReads | undefined {
     const file = dataSource.options.database;
     if (dataSource.options.type !== 'better-sqlite3' || typeof file !== 'string' || file === ':memory:' || file === '') return undefined;
     const reader = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
     reader.pragma('busy_timeout = 5000');
-    // The writing connection's page cache size (SQLITE_CACHE_SIZE), read from it.
-    const writer = (dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
-    reader.pragma(`cache_size = ${Number(writer.pragma('cache_size', { simple: true }))}`);
+    const [{ cache_size: cacheSize }] = writer.pragma('cache_size') as { cache_size: number }[];
+    reader.pragma(`cache_size = ${cacheSize}`);
     const reads = new EmbeddedReads(reader);
     // The driver's one query runner serves every query; its statement lookup is where a read is
     // sent to the reader connection when it is not part of a unit of work.

@@ -109,7 +109,7 @@ export class Sql implements OnApplicationShutdown {
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.embedded = embeddedConnection(dataSource);
-    this.reads = EmbeddedReads.attach(dataSource);
+    this.reads = this.embedded && EmbeddedReads.attach(dataSource, this.embedded);
   }
 
   /**

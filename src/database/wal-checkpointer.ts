@@ -79,7 +79,7 @@ export class WalCheckpointer implements OnModuleInit, OnApplicationShutdown {
     const ready = new Promise<void>((resolve) => (started = resolve)).then(() => worker.unref());
     worker.on('message', (message: ({ kind: 'checkpoint' } & CheckpointReport) | { kind: 'error'; message: string } | { kind: 'ready' }) => {
       if (message.kind === 'ready') {
-        if (this.worker === worker && !this.stopping) this.setAutomaticCheckpoint(BACKSTOP_PAGES);
+        if (!this.stopping) this.setAutomaticCheckpoint(BACKSTOP_PAGES);
         started();
       } else if (message.kind === 'checkpoint') this.latest = { log: message.log, checkpointed: message.checkpointed, busy: message.busy };
       else this.logger.warn({ error: message.message }, 'background checkpoint failed');

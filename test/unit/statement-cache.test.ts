@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DataSource } from 'typeorm';
 import { EmbeddedReads } from '../../src/database/embedded-reads.js';
-import { MAX_PREPARED_LIST_ITEMS, MAX_PREPARED_STATEMENTS, Sql, type Parameters } from '../../src/database/sql.js';
+import { embeddedConnection, MAX_PREPARED_LIST_ITEMS, MAX_PREPARED_STATEMENTS, Sql, type Parameters } from '../../src/database/sql.js';
 import { SqliteDatabase } from '../../src/database/sqlite-driver.js';
 import { MAX_KEPT_LIST_ITEMS, StatementCache } from '../../src/database/statement-cache.js';
 
@@ -188,7 +188,7 @@ describe('the embedded database: prepared statements stay bounded', () => {
 
   it('committed reads keep at most 500 statements on the reader connection', async () => {
     const dataSource = await open(join(dir, 'reads.sqlite'));
-    const reads = EmbeddedReads.attach(dataSource)!;
+    const reads = EmbeddedReads.attach(dataSource, embeddedConnection(dataSource)!)!;
     const text = (n: number) => `SELECT id FROM t WHERE id IN (${Array.from({ length: n }, () => '?').join(', ')})`;
     const first = reads.prepared(text(1));
     const hot = reads.prepared('SELECT id FROM t');
