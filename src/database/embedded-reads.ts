@@ -3,7 +3,6 @@ import type { DataSource } from 'typeorm';
 import { inUnitOfWork } from './unit-of-work.js';
 import { StatementCache } from './statement-cache.js';
 import { DATA_QUERY } from './embedded-rows.js';
-import type { EmbeddedConnection } from './sql.js';
 
 interface Statement {
   readonly reader: boolean;
@@ -29,7 +28,7 @@ export class EmbeddedReads {
    * Routes the driver's reads outside units of work to a reader connection, with the page cache
    * of `writer` (the driver's own connection); undefined when it cannot (in memory).
    */
-  static attach(dataSource: DataSource, writer: EmbeddedConnection): EmbeddedReads | undefined {
+  static attach(dataSource: DataSource, writer: { pragma(sql: string): unknown }): EmbeddedReads | undefined {
     const file = dataSource.options.database;
     if (dataSource.options.type !== 'better-sqlite3' || typeof file !== 'string' || file === ':memory:' || file === '') return undefined;
     const reader = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
